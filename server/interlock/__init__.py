@@ -1,0 +1,3 @@
+"""Interlock: chat with AI employees that ask before they act."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,82 @@
+"""Interlock's one error tree, with stable codes, and its mapping to HTTP and SSE.
+
+Every error a client can see is an :class:`InterlockError`. Its ``code`` is stable (clients
+and tests match on it), its ``status`` is the HTTP status, and :func:`error_body` is the one
+JSON shape used by the API (``{"error": {"code", "message", "details"?}}``) and by
+``run.failed`` events on the stream.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class InterlockError(Exception):
+    """Base of all errors shown to clients.
+
+    Attributes:
+        code: Stable machine-readable code, e.g. ``not_found``.
+        status: HTTP status the API answers with.
+        message: Human-readable English sentence.
+        details: Optional JSON-able extra data (field errors, the recorded decision, ...).
+    """
+
+    code = "internal"
+    status = 500
+
+    def __init__(self, message: str, *, code: str | None = None, details: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        self.details = details
+
+
+class BadRequest(InterlockError):
+    """The request is malformed or breaks a rule (422)."""
+
+    code = "invalid_request"
+    status = 422
+
+
+class Unauthorized(InterlockError):
+    """No valid bearer token (401)."""
+
+    code = "unauthorized"
+    status = 401
+
+
+class Forbidden(InterlockError):
+    """Authenticated, but the role does not allow this (403)."""
+
+    code = "permission_denied"
+    status = 403
+
+
+class NotFound(InterlockError):
+    """Unknown resource, or one the caller does not own (404; never reveals existence)."""
+
+    code = "not_found"
+    status = 404
+
+
+class Conflict(InterlockError):
+    """The resource is not in a state that allows this (409)."""
+
+    code = "conflict"
+    status = 409
+
+
+class StorageBusy(InterlockError):
+    """The database stayed locked past its busy timeout; nothing was written (503)."""
+
+    code = "storage_busy"
+    status = 503
+
+
+def error_body(exc: InterlockError) -> dict[str, Any]:
+    """Return the JSON error shape for ``exc``: ``{"error": {"code", "message", "details"?}}``."""
+    body: dict[str, Any] = {"code": exc.code, "message": exc.message}
+    if exc.details is not None:
+        body["details"] = exc.details
+    return {"error": body}

@@ -1,0 +1,35 @@
+"""Persistence: SQLModel tables, the database engine, and migrations."""
+
+from interlock.storage.db import Database
+from interlock.storage.models import (
+    Conversation,
+    Decision,
+    DecisionType,
+    Event,
+    Message,
+    MessageRole,
+    Note,
+    Role,
+    Run,
+    RunStatus,
+    ToolCall,
+    ToolCallStatus,
+    User,
+)
+
+__all__ = [
+    "Conversation",
+    "Database",
+    "Decision",
+    "DecisionType",
+    "Event",
+    "Message",
+    "MessageRole",
+    "Note",
+    "Role",
+    "Run",
+    "RunStatus",
+    "ToolCall",
+    "ToolCallStatus",
+    "User",
+]

@@ -1,0 +1,184 @@
+"""SQLModel tables: Interlock's own records are the single source of truth.
+
+Messages, tool calls and decisions live here; the LangGraph graph keeps no copy of the history
+(see ``interlock.engine``), so the cost of a turn does not grow with the conversation's length.
+
+Tool call statuses (see :class:`ToolCallStatus`)::
+
+    pending -> interrupted -> running -> succeeded | failed
+                interrupted -> rejected | cancelled
+    pending -> running            (ALLOW calls skip ``interrupted``)
+    pending -> failed             (malformed args, unknown tool: no card, no execution)
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    """Return the current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+def new_id(prefix: str) -> str:
+    """Return a new opaque id such as ``conv_3f2a...`` (prefix + 32 hex digits)."""
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+class Role(StrEnum):
+    admin = "admin"
+    member = "member"
+
+
+class MessageRole(StrEnum):
+    user = "user"
+    assistant = "assistant"
+    tool = "tool"
+
+
+class RunStatus(StrEnum):
+    running = "running"
+    paused = "paused"
+    completed = "completed"
+    failed = "failed"
+    cancelled = "cancelled"
+
+
+class ToolCallStatus(StrEnum):
+    pending = "pending"
+    interrupted = "interrupted"
+    running = "running"
+    succeeded = "succeeded"
+    failed = "failed"
+    rejected = "rejected"
+    cancelled = "cancelled"
+
+
+class DecisionType(StrEnum):
+    approve = "approve"
+    edit = "edit"
+    reject = "reject"
+    respond = "respond"
+
+
+class User(SQLModel, table=True):
+    __tablename__ = "users"
+
+    id: str = Field(default_factory=lambda: new_id("user"), primary_key=True)
+    name: str = Field(index=True, unique=True, max_length=200)
+    role: str = Field(default=Role.member, max_length=20)
+    token_hash: str | None = Field(default=None, index=True, max_length=128)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Conversation(SQLModel, table=True):
+    __tablename__ = "conversations"
+
+    id: str = Field(default_factory=lambda: new_id("conv"), primary_key=True)
+    owner_id: str = Field(index=True, max_length=64)
+    employee: str = Field(max_length=100)
+    title: str = Field(default="New conversation", max_length=200)
+    # Set while a run is active; claimed with a compare-and-set so only one run goes at a time.
+    active_run_id: str | None = Field(default=None, max_length=64)
+    last_event_seq: int = 0
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Run(SQLModel, table=True):
+    __tablename__ = "runs"
+
+    id: str = Field(default_factory=lambda: new_id("run"), primary_key=True)
+    conversation_id: str = Field(index=True, max_length=64)
+    trigger: str = Field(max_length=20)  # "message" | "resume"
+    status: str = Field(default=RunStatus.running, max_length=20)
+    error_code: str | None = Field(default=None, max_length=64)
+    error_message: str | None = Field(default=None, sa_column=Column(Text))
+    created_at: datetime = Field(default_factory=utcnow)
+    finished_at: datetime | None = None
+
+
+class Message(SQLModel, table=True):
+    __tablename__ = "messages"
+    __table_args__ = (
+        Index("ix_messages_conversation_id_id", "conversation_id", "id"),
+        # Exactly one tool message per tool call, enforced by the database.
+        UniqueConstraint("tool_call_id", name="uq_messages_tool_call_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    conversation_id: str = Field(max_length=64)
+    run_id: str | None = Field(default=None, max_length=64)
+    role: str = Field(max_length=20)
+    content: str = Field(default="", sa_column=Column(Text, nullable=False))
+    tool_call_id: str | None = Field(default=None, max_length=64)
+    # For tool messages: "success" | "error" (LangChain's ToolMessage.status).
+    tool_status: str | None = Field(default=None, max_length=20)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ToolCall(SQLModel, table=True):
+    __tablename__ = "tool_calls"
+    __table_args__ = (Index("ix_tool_calls_message_id_index", "message_id", "index"),)
+
+    id: str = Field(default_factory=lambda: new_id("call"), primary_key=True)
+    conversation_id: str = Field(index=True, max_length=64)
+    message_id: int = Field()
+    run_id: str = Field(max_length=64)
+    index: int = 0
+    name: str = Field(max_length=200)
+    permission: str = Field(default="ASK", max_length=10)
+    proposed_args: Any = Field(default=None, sa_column=Column(JSON))
+    # Raw argument text when the model's JSON could not be parsed.
+    raw_args: str | None = Field(default=None, sa_column=Column(Text))
+    executed_args: Any = Field(default=None, sa_column=Column(JSON))
+    status: str = Field(default=ToolCallStatus.pending, max_length=20, index=True)
+    result_text: str | None = Field(default=None, sa_column=Column(Text))
+    result_data: Any = Field(default=None, sa_column=Column(JSON))
+    error_code: str | None = Field(default=None, max_length=64)
+    error_message: str | None = Field(default=None, sa_column=Column(Text))
+    created_at: datetime = Field(default_factory=utcnow)
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+class Decision(SQLModel, table=True):
+    __tablename__ = "decisions"
+
+    id: str = Field(default_factory=lambda: new_id("dec"), primary_key=True)
+    # Unique: of two concurrent decisions on one call exactly one insert succeeds.
+    tool_call_id: str = Field(unique=True, max_length=64)
+    conversation_id: str = Field(index=True, max_length=64)
+    type: str = Field(max_length=20)
+    user_id: str = Field(max_length=64)
+    args: Any = Field(default=None, sa_column=Column(JSON))
+    message: str | None = Field(default=None, sa_column=Column(Text))
+    proposed_args: Any = Field(default=None, sa_column=Column(JSON))
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Event(SQLModel, table=True):
+    __tablename__ = "events"
+
+    conversation_id: str = Field(primary_key=True, max_length=64)
+    seq: int = Field(primary_key=True)
+    run_id: str | None = Field(default=None, max_length=64)
+    type: str = Field(max_length=40)
+    data: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Note(SQLModel, table=True):
+    __tablename__ = "notes"
+
+    id: int | None = Field(default=None, primary_key=True)
+    owner_id: str = Field(index=True, max_length=64)
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)

@@ -1,0 +1,148 @@
+"""What a tool is: its declaration, the context it runs in, what it returns and how it fails."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from interlock.storage import Database
+
+TOOL_ERROR_CODES = frozenset(
+    {
+        "invalid_args",
+        "not_found",
+        "permission_denied",
+        "rejected",
+        "cancelled",
+        "timeout",
+        "failed",
+        "internal",
+    }
+)
+
+
+class Permission(StrEnum):
+    """Whether a call runs at once (``ALLOW``) or pauses for a person's decision (``ASK``)."""
+
+    ALLOW = "ALLOW"
+    ASK = "ASK"
+
+
+@dataclass(frozen=True)
+class ToolAnnotations:
+    """Hints about a tool's behaviour, named as in MCP's ``ToolAnnotations``."""
+
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+    open_world: bool = False
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One failed rule in a tool's arguments.
+
+    Attributes:
+        path: JSON Pointer-like list of keys and indexes, ``[]`` for the root.
+        message: English sentence.
+        rule: The JSON Schema keyword that failed (``type``, ``required``, ``format``...).
+    """
+
+    path: list[str | int]
+    message: str
+    rule: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return ``{"path", "message", "rule"}``."""
+        return {"path": list(self.path), "message": self.message, "rule": self.rule}
+
+
+@dataclass
+class ToolContext:
+    """What a handler may know about the call it serves.
+
+    Attributes:
+        user_id: The conversation owner's id.
+        conversation_id: The conversation the call belongs to.
+        tool_call_id: Interlock's id of this call (also used in the tool message).
+        db: The database, for tools that keep their own records (open a session per use).
+    """
+
+    user_id: str
+    conversation_id: str
+    tool_call_id: str
+    db: Database
+
+
+@dataclass
+class ToolResult:
+    """What a handler returns: text for the model, optional JSON data for cards and clients."""
+
+    text: str
+    data: Any = None
+
+
+class ToolError(Exception):
+    """Raised by a handler (or the registry) when a call fails.
+
+    Args:
+        code: One of :data:`TOOL_ERROR_CODES`.
+        message: English sentence shown to the model and the person.
+        hint: Optional suggestion for what to do instead.
+        details: Optional JSON-able data, e.g. a list of field errors.
+    """
+
+    def __init__(
+        self, code: str, message: str, *, hint: str | None = None, details: Any = None
+    ) -> None:
+        super().__init__(message)
+        if code not in TOOL_ERROR_CODES:
+            raise ValueError(f"unknown tool error code {code!r}")
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.details = details
+
+
+Handler = Callable[..., "ToolResult | str | Awaitable[ToolResult | str]"]
+ArgsCheck = Callable[[dict[str, Any]], list[FieldError]]
+
+
+@dataclass
+class Tool:
+    """A tool declaration. Build it with :func:`interlock.tools.tool` or directly.
+
+    Attributes:
+        name: Lowercase letters, digits, ``_``, ``.``, ``-``; dotted namespace ``skill.tool``.
+        title: Short human title for cards.
+        description: English description for the model.
+        input_schema: JSON Schema (Draft 2020-12) of the arguments; root must be an object.
+        handler: ``handler(args: dict, ctx: ToolContext)``, sync or async, returning
+            :class:`ToolResult` or ``str``, or raising :class:`ToolError`.
+        output_schema: Optional JSON Schema of ``ToolResult.data``.
+        permission: ``ASK`` (default) pauses for a decision; ``ALLOW`` runs at once.
+        write: True when the tool changes data.
+        annotations: Behaviour hints.
+        timeout_s: Seconds before the call fails with ``timeout``; None uses the setting.
+        card: Client card hint (``approval``, ``choice``); None picks by tool name.
+        check_args: Extra cross-field checks run after schema validation (also on ``edit``).
+        provider_name: Name sent to model providers (``^[a-zA-Z0-9_-]{1,64}$``), set by the
+            registry.
+    """
+
+    name: str
+    title: str
+    description: str
+    input_schema: dict[str, Any]
+    handler: Handler
+    output_schema: dict[str, Any] | None = None
+    permission: Permission = Permission.ASK
+    write: bool = False
+    annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
+    timeout_s: float | None = None
+    card: str | None = None
+    check_args: ArgsCheck | None = None
+    provider_name: str = ""
