@@ -1,0 +1,117 @@
+/**
+ * The HTTP client: one `request()` that adds the bearer token, parses JSON and turns
+ * every non-2xx answer into an `ApiError`. A 401 also tells the auth listeners, so the
+ * app can ask for a token.
+ */
+import type {
+  ApiErrorBody,
+  CancelResult,
+  ConversationDetail,
+  ConversationSummary,
+  DecisionIn,
+  EmployeeOut,
+  HealthOut,
+  MeOut,
+  MessageAccepted,
+  ToolCallOut,
+  ToolOut,
+} from "./types";
+
+const TOKEN_KEY = "interlock.token";
+
+export function getToken(): string | null {
+  try {
+    return localStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function setToken(token: string | null): void {
+  if (token) localStorage.setItem(TOKEN_KEY, token);
+  else localStorage.removeItem(TOKEN_KEY);
+}
+
+export function authHeaders(): Record<string, string> {
+  const token = getToken();
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
+type Listener = () => void;
+const unauthorizedListeners = new Set<Listener>();
+
+/** Called whenever the server answers 401 (HTTP or the event stream). */
+export function onUnauthorized(listener: Listener): () => void {
+  unauthorizedListeners.add(listener);
+  return () => unauthorizedListeners.delete(listener);
+}
+
+export function notifyUnauthorized(): void {
+  unauthorizedListeners.forEach((l) => l());
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details: unknown;
+
+  constructor(status: number, body: ApiErrorBody) {
+    super(body.message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = body.code;
+    this.details = body.details;
+  }
+}
+
+/** Reads `{"error": {...}}` from a failed response; falls back to the status text. */
+export async function errorFromResponse(res: Response): Promise<ApiError> {
+  let body: ApiErrorBody = { code: `http_${res.status}`, message: res.statusText || `HTTP ${res.status}` };
+  try {
+    const json: unknown = await res.json();
+    const err = (json as { error?: ApiErrorBody } | null)?.error;
+    if (err && typeof err.message === "string") body = err;
+  } catch {
+    /* not JSON */
+  }
+  return new ApiError(res.status, body);
+}
+
+export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { Accept: "application/json", ...authHeaders() };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (e) {
+    throw new ApiError(0, { code: "network", message: `Cannot reach the server (${String(e)})` });
+  }
+  if (res.status === 401) notifyUnauthorized();
+  if (!res.ok) throw await errorFromResponse(res);
+  if (res.status === 204) return undefined as T;
+  return (await res.json()) as T;
+}
+
+const enc = encodeURIComponent;
+
+export const api = {
+  health: () => request<HealthOut>("GET", "/api/health"),
+  me: () => request<MeOut>("GET", "/api/me"),
+  employees: () => request<EmployeeOut[]>("GET", "/api/employees"),
+  tools: () => request<ToolOut[]>("GET", "/api/tools"),
+  conversations: () => request<ConversationSummary[]>("GET", "/api/conversations"),
+  createConversation: (employee?: string) =>
+    request<ConversationSummary>("POST", "/api/conversations", employee ? { employee } : {}),
+  conversation: (id: string) => request<ConversationDetail>("GET", `/api/conversations/${enc(id)}`),
+  deleteConversation: (id: string) => request<void>("DELETE", `/api/conversations/${enc(id)}`),
+  postMessage: (id: string, content: string) =>
+    request<MessageAccepted>("POST", `/api/conversations/${enc(id)}/messages`, { content }),
+  cancel: (id: string) => request<CancelResult>("POST", `/api/conversations/${enc(id)}/cancel`),
+  decide: (toolCallId: string, body: DecisionIn) =>
+    request<ToolCallOut>("POST", `/api/tool-calls/${enc(toolCallId)}/decision`, body),
+  eventsUrl: (id: string) => `/api/conversations/${enc(id)}/events`,
+};

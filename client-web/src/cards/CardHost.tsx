@@ -1,0 +1,51 @@
+/** Picks the card for a tool call and owns its decision POST (in-flight state, 409 refresh). */
+import { useCallback, useState } from "react";
+import { ApiError, api } from "../api/client";
+import type { DecisionIn, ToolCallOut } from "../api/types";
+import { useAppData, toolTitle } from "../state/appData";
+import { useConversationActions } from "../state/conversationActions";
+import { cardFor } from "./registry";
+
+export function CardHost({ call }: { call: ToolCallOut }) {
+  const { tools } = useAppData();
+  const { dispatch, refresh, owned } = useConversationActions();
+  const [busy, setBusy] = useState(false);
+  const [conflict, setConflict] = useState<string | null>(null);
+
+  const decide = useCallback(
+    async (body: DecisionIn): Promise<ApiError | null> => {
+      setBusy(true);
+      setConflict(null);
+      try {
+        const updated = await api.decide(call.id, body);
+        dispatch({ type: "local.toolCall", toolCall: updated });
+        return null;
+      } catch (e) {
+        const err = e instanceof ApiError ? e : new ApiError(0, { code: "error", message: String(e) });
+        if (err.status === 409) {
+          // Decided elsewhere (or no longer waiting): show what the server recorded.
+          setConflict(err.message);
+          await refresh();
+        }
+        return err;
+      } finally {
+        setBusy(false);
+      }
+    },
+    [call.id, dispatch, refresh],
+  );
+
+  const tool = tools[call.name];
+  const Card = cardFor(call, tool);
+  const live = call.status === "interrupted" && call.decision == null && owned;
+  return (
+    <div className="card-host">
+      <Card call={call} tool={tool} title={toolTitle(tools, call.name, call.title)} live={live} busy={busy} decide={decide} />
+      {conflict && (
+        <p className="notice" role="status">
+          Your decision was not applied ({conflict}). The recorded decision is shown.
+        </p>
+      )}
+    </div>
+  );
+}

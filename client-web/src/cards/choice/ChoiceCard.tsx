@@ -1,0 +1,70 @@
+/**
+ * A choice among options (tool `suggestions`, args {options: string[], option?: string}).
+ * A click decides with {type: "edit", args: {...proposed_args, option}}.
+ */
+import { useState } from "react";
+import { DecisionSummary } from "../DecisionSummary";
+import type { CardProps } from "../types";
+
+export function chosenOption(call: CardProps["call"]): string | null {
+  const fromDecision = call.decision?.args?.option;
+  if (typeof fromDecision === "string") return fromDecision;
+  const executed = call.executed_args?.option;
+  if (call.decision && typeof executed === "string") return executed;
+  return null;
+}
+
+export function ChoiceCard({ call, tool, title, live, busy, decide }: CardProps) {
+  const [error, setError] = useState<string | null>(null);
+  const proposed = call.proposed_args ?? {};
+  const options = Array.isArray(proposed.options) ? proposed.options.map(String) : [];
+  const chosen = chosenOption(call);
+  const clickable = live && !busy;
+
+  const choose = async (option: string) => {
+    setError(null);
+    const err = await decide({ type: "edit", args: { ...proposed, option } });
+    if (err && err.status !== 409) setError(err.message);
+  };
+
+  return (
+    <section className="card choice-card" aria-label={`Choice: ${title}`}>
+      <header className="card-head">
+        <h4>{title}</h4>
+      </header>
+      {tool?.description && !call.decision && <p className="card-desc">{tool.description}</p>}
+      <div className="choices" role="group" aria-label="Options">
+        {options.map((option, i) => {
+          const isChosen = chosen === option;
+          return (
+            <button
+              key={`${i}:${option}`}
+              type="button"
+              data-testid="choice-option"
+              data-chosen={isChosen ? "true" : "false"}
+              aria-pressed={isChosen ? "true" : "false"}
+              className={isChosen ? "choice chosen" : "choice"}
+              disabled={!clickable}
+              onClick={() => void choose(option)}
+            >
+              {option}
+            </button>
+          );
+        })}
+        {options.length === 0 && <p className="muted small">No options were proposed.</p>}
+      </div>
+      {call.decision && call.decision.type !== "edit" && <DecisionSummary call={call} showArgs={false} />}
+      {call.decision?.type === "edit" && (
+        <p className="muted small" data-testid="decision" data-decision-type="edit">
+          Chosen: {chosen ?? "—"}
+        </p>
+      )}
+      {!live && !call.decision && <p className="muted small">Not waiting for a choice ({call.status}).</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}

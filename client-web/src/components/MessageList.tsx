@@ -1,0 +1,79 @@
+/** The conversation's messages, tool call rows under their assistant message, and the live draft. */
+import { useEffect, useMemo, useRef } from "react";
+import type { MessageOut, ToolCallOut } from "../api/types";
+import { orphanToolCalls, toolCallsOf, toolMessagesByCall, type ConversationState } from "../state/reducer";
+import { Markdown } from "./Markdown";
+import { ToolCallRow } from "./ToolCallRow";
+
+export function MessageList({ state, emptyText }: { state: ConversationState; emptyText?: string | null }) {
+  const toolMessages = useMemo(() => toolMessagesByCall(state), [state]);
+  const orphans = orphanToolCalls(state);
+  const drafts = Object.entries(state.drafts).filter(([, text]) => text.length > 0);
+  const visible = state.messages.filter((m) => m.role !== "tool");
+  const boxRef = useRef<HTMLDivElement>(null);
+  const stick = useRef(true); // follow new content while the reader is at the bottom
+
+  useEffect(() => {
+    const box = boxRef.current;
+    if (box && stick.current) box.scrollTop = box.scrollHeight;
+  }, [state.messages, state.drafts, state.toolCalls]);
+
+  return (
+    <div
+      className="messages"
+      ref={boxRef}
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+      }}
+    >
+      {visible.length === 0 && drafts.length === 0 && emptyText && <div className="empty">{emptyText}</div>}
+      {visible.map((m) => (
+        <Message key={String(m.id)} message={m} calls={toolCallsOf(state, m.id)} toolMessages={toolMessages} />
+      ))}
+      {orphans.length > 0 && (
+        <div className="message assistant">
+          <ToolCalls calls={orphans} toolMessages={toolMessages} />
+        </div>
+      )}
+      {drafts.map(([runId, text]) => (
+        <div key={`draft:${runId}`} className="message assistant streaming" data-testid="draft" data-run-id={runId}>
+          <Markdown text={text} />
+          <span className="cursor" aria-hidden="true" />
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function Message({
+  message,
+  calls,
+  toolMessages,
+}: {
+  message: MessageOut;
+  calls: ToolCallOut[];
+  toolMessages: Record<string, MessageOut>;
+}) {
+  const isUser = message.role === "user";
+  return (
+    <div className={`message ${message.role}`} data-testid="message" data-role={message.role} data-message-id={String(message.id)}>
+      {isUser ? (
+        <p className="plain">{message.content}</p>
+      ) : (
+        message.content && <Markdown text={message.content} />
+      )}
+      {calls.length > 0 && <ToolCalls calls={calls} toolMessages={toolMessages} />}
+    </div>
+  );
+}
+
+function ToolCalls({ calls, toolMessages }: { calls: ToolCallOut[]; toolMessages: Record<string, MessageOut> }) {
+  return (
+    <div className="tool-calls">
+      {calls.map((c) => (
+        <ToolCallRow key={c.id} call={c} toolMessage={toolMessages[c.id]} />
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,45 @@
+import type { ConversationSummary } from "../api/types";
+import { useAppData } from "../state/appData";
+
+interface Props {
+  conversations: ConversationSummary[];
+  activeId: string | null;
+  creating: boolean;
+  onNew: () => void;
+  onOpen: (id: string) => void;
+}
+
+export function Sidebar({ conversations, activeId, creating, onNew, onOpen }: Props) {
+  const { employees } = useAppData();
+  return (
+    <nav className="sidebar" aria-label="Conversations">
+      <div className="sidebar-head">
+        <span className="brand">Interlock</span>
+        <button type="button" className="primary" data-testid="new-chat" disabled={creating} onClick={onNew}>
+          New chat
+        </button>
+      </div>
+      <ul className="conversation-list">
+        {conversations.map((c) => (
+          <li key={c.id}>
+            <button
+              type="button"
+              className={c.id === activeId ? "conversation-link active" : "conversation-link"}
+              aria-current={c.id === activeId ? "page" : undefined}
+              data-testid="conversation-item"
+              data-conversation-id={c.id}
+              onClick={() => onOpen(c.id)}
+            >
+              <span className="conversation-title">{c.title || "New conversation"}</span>
+              <span className="conversation-meta">
+                {(c.employee && employees[c.employee]?.name) || c.employee}
+                {c.status !== "idle" && <span className={`badge status-${c.status}`}>{c.status}</span>}
+              </span>
+            </button>
+          </li>
+        ))}
+        {conversations.length === 0 && <li className="muted small pad">No conversations yet.</li>}
+      </ul>
+    </nav>
+  );
+}

@@ -1,0 +1,49 @@
+/** Asks for an API token after a 401; it is kept in localStorage. */
+import { useId, useState } from "react";
+
+interface Props {
+  /** Saves the token (or, with null, forgets the stored one) and retries. */
+  onSave: (token: string | null) => void;
+  hasStoredToken: boolean;
+}
+
+export function TokenPrompt({ onSave, hasStoredToken }: Props) {
+  const [token, setToken] = useState("");
+  const id = useId();
+  return (
+    <div className="overlay" role="dialog" aria-modal="true" aria-labelledby={`${id}-title`}>
+      <form
+        className="token-prompt"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (token.trim()) onSave(token.trim());
+        }}
+      >
+        <h2 id={`${id}-title`}>Sign in</h2>
+        <p className="muted small">
+          This server needs an access token (<code>interlock users create NAME</code> prints one).
+        </p>
+        <label htmlFor={id}>Access token</label>
+        <input
+          id={id}
+          type="password"
+          autoComplete="off"
+          autoFocus
+          data-testid="token-input"
+          value={token}
+          onChange={(e) => setToken(e.target.value)}
+        />
+        <div className="actions">
+          <button type="submit" className="primary" data-testid="token-save" disabled={!token.trim()}>
+            Save token
+          </button>
+          {hasStoredToken && (
+            <button type="button" data-testid="token-clear" onClick={() => onSave(null)}>
+              Forget the saved token
+            </button>
+          )}
+        </div>
+      </form>
+    </div>
+  );
+}

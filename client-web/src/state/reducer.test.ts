@@ -1,0 +1,227 @@
+import { describe, expect, it } from "vitest";
+import type { StreamEvent } from "../api/types";
+import { detail, message, sequence, toolCall } from "../test/fixtures";
+import {
+  initialState,
+  orphanToolCalls,
+  reducer,
+  toolCallsOf,
+  toolMessagesByCall,
+  type Action,
+  type ConversationState,
+} from "./reducer";
+
+const load = (d = detail()) => reducer(initialState, { type: "reset", detail: d });
+const apply = (state: ConversationState, events: StreamEvent[]) =>
+  events.reduce((s, event) => reducer(s, { type: "event", event } satisfies Action), state);
+
+describe("reset", () => {
+  it("normalises the detail: messages in order, tool calls by id", () => {
+    const tc = toolCall({ status: "interrupted" });
+    const s = load(
+      detail({
+        status: "paused",
+        last_event_seq: 7,
+        messages: [message(), message({ id: 2, role: "assistant", content: "", tool_calls: [tc] })],
+      }),
+    );
+    expect(s.id).toBe("conv_1");
+    expect(s.status).toBe("paused");
+    expect(s.lastSeq).toBe(7);
+    expect(s.messages.map((m) => m.id)).toEqual([1, 2]);
+    expect(toolCallsOf(s, 2)).toEqual([tc]);
+    expect(toolCallsOf(s, "2")).toEqual([tc]);
+  });
+});
+
+describe("events", () => {
+  it("accumulates deltas into a draft per run and clears it when the assistant message arrives", () => {
+    const ev = sequence();
+    let s = apply(load(), [
+      ev({ type: "run.started", run_id: "run_1", trigger: "message" }),
+      ev({ type: "message.completed", run_id: "run_1", message: message() }),
+      ev({ type: "message.delta", run_id: "run_1", delta: "Hel" }),
+      ev({ type: "message.delta", run_id: "run_1", delta: "lo" }),
+    ]);
+    expect(s.status).toBe("running");
+    expect(s.drafts).toEqual({ run_1: "Hello" });
+    s = apply(s, [
+      ev({ type: "message.completed", run_id: "run_1", message: message({ id: 2, role: "assistant", content: "Hello" }) }),
+    ]);
+    expect(s.drafts).toEqual({});
+    expect(s.messages.map((m) => [m.role, m.content])).toEqual([
+      ["user", "hello"],
+      ["assistant", "Hello"],
+    ]);
+    s = apply(s, [ev({ type: "run.completed", run_id: "run_1" })]);
+    expect(s.status).toBe("idle");
+    expect(s.lastSeq).toBe(6);
+  });
+
+  it("a user message does not clear the draft; drafts of two runs stay apart", () => {
+    const ev = sequence();
+    const s = apply(load(), [
+      ev({ type: "message.delta", run_id: "run_1", delta: "a" }),
+      ev({ type: "message.delta", run_id: "run_2", delta: "b" }),
+      ev({ type: "message.completed", run_id: "run_1", message: message({ id: 9, role: "user" }) }),
+    ]);
+    expect(s.drafts).toEqual({ run_1: "a", run_2: "b" });
+  });
+
+  it("replaces a message with the same id instead of adding it", () => {
+    const ev = sequence();
+    const s = apply(load(), [
+      ev({ type: "message.completed", run_id: "run_1", message: message({ content: "v1" }) }),
+      ev({ type: "message.completed", run_id: "run_1", message: message({ content: "v2" }) }),
+    ]);
+    expect(s.messages).toHaveLength(1);
+    expect(s.messages[0].content).toBe("v2");
+  });
+
+  it("upserts tool calls by id through their lifecycle", () => {
+    const ev = sequence();
+    const assistant = message({ id: 2, role: "assistant", content: "" });
+    let s = apply(load(), [
+      ev({ type: "run.started", run_id: "run_1", trigger: "message" }),
+      ev({ type: "message.completed", run_id: "run_1", message: assistant }),
+      ev({ type: "tool_call.created", run_id: "run_1", tool_call: toolCall() }),
+      ev({ type: "tool_call.interrupted", run_id: "run_1", tool_call: toolCall({ status: "interrupted" }) }),
+      ev({ type: "run.paused", run_id: "run_1", pending: ["call_1"] }),
+    ]);
+    expect(s.status).toBe("paused");
+    expect(toolCallsOf(s, 2).map((c) => c.status)).toEqual(["interrupted"]);
+
+    const decision = {
+      id: "dec_1", type: "approve" as const, user_id: "user_local", args: null, message: null,
+      proposed_args: { text: "hi" }, created_at: "2025-01-01T00:00:01Z",
+    };
+    s = apply(s, [
+      ev({ type: "tool_call.decided", run_id: "run_1", tool_call: toolCall({ status: "interrupted", decision }) }),
+      ev({ type: "run.started", run_id: "run_2", trigger: "resume" }),
+      ev({ type: "tool_call.running", run_id: "run_2", tool_call: toolCall({ status: "running", decision }) }),
+      ev({
+        type: "tool_call.completed",
+        run_id: "run_2",
+        tool_call: toolCall({ status: "succeeded", decision, executed_args: { text: "hi" }, result_text: "ok" }),
+      }),
+      ev({
+        type: "message.completed",
+        run_id: "run_2",
+        message: message({ id: 3, role: "tool", content: "ok", tool_call_id: "call_1", tool_status: "success" }),
+      }),
+      ev({ type: "run.completed", run_id: "run_2" }),
+    ]);
+    const calls = toolCallsOf(s, 2);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ status: "succeeded", result_text: "ok", decision: { id: "dec_1" } });
+    expect(toolMessagesByCall(s).call_1.content).toBe("ok");
+    expect(s.status).toBe("idle");
+  });
+
+  it("keeps a newer tool call state over the snapshot embedded in a later message", () => {
+    const ev = sequence();
+    const s = apply(load(), [
+      ev({ type: "tool_call.interrupted", run_id: "run_1", tool_call: toolCall({ status: "interrupted" }) }),
+      ev({
+        type: "message.completed",
+        run_id: "run_1",
+        message: message({ id: 2, role: "assistant", tool_calls: [toolCall({ status: "pending" })] }),
+      }),
+    ]);
+    expect(s.toolCalls.call_1.status).toBe("interrupted");
+  });
+
+  it("stores the tool message carried by tool_call.completed", () => {
+    const tm = message({ id: 5, role: "tool", content: "done", tool_call_id: "call_1", tool_status: "success" });
+    const s = apply(load(), [
+      { type: "tool_call.completed", run_id: "run_1", seq: 1, tool_call: toolCall({ status: "succeeded" }), message: tm },
+      { type: "message.completed", run_id: "run_1", seq: 2, message: tm },
+    ]);
+    expect(s.messages).toHaveLength(1);
+    expect(toolMessagesByCall(s).call_1.content).toBe("done");
+  });
+
+  it("shows tool calls whose message has not arrived yet as orphans", () => {
+    const ev = sequence();
+    const s = apply(load(), [ev({ type: "tool_call.created", run_id: "run_1", tool_call: toolCall() })]);
+    expect(orphanToolCalls(s).map((c) => c.id)).toEqual(["call_1"]);
+  });
+
+  it("records run.failed errors and clears the run's draft", () => {
+    const ev = sequence();
+    const s = apply(load(), [
+      ev({ type: "run.started", run_id: "run_1", trigger: "message" }),
+      ev({ type: "message.delta", run_id: "run_1", delta: "partial" }),
+      ev({ type: "run.failed", run_id: "run_1", error: { code: "model_error", message: "boom" } }),
+    ]);
+    expect(s.status).toBe("idle");
+    expect(s.drafts).toEqual({});
+    expect(s.runError).toEqual({ runId: "run_1", error: { code: "model_error", message: "boom" } });
+    const next = apply(s, [{ type: "run.started", run_id: "run_2", trigger: "message", seq: 4 }]);
+    expect(next.runError).toBeNull();
+  });
+
+  it("run.cancelled goes idle", () => {
+    const s = apply(load(detail({ status: "running" })), [
+      { type: "run.cancelled", run_id: "run_1", reason: "user", seq: 1 },
+    ]);
+    expect(s.status).toBe("idle");
+  });
+});
+
+describe("replay idempotency", () => {
+  it("ignores events with seq <= lastSeq (a replay after reconnect)", () => {
+    const ev = sequence();
+    const events = [
+      ev({ type: "run.started", run_id: "run_1", trigger: "message" }),
+      ev({ type: "message.delta", run_id: "run_1", delta: "Hi" }),
+      ev({ type: "message.delta", run_id: "run_1", delta: " there" }),
+    ];
+    const once = apply(load(), events);
+    const twice = apply(once, events);
+    expect(twice).toBe(once);
+    expect(twice.drafts.run_1).toBe("Hi there");
+  });
+
+  it("skips events already included in the loaded detail", () => {
+    const s = load(detail({ last_event_seq: 5, messages: [message({ content: "stored" })] }));
+    const after = apply(s, [
+      { type: "message.delta", run_id: "run_1", delta: "old", seq: 4 },
+      { type: "message.delta", run_id: "run_1", delta: "new", seq: 6 },
+    ]);
+    expect(after.drafts).toEqual({ run_1: "new" });
+    expect(after.lastSeq).toBe(6);
+  });
+
+  it("a refresh never moves lastSeq backwards and keeps drafts only while running", () => {
+    const ev = sequence();
+    const s = apply(load(), [
+      ev({ type: "run.started", run_id: "run_1", trigger: "message" }),
+      ev({ type: "message.delta", run_id: "run_1", delta: "x" }),
+    ]);
+    const running = reducer(s, { type: "reset", detail: detail({ status: "running", last_event_seq: 1 }) });
+    expect(running.lastSeq).toBe(2);
+    expect(running.drafts).toEqual({ run_1: "x" });
+    const idle = reducer(s, { type: "reset", detail: detail({ status: "idle", last_event_seq: 9 }) });
+    expect(idle.lastSeq).toBe(9);
+    expect(idle.drafts).toEqual({});
+  });
+});
+
+describe("local actions", () => {
+  it("local.sent marks the conversation running unless that run already ended", () => {
+    expect(reducer(load(), { type: "local.sent", runId: "run_1" }).status).toBe("running");
+    const ended = apply(load(), [{ type: "run.completed", run_id: "run_1", seq: 1 }]);
+    expect(reducer(ended, { type: "local.sent", runId: "run_1" }).status).toBe("idle");
+  });
+
+  it("local.toolCall does not regress a call the stream already moved on", () => {
+    const s = apply(load(), [
+      { type: "tool_call.running", run_id: "run_1", tool_call: toolCall({ status: "running" }), seq: 1 },
+    ]);
+    const stale = toolCall({ status: "interrupted" });
+    expect(reducer(s, { type: "local.toolCall", toolCall: stale })).toBe(s);
+    const fresh = toolCall({ status: "succeeded" });
+    expect(reducer(s, { type: "local.toolCall", toolCall: fresh }).toolCalls.call_1.status).toBe("succeeded");
+  });
+});

@@ -1,0 +1,217 @@
+/**
+ * The one reducer for a conversation: server state (detail) plus stream events.
+ *
+ * State is normalised: messages in order, tool calls by id (each knows its message_id),
+ * and one streaming draft per run. Events are applied at most once: anything with
+ * seq <= lastSeq is a replay and is ignored.
+ */
+import type {
+  ApiErrorBody,
+  ConversationDetail,
+  ConversationStatus,
+  MessageId,
+  MessageOut,
+  ModelInfo,
+  StreamEvent,
+  ToolCallOut,
+} from "../api/types";
+
+export interface RunError {
+  runId: string | null;
+  error: ApiErrorBody;
+}
+
+export interface ConversationState {
+  id: string | null;
+  title: string | null;
+  employee: string | null;
+  model: ModelInfo | null;
+  status: ConversationStatus;
+  /** Messages in order, without their embedded tool_calls (see toolCalls). */
+  messages: MessageOut[];
+  /** Every tool call by id. */
+  toolCalls: Record<string, ToolCallOut>;
+  /** Assistant text streamed so far, by run id, until its message is stored. */
+  drafts: Record<string, string>;
+  /** Runs that reached a terminal event (so a late 202 does not mark them running). */
+  finishedRuns: Record<string, true>;
+  lastSeq: number;
+  runError: RunError | null;
+}
+
+export type Action =
+  | { type: "reset"; detail: ConversationDetail }
+  | { type: "event"; event: StreamEvent }
+  /** The POST /messages answer: the run is going (unless its end was already seen). */
+  | { type: "local.sent"; runId: string }
+  /** A tool call returned by the decision POST. */
+  | { type: "local.toolCall"; toolCall: ToolCallOut }
+  | { type: "local.dismissError" };
+
+export const initialState: ConversationState = {
+  id: null,
+  title: null,
+  employee: null,
+  model: null,
+  status: "idle",
+  messages: [],
+  toolCalls: {},
+  drafts: {},
+  finishedRuns: {},
+  lastSeq: 0,
+  runError: null,
+};
+
+export function stateFromDetail(detail: ConversationDetail, prev?: ConversationState): ConversationState {
+  const toolCalls: Record<string, ToolCallOut> = {};
+  const messages = detail.messages.map((m) => {
+    for (const tc of m.tool_calls ?? []) toolCalls[tc.id] = tc;
+    return stripToolCalls(m);
+  });
+  const sameConversation = prev?.id === detail.id;
+  return {
+    id: detail.id,
+    title: detail.title,
+    employee: detail.employee,
+    model: detail.model,
+    status: detail.status,
+    messages,
+    toolCalls,
+    // A draft survives a refresh only while a run is still streaming.
+    drafts: sameConversation && detail.status === "running" ? prev.drafts : {},
+    finishedRuns: sameConversation ? prev.finishedRuns : {},
+    lastSeq: sameConversation ? Math.max(prev.lastSeq, detail.last_event_seq) : detail.last_event_seq,
+    runError: sameConversation ? prev.runError : null,
+  };
+}
+
+export function reducer(state: ConversationState, action: Action): ConversationState {
+  switch (action.type) {
+    case "reset":
+      return stateFromDetail(action.detail, state);
+    case "event":
+      if (action.event.seq <= state.lastSeq) return state; // replay: already applied
+      return { ...applyEvent(state, action.event), lastSeq: action.event.seq };
+    case "local.sent":
+      if (state.finishedRuns[action.runId]) return state;
+      return { ...state, status: "running", runError: null };
+    case "local.toolCall": {
+      // The POST answer can be older than what the stream already delivered.
+      const known = state.toolCalls[action.toolCall.id];
+      if (known && isNewer(known, action.toolCall)) return state;
+      return upsertToolCall(state, action.toolCall);
+    }
+    case "local.dismissError":
+      return { ...state, runError: null };
+  }
+}
+
+function applyEvent(state: ConversationState, event: StreamEvent): ConversationState {
+  switch (event.type) {
+    case "run.started":
+      return { ...state, status: "running", runError: null };
+    case "message.delta": {
+      const key = event.run_id ?? "";
+      return { ...state, drafts: { ...state.drafts, [key]: (state.drafts[key] ?? "") + event.delta } };
+    }
+    case "message.completed":
+      return upsertMessage(state, event.message);
+    case "tool_call.created":
+    case "tool_call.interrupted":
+    case "tool_call.decided":
+    case "tool_call.running":
+      return upsertToolCall(state, event.tool_call);
+    case "tool_call.completed": {
+      const next = upsertToolCall(state, event.tool_call);
+      return event.message ? upsertMessage(next, event.message) : next;
+    }
+    case "run.paused":
+      return endRun(state, event.run_id, "paused");
+    case "run.completed":
+    case "run.cancelled":
+      return endRun(state, event.run_id, "idle");
+    case "run.failed":
+      return { ...endRun(state, event.run_id, "idle"), runError: { runId: event.run_id, error: event.error } };
+  }
+}
+
+function upsertMessage(state: ConversationState, message: MessageOut): ConversationState {
+  // Tool calls embedded in a message are a snapshot from when it was stored: they add
+  // calls not seen yet but never overwrite a newer state from a tool_call.* event.
+  let toolCalls = state.toolCalls;
+  for (const tc of message.tool_calls ?? []) {
+    if (!toolCalls[tc.id]) toolCalls = { ...toolCalls, [tc.id]: tc };
+  }
+  const stripped = stripToolCalls(message);
+  const idx = state.messages.findIndex((m) => sameId(m.id, message.id));
+  const messages =
+    idx >= 0
+      ? state.messages.map((m, i) => (i === idx ? stripped : m))
+      : [...state.messages, stripped];
+  let drafts = state.drafts;
+  if (message.role === "assistant" && message.run_id != null && message.run_id in drafts) {
+    drafts = { ...drafts };
+    delete drafts[message.run_id];
+  }
+  return { ...state, messages, toolCalls, drafts };
+}
+
+function upsertToolCall(state: ConversationState, toolCall: ToolCallOut): ConversationState {
+  return { ...state, toolCalls: { ...state.toolCalls, [toolCall.id]: toolCall } };
+}
+
+const STATUS_RANK: Record<string, number> = { pending: 0, interrupted: 1, running: 2 };
+const rank = (tc: ToolCallOut) => STATUS_RANK[tc.status] ?? 3;
+
+/** True when `a` is a later state of the call than `b`. */
+function isNewer(a: ToolCallOut, b: ToolCallOut): boolean {
+  if (rank(a) !== rank(b)) return rank(a) > rank(b);
+  return a.decision != null && b.decision == null;
+}
+
+function endRun(state: ConversationState, runId: string | null, status: ConversationStatus): ConversationState {
+  const drafts = { ...state.drafts };
+  const finishedRuns = { ...state.finishedRuns };
+  if (runId != null) {
+    delete drafts[runId];
+    finishedRuns[runId] = true;
+  }
+  return { ...state, status, drafts, finishedRuns };
+}
+
+function stripToolCalls(m: MessageOut): MessageOut {
+  return { ...m, tool_calls: [] };
+}
+
+export function sameId(a: MessageId, b: MessageId): boolean {
+  return String(a) === String(b);
+}
+
+// ---------------------------------------------------------------------------
+// Selectors
+
+/** Tool calls of one message, oldest first. */
+export function toolCallsOf(state: ConversationState, messageId: MessageId): ToolCallOut[] {
+  return Object.values(state.toolCalls)
+    .filter((tc) => sameId(tc.message_id, messageId))
+    .sort(byCreated);
+}
+
+/** Tool calls whose assistant message has not arrived yet. */
+export function orphanToolCalls(state: ConversationState): ToolCallOut[] {
+  const ids = new Set(state.messages.map((m) => String(m.id)));
+  return Object.values(state.toolCalls)
+    .filter((tc) => !ids.has(String(tc.message_id)))
+    .sort(byCreated);
+}
+
+/** Tool messages by the tool call they answer (they are shown in the call's row). */
+export function toolMessagesByCall(state: ConversationState): Record<string, MessageOut> {
+  const out: Record<string, MessageOut> = {};
+  for (const m of state.messages) if (m.role === "tool" && m.tool_call_id) out[m.tool_call_id] = m;
+  return out;
+}
+
+function byCreated(a: ToolCallOut, b: ToolCallOut): number {
+  return a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0;
+}

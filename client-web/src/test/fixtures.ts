@@ -1,0 +1,52 @@
+import type { ConversationDetail, MessageOut, StreamEvent, ToolCallOut } from "../api/types";
+
+export const T0 = "2025-01-01T00:00:00Z";
+
+export function toolCall(over: Partial<ToolCallOut> = {}): ToolCallOut {
+  return {
+    id: "call_1",
+    message_id: 2,
+    run_id: "run_1",
+    name: "notes.add",
+    title: "Add a note",
+    card: null,
+    permission: "ASK",
+    status: "pending",
+    proposed_args: { text: "hi" },
+    executed_args: null,
+    raw_args: null,
+    result_text: null,
+    result_data: null,
+    error: null,
+    decision: null,
+    created_at: T0,
+    started_at: null,
+    finished_at: null,
+    ...over,
+  };
+}
+
+export function message(over: Partial<MessageOut> = {}): MessageOut {
+  return { id: 1, role: "user", content: "hello", run_id: "run_1", created_at: T0, tool_calls: [], ...over };
+}
+
+export function detail(over: Partial<ConversationDetail> = {}): ConversationDetail {
+  return {
+    id: "conv_1",
+    title: "New conversation",
+    employee: "assistant",
+    status: "idle",
+    created_at: T0,
+    updated_at: T0,
+    model: { name: "offline", offline: true },
+    last_event_seq: 0,
+    messages: [],
+    ...over,
+  };
+}
+
+/** Builds events with increasing seq numbers. */
+export function sequence(start = 1) {
+  let seq = start;
+  return <E extends Omit<StreamEvent, "seq">>(e: E) => ({ ...e, seq: seq++ }) as unknown as StreamEvent;
+}

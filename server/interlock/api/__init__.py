@@ -1,0 +1,1 @@
+"""The HTTP API (FastAPI): one router per resource, dependencies in ``deps``."""

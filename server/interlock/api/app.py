@@ -1,0 +1,58 @@
+"""The FastAPI application: routers, error handlers, the web client, start-up and shutdown."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+
+from interlock import __version__
+from interlock.api.errors import install_error_handlers
+from interlock.api.routers import catalog, conversations, events, tool_calls
+from interlock.api.services import Services
+from interlock.settings import Settings
+
+CLIENT_MISSING = (
+    "<!doctype html><title>Interlock</title><p>The web client is not built. "
+    "Run <code>make run</code>, which builds <code>client-web/</code>.</p>"
+)
+
+
+def create_app(settings: Settings | None = None, services: Services | None = None) -> FastAPI:
+    """Build the app. Storage must already be migrated (``interlock serve`` does it).
+
+    Args:
+        settings: Settings; read from the environment when omitted.
+        services: Prebuilt services (tests); built from ``settings`` when omitted.
+    """
+    settings = settings or (services.settings if services else Settings())
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        built = services or Services.build(settings)
+        app.state.services = built
+        built.engine.recover()
+        try:
+            yield
+        finally:
+            await built.engine.aclose()
+            if services is None:
+                built.db.dispose()
+
+    app = FastAPI(title="Interlock", version=__version__, lifespan=lifespan)
+    install_error_handlers(app)
+    for module in (catalog, conversations, events, tool_calls):
+        app.include_router(module.router)
+
+    if (settings.client_dist / "index.html").is_file():
+        app.mount("/", StaticFiles(directory=settings.client_dist, html=True), name="client")
+    else:
+
+        @app.get("/", include_in_schema=False)
+        def client_missing() -> HTMLResponse:
+            return HTMLResponse(CLIENT_MISSING)
+
+    return app

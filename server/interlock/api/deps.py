@@ -1,0 +1,73 @@
+"""FastAPI dependencies, as ``Annotated`` aliases used by the routers."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from interlock.api.services import Services
+from interlock.engine import Engine
+from interlock.errors import Unauthorized
+from interlock.settings import Settings
+from interlock.storage import Database, User
+from interlock.storage.users import count_users, get_or_create_local_user, user_by_token
+
+
+def get_services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+def get_settings(services: ServicesDep) -> Settings:
+    return services.settings
+
+
+def get_db(services: ServicesDep) -> Database:
+    return services.db
+
+
+def get_engine(services: ServicesDep) -> Engine:
+    return services.engine
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+DbDep = Annotated[Database, Depends(get_db)]
+EngineDep = Annotated[Engine, Depends(get_engine)]
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def current_user(request: Request, db: DbDep, settings: SettingsDep) -> User:
+    """Return the caller from ``Authorization: Bearer <token>``.
+
+    With no users at all and a loopback bind (``INTERLOCK_HOST``), a request without a token
+    is the implied local user ``local``.
+
+    Raises:
+        Unauthorized: Missing or unknown token (``unauthorized``).
+    """
+    header = request.headers.get("authorization")
+    if header:
+        scheme, _, token = header.partition(" ")
+        user = user_by_token(db, token.strip()) if scheme.lower() == "bearer" and token.strip() else None
+        if user is None:
+            raise Unauthorized("The bearer token is not valid.")
+        return user
+    if _is_loopback(settings.host) and count_users(db) == 0:
+        return get_or_create_local_user(db)
+    raise Unauthorized("Send 'Authorization: Bearer <token>' (interlock users create NAME prints one).")
+
+
+CurrentUser = Annotated[User, Depends(current_user)]

@@ -1,0 +1,69 @@
+"""Exception handlers: every error leaves the API as ``{"error": {"code","message","details"?}}``."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from sqlalchemy.exc import OperationalError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from interlock.errors import InterlockError, StorageBusy, error_body
+
+log = logging.getLogger(__name__)
+
+_HTTP_CODES = {
+    400: "invalid_request",
+    401: "unauthorized",
+    403: "permission_denied",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "too_large",
+    422: "invalid_request",
+}
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register the handlers mapping errors to the one JSON error shape."""
+
+    @app.exception_handler(InterlockError)
+    async def _interlock(_request: Request, exc: InterlockError) -> JSONResponse:
+        return JSONResponse(error_body(exc), status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            {"path": [p for p in e.get("loc", ())], "message": e.get("msg", ""), "rule": e.get("type", "")}
+            for e in exc.errors()
+        ]
+        exc_out = InterlockError("The request is not valid.", code="invalid_request", details={"errors": _jsonable(errors)})
+        return JSONResponse(error_body(exc_out), status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = _HTTP_CODES.get(exc.status_code, "http_error")
+        body = {"error": {"code": code, "message": str(exc.detail)}}
+        return JSONResponse(body, status_code=exc.status_code, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(OperationalError)
+    async def _operational(_request: Request, exc: OperationalError) -> JSONResponse:
+        if "locked" in str(exc).lower() or "busy" in str(exc).lower():
+            busy = StorageBusy("The database is busy; nothing was written. Try again.")
+            return JSONResponse(error_body(busy), status_code=busy.status)
+        log.exception("database error")
+        internal = InterlockError("Internal error.")
+        return JSONResponse(error_body(internal), status_code=500)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return str(value)

@@ -1,0 +1,114 @@
+"""What the server offers: tools, employees, health, the caller."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel
+
+from interlock import __version__
+from interlock.api.deps import CurrentUser, ServicesDep, SettingsDep
+from interlock.employees import BUILTIN_EMPLOYEES
+from interlock.models import describe_model
+
+router = APIRouter(prefix="/api", tags=["catalog"])
+
+
+class ToolAnnotationsOut(BaseModel):
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    open_world: bool
+
+
+class ToolOut(BaseModel):
+    name: str
+    title: str
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    permission: str
+    write: bool
+    annotations: ToolAnnotationsOut
+    card: str | None
+
+
+class EmployeeOut(BaseModel):
+    slug: str
+    name: str
+    title: str
+    about: str
+    avatar: str
+    greeting: str
+    starter_prompts: list[str]
+
+
+class ModelOut(BaseModel):
+    name: str
+    offline: bool
+
+
+class HealthOut(BaseModel):
+    status: str
+    version: str
+    model: ModelOut
+
+
+class MeOut(BaseModel):
+    id: str
+    name: str
+    role: str
+
+
+@router.get("/health")
+def health(settings: SettingsDep) -> HealthOut:
+    """Liveness, version and which model answers (``offline`` for the built-in one)."""
+    return HealthOut(status="ok", version=__version__, model=ModelOut(**describe_model(settings)))
+
+
+@router.get("/me")
+def me(user: CurrentUser) -> MeOut:
+    """The caller."""
+    return MeOut(id=user.id, name=user.name, role=user.role)
+
+
+@router.get("/tools")
+def list_tools(_user: CurrentUser, services: ServicesDep) -> list[ToolOut]:
+    """Registered tools with their JSON Schemas and permissions."""
+    return [
+        ToolOut(
+            name=t.name,
+            title=t.title,
+            description=t.description,
+            input_schema=t.input_schema,
+            output_schema=t.output_schema,
+            permission=str(t.permission),
+            write=t.write,
+            annotations=ToolAnnotationsOut(
+                read_only=t.annotations.read_only,
+                destructive=t.annotations.destructive,
+                idempotent=t.annotations.idempotent,
+                open_world=t.annotations.open_world,
+            ),
+            card=t.card,
+        )
+        for t in services.registry.tools()
+    ]
+
+
+@router.get("/employees")
+def list_employees(_user: CurrentUser) -> list[EmployeeOut]:
+    """AI employees one can start a conversation with."""
+    return [
+        EmployeeOut(
+            slug=e.slug,
+            name=e.name,
+            title=e.title,
+            about=e.about,
+            avatar=e.avatar,
+            greeting=e.greeting,
+            starter_prompts=list(e.starter_prompts),
+        )
+        for e in BUILTIN_EMPLOYEES.values()
+    ]

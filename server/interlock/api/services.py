@@ -1,0 +1,44 @@
+"""The long-lived parts of a running server, built once from the settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from langchain_core.language_models import BaseChatModel
+
+from interlock.engine import Engine
+from interlock.models import create_chat_model
+from interlock.settings import Settings
+from interlock.skills import load_skills
+from interlock.storage import Database
+from interlock.streaming import EventBus
+from interlock.tools import ToolRegistry
+
+
+@dataclass
+class Services:
+    """Settings, storage, event bus, tool registry and engine of one server process."""
+
+    settings: Settings
+    db: Database
+    bus: EventBus
+    registry: ToolRegistry
+    engine: Engine
+
+    @classmethod
+    def build(cls, settings: Settings, *, model: BaseChatModel | None = None) -> Services:
+        """Create every service; skills load here (a broken skill is reported, not fatal).
+
+        Args:
+            settings: Server settings.
+            model: A chat model to use instead of the one the settings name (tests, scripts).
+        """
+        db = Database(settings.database_url)
+        bus = EventBus(db)
+        registry = ToolRegistry(
+            max_result_chars=settings.max_tool_result_chars,
+            default_timeout_s=settings.tool_timeout_s,
+        )
+        load_skills(registry, [settings.builtin_skills_dir, *settings.skills_path])
+        engine = Engine(settings, db, bus, registry, model or create_chat_model(settings))
+        return cls(settings=settings, db=db, bus=bus, registry=registry, engine=engine)

@@ -1,0 +1,220 @@
+"""The ``interlock`` command: serve the app, migrate the database, manage users.
+
+Every command reads :class:`~interlock.settings.Settings` once (environment variables
+``INTERLOCK_*`` and ``.env``) and passes it on; options given on the command line win.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from sqlalchemy.engine import make_url
+
+from interlock.errors import InterlockError
+from interlock.settings import Settings
+from interlock.storage import migrate
+from interlock.storage.db import Database
+from interlock.storage.models import Role
+from interlock.storage.users import count_users, create_user, list_users
+
+app = typer.Typer(
+    help="Interlock: chat with AI employees that ask before they act.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+db_app = typer.Typer(help="Database migrations.", no_args_is_help=True)
+users_app = typer.Typer(help="Users and their bearer tokens.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+app.add_typer(users_app, name="users")
+
+DatabaseUrlOption = Annotated[
+    str | None,
+    typer.Option("--database-url", help="SQLAlchemy URL; default: INTERLOCK_DATABASE_URL."),
+]
+
+
+def is_loopback_host(host: str) -> bool:
+    """Return whether binding ``host`` only accepts connections from this machine.
+
+    Args:
+        host: Interface name or address, e.g. ``127.0.0.1``, ``::1``, ``localhost``, ``0.0.0.0``.
+    """
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _safe_url(url: str) -> str:
+    """Return ``url`` with any password masked, for printing."""
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
+    return typer.Exit(code=1)
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Interface to bind; default: settings.")] = None,
+    port: Annotated[int | None, typer.Option(help="TCP port; default: settings.")] = None,
+) -> None:
+    """Apply the migrations, then serve the API and the web client with uvicorn."""
+    import uvicorn
+
+    from interlock.api.app import create_app
+
+    settings = Settings()
+    updates: dict[str, object] = {}
+    if host is not None:
+        updates["host"] = host
+    if port is not None:
+        updates["port"] = port
+    # The app is told the real bind address: it decides the implied local user from it.
+    settings = settings.model_copy(update=updates)
+
+    migrate.upgrade(settings.database_url)
+    if not is_loopback_host(settings.host):
+        database = Database(settings.database_url)
+        try:
+            users = count_users(database)
+        finally:
+            database.dispose()
+        if users == 0:
+            typer.secho(
+                f"warning: {settings.host} is not a loopback address and no user exists, so no "
+                "one can sign in; create one with `interlock users create NAME`.",
+                err=True,
+                fg=typer.colors.YELLOW,
+            )
+    if not settings.client_dist.is_dir():
+        typer.secho(
+            f"note: no web client at {settings.client_dist} (build it with `make run`); "
+            "the API is served anyway.",
+            err=True,
+        )
+    typer.echo(
+        f"Interlock on http://{settings.host}:{settings.port} "
+        f"(database {_safe_url(settings.database_url)}, "
+        f"model {settings.model or 'offline'})",
+        err=True,
+    )
+    uvicorn.run(
+        functools.partial(create_app, settings),
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+    )
+
+
+@app.command()
+def openapi(
+    out: Annotated[
+        Path | None, typer.Option("--out", help="File to write; default: standard output.")
+    ] = None,
+) -> None:
+    """Write the API's OpenAPI document as JSON (the web client generates its types from it)."""
+    from interlock.api.app import create_app
+
+    document = create_app(Settings()).openapi()
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    typer.echo(f"Wrote {out}", err=True)
+
+
+@db_app.command("upgrade")
+def db_upgrade(database_url: DatabaseUrlOption = None) -> None:
+    """Apply every migration not applied yet (does nothing on a current database)."""
+    url = database_url or Settings().database_url
+    migrate.upgrade(url)
+    typer.echo(f"{_safe_url(url)} is at revision {migrate.current_revision(url)} (head)")
+
+
+@db_app.command("current")
+def db_current(database_url: DatabaseUrlOption = None) -> None:
+    """Print the database's revision, or ``none`` when it was never migrated."""
+    url = database_url or Settings().database_url
+    current = migrate.current_revision(url)
+    head = migrate.head_revision()
+    typer.echo(f"{current or 'none'}{' (head)' if current == head else f' (head is {head})'}")
+
+
+@db_app.command("revision")
+def db_revision(
+    message: Annotated[str, typer.Option("--message", "-m", help="What the revision does.")],
+    database_url: DatabaseUrlOption = None,
+    empty: Annotated[bool, typer.Option(help="Write an empty script, no autogenerate.")] = False,
+) -> None:
+    """Autogenerate a revision from the models against a scratch database (migrated first)."""
+    url = database_url or Settings().database_url
+    migrate.upgrade(url)
+    path = migrate.revision(url, message, autogenerate=not empty)
+    typer.echo(f"Wrote {path}; review it before committing.")
+
+
+@users_app.command("create")
+def users_create(
+    name: Annotated[str, typer.Argument(help="Unique user name.")],
+    role: Annotated[Role, typer.Option(case_sensitive=False, help="Role.")] = Role.member,
+) -> None:
+    """Create a user and print its bearer token, the only time it is shown.
+
+    The token alone goes to standard output (``TOKEN=$(interlock users create ann)``), the rest
+    to standard error.
+    """
+    settings = Settings()
+    migrate.upgrade(settings.database_url)
+    database = Database(settings.database_url)
+    try:
+        user, token = create_user(database, name, role=role)
+    except InterlockError as exc:
+        raise _fail(exc.message) from None
+    finally:
+        database.dispose()
+    typer.echo(
+        f"Created user {user.name!r} (role {user.role}, id {user.id}). "
+        "Its token, shown only this once:",
+        err=True,
+    )
+    typer.echo(token)
+
+
+@users_app.command("list")
+def users_list() -> None:
+    """List users: id, name, role, whether they have a token, creation time."""
+    settings = Settings()
+    migrate.upgrade(settings.database_url)
+    database = Database(settings.database_url)
+    try:
+        users = list_users(database)
+    finally:
+        database.dispose()
+    if not users:
+        typer.echo("No users: loopback clients act as the implied local user.", err=True)
+        return
+    rows = [("ID", "NAME", "ROLE", "TOKEN", "CREATED")]
+    rows += [
+        (
+            u.id,
+            u.name,
+            str(u.role),
+            "yes" if u.token_hash else "no",
+            u.created_at.isoformat(timespec="seconds"),
+        )
+        for u in users
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        typer.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))

@@ -1,0 +1,121 @@
+"""Decisions on interrupted tool calls: approve, edit, reject, respond.
+
+The server re-checks everything: ownership (else 404), state (a call that is not
+interrupted or already decided answers 409 with the recorded decision) and, for ``edit``,
+the tool's JSON Schema (422 with per-field errors; the pause stays open). Of two concurrent
+decisions on one call exactly one wins: ``decisions.tool_call_id`` is unique.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import select
+
+from interlock.engine.records import view
+from interlock.engine.runner import Engine
+from interlock.errors import BadRequest, Conflict, NotFound
+from interlock.storage import Conversation, Decision, DecisionType, ToolCall, ToolCallStatus
+from interlock.storage.views import ToolCallOut, decision_out
+from interlock.streaming.events import ToolCallDecided
+
+MAX_DECISION_MESSAGE_CHARS = 8_000
+
+
+class DecisionIn(BaseModel):
+    """A person's decision.
+
+    Attributes:
+        type: ``approve`` runs the proposal; ``edit`` runs ``args`` instead; ``reject`` tells
+            the model the person declined (``message`` is the reason); ``respond`` makes
+            ``message`` the result without running the tool.
+        args: The edited arguments (``edit`` only), checked against the tool's schema.
+        message: Reason (``reject``) or answer text (``respond``).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["approve", "edit", "reject", "respond"]
+    args: dict[str, Any] | None = None
+    message: str | None = Field(default=None, max_length=MAX_DECISION_MESSAGE_CHARS)
+
+
+async def decide(engine: Engine, user_id: str, tool_call_id: str, body: DecisionIn) -> ToolCallOut:
+    """Record a decision and resume the run when it was the last one awaited.
+
+    Returns:
+        The tool call with its decision.
+
+    Raises:
+        NotFound: Unknown call, or not the caller's.
+        Conflict: ``not_interrupted``; ``details`` carries ``status`` and the recorded ``decision``.
+        BadRequest: ``invalid_args`` with ``details.errors`` (edit), or a missing field.
+    """
+    _check_shape(body)
+    with engine.db.session() as session:
+        call = session.get(ToolCall, tool_call_id)
+        conversation = session.get(Conversation, call.conversation_id) if call else None
+        if call is None or conversation is None or conversation.owner_id != user_id:
+            raise NotFound("No such tool call.")
+        existing = session.exec(select(Decision).where(Decision.tool_call_id == call.id)).first()
+        if call.status != ToolCallStatus.interrupted or existing is not None:
+            raise _not_interrupted(call.status, existing)
+        if body.type == DecisionType.edit:
+            tool = engine.registry.get(call.name)
+            if tool is None:
+                raise Conflict("The tool is no longer registered.", code="not_found")
+            errors = engine.registry.validate_args(tool, body.args)
+            if errors:
+                raise BadRequest(
+                    "The edited arguments do not match the tool's input schema.",
+                    code="invalid_args",
+                    details={"errors": [e.as_dict() for e in errors]},
+                )
+        decision = Decision(
+            tool_call_id=call.id,
+            conversation_id=call.conversation_id,
+            type=body.type,
+            user_id=user_id,
+            args=body.args if body.type == DecisionType.edit else None,
+            message=body.message,
+            proposed_args=call.proposed_args,
+        )
+        session.add(decision)
+        try:
+            session.flush()
+        except IntegrityError:
+            session.rollback()
+            winner = session.exec(select(Decision).where(Decision.tool_call_id == tool_call_id)).first()
+            raise _not_interrupted(ToolCallStatus.interrupted, winner) from None
+        out = view(session, engine.registry, call)
+        engine.bus.stage(session, call.conversation_id, ToolCallDecided(run_id=call.run_id, tool_call=out))
+        engine.bus.commit(session)
+        message_id, conversation_id, owner_id = call.message_id, call.conversation_id, conversation.owner_id
+    engine.resume_if_decided(conversation_id, message_id, owner_id)
+    return out
+
+
+def _check_shape(body: DecisionIn) -> None:
+    if body.type == DecisionType.edit and body.args is None:
+        raise BadRequest(
+            "An edit needs args.",
+            code="invalid_args",
+            details={"errors": [{"path": [], "message": "args is required for edit", "rule": "required"}]},
+        )
+    if body.type != DecisionType.edit and body.args is not None:
+        raise BadRequest("Only an edit carries args.", code="invalid_request")
+    if body.type == DecisionType.respond and not (body.message and body.message.strip()):
+        raise BadRequest("A respond decision needs a message.", code="invalid_request")
+
+
+def _not_interrupted(status: str, decision: Decision | None) -> Conflict:
+    return Conflict(
+        "This tool call is not waiting for a decision.",
+        code="not_interrupted",
+        details={
+            "status": status,
+            "decision": decision_out(decision).model_dump(mode="json") if decision else None,
+        },
+    )

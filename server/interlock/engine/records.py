@@ -1,0 +1,131 @@
+"""Writes that close tool calls, shared by the graph, decisions, cancellation and recovery.
+
+A call is closed in one transaction: its final status and result, its one tool message, and
+the ``tool_call.completed`` event. The tool message texts are the contract with the model
+(see docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from interlock.storage import Decision, Message, MessageRole, ToolCall, ToolCallStatus
+from interlock.storage.models import utcnow
+from interlock.storage.views import ToolCallOut, message_out, tool_call_out
+from interlock.streaming import EventBus
+from interlock.streaming.events import ToolCallCompleted
+from interlock.tools import ToolRegistry
+
+OPEN_STATUSES = (ToolCallStatus.pending, ToolCallStatus.interrupted, ToolCallStatus.running)
+
+
+def error_text(code: str, message: str, hint: str | None = None) -> str:
+    """Tool message text for a failed call: ``Error [code]: message Hint: hint``."""
+    text = f"Error [{code}]: {message}"
+    return f"{text} Hint: {hint}" if hint else text
+
+
+def rejected_text(reason: str | None) -> str:
+    """Tool message text for a rejected call; tells the model not to retry."""
+    why = reason.strip() if reason and reason.strip() else "no reason given"
+    return (
+        f"Rejected by the person: {why}. They declined this call; "
+        "do not retry it unless they ask."
+    )
+
+
+def cancelled_text(reason: str) -> str:
+    """Tool message text for a cancelled call."""
+    return f"Cancelled: {reason}."
+
+
+def view(session: Session, registry: ToolRegistry, call: ToolCall) -> ToolCallOut:
+    """Return the wire shape of ``call`` with its decision, title and card hint."""
+    decision = session.exec(select(Decision).where(Decision.tool_call_id == call.id)).first()
+    tool = registry.get(call.name)
+    return tool_call_out(
+        call,
+        decision,
+        title=tool.title if tool else None,
+        card=tool.card if tool else None,
+    )
+
+
+def close_call(
+    session: Session,
+    bus: EventBus,
+    registry: ToolRegistry,
+    call: ToolCall,
+    *,
+    status: ToolCallStatus,
+    text: str,
+    result_data: Any = None,
+    error_code: str | None = None,
+    error_message: str | None = None,
+) -> None:
+    """Stage the end of ``call``: final fields, its tool message and ``tool_call.completed``.
+
+    The caller commits with ``bus.commit(session)``.
+    """
+    call.status = status
+    call.result_text = text if status == ToolCallStatus.succeeded else call.result_text
+    call.result_data = result_data
+    call.error_code = error_code
+    call.error_message = error_message
+    call.finished_at = utcnow()
+    session.add(call)
+    tool_message = Message(
+        conversation_id=call.conversation_id,
+        run_id=call.run_id,
+        role=MessageRole.tool,
+        content=text,
+        tool_call_id=call.id,
+        tool_status="success" if status == ToolCallStatus.succeeded else "error",
+    )
+    session.add(tool_message)
+    session.flush()
+    bus.stage(
+        session,
+        call.conversation_id,
+        ToolCallCompleted(
+            run_id=call.run_id,
+            tool_call=view(session, registry, call),
+            message=message_out(tool_message),
+        ),
+    )
+
+
+def cancel_open_calls(
+    session: Session,
+    bus: EventBus,
+    registry: ToolRegistry,
+    conversation_id: str,
+    reason: str,
+) -> list[str]:
+    """Close every pending, interrupted or running call of a conversation as ``cancelled``.
+
+    Returns:
+        The ids of the calls closed. The caller commits.
+    """
+    calls = session.exec(
+        select(ToolCall)
+        .where(
+            ToolCall.conversation_id == conversation_id,
+            col(ToolCall.status).in_([s.value for s in OPEN_STATUSES]),
+        )
+        .order_by(col(ToolCall.message_id), col(ToolCall.index))
+    ).all()
+    for call in calls:
+        close_call(
+            session,
+            bus,
+            registry,
+            call,
+            status=ToolCallStatus.cancelled,
+            text=cancelled_text(reason),
+            error_code="cancelled",
+            error_message=reason,
+        )
+    return [call.id for call in calls]

@@ -1,0 +1,343 @@
+"""Runs: starting them from a message or a resume, driving the graph, ending them once.
+
+A conversation has at most one active run, claimed with a compare-and-set on
+``conversations.active_run_id``; every run ends with exactly one terminal event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from interlock.employees import DEFAULT_EMPLOYEE, Employee, get_employee
+from interlock.engine.graph import GraphDeps, TurnState, build_graph, latest_assistant_calls
+from interlock.engine.records import cancel_open_calls, close_call, error_text
+from interlock.errors import Conflict, InterlockError, NotFound, error_body
+from interlock.settings import Settings
+from interlock.storage import (
+    Conversation,
+    Database,
+    Decision,
+    Message,
+    MessageRole,
+    Run,
+    RunStatus,
+    ToolCall,
+    ToolCallStatus,
+)
+from interlock.storage.models import utcnow
+from interlock.storage.views import message_out
+from interlock.streaming import EventBus
+from interlock.streaming.events import (
+    MessageCompleted,
+    RunCancelled,
+    RunCompleted,
+    RunFailed,
+    RunPaused,
+    RunStarted,
+)
+from interlock.tools import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+CANCEL_WAIT_S = 10.0
+NEW_MESSAGE_REASON = "the person sent a new message before deciding"
+RESTART_REASON = "the server restarted while this call was running; its outcome is unknown and it was not retried"
+
+
+class Engine:
+    """Owns runs: the graph, the tasks driving it and their bookkeeping.
+
+    Args:
+        settings: Server settings.
+        db: Storage.
+        bus: Event bus.
+        registry: Tool registry.
+        model: The chat model (LangChain).
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        db: Database,
+        bus: EventBus,
+        registry: ToolRegistry,
+        model: BaseChatModel,
+    ) -> None:
+        self.settings = settings
+        self.db = db
+        self.bus = bus
+        self.registry = registry
+        self.model = model
+        self._graph = build_graph(
+            GraphDeps(
+                db=db,
+                bus=bus,
+                registry=registry,
+                model=model,
+                max_steps=settings.max_steps_per_turn,
+                employee_of=self.employee_of,
+            )
+        )
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._closing = False
+
+    @staticmethod
+    def employee_of(slug: str) -> Employee:
+        """Return the employee ``slug`` (the default one if it no longer exists)."""
+        employee = get_employee(slug) or get_employee(DEFAULT_EMPLOYEE)
+        assert employee is not None
+        return employee
+
+    # -- starting runs -------------------------------------------------------------------
+    def owned_conversation(self, session: Session, user_id: str, conversation_id: str) -> Conversation:
+        """Return the conversation if ``user_id`` owns it.
+
+        Raises:
+            NotFound: Unknown, or owned by someone else (never revealed).
+        """
+        conversation = session.get(Conversation, conversation_id)
+        if conversation is None or conversation.owner_id != user_id:
+            raise NotFound("No such conversation.")
+        return conversation
+
+    async def post_message(self, user_id: str, conversation_id: str, content: str) -> tuple[str, int]:
+        """Store a user message and start a run answering it.
+
+        Open calls of the conversation are closed as ``cancelled`` first, each with a tool
+        message, so the history keeps the providers' ordering rules.
+
+        Returns:
+            ``(run_id, message_id)``.
+
+        Raises:
+            NotFound: Not the caller's conversation.
+            Conflict: ``run_active`` while another run is active.
+        """
+        with self.db.session() as session:
+            conversation = self.owned_conversation(session, user_id, conversation_id)
+            run = Run(conversation_id=conversation_id, trigger="message")
+            if not self._claim(session, conversation_id, run.id):
+                raise Conflict("A run is active in this conversation; wait for it or cancel it.", code="run_active")
+            cancel_open_calls(session, self.bus, self.registry, conversation_id, NEW_MESSAGE_REASON)
+            session.add(run)
+            message = Message(conversation_id=conversation_id, run_id=run.id, role=MessageRole.user, content=content)
+            session.add(message)
+            if conversation.title == "New conversation":
+                conversation.title = " ".join(content.split())[:60] or conversation.title
+            conversation.updated_at = utcnow()
+            session.add(conversation)
+            session.flush()
+            assert message.id is not None
+            self.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="message"))
+            self.bus.stage(session, conversation_id, MessageCompleted(run_id=run.id, message=message_out(message)))
+            self.bus.commit(session)
+        self._spawn(run.id, conversation_id, user_id)
+        return run.id, message.id
+
+    def resume_if_decided(self, conversation_id: str, message_id: int, user_id: str) -> str | None:
+        """Start a resume run when no call of ``message_id`` waits for a decision any more.
+
+        Returns:
+            The new run's id, or None when calls still wait or another run holds the claim.
+        """
+        with self.db.session() as session:
+            waiting = session.exec(
+                select(ToolCall.id)
+                .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
+                .where(
+                    ToolCall.message_id == message_id,
+                    ToolCall.status == ToolCallStatus.interrupted,
+                    col(Decision.id).is_(None),
+                )
+            ).first()
+            if waiting is not None:
+                return None
+            run = Run(conversation_id=conversation_id, trigger="resume")
+            if not self._claim(session, conversation_id, run.id):
+                return None
+            session.add(run)
+            self.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="resume"))
+            self.bus.commit(session)
+        self._spawn(run.id, conversation_id, user_id)
+        return run.id
+
+    def _claim(self, session: Session, conversation_id: str, run_id: str) -> bool:
+        result = session.exec(  # type: ignore[call-overload]
+            update(Conversation)
+            .where(col(Conversation.id) == conversation_id, col(Conversation.active_run_id).is_(None))
+            .values(active_run_id=run_id)
+        )
+        return bool(result.rowcount == 1)
+
+    def _spawn(self, run_id: str, conversation_id: str, user_id: str) -> None:
+        task = asyncio.create_task(self._drive(run_id, conversation_id, user_id), name=f"run {run_id}")
+        self._tasks[run_id] = task
+        task.add_done_callback(lambda _t: self._tasks.pop(run_id, None))
+
+    # -- driving and ending --------------------------------------------------------------
+    async def _drive(self, run_id: str, conversation_id: str, user_id: str) -> None:
+        state: TurnState = {
+            "run_id": run_id,
+            "conversation_id": conversation_id,
+            "user_id": user_id,
+            "steps": 0,
+            "outcome": "continue",
+        }
+        recursion_limit = 2 * self.settings.max_steps_per_turn + 4
+        try:
+            final = await self._graph.ainvoke(state, config={"recursion_limit": recursion_limit})
+        except asyncio.CancelledError:
+            if self._closing:  # shutdown: leave the run for recover() at the next start
+                return
+            self._end(run_id, conversation_id, RunStatus.cancelled, reason="cancelled by the person")
+            return
+        except InterlockError as exc:
+            self._end(run_id, conversation_id, RunStatus.failed, error=exc)
+            return
+        except Exception as exc:  # a model or provider failure: report it, keep the server up
+            log.exception("run %s failed", run_id)
+            error = InterlockError(f"The model call failed: {type(exc).__name__}: {exc}", code="model_error")
+            self._end(run_id, conversation_id, RunStatus.failed, error=error)
+            return
+        status = RunStatus.paused if final["outcome"] == "paused" else RunStatus.completed
+        self._end(run_id, conversation_id, status)
+
+    def _end(
+        self,
+        run_id: str,
+        conversation_id: str,
+        status: RunStatus,
+        *,
+        error: InterlockError | None = None,
+        reason: str = "",
+        keep_interrupted: bool = False,
+    ) -> None:
+        """Write the run's one terminal event and release the conversation."""
+        with self.db.session() as session:
+            run = session.get(Run, run_id)
+            if run is None or run.status != RunStatus.running:
+                return
+            terminal: Any
+            if status == RunStatus.paused:
+                pending = [
+                    c.id
+                    for c in latest_assistant_calls(session, conversation_id)
+                    if c.status == ToolCallStatus.interrupted
+                ]
+                terminal = RunPaused(run_id=run_id, pending=pending)
+            elif status == RunStatus.completed:
+                terminal = RunCompleted(run_id=run_id)
+            else:
+                if not keep_interrupted:
+                    cancel_open_calls(
+                        session, self.bus, self.registry, conversation_id,
+                        "the run was cancelled" if status == RunStatus.cancelled else "the run failed",
+                    )
+                if status == RunStatus.cancelled:
+                    terminal = RunCancelled(run_id=run_id, reason=reason)
+                else:
+                    assert error is not None
+                    terminal = RunFailed(run_id=run_id, error=error_body(error)["error"])
+                    run.error_code, run.error_message = error.code, error.message
+            run.status = status
+            run.finished_at = utcnow()
+            session.add(run)
+            session.exec(  # type: ignore[call-overload]
+                update(Conversation)
+                .where(col(Conversation.id) == conversation_id, col(Conversation.active_run_id) == run_id)
+                .values(active_run_id=None, updated_at=utcnow())
+            )
+            self.bus.stage(session, conversation_id, terminal)
+            self.bus.commit(session)
+
+    async def cancel(self, user_id: str, conversation_id: str) -> str | None:
+        """Cancel the active run, or close the calls a paused run waits on.
+
+        Returns:
+            The id of the run cancelled, or None when there was nothing to cancel.
+
+        Raises:
+            NotFound: Not the caller's conversation.
+        """
+        with self.db.session() as session:
+            conversation = self.owned_conversation(session, user_id, conversation_id)
+            active = conversation.active_run_id
+        if active is not None:
+            task = self._tasks.get(active)
+            if task is not None:
+                task.cancel()
+                await asyncio.wait({task}, timeout=CANCEL_WAIT_S)
+            else:  # its task is gone (a crash): end the run here
+                self._end(active, conversation_id, RunStatus.cancelled, reason="cancelled by the person")
+            return active
+        with self.db.session() as session:
+            calls = latest_assistant_calls(session, conversation_id)
+            closed = cancel_open_calls(session, self.bus, self.registry, conversation_id, "cancelled by the person")
+            self.bus.commit(session)
+        return calls[0].run_id if closed and calls else None
+
+    # -- restart -------------------------------------------------------------------------
+    def recover(self) -> list[str]:
+        """Repair runs that were active when the server stopped; call once at start-up.
+
+        Calls caught ``running`` are failed (never re-run: their outcome is unknown); calls
+        never started are cancelled; ``interrupted`` calls stay open, so the pause survives.
+        Conversations whose calls were all decided get a resume run.
+
+        Returns:
+            The ids of the resume runs started (their tasks need a running event loop).
+        """
+        with self.db.session() as session:
+            stale = session.exec(select(Run).where(Run.status == RunStatus.running)).all()
+        for run in stale:
+            with self.db.session() as session:
+                for call in session.exec(
+                    select(ToolCall).where(
+                        ToolCall.conversation_id == run.conversation_id,
+                        col(ToolCall.status).in_([ToolCallStatus.running, ToolCallStatus.pending]),
+                    )
+                ).all():
+                    close_call(
+                        session, self.bus, self.registry, call,
+                        status=ToolCallStatus.failed,
+                        text=error_text("internal", RESTART_REASON),
+                        error_code="internal",
+                        error_message=RESTART_REASON,
+                    )
+                self.bus.commit(session)
+            error = InterlockError("The server restarted during this run.", code="server_restarted")
+            self._end(run.id, run.conversation_id, RunStatus.failed, error=error, keep_interrupted=True)
+        resumed: list[str] = []
+        with self.db.session() as session:
+            idle = session.exec(select(Conversation).where(col(Conversation.active_run_id).is_(None))).all()
+            candidates = []
+            for conversation in idle:
+                calls = latest_assistant_calls(session, conversation.id)
+                if any(c.status == ToolCallStatus.interrupted for c in calls):
+                    candidates.append((conversation.id, calls[0].message_id, conversation.owner_id))
+        for conversation_id, message_id, owner_id in candidates:
+            run_id = self.resume_if_decided(conversation_id, message_id, owner_id)
+            if run_id:
+                resumed.append(run_id)
+        return resumed
+
+    async def aclose(self) -> None:
+        """Stop run tasks at shutdown (bounded wait); :meth:`recover` repairs them at the next start."""
+        self._closing = True
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=CANCEL_WAIT_S)
+
+    async def wait_idle(self, timeout_s: float = 30.0) -> None:
+        """Wait until no run task is left (tests and benchmarks), at most ``timeout_s``."""
+        async with asyncio.timeout(timeout_s):
+            while self._tasks:
+                await asyncio.wait(list(self._tasks.values()))

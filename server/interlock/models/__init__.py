@@ -1,0 +1,43 @@
+"""Chat models: the configured LangChain model, the built-in offline model and a test aid.
+
+Public API:
+
+* :func:`create_chat_model` / :func:`describe_model` - the model contract used by the engine and
+  the API (see ``docs/architecture.md``).
+* :class:`OfflineChatModel` - the deterministic built-in model used when no model is set.
+* :class:`ScriptedChatModel` and :func:`scripted_message` - replay fixed replies (tests only).
+"""
+
+from interlock.models.factory import (
+    MODEL_FORMAT,
+    create_chat_model,
+    describe_model,
+    model_kwargs_for,
+    parse_model_spec,
+)
+from interlock.models.offline import (
+    OFFLINE_DISPLAY_NAME,
+    OFFLINE_MODEL_NAME,
+    OfflineChatModel,
+    PlannedCall,
+    PlannedReply,
+    PlannedReplyChatModel,
+)
+from interlock.models.scripted import ScriptedChatModel, ScriptExhaustedError, scripted_message
+
+__all__ = [
+    "MODEL_FORMAT",
+    "OFFLINE_DISPLAY_NAME",
+    "OFFLINE_MODEL_NAME",
+    "OfflineChatModel",
+    "PlannedCall",
+    "PlannedReply",
+    "PlannedReplyChatModel",
+    "ScriptExhaustedError",
+    "ScriptedChatModel",
+    "create_chat_model",
+    "describe_model",
+    "model_kwargs_for",
+    "parse_model_spec",
+    "scripted_message",
+]

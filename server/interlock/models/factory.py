@@ -1,0 +1,130 @@
+"""Build the chat model Interlock talks to, from :class:`~interlock.settings.Settings`."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from langchain.chat_models import init_chat_model
+from langchain_core.language_models import BaseChatModel
+
+from interlock.models.offline import OFFLINE_DISPLAY_NAME, OfflineChatModel
+from interlock.settings import Settings
+
+MODEL_FORMAT = "provider:model"
+"""The form ``INTERLOCK_MODEL`` must take."""
+
+_MODEL_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(\S.*?)\s*$")
+
+# Providers whose LangChain class has a ``streaming`` field (the flag makes ``invoke`` stream
+# too; ``astream`` always streams). Other providers are not given it, because some classes
+# forward unknown keyword arguments to the provider API.
+_STREAMING_FLAG_PROVIDERS = frozenset({"openai", "azure_openai", "anthropic"})
+_OPENAI_PROVIDERS = frozenset({"openai", "azure_openai"})
+# Placeholder key for OpenAI-compatible servers that need none (llama.cpp, LM Studio).
+_NO_KEY = "not-needed"
+
+
+def parse_model_spec(spec: str) -> tuple[str, str]:
+    """Split ``provider:model`` into its parts.
+
+    The provider is lower-cased with ``-`` mapped to ``_``; the model keeps any further colons
+    (``ollama:llama3.1:8b`` → ``("ollama", "llama3.1:8b")``).
+
+    Args:
+        spec: The configured model, e.g. ``openai:gpt-4o-mini``.
+
+    Returns:
+        ``(provider, model)``.
+
+    Raises:
+        ValueError: If ``spec`` is not of the form ``provider:model``.
+    """
+    found = _MODEL_RE.match(spec)
+    if not found:
+        raise ValueError(
+            f"INTERLOCK_MODEL must have the form '{MODEL_FORMAT}' (for example "
+            "'openai:gpt-4o-mini', 'anthropic:claude-sonnet-4-5' or 'ollama:llama3.1'); "
+            f"got {spec!r}. Leave it unset to use the built-in offline model."
+        )
+    return found.group(1).lower().replace("-", "_"), found.group(2)
+
+
+def model_kwargs_for(settings: Settings, provider: str) -> dict[str, Any]:
+    """Keyword arguments passed to ``init_chat_model`` for a provider.
+
+    Args:
+        settings: Interlock settings (``model_base_url``, ``model_api_key``).
+        provider: Normalised provider name.
+
+    Returns:
+        ``base_url``/``api_key`` when set, the streaming flags where the provider has them.
+    """
+    kwargs: dict[str, Any] = {}
+    api_key = settings.model_api_key.get_secret_value() if settings.model_api_key else None
+    if settings.model_base_url:
+        kwargs["base_url"] = settings.model_base_url
+    if provider in _STREAMING_FLAG_PROVIDERS:
+        kwargs["streaming"] = True
+    if provider in _OPENAI_PROVIDERS:
+        if settings.model_base_url:
+            # A custom server (vLLM, llama.cpp...) may need no key and may not support
+            # ``stream_options``; leave usage streaming at the library default (off).
+            if api_key is None and not os.environ.get("OPENAI_API_KEY"):
+                api_key = _NO_KEY
+        else:
+            kwargs["stream_usage"] = True
+    if api_key is not None:
+        if provider == "ollama":
+            kwargs["client_kwargs"] = {"headers": {"Authorization": f"Bearer {api_key}"}}
+        else:
+            kwargs["api_key"] = api_key
+    return kwargs
+
+
+def create_chat_model(settings: Settings) -> BaseChatModel:
+    """Return the chat model configured in ``settings``.
+
+    Unset ``settings.model`` gives the built-in :class:`OfflineChatModel`; otherwise
+    ``init_chat_model`` builds the provider's LangChain model with streaming enabled, the base
+    URL and API key from the settings when set.
+
+    Args:
+        settings: Interlock settings.
+
+    Returns:
+        A LangChain chat model; call ``bind_tools(specs)`` and ``astream(messages)`` on it.
+
+    Raises:
+        ValueError: If ``settings.model`` is not ``provider:model`` or the provider is unknown.
+        ImportError: If the provider's LangChain package is not installed.
+    """
+    if not settings.model:
+        return OfflineChatModel(
+            token_delay_s=settings.offline_token_delay_s,
+            first_token_delay_s=settings.offline_first_token_delay_s,
+        )
+    provider, model = parse_model_spec(settings.model)
+    try:
+        chat_model: BaseChatModel = init_chat_model(
+            model, model_provider=provider, **model_kwargs_for(settings, provider)
+        )
+    except ValueError as exc:
+        raise ValueError(f"cannot create chat model {settings.model!r}: {exc}") from exc
+    return chat_model
+
+
+def describe_model(settings: Settings) -> dict[str, Any]:
+    """Describe the configured model for people and clients.
+
+    Args:
+        settings: Interlock settings.
+
+    Returns:
+        ``{"name": "interlock-offline (built-in, no API key)", "offline": True}`` for the
+        built-in model, else ``{"name": settings.model, "offline": False}``.
+    """
+    if not settings.model:
+        return {"name": OFFLINE_DISPLAY_NAME, "offline": True}
+    return {"name": settings.model.strip(), "offline": False}

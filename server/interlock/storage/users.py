@@ -1,0 +1,164 @@
+"""Users and their bearer tokens.
+
+A token is shown once, when the user is created (``interlock users create NAME``); only its
+SHA-256 hex digest is stored, so a lookup by token is a lookup by digest and needs no
+constant-time comparison.
+
+With no users and a loopback bind, the API acts as the implied local user ``local`` (role
+admin, no token), created on first use by :func:`get_or_create_local_user`. That user is not
+counted by :func:`count_users`, so the implied mode lasts until a real user is created.
+
+Every function takes either a :class:`~interlock.storage.db.Database` (it opens its own session
+and commits) or an open :class:`~sqlmodel.Session` (it flushes; committing is the caller's). No
+savepoints are used: with SQLite's Python driver a SAVEPOINT opening a transaction commits on
+release, so they would break the caller's transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import func
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from interlock.errors import BadRequest, Conflict
+from interlock.storage.db import Database
+from interlock.storage.models import Role, User
+
+LOCAL_USER_NAME = "local"
+TOKEN_BYTES = 32
+MAX_NAME_LENGTH = 200
+
+DatabaseOrSession = Database | Session
+
+
+def hash_token(token: str) -> str:
+    """Return the stored form of ``token``: its SHA-256 digest as 64 hex digits."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def create_user(db: DatabaseOrSession, name: str, role: str = Role.member) -> tuple[User, str]:
+    """Create a user with a new bearer token.
+
+    Args:
+        db: Database (committed here) or open session (flushed; the caller commits).
+        name: Unique name, 1 to 200 characters, surrounding spaces removed.
+        role: ``admin`` or ``member``.
+
+    Returns:
+        The stored user and the token in clear, which is not kept anywhere.
+
+    Raises:
+        BadRequest: The name is empty or too long, or the role is unknown.
+        Conflict: A user with that name exists (code ``user_exists``). In a caller's session,
+            when the name was taken concurrently after the check, the session then needs a
+            rollback.
+    """
+    name = name.strip()
+    if not name or len(name) > MAX_NAME_LENGTH:
+        raise BadRequest(f"A user name has 1 to {MAX_NAME_LENGTH} characters.")
+    if role not in {r.value for r in Role}:
+        raise BadRequest(f"Unknown role {role!r}: use one of {', '.join(r.value for r in Role)}.")
+    conflict = Conflict(f"A user named {name!r} already exists.", code="user_exists")
+    with _session(db) as session:
+        if _user_named(session, name) is not None:
+            raise conflict
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    user = User(name=name, role=Role(role), token_hash=hash_token(token))
+    try:
+        _insert(db, user)
+    except IntegrityError as exc:  # created concurrently since the check
+        raise conflict from exc
+    return user, token
+
+
+def user_by_token(db: DatabaseOrSession, token: str) -> User | None:
+    """Return the user holding ``token``, or ``None`` for an unknown or empty token.
+
+    Args:
+        db: Database or open session.
+        token: Bearer token as sent by the client.
+    """
+    if not token:
+        return None
+    with _session(db) as session:
+        return session.exec(select(User).where(User.token_hash == hash_token(token))).first()
+
+
+def list_users(db: DatabaseOrSession) -> list[User]:
+    """Return every user, the implied local user included, oldest first.
+
+    Args:
+        db: Database or open session.
+    """
+    with _session(db) as session:
+        statement = select(User).order_by(col(User.created_at), col(User.name))
+        return list(session.exec(statement).all())
+
+
+def count_users(db: DatabaseOrSession) -> int:
+    """Return how many users can sign in with a token (the implied local user is not one).
+
+    Args:
+        db: Database or open session.
+    """
+    with _session(db) as session:
+        statement = select(func.count()).select_from(User).where(col(User.token_hash).is_not(None))
+        return int(session.exec(statement).one())
+
+
+def get_or_create_local_user(db: DatabaseOrSession) -> User:
+    """Return the implied local user (``local``, admin, no token), creating it on first use.
+
+    Two concurrent first calls given a database are safe: the loser of the insert reads the
+    winner's row. In a caller's session the loser's ``IntegrityError`` propagates (the session
+    then needs a rollback), so prefer passing the database.
+
+    Args:
+        db: Database (committed here) or open session (flushed; the caller commits).
+
+    Raises:
+        IntegrityError: Only in a caller's session, when another caller created it meanwhile.
+    """
+    with _session(db) as session:
+        user = _user_named(session, LOCAL_USER_NAME)
+        if user is not None:
+            return user
+    user = User(name=LOCAL_USER_NAME, role=Role.admin, token_hash=None)
+    try:
+        _insert(db, user)
+        return user
+    except IntegrityError:
+        if isinstance(db, Session):
+            raise
+        with _session(db) as session:
+            existing = _user_named(session, LOCAL_USER_NAME)
+            if existing is None:  # pragma: no cover - the unique name was taken a moment ago
+                raise
+            return existing
+
+
+def _user_named(session: Session, name: str) -> User | None:
+    return session.exec(select(User).where(User.name == name)).first()
+
+
+def _insert(db: DatabaseOrSession, user: User) -> None:
+    """Insert ``user`` and flush (and commit, when given a database)."""
+    with _session(db) as session:
+        session.add(user)
+
+
+@contextmanager
+def _session(db: DatabaseOrSession) -> Iterator[Session]:
+    """Yield ``db`` itself when it is a session, else a new session committed on success."""
+    if isinstance(db, Session):
+        yield db
+        db.flush()
+        return
+    with db.session() as session:
+        yield session
+        session.commit()

@@ -1,0 +1,6 @@
+"""Typed events, the event bus and the SSE stream."""
+
+from interlock.streaming.bus import EventBus, StoredEvent, Subscription
+from interlock.streaming.events import TERMINAL_TYPES, StreamEvent
+
+__all__ = ["TERMINAL_TYPES", "EventBus", "StoredEvent", "StreamEvent", "Subscription"]

@@ -1,0 +1,144 @@
+"""The event bus: sequence numbers, persistence and live fan-out.
+
+Events are staged on the caller's database session, so an event and the state change it
+reports are committed together (nothing half written), and are handed to live subscribers
+only after that commit. Sequence numbers come from ``conversations.last_event_seq``, bumped
+with ``UPDATE ... RETURNING`` in the same transaction, so they are gap-free per conversation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from interlock.storage import Conversation, Database, Event
+from interlock.streaming.events import StreamEvent
+
+SUBSCRIBER_QUEUE_SIZE = 2_000
+_STAGED_KEY = "interlock_staged_events"
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event as stored and streamed: its sequence, type and JSON text."""
+
+    seq: int
+    type: str
+    data: str
+
+
+@dataclass(eq=False)
+class Subscription:
+    """One live listener. ``overflowed`` is set when it fell behind and must re-read storage."""
+
+    conversation_id: str
+    queue: asyncio.Queue[StoredEvent] = field(
+        default_factory=lambda: asyncio.Queue(SUBSCRIBER_QUEUE_SIZE)
+    )
+    overflowed: bool = False
+    wakeup: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class EventBus:
+    """Publishes typed events of a conversation to storage and to live subscribers.
+
+    Args:
+        db: The database events are stored in.
+    """
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._subscribers: dict[str, set[Subscription]] = defaultdict(set)
+
+    def stage(self, session: Session, conversation_id: str, event: StreamEvent) -> int:
+        """Assign ``event`` the next sequence number and add it to ``session``.
+
+        Call :meth:`commit` (not ``session.commit``) so subscribers hear of it.
+
+        Returns:
+            The event's sequence number.
+
+        Raises:
+            LookupError: The conversation does not exist.
+        """
+        seq = session.exec(  # type: ignore[call-overload]
+            update(Conversation)
+            .where(col(Conversation.id) == conversation_id)
+            .values(last_event_seq=col(Conversation.last_event_seq) + 1)
+            .returning(col(Conversation.last_event_seq))
+        ).scalar_one_or_none()
+        if seq is None:
+            raise LookupError(f"conversation {conversation_id} does not exist")
+        event.seq = seq
+        data = event.model_dump_json()
+        session.add(
+            Event(conversation_id=conversation_id, seq=seq, run_id=event.run_id, type=event.type, data=data)
+        )
+        session.info.setdefault(_STAGED_KEY, []).append(
+            (conversation_id, StoredEvent(seq=seq, type=event.type, data=data))
+        )
+        return int(seq)
+
+    def commit(self, session: Session) -> None:
+        """Commit ``session`` and then deliver the events staged on it."""
+        staged: list[tuple[str, StoredEvent]] = session.info.pop(_STAGED_KEY, [])
+        try:
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        for conversation_id, stored in staged:
+            self._deliver(conversation_id, stored)
+
+    def publish(self, conversation_id: str, event: StreamEvent) -> int:
+        """Stage, commit and deliver one event in its own transaction."""
+        with self._db.session() as session:
+            seq = self.stage(session, conversation_id, event)
+            self.commit(session)
+        return seq
+
+    def subscribe(self, conversation_id: str) -> Subscription:
+        """Start buffering live events of ``conversation_id``; pair with :meth:`unsubscribe`."""
+        subscription = Subscription(conversation_id)
+        self._subscribers[conversation_id].add(subscription)
+        return subscription
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        """Stop delivering to ``subscription`` and drop its buffer."""
+        subscribers = self._subscribers.get(subscription.conversation_id)
+        if subscribers is not None:
+            subscribers.discard(subscription)
+            if not subscribers:
+                del self._subscribers[subscription.conversation_id]
+
+    def subscriber_count(self, conversation_id: str) -> int:
+        """Return how many live subscribers ``conversation_id`` has."""
+        return len(self._subscribers.get(conversation_id, ()))
+
+    def replay(self, conversation_id: str, after_seq: int, limit: int = 1_000) -> list[StoredEvent]:
+        """Return stored events with ``seq > after_seq`` in order, at most ``limit``."""
+        with self._db.session() as session:
+            rows = session.exec(
+                select(Event.seq, Event.type, Event.data)
+                .where(Event.conversation_id == conversation_id, Event.seq > after_seq)
+                .order_by(col(Event.seq))
+                .limit(limit)
+            ).all()
+        return [StoredEvent(seq=seq, type=type_, data=data) for seq, type_, data in rows]
+
+    def _deliver(self, conversation_id: str, stored: StoredEvent) -> None:
+        for subscription in tuple(self._subscribers.get(conversation_id, ())):
+            if subscription.overflowed:
+                continue
+            try:
+                subscription.queue.put_nowait(stored)
+            except asyncio.QueueFull:
+                # A slow reader: drop its buffer; it re-reads storage from its last seq.
+                subscription.overflowed = True
+                while not subscription.queue.empty():
+                    subscription.queue.get_nowait()
+            subscription.wakeup.set()

@@ -1,0 +1,99 @@
+"""Typed stream events.
+
+Every event has a ``type`` literal, the conversation-wide ``seq`` (assigned when published;
+the SSE ``id:``) and the ``run_id`` it belongs to. Exactly one terminal event
+(``run.paused``, ``run.completed``, ``run.failed`` or ``run.cancelled``) ends every run.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+from interlock.storage.views import MessageOut, ToolCallOut
+
+
+class _Event(BaseModel):
+    seq: int = 0
+    run_id: str | None = None
+
+
+class RunStarted(_Event):
+    type: Literal["run.started"] = "run.started"
+    trigger: Literal["message", "resume"]
+
+
+class MessageDelta(_Event):
+    type: Literal["message.delta"] = "message.delta"
+    delta: str
+
+
+class MessageCompleted(_Event):
+    type: Literal["message.completed"] = "message.completed"
+    message: MessageOut
+
+
+class ToolCallCreated(_Event):
+    type: Literal["tool_call.created"] = "tool_call.created"
+    tool_call: ToolCallOut
+
+
+class ToolCallInterrupted(_Event):
+    type: Literal["tool_call.interrupted"] = "tool_call.interrupted"
+    tool_call: ToolCallOut
+
+
+class ToolCallDecided(_Event):
+    type: Literal["tool_call.decided"] = "tool_call.decided"
+    tool_call: ToolCallOut
+
+
+class ToolCallRunning(_Event):
+    type: Literal["tool_call.running"] = "tool_call.running"
+    tool_call: ToolCallOut
+
+
+class ToolCallCompleted(_Event):
+    type: Literal["tool_call.completed"] = "tool_call.completed"
+    tool_call: ToolCallOut
+    message: MessageOut | None = None
+
+
+class RunPaused(_Event):
+    type: Literal["run.paused"] = "run.paused"
+    pending: list[str]
+
+
+class RunCompleted(_Event):
+    type: Literal["run.completed"] = "run.completed"
+
+
+class RunFailed(_Event):
+    type: Literal["run.failed"] = "run.failed"
+    error: dict[str, Any]
+
+
+class RunCancelled(_Event):
+    type: Literal["run.cancelled"] = "run.cancelled"
+    reason: str
+
+
+StreamEvent = Annotated[
+    RunStarted
+    | MessageDelta
+    | MessageCompleted
+    | ToolCallCreated
+    | ToolCallInterrupted
+    | ToolCallDecided
+    | ToolCallRunning
+    | ToolCallCompleted
+    | RunPaused
+    | RunCompleted
+    | RunFailed
+    | RunCancelled,
+    Field(discriminator="type"),
+]
+stream_event_adapter: TypeAdapter[StreamEvent] = TypeAdapter(StreamEvent)
+
+TERMINAL_TYPES = frozenset({"run.paused", "run.completed", "run.failed", "run.cancelled"})

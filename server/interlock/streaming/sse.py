@@ -1,0 +1,70 @@
+"""Server-Sent Events for one conversation: replay from storage, then live events.
+
+Rules: ``Last-Event-ID`` that is not a whole number, is negative or lies beyond the
+conversation's last sequence replays from the start (never a silent skip). Subscription
+happens before the replay read, and live events at or below the last replayed sequence are
+dropped, so no event is lost or sent twice between the two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from sse_starlette import ServerSentEvent
+
+from interlock.streaming.bus import EventBus, StoredEvent
+
+REPLAY_BATCH = 1_000
+
+
+def parse_last_event_id(raw: str | None, last_seq: int) -> int:
+    """Return the sequence to replay after: ``raw`` if it names a stored event, else 0."""
+    if raw is None:
+        return 0
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        return 0
+    if value < 0 or value > last_seq:
+        return 0
+    return value
+
+
+def _frame(stored: StoredEvent) -> ServerSentEvent:
+    return ServerSentEvent(id=str(stored.seq), event=stored.type, data=stored.data)
+
+
+async def event_frames(
+    bus: EventBus, conversation_id: str, after_seq: int
+) -> AsyncIterator[ServerSentEvent]:
+    """Yield SSE frames of ``conversation_id`` with ``seq > after_seq``, forever.
+
+    The subscription is released when the consumer stops (client gone, server shutdown).
+    """
+    subscription = bus.subscribe(conversation_id)
+    last = after_seq
+    try:
+        while True:
+            # Read storage: at the start, after the live buffer overflowed, or on a gap.
+            subscription.overflowed = False
+            while True:
+                batch = bus.replay(conversation_id, last)
+                for stored in batch:
+                    yield _frame(stored)
+                    last = stored.seq
+                if len(batch) < REPLAY_BATCH:
+                    break
+            while not subscription.overflowed:
+                if subscription.queue.empty():
+                    subscription.wakeup.clear()
+                    await subscription.wakeup.wait()
+                    continue
+                stored = subscription.queue.get_nowait()
+                if stored.seq <= last:
+                    continue
+                if stored.seq != last + 1:
+                    break  # a gap: fill it from storage
+                yield _frame(stored)
+                last = stored.seq
+    finally:
+        bus.unsubscribe(subscription)

@@ -1,0 +1,118 @@
+"""The ``@tool`` decorator: declare a tool next to its handler."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from interlock.tools.base import ArgsCheck, FieldError, Handler, Permission, Tool, ToolAnnotations
+from interlock.tools.registry import ToolRegistrationError
+from interlock.tools.schema import SchemaRuleError, model_schema
+
+EMPTY_ARGS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": False,
+}
+"""The input schema of a tool declared with neither ``input_schema`` nor ``args_model``."""
+
+
+def tool(
+    *,
+    name: str,
+    title: str,
+    description: str,
+    input_schema: dict[str, Any] | None = None,
+    args_model: type[BaseModel] | None = None,
+    output_schema: dict[str, Any] | None = None,
+    permission: Permission = Permission.ASK,
+    write: bool = False,
+    annotations: ToolAnnotations = ToolAnnotations(),
+    timeout_s: float | None = None,
+    card: str | None = None,
+    check_args: ArgsCheck | None = None,
+) -> Callable[[Handler], Tool]:
+    """Turn ``handler(args: dict, ctx: ToolContext)`` (sync or async) into a :class:`Tool`.
+
+    The decorated name is bound to the :class:`Tool`, not the function; the function stays
+    reachable as ``tool.handler``. Registration rules are applied later, by
+    :meth:`interlock.tools.ToolRegistry.register`.
+
+    Args:
+        name: Tool name, e.g. ``notes.add`` (see ``TOOL_NAME_RE`` in the registry).
+        title: Short human title for cards.
+        description: What the tool does, for the model.
+        input_schema: JSON Schema of the arguments (copied). Give this or ``args_model``;
+            with neither the tool takes no arguments (:data:`EMPTY_ARGS_SCHEMA`).
+        args_model: A pydantic model of the arguments. Its schema is derived with
+            ``model_json_schema()`` and every ``$ref`` inlined
+            (:func:`interlock.tools.schema.model_schema`); the model's own validation
+            (field validators included) then runs as part of ``check_args``, its errors
+            reported with pydantic's error type as ``rule``. The handler still gets a dict.
+        output_schema: JSON Schema of ``ToolResult.data`` (copied), checked after each call.
+        permission: ``ASK`` pauses for a person's decision, ``ALLOW`` runs at once.
+        write: True when the tool changes data.
+        annotations: Behaviour hints (read-only, destructive, idempotent, open-world).
+        timeout_s: Seconds before the call fails with ``timeout``; None uses the registry's.
+        card: Client card hint (``approval``, ``choice``), None picks by tool name.
+        check_args: Cross-field checks, ``check_args(args) -> list[FieldError]``, run after the
+            schema passed (after the model's validation, when ``args_model`` is given).
+
+    Returns:
+        A decorator returning the :class:`Tool`.
+
+    Raises:
+        ToolRegistrationError: When both ``input_schema`` and ``args_model`` are given, or the
+            model's schema cannot be derived or inlined (a recursive model).
+    """
+    if input_schema is not None and args_model is not None:
+        raise ToolRegistrationError("give input_schema or args_model, not both", tool_name=name)
+    checks = check_args
+    if args_model is not None:
+        try:
+            schema = model_schema(args_model)
+        except SchemaRuleError as exc:
+            raise ToolRegistrationError(f"args_model {exc}", tool_name=name) from None
+        checks = _model_check(args_model, check_args)
+    elif input_schema is not None:
+        schema = copy.deepcopy(input_schema)
+    else:
+        schema = copy.deepcopy(EMPTY_ARGS_SCHEMA)
+
+    def decorate(handler: Handler) -> Tool:
+        return Tool(
+            name=name,
+            title=title,
+            description=description,
+            input_schema=schema,
+            handler=handler,
+            output_schema=copy.deepcopy(output_schema),
+            permission=permission,
+            write=write,
+            annotations=annotations,
+            timeout_s=timeout_s,
+            card=card,
+            check_args=checks,
+        )
+
+    return decorate
+
+
+def _model_check(model: type[BaseModel], then: ArgsCheck | None) -> ArgsCheck:
+    """Return a check that validates args with ``model`` (JSON mode), then runs ``then``."""
+
+    def check(args: dict[str, Any]) -> list[FieldError]:
+        try:
+            model.model_validate_json(json.dumps(args))
+        except ValidationError as exc:
+            return [
+                FieldError(path=list(err["loc"]), message=err["msg"], rule=err["type"])
+                for err in exc.errors(include_url=False)
+            ]
+        return then(args) if then is not None else []
+
+    return check

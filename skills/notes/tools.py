@@ -1,0 +1,132 @@
+"""Notes: the person's short personal notes, kept in Interlock's ``notes`` table.
+
+Each note belongs to the owner of the conversation (``ctx.user_id``); a person never sees or
+deletes another person's notes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import col, select
+
+from interlock.storage import Note
+from interlock.tools import Permission, ToolAnnotations, ToolContext, ToolError, ToolResult, tool
+
+MAX_NOTE_CHARS = 2000
+"""Longest note, in characters."""
+
+
+def _one_line(text: str) -> str:
+    """Return ``text`` with its line breaks turned into spaces, for one-line listings."""
+    return " ".join(text.splitlines())
+
+
+@tool(
+    name="notes.list",
+    title="List notes",
+    description=(
+        "List the person's notes, oldest first, one per line as '#<id>: <text>'. "
+        "Use the ids with notes.delete."
+    ),
+    input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+    output_schema={
+        "type": "object",
+        "properties": {
+            "notes": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"id": {"type": "integer"}, "text": {"type": "string"}},
+                    "required": ["id", "text"],
+                },
+            }
+        },
+        "required": ["notes"],
+    },
+    permission=Permission.ALLOW,
+    annotations=ToolAnnotations(read_only=True, idempotent=True),
+)
+def list_notes(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    """Return the caller's notes: text ``#3: buy milk`` lines, data ``{"notes": [{id, text}]}``."""
+    with ctx.db.session() as session:
+        notes = session.exec(
+            select(Note).where(Note.owner_id == ctx.user_id).order_by(col(Note.id))
+        ).all()
+    if not notes:
+        return ToolResult(text="No notes yet.", data={"notes": []})
+    return ToolResult(
+        text="\n".join(f"#{note.id}: {_one_line(note.text)}" for note in notes),
+        data={"notes": [{"id": note.id, "text": note.text} for note in notes]},
+    )
+
+
+@tool(
+    name="notes.add",
+    title="Add a note",
+    description="Save a short note for the person (a reminder, a to-do item, a fact to keep).",
+    input_schema={
+        "type": "object",
+        "properties": {
+            "text": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": MAX_NOTE_CHARS,
+                "pattern": r"\S",
+                "description": f"The note, 1 to {MAX_NOTE_CHARS} characters, not only spaces.",
+            }
+        },
+        "required": ["text"],
+        "additionalProperties": False,
+    },
+    permission=Permission.ASK,
+    write=True,
+)
+def add_note(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    """Store ``args["text"]`` (surrounding spaces removed) as a note of ``ctx.user_id``."""
+    note = Note(owner_id=ctx.user_id, text=str(args["text"]).strip())
+    with ctx.db.session() as session:
+        session.add(note)
+        session.commit()
+        session.refresh(note)
+    return ToolResult(
+        text=f"Added note #{note.id}: {note.text}", data={"id": note.id, "text": note.text}
+    )
+
+
+@tool(
+    name="notes.delete",
+    title="Delete a note",
+    description="Delete one of the person's notes by its id (see notes.list). Cannot be undone.",
+    input_schema={
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer", "minimum": 1, "description": "The note's id, as in '#3'."}
+        },
+        "required": ["id"],
+        "additionalProperties": False,
+    },
+    permission=Permission.ASK,
+    write=True,
+    annotations=ToolAnnotations(destructive=True),
+)
+def delete_note(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    """Delete note ``args["id"]`` of ``ctx.user_id``.
+
+    Raises:
+        ToolError: ``not_found`` when no such note exists or another person owns it (the two
+            cases read the same, so ids of others' notes are not revealed).
+    """
+    note_id = int(args["id"])
+    with ctx.db.session() as session:
+        note = session.get(Note, note_id)
+        if note is None or note.owner_id != ctx.user_id:
+            raise ToolError(
+                "not_found",
+                f"There is no note #{note_id}.",
+                hint="Call notes.list to see the ids of the person's notes.",
+            )
+        text = note.text
+        session.delete(note)
+        session.commit()
+    return ToolResult(text=f"Deleted note #{note_id}: {text}", data={"id": note_id, "text": text})

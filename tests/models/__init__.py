@@ -1,0 +1,1 @@
+"""Tests of ``interlock.models``: the model factory, the offline and scripted models."""

@@ -1,0 +1,235 @@
+"""A tiny OpenAI-compatible chat-completions server for tests.
+
+It serves ``POST /v1/chat/completions`` on 127.0.0.1 (free port) with uvicorn in a thread,
+records every request body and headers, and answers streaming requests in OpenAI's SSE format
+(``data: {...}\\n\\n`` chunks, then ``data: [DONE]``) from a queue of :class:`StubReply`.
+
+Like OpenAI, it answers HTTP 400 when a tool carries ``"strict": true`` while its parameters
+schema is not strict-valid (every object needs ``additionalProperties: false`` and all of its
+properties in ``required``; ``allOf`` is not supported).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+
+START_TIMEOUT_S = 10.0
+STOP_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True)
+class StubToolCall:
+    """A tool call the stub streams: its arguments arrive in ``arg_pieces`` chunks."""
+
+    id: str
+    name: str
+    arg_pieces: list[str]
+
+
+@dataclass(frozen=True)
+class StubReply:
+    """One streamed answer: text tokens first, then tool calls."""
+
+    text_tokens: list[str] = field(default_factory=list)
+    tool_calls: list[StubToolCall] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ReceivedRequest:
+    """What the stub received."""
+
+    body: dict[str, Any]
+    headers: dict[str, str]
+
+
+def strict_schema_problems(schema: Any, path: str = "parameters") -> list[str]:
+    """List why ``schema`` is not valid for OpenAI's strict mode (empty when it is).
+
+    Args:
+        schema: A JSON Schema node.
+        path: Where the node is, for messages.
+
+    Returns:
+        Human-readable problems.
+    """
+    if not isinstance(schema, dict):
+        return []
+    problems: list[str] = []
+    if "allOf" in schema:
+        problems.append(f"{path}: 'allOf' is not permitted")
+    if schema.get("type") == "object" or "properties" in schema:
+        props = schema.get("properties", {})
+        if schema.get("additionalProperties") is not False:
+            problems.append(f"{path}: 'additionalProperties' is required to be false")
+        if sorted(schema.get("required", [])) != sorted(props):
+            problems.append(f"{path}: 'required' must list every property")
+        for key, sub in props.items():
+            problems += strict_schema_problems(sub, f"{path}.properties.{key}")
+    if "items" in schema:
+        problems += strict_schema_problems(schema["items"], f"{path}.items")
+    for keyword in ("anyOf", "allOf"):
+        for n, sub in enumerate(schema.get(keyword, [])):
+            problems += strict_schema_problems(sub, f"{path}.{keyword}[{n}]")
+    for keyword in ("$defs", "definitions"):
+        for key, sub in schema.get(keyword, {}).items():
+            problems += strict_schema_problems(sub, f"{path}.{keyword}.{key}")
+    return problems
+
+
+def _is_strict(tool: dict[str, Any]) -> bool:
+    function = tool.get("function", {})
+    return tool.get("strict") is True or function.get("strict") is True
+
+
+class OpenAIStub:
+    """The stub server. Queue replies with :meth:`add_reply`, start it with :meth:`running`.
+
+    Attributes:
+        requests: Every request received, in order.
+    """
+
+    def __init__(self, model: str = "gpt-4o-mini") -> None:
+        self.model = model
+        self.requests: list[ReceivedRequest] = []
+        self._replies: deque[StubReply] = deque()
+        self.app = FastAPI()
+        self.app.post("/v1/chat/completions")(self._chat_completions)
+
+    def add_reply(self, reply: StubReply) -> None:
+        """Queue the answer to the next request."""
+        self._replies.append(reply)
+
+    async def _chat_completions(self, request: Request) -> Response:
+        body = await request.json()
+        self.requests.append(ReceivedRequest(body=body, headers=dict(request.headers)))
+        for n, tool in enumerate(body.get("tools") or []):
+            if not _is_strict(tool):
+                continue
+            problems = strict_schema_problems(tool.get("function", {}).get("parameters"))
+            if problems:
+                name = tool.get("function", {}).get("name")
+                return JSONResponse(
+                    status_code=400,
+                    content={
+                        "error": {
+                            "message": f"Invalid schema for function '{name}': "
+                            + "; ".join(problems),
+                            "type": "invalid_request_error",
+                            "param": f"tools[{n}].function.parameters",
+                            "code": "invalid_function_parameters",
+                        }
+                    },
+                )
+        reply = self._replies.popleft() if self._replies else StubReply(text_tokens=["ok"])
+        if not body.get("stream"):
+            return JSONResponse(self._completion(reply))
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        return StreamingResponse(
+            self._sse(reply, include_usage=include_usage), media_type="text/event-stream"
+        )
+
+    def _chunk(self, delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-stub",
+            "object": "chat.completion.chunk",
+            "created": 1_700_000_000,
+            "model": self.model,
+            "system_fingerprint": None,
+            "choices": [
+                {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
+            ],
+        }
+
+    async def _sse(self, reply: StubReply, *, include_usage: bool) -> AsyncIterator[str]:
+        chunks: list[dict[str, Any]] = [self._chunk({"role": "assistant", "content": ""})]
+        chunks += [self._chunk({"content": token}) for token in reply.text_tokens]
+        for index, call in enumerate(reply.tool_calls):
+            chunks.append(
+                self._chunk(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": index,
+                                "id": call.id,
+                                "type": "function",
+                                "function": {"name": call.name, "arguments": ""},
+                            }
+                        ]
+                    }
+                )
+            )
+            chunks += [
+                self._chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+                for piece in call.arg_pieces
+            ]
+        chunks.append(self._chunk({}, "tool_calls" if reply.tool_calls else "stop"))
+        if include_usage:
+            usage_chunk = self._chunk({})
+            usage_chunk["choices"] = []
+            usage_chunk["usage"] = {"prompt_tokens": 7, "completion_tokens": 5, "total_tokens": 12}
+            chunks.append(usage_chunk)
+        for chunk in chunks:
+            yield f"data: {json.dumps(chunk)}\n\n"
+        yield "data: [DONE]\n\n"
+
+    def _completion(self, reply: StubReply) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(reply.text_tokens)}
+        if reply.tool_calls:
+            message["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": "".join(c.arg_pieces)},
+                }
+                for c in reply.tool_calls
+            ]
+        return {
+            "id": "chatcmpl-stub",
+            "object": "chat.completion",
+            "created": 1_700_000_000,
+            "model": self.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 5, "total_tokens": 12},
+        }
+
+    @contextmanager
+    def running(self) -> Iterator[str]:
+        """Serve on 127.0.0.1 (free port) in a thread; yield the base URL (``.../v1``)."""
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        server = uvicorn.Server(
+            uvicorn.Config(self.app, log_level="warning", lifespan="off", access_log=False)
+        )
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        try:
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while not server.started:
+                if not thread.is_alive() or time.monotonic() > deadline:
+                    raise RuntimeError("the OpenAI stub server did not start")
+                time.sleep(0.01)
+            yield f"http://127.0.0.1:{port}/v1"
+        finally:
+            server.should_exit = True
+            thread.join(STOP_TIMEOUT_S)
+            sock.close()

@@ -1,0 +1,190 @@
+"""The ``interlock`` command: db, users, serve and openapi (uvicorn and the app stubbed)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from typer.testing import CliRunner
+
+from interlock import cli
+from interlock.settings import Settings
+from interlock.storage import Database, migrate
+from interlock.storage.users import list_users, user_by_token
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Point ``INTERLOCK_DATABASE_URL`` at a new SQLite file; run from ``tmp_path``."""
+    url = f"sqlite:///{tmp_path / 'var' / 'interlock.db'}"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("INTERLOCK_DATABASE_URL", url)
+    return url
+
+
+@pytest.fixture
+def fake_app(monkeypatch: pytest.MonkeyPatch) -> list[Settings | None]:
+    """Stand in for ``interlock.api.app``; returns the settings each create_app call got."""
+    calls: list[Settings | None] = []
+
+    def create_app(settings: Settings | None = None) -> FastAPI:
+        calls.append(settings)
+        app = FastAPI(title="Interlock")
+
+        @app.get("/api/health")
+        def health() -> dict[str, str]:
+            return {"status": "ok"}
+
+        return app
+
+    module = types.ModuleType("interlock.api.app")
+    module.create_app = create_app  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "interlock.api.app", module)
+    return calls
+
+
+def test_db_upgrade_and_current(sqlite_url: str) -> None:
+    before = runner.invoke(cli.app, ["db", "current"])
+    assert before.exit_code == 0, before.output
+    assert before.stdout.startswith("none")
+
+    result = runner.invoke(cli.app, ["db", "upgrade"])
+    assert result.exit_code == 0, result.output
+    assert migrate.current_revision(sqlite_url) == migrate.head_revision()
+
+    again = runner.invoke(cli.app, ["db", "upgrade"])
+    assert again.exit_code == 0, again.output
+    current = runner.invoke(cli.app, ["db", "current"])
+    assert current.stdout.strip() == f"{migrate.head_revision()} (head)"
+
+
+def test_users_create_prints_only_the_token_on_stdout(sqlite_url: str) -> None:
+    result = runner.invoke(cli.app, ["users", "create", "ann", "--role", "admin"])
+
+    assert result.exit_code == 0, result.output
+    token = result.stdout.strip()
+    assert "\n" not in token and len(token) >= 43
+    assert "shown only this once" in result.stderr
+    database = Database(sqlite_url)
+    try:
+        user = user_by_token(database, token)
+    finally:
+        database.dispose()
+    assert user is not None and user.name == "ann" and user.role == "admin"
+
+
+def test_users_create_twice_fails(sqlite_url: str) -> None:
+    assert runner.invoke(cli.app, ["users", "create", "ann"]).exit_code == 0
+
+    result = runner.invoke(cli.app, ["users", "create", "ann"])
+
+    assert result.exit_code == 1
+    assert "already exists" in result.stderr
+
+
+def test_users_create_rejects_unknown_role(sqlite_url: str) -> None:
+    result = runner.invoke(cli.app, ["users", "create", "ann", "--role", "owner"])
+
+    assert result.exit_code == 2
+
+
+def test_users_list(sqlite_url: str) -> None:
+    empty = runner.invoke(cli.app, ["users", "list"])
+    assert empty.exit_code == 0 and "No users" in empty.stderr
+    runner.invoke(cli.app, ["users", "create", "ann", "--role", "admin"])
+    runner.invoke(cli.app, ["users", "create", "bob"])
+
+    result = runner.invoke(cli.app, ["users", "list"])
+
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["ID", "NAME", "ROLE", "TOKEN", "CREATED"]
+    assert [line.split()[1:4] for line in lines[1:]] == [
+        ["ann", "admin", "yes"],
+        ["bob", "member", "yes"],
+    ]
+
+
+def test_serve_migrates_then_runs_uvicorn_with_the_settings(
+    sqlite_url: str, fake_app: list[Settings | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs: list[dict[str, Any]] = []
+
+    def fake_run(app: Any, **kwargs: Any) -> None:
+        runs.append({"app": app, **kwargs})
+
+    monkeypatch.setattr("uvicorn.run", fake_run)
+
+    result = runner.invoke(cli.app, ["serve", "--port", "8123"])
+
+    assert result.exit_code == 0, result.output
+    assert migrate.current_revision(sqlite_url) == migrate.head_revision()
+    [run] = runs
+    assert run["factory"] is True
+    assert (run["host"], run["port"]) == ("127.0.0.1", 8123)
+    assert isinstance(run["app"](), FastAPI)
+    [settings] = fake_app
+    assert settings is not None
+    assert (settings.host, settings.port, settings.database_url) == ("127.0.0.1", 8123, sqlite_url)
+    assert "warning" not in result.stderr
+
+
+def test_serve_warns_on_a_public_bind_without_users(
+    sqlite_url: str, fake_app: list[Settings | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("uvicorn.run", lambda app, **kwargs: None)
+
+    result = runner.invoke(cli.app, ["serve", "--host", "0.0.0.0"])
+
+    assert result.exit_code == 0, result.output
+    assert "warning" in result.stderr and "interlock users create" in result.stderr
+
+
+def test_openapi_writes_the_document(
+    sqlite_url: str, fake_app: list[Settings | None], tmp_path: Path
+) -> None:
+    out = tmp_path / "gen" / "openapi.json"
+
+    result = runner.invoke(cli.app, ["openapi", "--out", str(out)])
+
+    assert result.exit_code == 0, result.output
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert "/api/health" in document["paths"]
+    to_stdout = runner.invoke(cli.app, ["openapi"])
+    assert json.loads(to_stdout.stdout) == document
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.0.0.2", True),
+        ("localhost", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.168.1.10", False),
+        ("example.com", False),
+    ],
+)
+def test_is_loopback_host(host: str, loopback: bool) -> None:
+    assert cli.is_loopback_host(host) is loopback
+
+
+def test_users_commands_never_touch_the_working_directory_database(sqlite_url: str) -> None:
+    runner.invoke(cli.app, ["users", "create", "ann"])
+
+    database = Database(sqlite_url)
+    try:
+        assert [u.name for u in list_users(database)] == ["ann"]
+    finally:
+        database.dispose()
+    assert not (Path.cwd() / "var" / "interlock.db-journal").exists()

@@ -1,0 +1,156 @@
+"""Migrations: they build exactly the tables of the models, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy.engine import Connection
+from sqlmodel import SQLModel
+from sqlmodel.sql.sqltypes import AutoString, UTCDateTime
+
+import interlock.storage.models  # noqa: F401  (registers the tables)
+from interlock.storage import Database, migrate
+
+
+def _schema(url: str) -> dict[str, Any]:
+    """Return tables, columns (name, type, nullable) and indexes of the database at ``url``."""
+    database = Database(url)
+    try:
+        inspector = sa.inspect(database.engine)
+        return {
+            table: {
+                "columns": [
+                    (c["name"], str(c["type"]), c["nullable"]) for c in inspector.get_columns(table)
+                ],
+                "indexes": sorted(
+                    (i["name"] or "", tuple(i["column_names"]), bool(i["unique"]))
+                    for i in inspector.get_indexes(table)
+                ),
+            }
+            for table in sorted(inspector.get_table_names())
+        }
+    finally:
+        database.dispose()
+
+
+def _diff(url: str, metadata: sa.MetaData) -> list[Any]:
+    """Return Alembic's autogenerate differences between the database and ``metadata``."""
+    database = Database(url)
+    try:
+        with database.engine.connect() as connection:
+            context = MigrationContext.configure(connection, opts={"compare_type": True})
+            return list(compare_metadata(context, metadata))
+    finally:
+        database.dispose()
+
+
+def test_fresh_database_has_no_revision(empty_db_url: str) -> None:
+    assert migrate.current_revision(empty_db_url) is None
+
+
+def test_upgrade_creates_every_table_and_column_of_the_models(empty_db_url: str) -> None:
+    migrate.upgrade(empty_db_url)
+
+    schema = _schema(empty_db_url)
+    expected_tables = set(SQLModel.metadata.tables)
+    assert set(schema) == expected_tables | {"alembic_version"}
+    for name, table in SQLModel.metadata.tables.items():
+        columns = [column[0] for column in schema[name]["columns"]]
+        assert sorted(columns) == sorted(table.columns.keys()), name
+        nullable = {column[0]: column[2] for column in schema[name]["columns"]}
+        for column in table.columns:
+            assert nullable[column.name] == column.nullable, f"{name}.{column.name}"
+
+
+def test_models_match_the_migrations_exactly(empty_db_url: str) -> None:
+    """A model change without a new revision fails here (types, indexes, constraints too)."""
+    migrate.upgrade(empty_db_url)
+
+    assert _diff(empty_db_url, SQLModel.metadata) == []
+
+
+def test_a_model_change_without_a_migration_is_caught(empty_db_url: str) -> None:
+    migrate.upgrade(empty_db_url)
+    changed = sa.MetaData()
+    for table in SQLModel.metadata.tables.values():
+        table.to_metadata(changed)
+    changed.tables["users"].append_column(sa.Column("email", sa.String(200), nullable=True))
+
+    diff = _diff(empty_db_url, changed)
+
+    assert [entry[0] for entry in diff] == ["add_column"]
+
+
+def test_upgrade_twice_is_a_no_op(empty_db_url: str) -> None:
+    migrate.upgrade(empty_db_url)
+    before = _schema(empty_db_url)
+
+    migrate.upgrade(empty_db_url)
+
+    assert _schema(empty_db_url) == before
+    assert migrate.current_revision(empty_db_url) == migrate.head_revision()
+
+
+def test_upgrade_keeps_existing_rows(db_url: str) -> None:
+    database = Database(db_url)
+    try:
+        with database.engine.begin() as connection:
+            connection.execute(
+                sa.text(
+                    "INSERT INTO notes (owner_id, text, created_at) "
+                    "VALUES ('user_1', 'keep me', CURRENT_TIMESTAMP)"
+                )
+            )
+        migrate.upgrade(db_url)
+        with database.engine.connect() as connection:
+            texts = connection.execute(sa.text("SELECT text FROM notes")).scalars().all()
+    finally:
+        database.dispose()
+    assert texts == ["keep me"]
+
+
+def test_downgrade_to_base_then_upgrade_again(db_url: str) -> None:
+    database = Database(db_url)
+    try:
+        with database.engine.begin() as connection:
+            _run(connection, db_url, "downgrade", "base")
+    finally:
+        database.dispose()
+    assert set(_schema(db_url)) == {"alembic_version"}
+    assert migrate.current_revision(db_url) is None
+
+    migrate.upgrade(db_url)
+
+    assert _diff(db_url, SQLModel.metadata) == []
+
+
+def _run(connection: Connection, url: str, name: str, revision: str) -> None:
+    config = migrate.alembic_config(url)
+    config.attributes["connection"] = connection
+    getattr(command, name)(config, revision)
+
+
+def test_revisions_use_plain_sqlalchemy_types() -> None:
+    """Revision scripts never import sqlmodel: its types are rendered as SQLAlchemy's."""
+    scripts = sorted((migrate.MIGRATIONS_DIR / "versions").glob("[0-9]*.py"))
+    assert scripts, "no revision scripts found"
+    for script in scripts:
+        assert "sqlmodel" not in script.read_text(encoding="utf-8"), script.name
+
+
+@pytest.mark.parametrize(
+    ("column_type", "rendered"),
+    [
+        (AutoString(length=64), "sa.String(length=64)"),
+        (AutoString(), "sa.String()"),
+        (UTCDateTime(), "sa.DateTime(timezone=True)"),
+        (sa.JSON(), False),
+    ],
+)
+def test_autogenerate_renders_sqlmodel_types(column_type: Any, rendered: str | bool) -> None:
+    assert migrate.render_item("type", column_type, None) == rendered

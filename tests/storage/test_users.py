@@ -1,0 +1,152 @@
+"""Users and tokens: creation, lookup by token, the implied local user."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+
+import pytest
+from sqlmodel import select
+
+from interlock.errors import BadRequest, Conflict
+from interlock.storage import Database, User
+from interlock.storage.users import (
+    LOCAL_USER_NAME,
+    count_users,
+    create_user,
+    get_or_create_local_user,
+    hash_token,
+    list_users,
+    user_by_token,
+)
+
+
+def test_create_user_stores_only_the_token_hash(database: Database) -> None:
+    user, token = create_user(database, "ann", role="admin")
+
+    assert len(token) >= 43
+    assert user.name == "ann"
+    assert user.role == "admin"
+    with database.session() as session:
+        stored = session.exec(select(User).where(User.id == user.id)).one()
+    assert stored.token_hash == hashlib.sha256(token.encode()).hexdigest() == hash_token(token)
+    assert token not in {stored.id, stored.name, stored.role}
+
+
+def test_role_defaults_to_member(database: Database) -> None:
+    user, _ = create_user(database, "bob")
+
+    assert user.role == "member"
+
+
+def test_tokens_differ_per_user(database: Database) -> None:
+    _, first = create_user(database, "ann")
+    _, second = create_user(database, "bob")
+
+    assert first != second
+
+
+def test_user_by_token(database: Database) -> None:
+    ann, ann_token = create_user(database, "ann")
+    bob, bob_token = create_user(database, "bob")
+
+    found_ann = user_by_token(database, ann_token)
+    found_bob = user_by_token(database, bob_token)
+
+    assert found_ann is not None and found_ann.id == ann.id
+    assert found_bob is not None and found_bob.id == bob.id
+    assert user_by_token(database, ann_token + "x") is None
+    assert user_by_token(database, "") is None
+    assert user_by_token(database, hash_token(ann_token)) is None
+
+
+def test_duplicate_name_is_a_conflict(database: Database) -> None:
+    create_user(database, "ann")
+
+    with pytest.raises(Conflict) as caught:
+        create_user(database, " ann ")
+
+    assert caught.value.code == "user_exists"
+    assert [u.name for u in list_users(database)] == ["ann"]
+
+
+@pytest.mark.parametrize("name", ["", "   ", "x" * 201])
+def test_bad_name_is_rejected(database: Database, name: str) -> None:
+    with pytest.raises(BadRequest):
+        create_user(database, name)
+
+
+def test_unknown_role_is_rejected(database: Database) -> None:
+    with pytest.raises(BadRequest):
+        create_user(database, "ann", role="owner")
+
+
+def test_list_users_oldest_first(database: Database) -> None:
+    for name in ["carol", "ann", "bob"]:
+        create_user(database, name)
+
+    assert [u.name for u in list_users(database)] == ["carol", "ann", "bob"]
+
+
+def test_local_user_is_an_admin_without_token_and_is_not_counted(database: Database) -> None:
+    assert count_users(database) == 0
+
+    local = get_or_create_local_user(database)
+    again = get_or_create_local_user(database)
+
+    assert local.name == LOCAL_USER_NAME
+    assert local.role == "admin"
+    assert local.token_hash is None
+    assert again.id == local.id
+    assert count_users(database) == 0
+    assert [u.name for u in list_users(database)] == [LOCAL_USER_NAME]
+
+    create_user(database, "ann")
+
+    assert count_users(database) == 1
+
+
+def test_concurrent_first_local_user_calls_agree(database: Database) -> None:
+    ids: list[str] = []
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(4)
+
+    def call() -> None:
+        try:
+            barrier.wait()
+            ids.append(get_or_create_local_user(database).id)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=call) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    assert len(ids) == 4 and len(set(ids)) == 1
+    assert len(list_users(database)) == 1
+
+
+def test_functions_work_inside_a_caller_session(database: Database) -> None:
+    with database.session() as session:
+        user, token = create_user(session, "ann")
+        local = get_or_create_local_user(session)
+        with pytest.raises(Conflict):
+            create_user(session, "ann")
+        # The name was checked before inserting: the session is still usable.
+        assert count_users(session) == 1
+        found = user_by_token(session, token)
+        assert found is not None and found.id == user.id
+        session.commit()
+
+    assert {u.name for u in list_users(database)} == {"ann", local.name}
+
+
+def test_caller_session_decides_the_commit(database: Database) -> None:
+    with database.session() as session:
+        create_user(session, "ann")
+        session.rollback()
+
+    assert list_users(database) == []

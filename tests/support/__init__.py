@@ -1,0 +1,1 @@
+"""Test support: a live server on loopback and an SSE reader (importable as ``support``)."""

@@ -1,0 +1,75 @@
+"""A real uvicorn server on 127.0.0.1 (free port) in the test's event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import uvicorn
+from langchain_core.language_models import BaseChatModel
+
+from interlock.api.app import create_app
+from interlock.api.services import Services
+from interlock.settings import Settings
+
+START_TIMEOUT_S = 15.0
+
+
+@dataclass
+class LiveServer:
+    """A running server: its base URL, an HTTP client bound to it, and its services."""
+
+    url: str
+    client: httpx.AsyncClient
+    services: Services
+
+    async def new_conversation(self) -> str:
+        response = await self.client.post("/api/conversations", json={})
+        assert response.status_code == 201, response.text
+        return str(response.json()["id"])
+
+    async def say(self, conversation_id: str, content: str) -> dict[str, Any]:
+        response = await self.client.post(
+            f"/api/conversations/{conversation_id}/messages", json={"content": content}
+        )
+        assert response.status_code == 202, response.text
+        return dict(response.json())
+
+    async def decide(self, tool_call_id: str, **body: Any) -> httpx.Response:
+        return await self.client.post(f"/api/tool-calls/{tool_call_id}/decision", json=body)
+
+    async def idle(self, timeout_s: float = 15.0) -> None:
+        await self.services.engine.wait_idle(timeout_s)
+
+
+@asynccontextmanager
+async def live_server(
+    settings: Settings,
+    *,
+    model: BaseChatModel | None = None,
+    headers: dict[str, str] | None = None,
+) -> AsyncIterator[LiveServer]:
+    """Serve Interlock with ``settings`` (storage already migrated) on a free loopback port."""
+    services = Services.build(settings, model=model)
+    app = create_app(settings, services)
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    try:
+        async with asyncio.timeout(START_TIMEOUT_S):
+            while not server.started:
+                if task.done():
+                    task.result()
+                await asyncio.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        url = f"http://127.0.0.1:{port}"
+        async with httpx.AsyncClient(base_url=url, timeout=15.0, headers=headers) as client:
+            yield LiveServer(url=url, client=client, services=services)
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, START_TIMEOUT_S)
+        services.db.dispose()
