@@ -61,13 +61,19 @@ def current_user(request: Request, db: DbDep, settings: SettingsDep) -> User:
     header = request.headers.get("authorization")
     if header:
         scheme, _, token = header.partition(" ")
-        user = user_by_token(db, token.strip()) if scheme.lower() == "bearer" and token.strip() else None
+        user = (
+            user_by_token(db, token.strip())
+            if scheme.lower() == "bearer" and token.strip()
+            else None
+        )
         if user is None:
             raise Unauthorized("The bearer token is not valid.")
         return user
     if _is_loopback(settings.host) and count_users(db) == 0:
         return get_or_create_local_user(db)
-    raise Unauthorized("Send 'Authorization: Bearer <token>' (interlock users create NAME prints one).")
+    raise Unauthorized(
+        "Send 'Authorization: Bearer <token>' (interlock users create NAME prints one)."
+    )
 
 
 CurrentUser = Annotated[User, Depends(current_user)]

@@ -37,17 +37,27 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation(_request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [
-            {"path": [p for p in e.get("loc", ())], "message": e.get("msg", ""), "rule": e.get("type", "")}
+            {
+                "path": [p for p in e.get("loc", ())],
+                "message": e.get("msg", ""),
+                "rule": e.get("type", ""),
+            }
             for e in exc.errors()
         ]
-        exc_out = InterlockError("The request is not valid.", code="invalid_request", details={"errors": _jsonable(errors)})
+        exc_out = InterlockError(
+            "The request is not valid.",
+            code="invalid_request",
+            details={"errors": _jsonable(errors)},
+        )
         return JSONResponse(error_body(exc_out), status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _HTTP_CODES.get(exc.status_code, "http_error")
         body = {"error": {"code": code, "message": str(exc.detail)}}
-        return JSONResponse(body, status_code=exc.status_code, headers=getattr(exc, "headers", None))
+        return JSONResponse(
+            body, status_code=exc.status_code, headers=getattr(exc, "headers", None)
+        )
 
     @app.exception_handler(OperationalError)
     async def _operational(_request: Request, exc: OperationalError) -> JSONResponse:

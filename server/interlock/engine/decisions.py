@@ -87,12 +87,20 @@ async def decide(engine: Engine, user_id: str, tool_call_id: str, body: Decision
             session.flush()
         except IntegrityError:
             session.rollback()
-            winner = session.exec(select(Decision).where(Decision.tool_call_id == tool_call_id)).first()
+            winner = session.exec(
+                select(Decision).where(Decision.tool_call_id == tool_call_id)
+            ).first()
             raise _not_interrupted(ToolCallStatus.interrupted, winner) from None
         out = view(session, engine.registry, call)
-        engine.bus.stage(session, call.conversation_id, ToolCallDecided(run_id=call.run_id, tool_call=out))
+        engine.bus.stage(
+            session, call.conversation_id, ToolCallDecided(run_id=call.run_id, tool_call=out)
+        )
         engine.bus.commit(session)
-        message_id, conversation_id, owner_id = call.message_id, call.conversation_id, conversation.owner_id
+        message_id, conversation_id, owner_id = (
+            call.message_id,
+            call.conversation_id,
+            conversation.owner_id,
+        )
     engine.resume_if_decided(conversation_id, message_id, owner_id)
     return out
 
@@ -102,7 +110,9 @@ def _check_shape(body: DecisionIn) -> None:
         raise BadRequest(
             "An edit needs args.",
             code="invalid_args",
-            details={"errors": [{"path": [], "message": "args is required for edit", "rule": "required"}]},
+            details={
+                "errors": [{"path": [], "message": "args is required for edit", "rule": "required"}]
+            },
         )
     if body.type != DecisionType.edit and body.args is not None:
         raise BadRequest("Only an edit carries args.", code="invalid_request")

@@ -105,7 +105,9 @@ class _Nodes:
     def route_start(self, state: TurnState) -> str:
         with self.d.db.session() as session:
             calls = latest_assistant_calls(session, state["conversation_id"])
-        open_calls = [c for c in calls if c.status in (ToolCallStatus.pending, ToolCallStatus.interrupted)]
+        open_calls = [
+            c for c in calls if c.status in (ToolCallStatus.pending, ToolCallStatus.interrupted)
+        ]
         return "tools" if open_calls else "model"
 
     def after_model(self, state: TurnState) -> str:
@@ -155,7 +157,10 @@ class _Nodes:
         conversation_id, run_id = state["conversation_id"], state["run_id"]
         with d.db.session() as session:
             message = Message(
-                conversation_id=conversation_id, run_id=run_id, role=MessageRole.assistant, content=text
+                conversation_id=conversation_id,
+                run_id=run_id,
+                role=MessageRole.assistant,
+                content=text,
             )
             session.add(message)
             session.flush()
@@ -184,13 +189,18 @@ class _Nodes:
                 MessageCompleted(run_id=run_id, message=message_out(message, views)),
             )
             for call_view in views:
-                d.bus.stage(session, conversation_id, ToolCallCreated(run_id=run_id, tool_call=call_view))
+                d.bus.stage(
+                    session, conversation_id, ToolCallCreated(run_id=run_id, tool_call=call_view)
+                )
             has_open = False
             for call, tool, problem, field_errors in calls:
                 if problem is not None:
                     code = "not_found" if tool is None else "invalid_args"
                     close_call(
-                        session, d.bus, d.registry, call,
+                        session,
+                        d.bus,
+                        d.registry,
+                        call,
                         status=ToolCallStatus.failed,
                         text=error_text(code, problem, _hint(field_errors)),
                         result_data={"errors": field_errors} if field_errors else None,
@@ -204,7 +214,9 @@ class _Nodes:
                     d.bus.stage(
                         session,
                         conversation_id,
-                        ToolCallInterrupted(run_id=run_id, tool_call=view(session, d.registry, call)),
+                        ToolCallInterrupted(
+                            run_id=run_id, tool_call=view(session, d.registry, call)
+                        ),
                     )
                     has_open = True
                 else:
@@ -212,7 +224,9 @@ class _Nodes:
             d.bus.commit(session)
         return has_open
 
-    def _check(self, proposal: _Proposal, tool: Tool | None) -> tuple[str | None, list[dict[str, Any]]]:
+    def _check(
+        self, proposal: _Proposal, tool: Tool | None
+    ) -> tuple[str | None, list[dict[str, Any]]]:
         if tool is None:
             return f"Unknown tool {proposal.name!r}: it is not offered in this conversation.", []
         if proposal.args is None:
@@ -244,7 +258,9 @@ class _Nodes:
                 if decision is None:
                     waiting = True
                 elif decision.type in (DecisionType.approve, DecisionType.edit):
-                    args = decision.args if decision.type == DecisionType.edit else call.proposed_args
+                    args = (
+                        decision.args if decision.type == DecisionType.edit else call.proposed_args
+                    )
                     await self._execute(state, call, args)
                 else:
                     self._close_decided(call, decision)
@@ -258,7 +274,10 @@ class _Nodes:
                 return
             if decision.type == DecisionType.reject:
                 close_call(
-                    session, d.bus, d.registry, fresh,
+                    session,
+                    d.bus,
+                    d.registry,
+                    fresh,
                     status=ToolCallStatus.rejected,
                     text=rejected_text(decision.message),
                     error_code="rejected",
@@ -266,7 +285,10 @@ class _Nodes:
                 )
             else:  # respond: the person's text is the result; the tool does not run
                 close_call(
-                    session, d.bus, d.registry, fresh,
+                    session,
+                    d.bus,
+                    d.registry,
+                    fresh,
                     status=ToolCallStatus.succeeded,
                     text=decision.message or "",
                 )
@@ -300,7 +322,9 @@ class _Nodes:
 
         outcome: dict[str, Any]
         if tool is None:
-            outcome = _failure(ToolError("not_found", f"The tool {call.name!r} is no longer registered."))
+            outcome = _failure(
+                ToolError("not_found", f"The tool {call.name!r} is no longer registered.")
+            )
         else:
             context = ToolContext(
                 user_id=state["user_id"],
@@ -313,7 +337,11 @@ class _Nodes:
             except ToolError as exc:
                 outcome = _failure(exc)
             else:
-                outcome = {"status": ToolCallStatus.succeeded, "text": result.text, "result_data": result.data}
+                outcome = {
+                    "status": ToolCallStatus.succeeded,
+                    "text": result.text,
+                    "result_data": result.data,
+                }
         with d.db.session() as session:
             fresh = session.get(ToolCall, call.id)
             assert fresh is not None
@@ -348,7 +376,11 @@ def _proposals(aggregate: AIMessageChunk | None) -> list[_Proposal]:
     if not proposals:
         for tool_call in aggregate.tool_calls:
             proposals.append(
-                _Proposal(name=tool_call["name"], args=tool_call["args"], raw_args=json.dumps(tool_call["args"]))
+                _Proposal(
+                    name=tool_call["name"],
+                    args=tool_call["args"],
+                    raw_args=json.dumps(tool_call["args"]),
+                )
             )
     return proposals
 
@@ -368,7 +400,9 @@ def _text(content: Any) -> str:
 def _hint(field_errors: list[dict[str, Any]]) -> str | None:
     if not field_errors:
         return None
-    return "; ".join(f"{'/'.join(map(str, e['path'])) or '(root)'}: {e['message']}" for e in field_errors)
+    return "; ".join(
+        f"{'/'.join(map(str, e['path'])) or '(root)'}: {e['message']}" for e in field_errors
+    )
 
 
 def _failure(exc: ToolError) -> dict[str, Any]:

@@ -17,11 +17,15 @@ from interlock.storage import Message, MessageRole, ToolCall
 from interlock.tools import ToolRegistry, provider_safe_name
 
 
-def load_history(session: Session, conversation_id: str) -> tuple[list[Message], dict[int, list[ToolCall]]]:
+def load_history(
+    session: Session, conversation_id: str
+) -> tuple[list[Message], dict[int, list[ToolCall]]]:
     """Return the conversation's messages in order and tool calls keyed by message id."""
     messages = list(
         session.exec(
-            select(Message).where(Message.conversation_id == conversation_id).order_by(col(Message.id))
+            select(Message)
+            .where(Message.conversation_id == conversation_id)
+            .order_by(col(Message.id))
         ).all()
     )
     calls: dict[int, list[ToolCall]] = defaultdict(list)

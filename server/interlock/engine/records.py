@@ -31,8 +31,7 @@ def rejected_text(reason: str | None) -> str:
     """Tool message text for a rejected call; tells the model not to retry."""
     why = reason.strip() if reason and reason.strip() else "no reason given"
     return (
-        f"Rejected by the person: {why}. They declined this call; "
-        "do not retry it unless they ask."
+        f"Rejected by the person: {why}. They declined this call; do not retry it unless they ask."
     )
 
 

@@ -95,7 +95,9 @@ class Engine:
         return employee
 
     # -- starting runs -------------------------------------------------------------------
-    def owned_conversation(self, session: Session, user_id: str, conversation_id: str) -> Conversation:
+    def owned_conversation(
+        self, session: Session, user_id: str, conversation_id: str
+    ) -> Conversation:
         """Return the conversation if ``user_id`` owns it.
 
         Raises:
@@ -106,7 +108,9 @@ class Engine:
             raise NotFound("No such conversation.")
         return conversation
 
-    async def post_message(self, user_id: str, conversation_id: str, content: str) -> tuple[str, int]:
+    async def post_message(
+        self, user_id: str, conversation_id: str, content: str
+    ) -> tuple[str, int]:
         """Store a user message and start a run answering it.
 
         Open calls of the conversation are closed as ``cancelled`` first, each with a tool
@@ -123,10 +127,18 @@ class Engine:
             conversation = self.owned_conversation(session, user_id, conversation_id)
             run = Run(conversation_id=conversation_id, trigger="message")
             if not self._claim(session, conversation_id, run.id):
-                raise Conflict("A run is active in this conversation; wait for it or cancel it.", code="run_active")
+                raise Conflict(
+                    "A run is active in this conversation; wait for it or cancel it.",
+                    code="run_active",
+                )
             cancel_open_calls(session, self.bus, self.registry, conversation_id, NEW_MESSAGE_REASON)
             session.add(run)
-            message = Message(conversation_id=conversation_id, run_id=run.id, role=MessageRole.user, content=content)
+            message = Message(
+                conversation_id=conversation_id,
+                run_id=run.id,
+                role=MessageRole.user,
+                content=content,
+            )
             session.add(message)
             if conversation.title == "New conversation":
                 conversation.title = " ".join(content.split())[:60] or conversation.title
@@ -135,7 +147,11 @@ class Engine:
             session.flush()
             assert message.id is not None
             self.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="message"))
-            self.bus.stage(session, conversation_id, MessageCompleted(run_id=run.id, message=message_out(message)))
+            self.bus.stage(
+                session,
+                conversation_id,
+                MessageCompleted(run_id=run.id, message=message_out(message)),
+            )
             self.bus.commit(session)
         self._spawn(run.id, conversation_id, user_id)
         return run.id, message.id
@@ -170,13 +186,17 @@ class Engine:
     def _claim(self, session: Session, conversation_id: str, run_id: str) -> bool:
         result = session.exec(  # type: ignore[call-overload]
             update(Conversation)
-            .where(col(Conversation.id) == conversation_id, col(Conversation.active_run_id).is_(None))
+            .where(
+                col(Conversation.id) == conversation_id, col(Conversation.active_run_id).is_(None)
+            )
             .values(active_run_id=run_id)
         )
         return bool(result.rowcount == 1)
 
     def _spawn(self, run_id: str, conversation_id: str, user_id: str) -> None:
-        task = asyncio.create_task(self._drive(run_id, conversation_id, user_id), name=f"run {run_id}")
+        task = asyncio.create_task(
+            self._drive(run_id, conversation_id, user_id), name=f"run {run_id}"
+        )
         self._tasks[run_id] = task
         task.add_done_callback(lambda _t: self._tasks.pop(run_id, None))
 
@@ -195,14 +215,18 @@ class Engine:
         except asyncio.CancelledError:
             if self._closing:  # shutdown: leave the run for recover() at the next start
                 return
-            self._end(run_id, conversation_id, RunStatus.cancelled, reason="cancelled by the person")
+            self._end(
+                run_id, conversation_id, RunStatus.cancelled, reason="cancelled by the person"
+            )
             return
         except InterlockError as exc:
             self._end(run_id, conversation_id, RunStatus.failed, error=exc)
             return
         except Exception as exc:  # a model or provider failure: report it, keep the server up
             log.exception("run %s failed", run_id)
-            error = InterlockError(f"The model call failed: {type(exc).__name__}: {exc}", code="model_error")
+            error = InterlockError(
+                f"The model call failed: {type(exc).__name__}: {exc}", code="model_error"
+            )
             self._end(run_id, conversation_id, RunStatus.failed, error=error)
             return
         status = RunStatus.paused if final["outcome"] == "paused" else RunStatus.completed
@@ -236,8 +260,13 @@ class Engine:
             else:
                 if not keep_interrupted:
                     cancel_open_calls(
-                        session, self.bus, self.registry, conversation_id,
-                        "the run was cancelled" if status == RunStatus.cancelled else "the run failed",
+                        session,
+                        self.bus,
+                        self.registry,
+                        conversation_id,
+                        "the run was cancelled"
+                        if status == RunStatus.cancelled
+                        else "the run failed",
                     )
                 if status == RunStatus.cancelled:
                     terminal = RunCancelled(run_id=run_id, reason=reason)
@@ -250,7 +279,10 @@ class Engine:
             session.add(run)
             session.exec(  # type: ignore[call-overload]
                 update(Conversation)
-                .where(col(Conversation.id) == conversation_id, col(Conversation.active_run_id) == run_id)
+                .where(
+                    col(Conversation.id) == conversation_id,
+                    col(Conversation.active_run_id) == run_id,
+                )
                 .values(active_run_id=None, updated_at=utcnow())
             )
             self.bus.stage(session, conversation_id, terminal)
@@ -274,11 +306,15 @@ class Engine:
                 task.cancel()
                 await asyncio.wait({task}, timeout=CANCEL_WAIT_S)
             else:  # its task is gone (a crash): end the run here
-                self._end(active, conversation_id, RunStatus.cancelled, reason="cancelled by the person")
+                self._end(
+                    active, conversation_id, RunStatus.cancelled, reason="cancelled by the person"
+                )
             return active
         with self.db.session() as session:
             calls = latest_assistant_calls(session, conversation_id)
-            closed = cancel_open_calls(session, self.bus, self.registry, conversation_id, "cancelled by the person")
+            closed = cancel_open_calls(
+                session, self.bus, self.registry, conversation_id, "cancelled by the person"
+            )
             self.bus.commit(session)
         return calls[0].run_id if closed and calls else None
 
@@ -304,7 +340,10 @@ class Engine:
                     )
                 ).all():
                     close_call(
-                        session, self.bus, self.registry, call,
+                        session,
+                        self.bus,
+                        self.registry,
+                        call,
                         status=ToolCallStatus.failed,
                         text=error_text("internal", RESTART_REASON),
                         error_code="internal",
@@ -312,10 +351,14 @@ class Engine:
                     )
                 self.bus.commit(session)
             error = InterlockError("The server restarted during this run.", code="server_restarted")
-            self._end(run.id, run.conversation_id, RunStatus.failed, error=error, keep_interrupted=True)
+            self._end(
+                run.id, run.conversation_id, RunStatus.failed, error=error, keep_interrupted=True
+            )
         resumed: list[str] = []
         with self.db.session() as session:
-            idle = session.exec(select(Conversation).where(col(Conversation.active_run_id).is_(None))).all()
+            idle = session.exec(
+                select(Conversation).where(col(Conversation.active_run_id).is_(None))
+            ).all()
             candidates = []
             for conversation in idle:
                 calls = latest_assistant_calls(session, conversation.id)

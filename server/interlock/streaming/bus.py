@@ -76,7 +76,13 @@ class EventBus:
         event.seq = seq
         data = event.model_dump_json()
         session.add(
-            Event(conversation_id=conversation_id, seq=seq, run_id=event.run_id, type=event.type, data=data)
+            Event(
+                conversation_id=conversation_id,
+                seq=seq,
+                run_id=event.run_id,
+                type=event.type,
+                data=data,
+            )
         )
         session.info.setdefault(_STAGED_KEY, []).append(
             (conversation_id, StoredEvent(seq=seq, type=event.type, data=data))

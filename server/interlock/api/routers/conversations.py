@@ -15,7 +15,13 @@ from interlock.engine.records import view
 from interlock.errors import BadRequest, Conflict
 from interlock.models import describe_model
 from interlock.storage import Conversation, Decision, Event, Message, Run, ToolCall, ToolCallStatus
-from interlock.storage.views import ConversationSummary, MessageOut, ToolCallOut, conversation_status, message_out
+from interlock.storage.views import (
+    ConversationSummary,
+    MessageOut,
+    ToolCallOut,
+    conversation_status,
+    message_out,
+)
 
 router = APIRouter(prefix="/api/conversations", tags=["conversations"])
 
@@ -65,7 +71,8 @@ def _has_pending(db_session: Any, conversation_id: str) -> bool:
     return (
         db_session.exec(
             select(ToolCall.id).where(
-                ToolCall.conversation_id == conversation_id, ToolCall.status == ToolCallStatus.interrupted
+                ToolCall.conversation_id == conversation_id,
+                ToolCall.status == ToolCallStatus.interrupted,
             )
         ).first()
         is not None
@@ -84,7 +91,9 @@ def _summary(session: Any, conversation: Conversation) -> ConversationSummary:
 
 
 @router.post("", status_code=status.HTTP_201_CREATED)
-def create_conversation(body: ConversationCreate, user: CurrentUser, db: DbDep) -> ConversationSummary:
+def create_conversation(
+    body: ConversationCreate, user: CurrentUser, db: DbDep
+) -> ConversationSummary:
     """Start a conversation with an employee (the default one when omitted)."""
     slug = body.employee or DEFAULT_EMPLOYEE
     if get_employee(slug) is None:
@@ -117,11 +126,15 @@ def get_conversation(
     with engine.db.session() as session:
         conversation = engine.owned_conversation(session, user.id, conversation_id)
         messages = session.exec(
-            select(Message).where(Message.conversation_id == conversation_id).order_by(col(Message.id))
+            select(Message)
+            .where(Message.conversation_id == conversation_id)
+            .order_by(col(Message.id))
         ).all()
         calls: dict[int, list[ToolCallOut]] = {}
         for call in session.exec(
-            select(ToolCall).where(ToolCall.conversation_id == conversation_id).order_by(col(ToolCall.index))
+            select(ToolCall)
+            .where(ToolCall.conversation_id == conversation_id)
+            .order_by(col(ToolCall.index))
         ).all():
             calls.setdefault(call.message_id, []).append(view(session, engine.registry, call))
         summary = _summary(session, conversation)
@@ -149,7 +162,11 @@ def delete_conversation(conversation_id: str, user: CurrentUser, engine: EngineD
 
 @router.post("/{conversation_id}/messages", status_code=status.HTTP_202_ACCEPTED)
 async def post_message(
-    conversation_id: str, body: MessageCreate, user: CurrentUser, engine: EngineDep, settings: SettingsDep
+    conversation_id: str,
+    body: MessageCreate,
+    user: CurrentUser,
+    engine: EngineDep,
+    settings: SettingsDep,
 ) -> MessageAccepted:
     """Send a message; the answer streams on the conversation's events. 409 while a run is active."""
     size = len(body.content.encode("utf-8"))

@@ -13,8 +13,13 @@ router = APIRouter(prefix="/api/tool-calls", tags=["tool calls"])
 
 @router.post(
     "/{tool_call_id}/decision",
-    responses={404: {"description": "unknown or not yours"}, 409: {"description": "not interrupted"}},
+    responses={
+        404: {"description": "unknown or not yours"},
+        409: {"description": "not interrupted"},
+    },
 )
-async def post_decision(tool_call_id: str, body: DecisionIn, user: CurrentUser, engine: EngineDep) -> ToolCallOut:
+async def post_decision(
+    tool_call_id: str, body: DecisionIn, user: CurrentUser, engine: EngineDep
+) -> ToolCallOut:
     """Approve, edit, reject or respond to an interrupted call; the run resumes after the last one."""
     return await decide(engine, user.id, tool_call_id, body)
