@@ -40,9 +40,26 @@ def cancelled_text(reason: str) -> str:
     return f"Cancelled: {reason}."
 
 
-def view(session: Session, registry: ToolRegistry, call: ToolCall) -> ToolCallOut:
-    """Return the wire shape of ``call`` with its decision, title and card hint."""
-    decision = session.exec(select(Decision).where(Decision.tool_call_id == call.id)).first()
+_UNLOADED = object()
+
+
+def view(
+    session: Session,
+    registry: ToolRegistry,
+    call: ToolCall,
+    decision: Decision | object | None = _UNLOADED,
+) -> ToolCallOut:
+    """Return the wire shape of ``call`` with its decision, title and card hint.
+
+    Args:
+        session: Open session, used to load the decision unless ``decision`` is given.
+        registry: Tool registry (titles and card hints).
+        call: The tool call row.
+        decision: The call's decision if already loaded (``None`` for none).
+    """
+    if decision is _UNLOADED:
+        decision = session.exec(select(Decision).where(Decision.tool_call_id == call.id)).first()
+    assert decision is None or isinstance(decision, Decision)
     tool = registry.get(call.name)
     return tool_call_out(
         call,

@@ -356,14 +356,15 @@ class Engine:
             )
         resumed: list[str] = []
         with self.db.session() as session:
-            idle = session.exec(
-                select(Conversation).where(col(Conversation.active_run_id).is_(None))
+            candidates = session.exec(
+                select(ToolCall.conversation_id, ToolCall.message_id, Conversation.owner_id)
+                .join(Conversation, col(Conversation.id) == col(ToolCall.conversation_id))
+                .where(
+                    ToolCall.status == ToolCallStatus.interrupted,
+                    col(Conversation.active_run_id).is_(None),
+                )
+                .distinct()
             ).all()
-            candidates = []
-            for conversation in idle:
-                calls = latest_assistant_calls(session, conversation.id)
-                if any(c.status == ToolCallStatus.interrupted for c in calls):
-                    candidates.append((conversation.id, calls[0].message_id, conversation.owner_id))
         for conversation_id, message_id, owner_id in candidates:
             run_id = self.resume_if_decided(conversation_id, message_id, owner_id)
             if run_id:

@@ -130,13 +130,21 @@ def get_conversation(
             .where(Message.conversation_id == conversation_id)
             .order_by(col(Message.id))
         ).all()
+        decisions = {
+            d.tool_call_id: d
+            for d in session.exec(
+                select(Decision).where(Decision.conversation_id == conversation_id)
+            ).all()
+        }
         calls: dict[int, list[ToolCallOut]] = {}
         for call in session.exec(
             select(ToolCall)
             .where(ToolCall.conversation_id == conversation_id)
             .order_by(col(ToolCall.index))
         ).all():
-            calls.setdefault(call.message_id, []).append(view(session, engine.registry, call))
+            calls.setdefault(call.message_id, []).append(
+                view(session, engine.registry, call, decisions.get(call.id))
+            )
         summary = _summary(session, conversation)
         return ConversationDetail(
             **summary.model_dump(),
