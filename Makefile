@@ -32,7 +32,7 @@ LINT_PATHS := $(wildcard server tests bench)
 # apt-get needs root; use sudo when not root.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: help run test bench install client chromium lint
+.PHONY: help run test bench install client client-test chromium lint
 
 help:
 	@echo "make run    install, build the web client, serve on http://127.0.0.1:8000"
@@ -42,7 +42,7 @@ help:
 run: install client
 	$(BIN)/interlock serve
 
-test: install client chromium lint
+test: install client chromium lint client-test
 	@if [ -n "$${INTERLOCK_TEST_POSTGRES_URL:-}" ]; then \
 		echo "PostgreSQL tests use INTERLOCK_TEST_POSTGRES_URL from the environment"; \
 	elif command -v pg_isready >/dev/null && pg_isready -q -h $(PG_HOST) -p $(PG_PORT); then \
@@ -88,9 +88,12 @@ API_SOURCES := $(shell find server/interlock/api -name '*.py' 2>/dev/null)
 $(CLIENT_BUILT): $(CLIENT_SOURCES) $(API_SOURCES) $(CLIENT_DEPS) $(INSTALLED)
 	cd $(CLIENT) && npm run build
 	mkdir -p $(@D) && touch $@
+
+client-test: $(CLIENT_DEPS)
+	cd $(CLIENT) && npm test
 else
-client:
-	@echo "No $(CLIENT)/package.json: web client build skipped"
+client client-test:
+	@echo "No $(CLIENT)/package.json: web client build and tests skipped"
 endif
 
 # --- Browser for the end-to-end tests ----------------------------------------------------------
