@@ -1,22 +1,43 @@
 /**
  * Every type the client shares with the server, in one module.
  *
- * Hand-written from docs/architecture.md, named after the server's OpenAPI components
- * (HealthOut, ToolOut, ConversationDetail, MessageOut, ToolCallOut, DecisionOut, ...).
- * To switch to generated types: `interlock openapi --out var/openapi.json`, then
- * `npm run gen:api` writes ./schema.d.ts, and each interface below becomes an alias:
+ * The HTTP shapes and the SSE events come from the server's OpenAPI document:
+ * `npm run gen:api` writes ./openapi.json (`interlock openapi`) and ./schema.d.ts
+ * (openapi-typescript); both are committed, so building needs no Python, and
+ * `npm run check:api` / tests/api/test_openapi_types.py fail when they are stale.
  *
- *   import type { components } from "./schema";
- *   type S = components["schemas"];
- *   export type ConversationSummary = S["ConversationSummary"];
- *
- * (the generated ToolCallOut has `status: string` and `*_args: unknown`; keep the narrower
- * unions here by intersecting). The rest of the app imports only from this module, so the
- * swap touches one file. The SSE event types stay hand-written: the stream is not in OpenAPI.
+ * Where the server is looser than the client needs (`status: str`, `args: Any`), a type
+ * here narrows a generated one with `Narrow`, which only compiles when each narrowed field
+ * is assignable to the generated field. Only the error body is hand-written: the error
+ * handlers' `{"error": {...}}` is not in the OpenAPI document. The rest of the app imports
+ * only from this module.
  */
+import type { components, paths } from "./schema";
 
-export type ConversationStatus = "idle" | "running" | "paused";
-export type Role = "user" | "assistant" | "tool";
+type S = components["schemas"];
+
+/** Field types of `U` checked against `T`: each must be assignable to the generated field. */
+type FieldsOf<T, U> = { [K in keyof U]: K extends keyof T ? T[K] : never };
+/** Field names of `U` checked against `T` (for nested types that are checked themselves). */
+type NamesOf<T, U> = { [K in keyof U]: K extends keyof T ? unknown : never };
+
+/** `T` with the fields of `U` narrowed (checked: each narrows the generated field). */
+type Narrow<T, U extends FieldsOf<T, U>> = Omit<T, keyof U> & U;
+/** `T` with the fields of `U` replaced by this module's own (already checked) types. */
+type Replace<T, U extends NamesOf<T, U>> = Omit<T, keyof U> & U;
+
+/** Every field present: events are sent with `model_dump_json()`, defaults included. */
+type Sent<T> = { [K in keyof T]-?: T[K] };
+
+/** `T` with the fields `K` made optional (a looser reading of what the server sends). */
+type Optional<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
+
+// ---------------------------------------------------------------------------
+// Scalars
+
+export type ConversationStatus = S["ConversationSummary"]["status"];
+export type Role = S["MessageOut"]["role"];
+/** The server sends `status: str`; these are the values of its `ToolCallStatus` enum. */
 export type ToolCallStatus =
   | "pending"
   | "interrupted"
@@ -25,18 +46,21 @@ export type ToolCallStatus =
   | "failed"
   | "rejected"
   | "cancelled";
-export type DecisionType = "approve" | "edit" | "reject" | "respond";
+export type DecisionType = S["DecisionOut"]["type"];
 export type Permission = "ALLOW" | "ASK" | (string & {});
-/** Message ids are integers in storage; compare them through `String(id)`. */
-export type MessageId = number | string;
+/** Message ids are integers on the wire; compare them through `String(id)` (strings pass too). */
+export type MessageId = S["MessageOut"]["id"] | string;
 
 export type JsonObject = { [key: string]: unknown };
 
-export interface ApiErrorBody {
+// ---------------------------------------------------------------------------
+// Errors (hand-written: not described by the OpenAPI document)
+
+export type ApiErrorBody = {
   code: string;
   message: string;
   details?: unknown;
-}
+};
 
 /** `{"error": {...}}`, the one error shape for HTTP answers and `run.failed` events. */
 export interface ErrorEnvelope {
@@ -50,150 +74,78 @@ export interface FieldError {
   rule: string;
 }
 
-export interface ModelInfo {
-  name: string;
-  offline: boolean;
-}
+// ---------------------------------------------------------------------------
+// HTTP
 
-export interface HealthOut {
-  status: string;
-  version: string;
-  model: ModelInfo;
-}
+export type ModelInfo = S["ModelInfo"];
+export type HealthOut = S["HealthOut"];
+export type MeOut = S["MeOut"];
+export type EmployeeOut = S["EmployeeOut"];
+export type ToolAnnotationsOut = S["ToolAnnotationsOut"];
+export type ToolOut = Narrow<S["ToolOut"], { permission: Permission }>;
+export type ConversationSummary = S["ConversationSummary"];
 
-export interface MeOut {
-  id: string;
-  name: string;
-  role: string;
-}
+export type DecisionOut = Narrow<
+  S["DecisionOut"],
+  { args: JsonObject | null; proposed_args: JsonObject | null }
+>;
 
-export interface EmployeeOut {
-  slug: string;
-  name: string;
-  title: string;
-  about: string;
-  avatar: string | null;
-  greeting: string | null;
-  starter_prompts: string[];
-}
+export type ToolCallOut = Narrow<
+  S["ToolCallOut"],
+  {
+    permission: Permission;
+    status: ToolCallStatus;
+    proposed_args: JsonObject | null;
+    executed_args: JsonObject | null;
+    decision: DecisionOut | null;
+  }
+>;
 
-export interface ToolAnnotationsOut {
-  read_only: boolean;
-  destructive: boolean;
-  idempotent: boolean;
-  open_world: boolean;
-}
+/** `tool_call_id` and `tool_status` are always sent but only tool messages need them. */
+export type MessageOut = Narrow<
+  Optional<S["MessageOut"], "tool_call_id" | "tool_status">,
+  { tool_calls: ToolCallOut[] }
+>;
 
-export interface ToolOut {
-  name: string;
-  title: string | null;
-  description: string | null;
-  input_schema: JsonObject;
-  output_schema: JsonObject | null;
-  permission: Permission;
-  write: boolean;
-  annotations: ToolAnnotationsOut;
-  card: string | null;
-}
+export type ConversationDetail = Replace<S["ConversationDetail"], { messages: MessageOut[] }>;
 
-export interface ConversationSummary {
-  id: string;
-  title: string | null;
-  employee: string | null;
-  status: ConversationStatus;
-  created_at: string;
-  updated_at: string;
-}
+export type MessageAccepted = S["MessageAccepted"];
+export type CancelResult = S["CancelResult"];
 
-export interface ConversationDetail extends ConversationSummary {
-  model: ModelInfo;
-  last_event_seq: number;
-  messages: MessageOut[];
-}
-
-export interface DecisionOut {
-  id: string;
-  type: DecisionType;
-  user_id: string;
-  args: JsonObject | null;
-  message: string | null;
-  proposed_args: JsonObject | null;
-  created_at: string;
-}
-
-export interface ToolCallOut {
-  id: string;
-  message_id: MessageId;
-  run_id: string;
-  name: string;
-  title: string | null;
-  card: string | null;
-  permission: Permission;
-  status: ToolCallStatus;
-  proposed_args: JsonObject | null;
-  executed_args: JsonObject | null;
-  raw_args: string | null;
-  result_text: string | null;
-  result_data: unknown;
-  error: { code: string; message: string } | null;
-  decision: DecisionOut | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-}
-
-export interface MessageOut {
-  id: MessageId;
-  role: Role;
-  content: string;
-  run_id: string | null;
-  created_at: string;
-  tool_call_id?: string | null;
-  tool_status?: string | null;
-  tool_calls: ToolCallOut[];
-}
-
-export interface MessageAccepted {
-  run_id: string;
-  message_id: MessageId;
-}
-
-export type DecisionIn =
+/** Each variant must be a valid generated `DecisionIn` body. */
+type CheckedDecision<T extends S["DecisionIn"]> = T;
+export type DecisionIn = CheckedDecision<
   | { type: "approve" }
   | { type: "edit"; args: JsonObject }
   | { type: "reject"; message?: string }
-  | { type: "respond"; message: string };
-
-export interface CancelResult {
-  cancelled_run_id: string | null;
-}
+  | { type: "respond"; message: string }
+>;
 
 // ---------------------------------------------------------------------------
 // SSE events (GET /api/conversations/{id}/events). Every data object carries
 // `type`, `seq` (per conversation, 1, 2, 3, ...) and `run_id`.
 
-interface EventBase {
-  seq: number;
-  run_id: string | null;
-}
+/** The union the server documents for the stream's `data`. */
+type WireStreamEvent =
+  paths["/api/conversations/{conversation_id}/events"]["get"]["responses"][200]["content"]["text/event-stream"];
 
-export type RunStarted = EventBase & { type: "run.started"; trigger: "message" | "resume" };
-export type MessageDelta = EventBase & { type: "message.delta"; delta: string };
-export type MessageCompleted = EventBase & { type: "message.completed"; message: MessageOut };
-export type ToolCallEvent = EventBase & {
-  type: "tool_call.created" | "tool_call.interrupted" | "tool_call.decided" | "tool_call.running";
-  tool_call: ToolCallOut;
-};
+export type RunStarted = Sent<S["RunStarted"]>;
+export type MessageDelta = Sent<S["MessageDelta"]>;
+export type MessageCompleted = Replace<Sent<S["MessageCompleted"]>, { message: MessageOut }>;
+export type ToolCallCreated = Narrow<Sent<S["ToolCallCreated"]>, { tool_call: ToolCallOut }>;
+export type ToolCallInterrupted = Narrow<Sent<S["ToolCallInterrupted"]>, { tool_call: ToolCallOut }>;
+export type ToolCallDecided = Narrow<Sent<S["ToolCallDecided"]>, { tool_call: ToolCallOut }>;
+export type ToolCallRunning = Narrow<Sent<S["ToolCallRunning"]>, { tool_call: ToolCallOut }>;
+export type ToolCallEvent = ToolCallCreated | ToolCallInterrupted | ToolCallDecided | ToolCallRunning;
 /** May carry the tool message written for the call. */
-export type ToolCallCompleted = EventBase & {
-  type: "tool_call.completed";
-  tool_call: ToolCallOut;
-  message?: MessageOut | null;
-};
-export type RunPaused = EventBase & { type: "run.paused"; pending: string[] };
-export type RunCompleted = EventBase & { type: "run.completed" };
-export type RunFailed = EventBase & { type: "run.failed"; error: ApiErrorBody };
-export type RunCancelled = EventBase & { type: "run.cancelled"; reason: string | null };
+export type ToolCallCompleted = Replace<
+  Sent<S["ToolCallCompleted"]>,
+  { tool_call: ToolCallOut; message: MessageOut | null }
+>;
+export type RunPaused = Sent<S["RunPaused"]>;
+export type RunCompleted = Sent<S["RunCompleted"]>;
+export type RunFailed = Narrow<Sent<S["RunFailed"]>, { error: ApiErrorBody }>;
+export type RunCancelled = Sent<S["RunCancelled"]>;
 
 export type StreamEvent =
   | RunStarted
@@ -208,17 +160,25 @@ export type StreamEvent =
 
 export type StreamEventType = StreamEvent["type"];
 
-export const STREAM_EVENT_TYPES: readonly StreamEventType[] = [
-  "run.started",
-  "message.delta",
-  "message.completed",
-  "tool_call.created",
-  "tool_call.interrupted",
-  "tool_call.decided",
-  "tool_call.running",
-  "tool_call.completed",
-  "run.paused",
-  "run.completed",
-  "run.failed",
-  "run.cancelled",
-];
+/**
+ * One key per event type the server documents: a new server event fails to compile here
+ * (missing key) until it is added, and it must be in `StreamEvent` too (else `never`).
+ */
+const EVENT_TYPES: { [K in WireStreamEvent["type"]]: K extends StreamEventType ? true : never } = {
+  "run.started": true,
+  "message.delta": true,
+  "message.completed": true,
+  "tool_call.created": true,
+  "tool_call.interrupted": true,
+  "tool_call.decided": true,
+  "tool_call.running": true,
+  "tool_call.completed": true,
+  "run.paused": true,
+  "run.completed": true,
+  "run.failed": true,
+  "run.cancelled": true,
+};
+
+export const STREAM_EVENT_TYPES: readonly StreamEventType[] = Object.keys(
+  EVENT_TYPES,
+) as StreamEventType[];

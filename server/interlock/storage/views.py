@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from interlock.storage.models import Conversation, Decision, Message, ToolCall
 
@@ -25,6 +25,8 @@ class DecisionOut(BaseModel):
     ``proposed_args`` are the model's args at decision time; ``args`` the edited args (edit).
     """
 
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
     id: str
     type: Literal["approve", "edit", "reject", "respond"]
     user_id: str
@@ -36,6 +38,8 @@ class DecisionOut(BaseModel):
 
 class ToolCallOut(BaseModel):
     """A tool call with its status, the args proposed and the args that actually ran."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     id: str
     message_id: int
@@ -59,6 +63,8 @@ class ToolCallOut(BaseModel):
 
 class MessageOut(BaseModel):
     """A stored message; assistant messages carry their tool calls in call order."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     id: int
     role: Literal["user", "assistant", "tool"]

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Header
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from interlock.api.deps import CurrentUser, EngineDep, SettingsDep
+from interlock.streaming.events import StreamEvent
 from interlock.streaming.sse import event_frames, parse_last_event_id
 
 router = APIRouter(prefix="/api/conversations", tags=["events"])
@@ -15,7 +16,26 @@ router = APIRouter(prefix="/api/conversations", tags=["events"])
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
-@router.get("/{conversation_id}/events", response_class=EventSourceResponse)
+class _EventStream(EventSourceResponse):
+    """Only names the media type for OpenAPI (sse_starlette sets it per instance)."""
+
+    media_type = "text/event-stream"
+
+
+@router.get(
+    "/{conversation_id}/events",
+    response_class=_EventStream,
+    # OpenAPI (and the web client's generated types): the schema is each frame's ``data``;
+    # ``type: object`` replaces the ``string`` FastAPI gives a non-JSON response class.
+    responses={
+        200: {
+            "model": StreamEvent,
+            "description": "Server-Sent Events: `id:` is the event's `seq`, `event:` its "
+            "`type`, `data:` the event as JSON (this schema).",
+            "content": {"text/event-stream": {"schema": {"type": "object"}}},
+        }
+    },
+)
 async def stream_events(
     conversation_id: str,
     user: CurrentUser,
