@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import httpx
-from support.live import live_server
-from support.sse import collect, terminals
 
 from interlock.settings import Settings
 from interlock.storage import Database
 from interlock.storage.users import create_user
+from support.live import live_server
+from support.sse import collect, terminals
 
 
 async def test_without_users_loopback_requests_act_as_the_local_user(
