@@ -8,6 +8,7 @@ decisions on one call exactly one wins: ``decisions.tool_call_id`` is unique.
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -22,6 +23,8 @@ from interlock.storage.views import ToolCallOut, decision_out
 from interlock.streaming.events import ToolCallDecided
 
 MAX_DECISION_MESSAGE_CHARS = 8_000
+
+log = logging.getLogger(__name__)
 
 
 class DecisionIn(BaseModel):
@@ -58,10 +61,11 @@ async def decide(engine: Engine, user_id: str, tool_call_id: str, body: Decision
         call = session.get(ToolCall, tool_call_id)
         conversation = session.get(Conversation, call.conversation_id) if call else None
         if call is None or conversation is None or conversation.owner_id != user_id:
+            log.info("decision refused (not_found): tool call %s, user %s", tool_call_id, user_id)
             raise NotFound("No such tool call.")
         existing = session.exec(select(Decision).where(Decision.tool_call_id == call.id)).first()
         if call.status != ToolCallStatus.interrupted or existing is not None:
-            raise _not_interrupted(call.status, existing)
+            raise _not_interrupted(call.id, call.status, existing)
         if body.type == DecisionType.edit:
             tool = engine.registry.get(call.name)
             if tool is None:
@@ -90,7 +94,7 @@ async def decide(engine: Engine, user_id: str, tool_call_id: str, body: Decision
             winner = session.exec(
                 select(Decision).where(Decision.tool_call_id == tool_call_id)
             ).first()
-            raise _not_interrupted(ToolCallStatus.interrupted, winner) from None
+            raise _not_interrupted(tool_call_id, ToolCallStatus.interrupted, winner) from None
         out = view(session, engine.registry, call)
         engine.bus.stage(
             session, call.conversation_id, ToolCallDecided(run_id=call.run_id, tool_call=out)
@@ -120,7 +124,13 @@ def _check_shape(body: DecisionIn) -> None:
         raise BadRequest("A respond decision needs a message.", code="invalid_request")
 
 
-def _not_interrupted(status: str, decision: Decision | None) -> Conflict:
+def _not_interrupted(tool_call_id: str, status: str, decision: Decision | None) -> Conflict:
+    log.info(
+        "decision refused (not_interrupted): tool call %s is %s, decided %s",
+        tool_call_id,
+        status,
+        decision.type if decision else "never",
+    )
     return Conflict(
         "This tool call is not waiting for a decision.",
         code="not_interrupted",

@@ -145,13 +145,15 @@ class _Nodes:
 
         text = _text(aggregate.content) if aggregate else ""
         proposals = _proposals(aggregate)
-        has_open = self._store_answer(state, text, proposals, offered)
-        return {"steps": state["steps"] + 1, "outcome": "continue" if has_open else "completed"}
+        self._store_answer(state, text, proposals, offered)
+        # With tool calls the tools node runs next, even when every call already failed its
+        # checks: the model must see those error tool messages and answer again.
+        return {"steps": state["steps"] + 1, "outcome": "continue" if proposals else "completed"}
 
     def _store_answer(
         self, state: TurnState, text: str, proposals: list[_Proposal], offered: list[Tool]
-    ) -> bool:
-        """Store the assistant message and its calls; return True when calls remain to run."""
+    ) -> None:
+        """Store the assistant message and its calls, failing malformed ones at once."""
         d = self.d
         offered_by_provider = {t.provider_name: t for t in offered}
         conversation_id, run_id = state["conversation_id"], state["run_id"]
@@ -192,7 +194,6 @@ class _Nodes:
                 d.bus.stage(
                     session, conversation_id, ToolCallCreated(run_id=run_id, tool_call=call_view)
                 )
-            has_open = False
             for call, tool, problem, field_errors in calls:
                 if problem is not None:
                     code = "not_found" if tool is None else "invalid_args"
@@ -218,11 +219,7 @@ class _Nodes:
                             run_id=run_id, tool_call=view(session, d.registry, call)
                         ),
                     )
-                    has_open = True
-                else:
-                    has_open = True
             d.bus.commit(session)
-        return has_open
 
     def _check(
         self, proposal: _Proposal, tool: Tool | None
