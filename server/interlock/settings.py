@@ -7,12 +7,55 @@ read too.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+
+_HEADER_NAME_RE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+"""An HTTP field name (RFC 9110, section 5.1: a ``token``)."""
+
+
+class Connection(BaseModel):
+    """Credentials for the declarative ``http_json`` tools that name this connection.
+
+    Connections are the only place credentials live: a tool spec names one
+    (``request.connection``), never holds a secret. Values are :class:`SecretStr` (a plain
+    string is accepted), so they do not show in logs or ``repr``.
+
+    Attributes:
+        headers: Header name -> value, merged into every request (over Interlock's own
+            ``Accept`` and ``User-Agent``), e.g. ``{"Authorization": "Bearer ..."}``.
+        params: Query parameter name -> value, added to every request's query string (over
+            the tool's own parameters of the same name), e.g. ``{"api_key": "..."}``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    headers: dict[str, SecretStr] = Field(default_factory=dict)
+    params: dict[str, SecretStr] = Field(default_factory=dict)
+
+    @field_validator("headers")
+    @classmethod
+    def _check_headers(cls, value: dict[str, SecretStr]) -> dict[str, SecretStr]:
+        for name, secret in value.items():
+            if not _HEADER_NAME_RE.fullmatch(name):
+                raise ValueError(f"header name {name!r} is not an HTTP token")
+            if name.lower() in {"host", "content-length", "transfer-encoding", "connection"}:
+                raise ValueError(f"header {name!r} is set by Interlock, not by a connection")
+            if any(c in secret.get_secret_value() for c in "\r\n\0"):
+                raise ValueError(f"header {name!r} has a line break or NUL in its value")
+        return value
+
+    @field_validator("params")
+    @classmethod
+    def _check_params(cls, value: dict[str, SecretStr]) -> dict[str, SecretStr]:
+        if any(not name for name in value):
+            raise ValueError("query parameter names must not be empty")
+        return value
 
 
 class Settings(BaseSettings):
@@ -36,6 +79,16 @@ class Settings(BaseSettings):
         offline_first_token_delay_s: Pause before the offline model's first token (a test setting).
         skills_path: Extra skill folders, besides the built-in ``skills/``.
         client_dist: Built web client served at ``/``; ``client-web/dist`` by default.
+        connections: Named credentials for declarative ``http_json`` tools
+            (:class:`Connection`), read from ``INTERLOCK_CONNECTIONS`` as JSON, e.g.
+            ``{"weather": {"headers": {"Authorization": "Bearer ..."}, "params": {}}}``.
+        http_allowed_hosts: TEST-ONLY. Host names (exact, case-insensitive) that
+            ``http_json`` tools may reach even when they resolve to loopback, private or other
+            non-global addresses (``INTERLOCK_HTTP_ALLOWED_HOSTS='["localhost"]'``). Empty, and
+            so off, by default: leave it empty in production (it opens an SSRF hole).
+        http_ca_bundle: TEST-ONLY. A PEM file of CA certificates that ``http_json`` tools
+            trust instead of the default bundle (``certifi``), for a test server's throwaway
+            certificate. None (the default) uses the default bundle.
     """
 
     model_config = SettingsConfigDict(env_prefix="INTERLOCK_", env_file=".env", extra="ignore")
@@ -56,6 +109,9 @@ class Settings(BaseSettings):
     builtin_skills_dir: Path = REPO_ROOT / "skills"
     skills_path: list[Path] = Field(default_factory=list)
     client_dist: Path = REPO_ROOT / "client-web" / "dist"
+    connections: dict[str, Connection] = Field(default_factory=dict)
+    http_allowed_hosts: list[str] = Field(default_factory=list)
+    http_ca_bundle: Path | None = None
 
     @property
     def is_offline_model(self) -> bool:

@@ -126,7 +126,11 @@ async def test_case_c05_one_interrupted_then_one_paused_for_an_ask_call(
         call = ("c05direct_confirm", {"what": "direct"})
         expected_name = "c05direct.confirm"
 
-    model = ScriptedChatModel(responses=[scripted_message("One moment.", call), "Done."])
+    replies: list[Any] = [scripted_message("One moment.", call), "Done."]
+    if source == "loaded_skill":
+        # Progressive disclosure: the skill's tools are offered once the model loads it.
+        replies.insert(0, scripted_message("Loading it.", ("load_skill", {"name": "c05probe"})))
+    model = ScriptedChatModel(responses=replies)
     async with live_server(settings, model=model) as server:
         if source == "direct":
 

@@ -194,25 +194,28 @@ async def test_data_matching_the_output_schema_is_returned(registry, make_tool, 
     assert (await registry.execute(tool, {}, ctx)).data == {"id": 3}
 
 
-async def test_data_not_matching_the_output_schema_fails(registry, make_tool, ctx):
+async def test_data_not_matching_the_output_schema_is_invalid_output_without_the_data(
+    registry, make_tool, ctx
+):
     tool = registry.register(
         make_tool(
             output_schema=OUTPUT_SCHEMA,
-            handler=lambda args, context: ToolResult(text="ok", data={"id": "three"}),
+            handler=lambda args, context: ToolResult(text="secret text", data={"id": "three"}),
         )
     )
 
     with pytest.raises(ToolError) as caught:
         await registry.execute(tool, {}, ctx)
 
-    assert caught.value.code == "failed"
+    assert caught.value.code == "invalid_output"
     assert caught.value.message == (
-        "Tool 'demo.echo' returned data that does not match its output schema at id: "
-        "'three' is not of type 'integer'"
+        "Tool 'demo.echo' returned data that does not match its output schema at id "
+        "(rule 'type'); the result was discarded."
     )
-    assert caught.value.details == [
-        {"path": ["id"], "message": "'three' is not of type 'integer'", "rule": "type"}
-    ]
+    assert caught.value.details == [{"path": ["id"], "rule": "type"}]
+    everything = f"{caught.value.message} {caught.value.hint} {caught.value.details}"
+    assert "three" not in everything
+    assert "secret text" not in everything
 
 
 async def test_long_text_is_cut_with_a_note_giving_the_full_size(make_tool, ctx):

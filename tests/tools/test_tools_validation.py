@@ -40,7 +40,7 @@ def test_valid_args_give_no_errors(registry, demo):
 def test_a_value_of_the_wrong_type_fails_type_at_its_path(registry, demo):
     errors = registry.validate_args(demo, {"text": 5})
 
-    assert errors == [FieldError(path=["text"], message="5 is not of type 'string'", rule="type")]
+    assert errors == [FieldError(path=["text"], message="Must be a string.", rule="type")]
 
 
 def test_a_missing_required_property_fails_required_with_its_name_in_the_path(registry, demo):
@@ -97,10 +97,18 @@ def test_errors_are_sorted_by_path_with_array_indexes(registry, demo):
     ]
 
 
-def test_long_messages_are_cut(registry, demo):
-    errors = registry.validate_args(demo, {"text": "x" * 5000})
+def test_long_messages_are_cut(registry, make_tool):
+    tool = registry.register(
+        make_tool(
+            input_schema={
+                "type": "object",
+                "properties": {"text": {"type": "string", "pattern": "^" + "y" * 600 + "$"}},
+            }
+        )
+    )
+    errors = registry.validate_args(tool, {"text": "x" * 5000})
 
-    assert errors[0].rule == "maxLength"
+    assert errors[0].rule == "pattern"
     assert len(errors[0].message) == MAX_MESSAGE_CHARS
     assert errors[0].message.endswith("…")
 
@@ -209,6 +217,6 @@ def test_field_errors_serialize_to_the_api_shape(registry, demo):
 
     assert error.as_dict() == {
         "path": ["count"],
-        "message": "2.5 is not of type 'integer'",
+        "message": "Must be an integer.",
         "rule": "type",
     }

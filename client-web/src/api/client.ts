@@ -6,13 +6,19 @@
 import type {
   ApiErrorBody,
   CancelResult,
+  CommandClaim,
   ConversationDetail,
   ConversationSummary,
   DecisionIn,
+  EmployeeCreate,
   EmployeeOut,
+  EmployeePatch,
   HealthOut,
   MeOut,
   MessageAccepted,
+  MessageCreate,
+  SkillOut,
+  SlashCommandOut,
   ToolCallOut,
   ToolOut,
 } from "./types";
@@ -64,6 +70,11 @@ export class ApiError extends Error {
   }
 }
 
+/** Any thrown value as an ApiError (status 0 when it did not come from the server). */
+export function asApiError(e: unknown): ApiError {
+  return e instanceof ApiError ? e : new ApiError(0, { code: "error", message: String(e) });
+}
+
 /** Reads `{"error": {...}}` from a failed response; falls back to the status text. */
 export async function errorFromResponse(res: Response): Promise<ApiError> {
   let body: ApiErrorBody = { code: `http_${res.status}`, message: res.statusText || `HTTP ${res.status}` };
@@ -101,15 +112,27 @@ const enc = encodeURIComponent;
 export const api = {
   health: () => request<HealthOut>("GET", "/api/health"),
   me: () => request<MeOut>("GET", "/api/me"),
-  employees: () => request<EmployeeOut[]>("GET", "/api/employees"),
+  employees: (includeDisabled = false) =>
+    request<EmployeeOut[]>("GET", includeDisabled ? "/api/employees?include_disabled=true" : "/api/employees"),
+  createEmployee: (body: EmployeeCreate) => request<EmployeeOut>("POST", "/api/employees", body),
+  updateEmployee: (slug: string, changes: EmployeePatch) =>
+    request<EmployeeOut>("PATCH", `/api/employees/${enc(slug)}`, changes),
+  deleteEmployee: (slug: string) => request<void>("DELETE", `/api/employees/${enc(slug)}`),
+  resetEmployee: (slug: string) => request<EmployeeOut>("POST", `/api/employees/${enc(slug)}/reset`),
+  commands: (slug: string) => request<SlashCommandOut[]>("GET", `/api/employees/${enc(slug)}/commands`),
+  skills: () => request<SkillOut[]>("GET", "/api/skills"),
   tools: () => request<ToolOut[]>("GET", "/api/tools"),
   conversations: () => request<ConversationSummary[]>("GET", "/api/conversations"),
   createConversation: (employee?: string) =>
     request<ConversationSummary>("POST", "/api/conversations", employee ? { employee } : {}),
   conversation: (id: string) => request<ConversationDetail>("GET", `/api/conversations/${enc(id)}`),
   deleteConversation: (id: string) => request<void>("DELETE", `/api/conversations/${enc(id)}`),
-  postMessage: (id: string, content: string) =>
-    request<MessageAccepted>("POST", `/api/conversations/${enc(id)}/messages`, { content }),
+  /** `command`: the slash command picked from the menu (the server re-resolves it). */
+  postMessage: (id: string, content: string, command?: CommandClaim) =>
+    request<MessageAccepted>("POST", `/api/conversations/${enc(id)}/messages`, {
+      content,
+      ...(command ? { command } : {}),
+    } satisfies MessageCreate),
   cancel: (id: string) => request<CancelResult>("POST", `/api/conversations/${enc(id)}/cancel`),
   decide: (toolCallId: string, body: DecisionIn) =>
     request<ToolCallOut>("POST", `/api/tool-calls/${enc(toolCallId)}/decision`, body),

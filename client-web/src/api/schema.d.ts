@@ -64,26 +64,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/employees": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List Employees
-         * @description AI employees one can start a conversation with.
-         */
-        get: operations["list_employees_api_employees_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/conversations": {
         parameters: {
             query?: never;
@@ -192,6 +172,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/employees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Employees
+         * @description Employees one can start a conversation with (admins may include disabled ones).
+         */
+        get: operations["list_employees_api_employees_get"];
+        put?: never;
+        /**
+         * Create Employee
+         * @description Create an employee (admins). 409 ``employee_exists``; 422 for unknown skills or tools.
+         */
+        post: operations["create_employee_api_employees_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/employees/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Employee
+         * @description One employee.
+         */
+        get: operations["get_employee_api_employees__slug__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete Employee
+         * @description Delete an admin-made employee (admins). 409 ``builtin_employee`` for a built-in.
+         */
+        delete: operations["delete_employee_api_employees__slug__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update Employee
+         * @description Change some fields (admins); a built-in employee gets an override.
+         *
+         *     ``model: null`` means the server's model; other fields sent as null are left unchanged.
+         */
+        patch: operations["update_employee_api_employees__slug__patch"];
+        trace?: never;
+    };
+    "/api/employees/{slug}/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset Employee
+         * @description Drop the admins' changes to a built-in employee (admins).
+         */
+        post: operations["reset_employee_api_employees__slug__reset_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/employees/{slug}/commands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Commands
+         * @description Slash commands available to this employee (the composer's ``/`` menu).
+         */
+        get: operations["list_commands_api_employees__slug__commands_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/conversations/{conversation_id}/events": {
         parameters: {
             query?: never;
@@ -207,6 +281,26 @@ export interface paths {
          *     comments every ``ping_interval_s`` seconds. A client leaving does not stop a run.
          */
         get: operations["stream_events_api_conversations__conversation_id__events_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Skills
+         * @description Every skill folder found: loaded ones with their tools and commands, failed ones with why.
+         */
+        get: operations["list_skills_api_skills_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -243,6 +337,16 @@ export interface components {
         CancelResult: {
             /** Cancelled Run Id */
             cancelled_run_id: string | null;
+        };
+        /**
+         * CommandClaim
+         * @description The command the client says the person picked from the menu.
+         */
+        CommandClaim: {
+            /** Skill */
+            skill: string;
+            /** Command */
+            command: string;
         };
         /** ConversationCreate */
         ConversationCreate: {
@@ -354,27 +458,142 @@ export interface components {
              */
             created_at: string;
         };
+        /**
+         * EmployeeCreate
+         * @description A new employee: a unique ``slug`` plus the fields.
+         */
+        EmployeeCreate: {
+            /** Name */
+            name: string;
+            /**
+             * Avatar
+             * @default
+             */
+            avatar: string;
+            /**
+             * Title
+             * @default
+             */
+            title: string;
+            /**
+             * About
+             * @default
+             */
+            about: string;
+            /**
+             * System Prompt
+             * @default
+             */
+            system_prompt: string;
+            /** Model */
+            model?: string | null;
+            /** Pinned Skills */
+            pinned_skills?: string[];
+            /** Available Skills */
+            available_skills?: string[];
+            /** Tool Overrides */
+            tool_overrides?: {
+                [key: string]: "ALLOW" | "ASK" | "DENY";
+            };
+            /**
+             * Greeting
+             * @default
+             */
+            greeting: string;
+            /** Starter Prompts */
+            starter_prompts?: string[];
+            /**
+             * Disabled
+             * @default false
+             */
+            disabled: boolean;
+            /** Slug */
+            slug: string;
+        };
         /** EmployeeOut */
         EmployeeOut: {
             /** Slug */
             slug: string;
             /** Name */
             name: string;
+            /** Avatar */
+            avatar: string;
             /** Title */
             title: string;
             /** About */
             about: string;
-            /** Avatar */
-            avatar: string;
             /** Greeting */
             greeting: string;
             /** Starter Prompts */
             starter_prompts: string[];
+            /** Builtin */
+            builtin: boolean;
+            /** Disabled */
+            disabled: boolean;
+            /** Model */
+            model: string | null;
+            /** Pinned Skills */
+            pinned_skills: string[];
+            /** Available Skills */
+            available_skills: string[];
+            /** Tool Overrides */
+            tool_overrides: {
+                [key: string]: "ALLOW" | "ASK" | "DENY";
+            };
+            /** System Prompt */
+            system_prompt: string;
         };
-        /** HTTPValidationError */
-        HTTPValidationError: {
-            /** Detail */
-            detail?: components["schemas"]["ValidationError"][];
+        /**
+         * EmployeePatch
+         * @description Fields to change; omitted fields stay. ``tool_overrides`` replaces the whole map.
+         */
+        EmployeePatch: {
+            /** Name */
+            name?: string | null;
+            /** Avatar */
+            avatar?: string | null;
+            /** Title */
+            title?: string | null;
+            /** About */
+            about?: string | null;
+            /** System Prompt */
+            system_prompt?: string | null;
+            /** Model */
+            model?: string | null;
+            /** Pinned Skills */
+            pinned_skills?: string[] | null;
+            /** Available Skills */
+            available_skills?: string[] | null;
+            /** Tool Overrides */
+            tool_overrides?: {
+                [key: string]: "ALLOW" | "ASK" | "DENY";
+            } | null;
+            /** Greeting */
+            greeting?: string | null;
+            /** Starter Prompts */
+            starter_prompts?: string[] | null;
+            /** Disabled */
+            disabled?: boolean | null;
+        };
+        /**
+         * ErrorDetail
+         * @description One error: a stable ``code`` (e.g. ``not_found``, ``run_active``), an English
+         *     ``message`` and optional ``details`` (field errors, the recorded decision, candidates).
+         */
+        ErrorDetail: {
+            /** Code */
+            code: string;
+            /** Message */
+            message: string;
+            /** Details */
+            details?: unknown;
+        };
+        /**
+         * ErrorOut
+         * @description The one error shape of the API: ``{"error": {"code", "message", "details"?}}``.
+         */
+        ErrorOut: {
+            error: components["schemas"]["ErrorDetail"];
         };
         /** HealthOut */
         HealthOut: {
@@ -390,8 +609,11 @@ export interface components {
             id: string;
             /** Name */
             name: string;
-            /** Role */
-            role: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "admin" | "member";
         };
         /** MessageAccepted */
         MessageAccepted: {
@@ -423,6 +645,7 @@ export interface components {
         MessageCreate: {
             /** Content */
             content: string;
+            command?: components["schemas"]["CommandClaim"] | null;
         };
         /** MessageDelta */
         MessageDelta: {
@@ -573,6 +796,63 @@ export interface components {
              * @enum {string}
              */
             trigger: "message" | "resume";
+        };
+        /** SkillCommandOut */
+        SkillCommandOut: {
+            /** Command */
+            command: string;
+            /** Title */
+            title: string;
+            /** Description */
+            description: string;
+            /** Tool */
+            tool: string;
+        };
+        /** SkillOut */
+        SkillOut: {
+            /** Name */
+            name: string;
+            /** Description */
+            description: string;
+            /** Version */
+            version: string | null;
+            /**
+             * Tags
+             * @default []
+             */
+            tags: string[];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "loaded" | "failed";
+            /** Error */
+            error: string | null;
+            /**
+             * Tools
+             * @default []
+             */
+            tools: string[];
+            /**
+             * Commands
+             * @default []
+             */
+            commands: components["schemas"]["SkillCommandOut"][];
+            /** Path */
+            path: string | null;
+        };
+        /** SlashCommandOut */
+        SlashCommandOut: {
+            /** Skill */
+            skill: string;
+            /** Command */
+            command: string;
+            /** Title */
+            title: string;
+            /** Description */
+            description: string;
+            /** Tool */
+            tool: string;
         };
         /** ToolAnnotationsOut */
         ToolAnnotationsOut: {
@@ -739,19 +1019,8 @@ export interface components {
             annotations: components["schemas"]["ToolAnnotationsOut"];
             /** Card */
             card: string | null;
-        };
-        /** ValidationError */
-        ValidationError: {
-            /** Location */
-            loc: (string | number)[];
-            /** Message */
-            msg: string;
-            /** Error Type */
-            type: string;
-            /** Input */
-            input?: unknown;
-            /** Context */
-            ctx?: Record<string, never>;
+            /** Skill */
+            skill: string | null;
         };
     };
     responses: never;
@@ -780,6 +1049,15 @@ export interface operations {
                     "application/json": components["schemas"]["HealthOut"];
                 };
             };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
         };
     };
     me_api_me_get: {
@@ -798,6 +1076,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MeOut"];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };
@@ -820,24 +1107,13 @@ export interface operations {
                     "application/json": components["schemas"]["ToolOut"][];
                 };
             };
-        };
-    };
-    list_employees_api_employees_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
+            /** @description An error with a stable code. */
+            "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EmployeeOut"][];
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };
@@ -858,6 +1134,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConversationSummary"][];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };
@@ -884,13 +1169,13 @@ export interface operations {
                     "application/json": components["schemas"]["ConversationSummary"];
                 };
             };
-            /** @description Validation Error */
-            422: {
+            /** @description An error with a stable code. */
+            "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };
@@ -915,13 +1200,13 @@ export interface operations {
                     "application/json": components["schemas"]["ConversationDetail"];
                 };
             };
-            /** @description Validation Error */
-            422: {
+            /** @description An error with a stable code. */
+            "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };
@@ -944,13 +1229,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
-            422: {
+            /** @description An error with a stable code. */
+            "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };
@@ -979,13 +1264,13 @@ export interface operations {
                     "application/json": components["schemas"]["MessageAccepted"];
                 };
             };
-            /** @description Validation Error */
-            422: {
+            /** @description An error with a stable code. */
+            "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };
@@ -1010,13 +1295,13 @@ export interface operations {
                     "application/json": components["schemas"]["ToolCallOut"][];
                 };
             };
-            /** @description Validation Error */
-            422: {
+            /** @description An error with a stable code. */
+            "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };
@@ -1041,13 +1326,234 @@ export interface operations {
                     "application/json": components["schemas"]["CancelResult"];
                 };
             };
-            /** @description Validation Error */
-            422: {
+            /** @description An error with a stable code. */
+            "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_employees_api_employees_get: {
+        parameters: {
+            query?: {
+                include_disabled?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmployeeOut"][];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    create_employee_api_employees_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmployeeCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmployeeOut"];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_employee_api_employees__slug__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmployeeOut"];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    delete_employee_api_employees__slug__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    update_employee_api_employees__slug__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmployeePatch"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmployeeOut"];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    reset_employee_api_employees__slug__reset_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmployeeOut"];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_commands_api_employees__slug__commands_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SlashCommandOut"][];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };
@@ -1074,13 +1580,42 @@ export interface operations {
                     "text/event-stream": components["schemas"]["RunStarted"] | components["schemas"]["MessageDelta"] | components["schemas"]["MessageCompleted"] | components["schemas"]["ToolCallCreated"] | components["schemas"]["ToolCallInterrupted"] | components["schemas"]["ToolCallDecided"] | components["schemas"]["ToolCallRunning"] | components["schemas"]["ToolCallCompleted"] | components["schemas"]["RunPaused"] | components["schemas"]["RunCompleted"] | components["schemas"]["RunFailed"] | components["schemas"]["RunCancelled"];
                 };
             };
-            /** @description Validation Error */
-            422: {
+            /** @description An error with a stable code. */
+            "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "text/event-stream": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_skills_api_skills_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillOut"][];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };
@@ -1123,13 +1658,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation Error */
-            422: {
+            /** @description An error with a stable code. */
+            "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };

@@ -48,6 +48,10 @@ export type ToolCallStatus =
   | "cancelled";
 export type DecisionType = S["DecisionOut"]["type"];
 export type Permission = "ALLOW" | "ASK" | (string & {});
+/** What an employee may set per tool (`tool_overrides`); no entry = the tool's own permission. */
+export type ToolPermission = "ALLOW" | "ASK" | "DENY";
+/** The built-in cards a tool can ask for (`card` in GET /api/tools, `cards:` in SKILL.md). */
+export type CardHint = "approval" | "choice" | "form" | "confirm" | "markdown";
 /** Message ids are integers on the wire; compare them through `String(id)` (strings pass too). */
 export type MessageId = S["MessageOut"]["id"] | string;
 
@@ -67,6 +71,13 @@ export interface ErrorEnvelope {
   error: ApiErrorBody;
 }
 
+/** One entry of `details.candidates` on a 422 `slash_command_ambiguous`. */
+export interface SlashCandidate {
+  skill: string;
+  command: string;
+  title: string;
+}
+
 /** One entry of `details.errors` on a 422 `invalid_args`; `path` is a list of keys and indexes ([] = root). */
 export interface FieldError {
   path: Array<string | number> | string;
@@ -80,7 +91,15 @@ export interface FieldError {
 export type ModelInfo = S["ModelInfo"];
 export type HealthOut = S["HealthOut"];
 export type MeOut = S["MeOut"];
-export type EmployeeOut = S["EmployeeOut"];
+export type EmployeeOut = Narrow<S["EmployeeOut"], { tool_overrides: Record<string, ToolPermission> }>;
+/** The fields an admin sets (POST /api/employees without `slug`; PATCH takes any subset). */
+export type EmployeeFields = Omit<S["EmployeeCreate"], "slug">;
+export type EmployeeCreate = S["EmployeeCreate"];
+export type EmployeePatch = Partial<EmployeeFields>;
+export type SlashCommandOut = S["SlashCommandOut"];
+export type SkillOut = S["SkillOut"];
+export type CommandClaim = S["CommandClaim"];
+export type MessageCreate = S["MessageCreate"];
 export type ToolAnnotationsOut = S["ToolAnnotationsOut"];
 export type ToolOut = Narrow<S["ToolOut"], { permission: Permission }>;
 export type ConversationSummary = S["ConversationSummary"];

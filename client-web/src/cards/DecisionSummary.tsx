@@ -1,7 +1,9 @@
+import type { ReactNode } from "react";
 import type { DecisionOut, ToolCallOut } from "../api/types";
 import { JsonView } from "../components/JsonView";
 
-export function decisionText(d: DecisionOut): string {
+/** One line for a recorded decision; `answer` replaces the raw message of a respond. */
+export function decisionText(d: DecisionOut, answer?: string | null): string {
   switch (d.type) {
     case "approve":
       return "Approved";
@@ -9,23 +11,35 @@ export function decisionText(d: DecisionOut): string {
       return "Edited and approved";
     case "reject":
       return d.message ? `Rejected: ${d.message}` : "Rejected";
-    case "respond":
-      return d.message ? `Answered: ${d.message}` : "Answered";
+    case "respond": {
+      const text = answer ?? d.message;
+      return text ? `Answered: ${text}` : "Answered";
+    }
     default:
       return String(d.type);
   }
 }
 
+interface Props {
+  call: ToolCallOut;
+  showArgs?: boolean;
+  /** How a card words the person's answer (a respond), e.g. "Tea, Coffee" for a JSON list. */
+  answer?: string | null;
+  /** More about the decision, shown under its line (e.g. a form's submitted values). */
+  children?: ReactNode;
+}
+
 /** The recorded decision (from server state), with the arguments that were (or will be) run. */
-export function DecisionSummary({ call, showArgs = true }: { call: ToolCallOut; showArgs?: boolean }) {
+export function DecisionSummary({ call, showArgs = true, answer, children }: Props) {
   const d = call.decision;
   if (!d) return null;
   const args = call.executed_args ?? (d.type === "edit" ? d.args : null);
   return (
     <div className={`decision decision-${d.type}`}>
       <p data-testid="decision" data-decision-type={d.type}>
-        {decisionText(d)}
+        {decisionText(d, answer)}
       </p>
+      {children}
       {showArgs && args && d.type !== "reject" && (
         <div className="decision-args">
           <span className="muted">Executed with</span>

@@ -1,9 +1,12 @@
 /** One open conversation: loads it, follows its stream, and hosts the messages and composer. */
 import { useEffect, useMemo, useRef } from "react";
 import { ApiError, api } from "../api/client";
+import type { CommandClaim, EmployeeOut } from "../api/types";
 import { useAppData } from "../state/appData";
 import { ConversationActionsContext, type ConversationActions } from "../state/conversationActions";
+import { useCommands } from "../state/useCommands";
 import { useConversation } from "../state/useConversation";
+import { Avatar } from "./Avatar";
 import { Composer } from "./Composer";
 import { ConversationHeader } from "./ConversationHeader";
 import { MessageList } from "./MessageList";
@@ -20,6 +23,7 @@ interface Props {
 export function ConversationView({ id, offline, listTitle, onChanged }: Props) {
   const { state, dispatch, refresh, loadError, stream } = useConversation(id);
   const { employees } = useAppData();
+  const commands = useCommands(state.employee);
   const actions = useMemo<ConversationActions>(() => ({ dispatch, refresh, owned: true }), [dispatch, refresh]);
 
   const lastStatus = useRef(state.status);
@@ -42,9 +46,9 @@ export function ConversationView({ id, offline, listTitle, onChanged }: Props) {
     );
   }
 
-  const send = async (content: string) => {
+  const send = async (content: string, command?: CommandClaim) => {
     try {
-      const { run_id } = await api.postMessage(id, content);
+      const { run_id } = await api.postMessage(id, content, command);
       dispatch({ type: "local.sent", runId: run_id });
     } catch (e) {
       if (e instanceof ApiError && e.status === 409) void refresh();
@@ -60,10 +64,16 @@ export function ConversationView({ id, offline, listTitle, onChanged }: Props) {
   return (
     <ConversationActionsContext.Provider value={actions}>
       <main className="conversation" data-testid="conversation" data-conversation-id={id} data-status={state.status}>
-        <ConversationHeader title={listTitle || state.title} state={state} offline={offline ?? state.model?.offline ?? false} stream={stream} />
-        <MessageList state={state} emptyText={employee?.greeting ?? "Say hello to start."} />
+        <ConversationHeader
+          title={listTitle || state.title}
+          state={state}
+          employee={employee}
+          offline={offline ?? state.model?.offline ?? false}
+          stream={stream}
+        />
+        <MessageList state={state} empty={employee ? <Greeting employee={employee} /> : "Say hello to start."} />
         {state.messages.length === 0 && employee && employee.starter_prompts.length > 0 && !running && (
-          <div className="starters">
+          <div className="starters" aria-label="Starter prompts">
             {employee.starter_prompts.map((p) => (
               <button key={p} type="button" data-testid="starter-prompt" onClick={() => void send(p).catch(() => {})}>
                 {p}
@@ -86,8 +96,17 @@ export function ConversationView({ id, offline, listTitle, onChanged }: Props) {
             {loadError.message}
           </p>
         )}
-        <Composer disabled={running} running={running} onSend={send} onCancel={cancel} />
+        <Composer disabled={running} running={running} commands={commands} onSend={send} onCancel={cancel} />
       </main>
     </ConversationActionsContext.Provider>
+  );
+}
+
+function Greeting({ employee }: { employee: EmployeeOut }) {
+  return (
+    <div className="greeting" data-testid="employee-greeting">
+      <Avatar avatar={employee.avatar} name={employee.name} size="lg" />
+      <p>{employee.greeting || `Say hello to ${employee.name}.`}</p>
+    </div>
   );
 }

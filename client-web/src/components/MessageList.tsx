@@ -1,11 +1,12 @@
 /** The conversation's messages, tool call rows under their assistant message, and the live draft. */
-import { useEffect, useMemo, useRef } from "react";
+import { useEffect, useMemo, useRef, type ReactNode } from "react";
 import type { MessageOut, ToolCallOut } from "../api/types";
 import { orphanToolCalls, toolCallsOf, toolMessagesByCall, type ConversationState } from "../state/reducer";
 import { Markdown } from "./Markdown";
 import { ToolCallRow } from "./ToolCallRow";
 
-export function MessageList({ state, emptyText }: { state: ConversationState; emptyText?: string | null }) {
+/** `empty`: what an empty conversation shows (the employee's greeting). */
+export function MessageList({ state, empty }: { state: ConversationState; empty?: ReactNode }) {
   const toolMessages = useMemo(() => toolMessagesByCall(state), [state]);
   const orphans = orphanToolCalls(state);
   const drafts = Object.entries(state.drafts).filter(([, text]) => text.length > 0);
@@ -27,7 +28,7 @@ export function MessageList({ state, emptyText }: { state: ConversationState; em
         stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
       }}
     >
-      {visible.length === 0 && drafts.length === 0 && emptyText && <div className="empty">{emptyText}</div>}
+      {visible.length === 0 && drafts.length === 0 && empty && <div className="empty">{empty}</div>}
       {visible.map((m) => (
         <Message key={String(m.id)} message={m} calls={toolCallsOf(state, m.id)} toolMessages={toolMessages} />
       ))}

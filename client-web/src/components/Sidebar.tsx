@@ -1,21 +1,22 @@
 import type { ConversationSummary } from "../api/types";
-import { useAppData } from "../state/appData";
+import { isAdmin, useAppData } from "../state/appData";
 
 interface Props {
   conversations: ConversationSummary[];
   activeId: string | null;
-  creating: boolean;
+  adminActive: boolean;
+  /** Opens the employee picker. */
   onNew: () => void;
   onOpen: (id: string) => void;
 }
 
-export function Sidebar({ conversations, activeId, creating, onNew, onOpen }: Props) {
-  const { employees } = useAppData();
+export function Sidebar({ conversations, activeId, adminActive, onNew, onOpen }: Props) {
+  const { employees, me } = useAppData();
   return (
     <nav className="sidebar" aria-label="Conversations">
       <div className="sidebar-head">
         <span className="brand">Interlock</span>
-        <button type="button" className="primary" data-testid="new-chat" disabled={creating} onClick={onNew}>
+        <button type="button" className="primary" data-testid="new-chat" onClick={onNew}>
           New chat
         </button>
       </div>
@@ -40,6 +41,13 @@ export function Sidebar({ conversations, activeId, creating, onNew, onOpen }: Pr
         ))}
         {conversations.length === 0 && <li className="muted small pad">No conversations yet.</li>}
       </ul>
+      {isAdmin(me) && (
+        <div className="sidebar-foot">
+          <a href="#/admin" className={adminActive ? "nav-link active" : "nav-link"} aria-current={adminActive ? "page" : undefined} data-testid="admin-link">
+            Admin: employees and skills
+          </a>
+        </div>
+      )}
     </nav>
   );
 }

@@ -225,3 +225,40 @@ describe("local actions", () => {
     expect(reducer(s, { type: "local.toolCall", toolCall: fresh }).toolCalls.call_1.status).toBe("succeeded");
   });
 });
+
+describe("slash commands and answers", () => {
+  it("a command's call pauses the run even when the POST answer arrives after the stream", () => {
+    const ev = sequence();
+    const proposed = toolCall({ status: "pending", proposed_args: { text: "buy milk" } });
+    let s = apply(load(), [
+      ev({ type: "run.started", run_id: "run_1", trigger: "message" }),
+      ev({ type: "message.completed", run_id: "run_1", message: message({ content: "/notes buy milk" }) }),
+      ev({ type: "message.completed", run_id: "run_1", message: message({ id: 2, role: "assistant", content: "", tool_calls: [proposed] }) }),
+      ev({ type: "tool_call.created", run_id: "run_1", tool_call: proposed }),
+      ev({ type: "tool_call.interrupted", run_id: "run_1", tool_call: { ...proposed, status: "interrupted" } }),
+      ev({ type: "run.paused", run_id: "run_1", pending: ["call_1"] }),
+    ]);
+    s = reducer(s, { type: "local.sent", runId: "run_1" }); // the 202, late
+    expect(s.status).toBe("paused");
+    expect(toolCallsOf(s, 2).map((c) => [c.status, c.proposed_args])).toEqual([["interrupted", { text: "buy milk" }]]);
+  });
+
+  it("a respond decision from the POST shows at once and is kept when the stream repeats it", () => {
+    const ev = sequence();
+    const asked = toolCall({ name: "ask.confirm", status: "interrupted", proposed_args: { summary: "Book it?" } });
+    const decision = {
+      id: "dec_1", type: "respond" as const, user_id: "user_local", args: null, message: "yes",
+      proposed_args: asked.proposed_args, created_at: "2025-01-01T00:00:01Z",
+    };
+    let s = apply(load(), [ev({ type: "tool_call.interrupted", run_id: "run_1", tool_call: asked })]);
+    s = reducer(s, { type: "local.toolCall", toolCall: { ...asked, decision } });
+    expect(s.toolCalls.call_1.decision?.message).toBe("yes");
+    s = apply(s, [
+      ev({ type: "tool_call.decided", run_id: "run_1", tool_call: { ...asked, decision } }),
+      ev({ type: "tool_call.completed", run_id: "run_2", tool_call: { ...asked, status: "succeeded", decision, result_text: "yes" }, message: null }),
+    ]);
+    // The POST answer (interrupted) is older than the stream's succeeded state.
+    expect(reducer(s, { type: "local.toolCall", toolCall: { ...asked, decision } })).toBe(s);
+    expect(s.toolCalls.call_1).toMatchObject({ status: "succeeded", decision: { type: "respond", message: "yes" } });
+  });
+});

@@ -10,8 +10,8 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from interlock import __version__
-from interlock.api.errors import install_error_handlers
-from interlock.api.routers import catalog, conversations, events, tool_calls
+from interlock.api.errors import ErrorOut, install_error_handlers
+from interlock.api.routers import catalog, conversations, employees, events, skills, tool_calls
 from interlock.api.services import Services
 from interlock.settings import Settings
 
@@ -42,9 +42,14 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             if services is None:
                 built.db.dispose()
 
-    app = FastAPI(title="Interlock", version=__version__, lifespan=lifespan)
+    app = FastAPI(
+        title="Interlock",
+        version=__version__,
+        lifespan=lifespan,
+        responses={"4XX": {"model": ErrorOut, "description": "An error with a stable code."}},
+    )
     install_error_handlers(app)
-    for module in (catalog, conversations, events, tool_calls):
+    for module in (catalog, conversations, employees, events, skills, tool_calls):
         app.include_router(module.router)
 
     if (settings.client_dist / "index.html").is_file():

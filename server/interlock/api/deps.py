@@ -9,7 +9,7 @@ from fastapi import Depends, Request
 
 from interlock.api.services import Services
 from interlock.engine import Engine
-from interlock.errors import Unauthorized
+from interlock.errors import Forbidden, Unauthorized
 from interlock.settings import Settings
 from interlock.storage import Database, User
 from interlock.storage.users import count_users, get_or_create_local_user, user_by_token
@@ -77,3 +77,17 @@ def current_user(request: Request, db: DbDep, settings: SettingsDep) -> User:
 
 
 CurrentUser = Annotated[User, Depends(current_user)]
+
+
+def admin_user(user: CurrentUser) -> User:
+    """Return the caller when an admin.
+
+    Raises:
+        Forbidden: ``permission_denied`` for members.
+    """
+    if user.role != "admin":
+        raise Forbidden("Only admins may do this.")
+    return user
+
+
+AdminUser = Annotated[User, Depends(admin_user)]

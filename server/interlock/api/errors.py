@@ -8,12 +8,29 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from interlock.errors import InterlockError, StorageBusy, error_body
 
 log = logging.getLogger(__name__)
+
+
+class ErrorDetail(BaseModel):
+    """One error: a stable ``code`` (e.g. ``not_found``, ``run_active``), an English
+    ``message`` and optional ``details`` (field errors, the recorded decision, candidates)."""
+
+    code: str
+    message: str
+    details: Any = None
+
+
+class ErrorOut(BaseModel):
+    """The one error shape of the API: ``{"error": {"code", "message", "details"?}}``."""
+
+    error: ErrorDetail
+
 
 _HTTP_CODES = {
     400: "invalid_request",

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
 
+from interlock.employees import EmployeeDirectory, load_builtin
 from interlock.engine import Engine
 from interlock.models import create_chat_model
 from interlock.settings import Settings
-from interlock.skills import load_skills
+from interlock.skills import SkillCatalog, load_catalog
 from interlock.storage import Database
 from interlock.streaming import EventBus
 from interlock.tools import ToolRegistry
@@ -23,6 +24,8 @@ class Services:
     db: Database
     bus: EventBus
     registry: ToolRegistry
+    catalog: SkillCatalog
+    employees: EmployeeDirectory
     engine: Engine
 
     @classmethod
@@ -39,6 +42,24 @@ class Services:
             max_result_chars=settings.max_tool_result_chars,
             default_timeout_s=settings.tool_timeout_s,
         )
-        load_skills(registry, [settings.builtin_skills_dir, *settings.skills_path])
-        engine = Engine(settings, db, bus, registry, model or create_chat_model(settings))
-        return cls(settings=settings, db=db, bus=bus, registry=registry, engine=engine)
+        catalog = load_catalog(
+            registry, [settings.builtin_skills_dir, *settings.skills_path], settings
+        )
+        employees = EmployeeDirectory(
+            db,
+            load_builtin(),
+            known_skills=lambda: catalog.skills.keys(),
+            known_tools=lambda: [t.name for t in registry.tools()],
+        )
+        engine = Engine(
+            settings, db, bus, registry, catalog, employees, model or create_chat_model(settings)
+        )
+        return cls(
+            settings=settings,
+            db=db,
+            bus=bus,
+            registry=registry,
+            catalog=catalog,
+            employees=employees,
+            engine=engine,
+        )

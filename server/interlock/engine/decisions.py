@@ -21,6 +21,7 @@ from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.storage import Conversation, Decision, DecisionType, ToolCall, ToolCallStatus
 from interlock.storage.views import ToolCallOut, decision_out
 from interlock.streaming.events import ToolCallDecided
+from interlock.tools import FieldError, Tool
 
 MAX_DECISION_MESSAGE_CHARS = 8_000
 
@@ -54,7 +55,8 @@ async def decide(engine: Engine, user_id: str, tool_call_id: str, body: Decision
     Raises:
         NotFound: Unknown call, or not the caller's.
         Conflict: ``not_interrupted``; ``details`` carries ``status`` and the recorded ``decision``.
-        BadRequest: ``invalid_args`` with ``details.errors`` (edit), or a missing field.
+        BadRequest: ``invalid_args`` with ``details.errors`` (edit; respond to a tool with
+            ``check_response``), or a missing field.
     """
     _check_shape(body)
     with engine.db.session() as session:
@@ -74,6 +76,15 @@ async def decide(engine: Engine, user_id: str, tool_call_id: str, body: Decision
             if errors:
                 raise BadRequest(
                     "The edited arguments do not match the tool's input schema.",
+                    code="invalid_args",
+                    details={"errors": [e.as_dict() for e in errors]},
+                )
+        if body.type == DecisionType.respond:
+            tool = engine.registry.get(call.name)
+            errors = _response_errors(tool, call.proposed_args, body.message or "")
+            if errors:
+                raise BadRequest(
+                    "The answer does not fit the question.",
                     code="invalid_args",
                     details={"errors": [e.as_dict() for e in errors]},
                 )
@@ -122,6 +133,23 @@ def _check_shape(body: DecisionIn) -> None:
         raise BadRequest("Only an edit carries args.", code="invalid_request")
     if body.type == DecisionType.respond and not (body.message and body.message.strip()):
         raise BadRequest("A respond decision needs a message.", code="invalid_request")
+
+
+def _response_errors(tool: Tool | None, args: Any, message: str) -> list[FieldError]:
+    """Run ``tool.check_response(args, message)``; a check that raises refuses the answer."""
+    if tool is None or tool.check_response is None:
+        return []
+    try:
+        return list(tool.check_response(args if isinstance(args, dict) else {}, message))
+    except Exception as exc:
+        log.exception("check_response of tool %r raised", tool.name)
+        return [
+            FieldError(
+                path=[],
+                message=f"The answer could not be checked ({type(exc).__name__}).",
+                rule="check_response",
+            )
+        ]
 
 
 def _not_interrupted(tool_call_id: str, status: str, decision: Decision | None) -> Conflict:

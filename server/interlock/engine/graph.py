@@ -9,7 +9,8 @@ pause survive a server restart without a checkpointer.
 
 from __future__ import annotations
 
-import json
+import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
@@ -17,12 +18,21 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk
 from langgraph.graph import END, START, StateGraph
 from sqlalchemy import update
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from interlock.employees import Employee
 from interlock.engine.history import load_history, to_model_messages
-from interlock.engine.records import close_call, error_text, rejected_text, view
+from interlock.engine.proposals import Proposal, field_hint, message_text, read_proposals
+from interlock.engine.records import (
+    close_call,
+    error_text,
+    latest_assistant_calls,
+    rejected_text,
+    view,
+)
+from interlock.engine.turn import LOAD_SKILL, TurnPlan, effective_permission, plan_turn
 from interlock.errors import InterlockError
+from interlock.skills import SkillCatalog
 from interlock.storage import (
     Conversation,
     Database,
@@ -63,9 +73,10 @@ class GraphDeps:
     db: Database
     bus: EventBus
     registry: ToolRegistry
-    model: BaseChatModel
+    catalog: SkillCatalog
     max_steps: int
-    employee_of: Any  # Callable[[str], Employee]
+    employee_of: Callable[[str], Employee]
+    model_for: Callable[[Employee], BaseChatModel]
 
 
 def build_graph(deps: GraphDeps) -> Any:
@@ -78,23 +89,6 @@ def build_graph(deps: GraphDeps) -> Any:
     graph.add_conditional_edges("model", nodes.after_model, {"tools": "tools", END: END})
     graph.add_conditional_edges("tools", nodes.after_tools, {"model": "model", END: END})
     return graph.compile()
-
-
-def latest_assistant_calls(session: Session, conversation_id: str) -> list[ToolCall]:
-    """Return the tool calls of the conversation's latest assistant message, in call order."""
-    message_id = session.exec(
-        select(Message.id)
-        .where(Message.conversation_id == conversation_id, Message.role == MessageRole.assistant)
-        .order_by(col(Message.id).desc())
-        .limit(1)
-    ).first()
-    if message_id is None:
-        return []
-    return list(
-        session.exec(
-            select(ToolCall).where(ToolCall.message_id == message_id).order_by(col(ToolCall.index))
-        ).all()
-    )
 
 
 class _Nodes:
@@ -128,34 +122,42 @@ class _Nodes:
         with d.db.session() as session:
             conversation = session.get(Conversation, conversation_id)
             assert conversation is not None
-            employee: Employee = d.employee_of(conversation.employee)
+            employee = d.employee_of(conversation.employee)
+            plan = plan_turn(conversation, employee, d.catalog, d.registry)
             messages, calls = load_history(session, conversation_id)
-        history = to_model_messages(messages, calls, d.registry, employee.system_prompt)
-        offered = d.registry.tools()
-        bound = d.model.bind_tools(d.registry.provider_specs(offered)) if offered else d.model
+        history = to_model_messages(messages, calls, d.registry, plan.system_prompt)
+        model = d.model_for(employee)
+        bound = model.bind_tools(d.registry.provider_specs(plan.offered)) if plan.offered else model
 
         aggregate: AIMessageChunk | None = None
-        async for chunk in bound.astream(history):
-            if not isinstance(chunk, AIMessageChunk):
-                continue
-            aggregate = chunk if aggregate is None else aggregate + chunk
-            delta = _text(chunk.content)
-            if delta:
-                d.bus.publish(conversation_id, MessageDelta(run_id=run_id, delta=delta))
+        try:
+            async for chunk in bound.astream(history):
+                if not isinstance(chunk, AIMessageChunk):
+                    continue
+                aggregate = chunk if aggregate is None else aggregate + chunk
+                delta = message_text(chunk.content)
+                if delta:
+                    d.bus.publish(conversation_id, MessageDelta(run_id=run_id, delta=delta))
+        except asyncio.CancelledError:
+            # Stopped mid-answer: keep the text the person already saw (tool calls dropped).
+            partial = message_text(aggregate.content) if aggregate else ""
+            if partial.strip():
+                self._store_answer(state, partial, [], plan)
+            raise
 
-        text = _text(aggregate.content) if aggregate else ""
-        proposals = _proposals(aggregate)
-        self._store_answer(state, text, proposals, offered)
+        text = message_text(aggregate.content) if aggregate else ""
+        proposals = read_proposals(aggregate)
+        self._store_answer(state, text, proposals, plan)
         # With tool calls the tools node runs next, even when every call already failed its
         # checks: the model must see those error tool messages and answer again.
         return {"steps": state["steps"] + 1, "outcome": "continue" if proposals else "completed"}
 
     def _store_answer(
-        self, state: TurnState, text: str, proposals: list[_Proposal], offered: list[Tool]
+        self, state: TurnState, text: str, proposals: list[Proposal], plan: TurnPlan
     ) -> None:
         """Store the assistant message and its calls, failing malformed ones at once."""
         d = self.d
-        offered_by_provider = {t.provider_name: t for t in offered}
+        offered_by_provider = {t.provider_name: t for t in plan.offered}
         conversation_id, run_id = state["conversation_id"], state["run_id"]
         with d.db.session() as session:
             message = Message(
@@ -167,7 +169,7 @@ class _Nodes:
             session.add(message)
             session.flush()
             assert message.id is not None
-            calls: list[tuple[ToolCall, Tool | None, str | None, list[dict[str, Any]]]] = []
+            calls: list[tuple[ToolCall, Tool | None, str | None, str, list[dict[str, Any]]]] = []
             for index, proposal in enumerate(proposals):
                 tool = offered_by_provider.get(proposal.name)
                 call = ToolCall(
@@ -175,14 +177,14 @@ class _Nodes:
                     message_id=message.id,
                     run_id=run_id,
                     index=index,
-                    name=tool.name if tool else proposal.name,
-                    permission=str(tool.permission) if tool else "ASK",
+                    name=_stored_name(d.registry, tool, proposal.name),
+                    permission=str(plan.permissions[tool.name]) if tool else "ASK",
                     proposed_args=proposal.args,
                     raw_args=proposal.raw_args if proposal.args is None else None,
                 )
                 session.add(call)
-                problem, field_errors = self._check(proposal, tool)
-                calls.append((call, tool, problem, field_errors))
+                problem, code, field_errors = self._check(proposal, tool, plan)
+                calls.append((call, tool, problem, code, field_errors))
             session.flush()
             views = [view(session, d.registry, call) for call, *_ in calls]
             d.bus.stage(
@@ -194,21 +196,20 @@ class _Nodes:
                 d.bus.stage(
                     session, conversation_id, ToolCallCreated(run_id=run_id, tool_call=call_view)
                 )
-            for call, tool, problem, field_errors in calls:
+            for call, tool, problem, code, field_errors in calls:
                 if problem is not None:
-                    code = "not_found" if tool is None else "invalid_args"
                     close_call(
                         session,
                         d.bus,
                         d.registry,
                         call,
                         status=ToolCallStatus.failed,
-                        text=error_text(code, problem, _hint(field_errors)),
+                        text=error_text(code, problem, field_hint(field_errors)),
                         result_data={"errors": field_errors} if field_errors else None,
                         error_code=code,
                         error_message=problem,
                     )
-                elif tool is not None and tool.permission == Permission.ASK:
+                elif tool is not None and plan.permissions[tool.name] == Permission.ASK:
                     call.status = ToolCallStatus.interrupted
                     session.add(call)
                     session.flush()
@@ -222,23 +223,41 @@ class _Nodes:
             d.bus.commit(session)
 
     def _check(
-        self, proposal: _Proposal, tool: Tool | None
-    ) -> tuple[str | None, list[dict[str, Any]]]:
+        self, proposal: Proposal, tool: Tool | None, plan: TurnPlan
+    ) -> tuple[str | None, str, list[dict[str, Any]]]:
+        """Return ``(problem, error code, field errors)``; problem None means the call is fine."""
         if tool is None:
-            return f"Unknown tool {proposal.name!r}: it is not offered in this conversation.", []
+            known = self.d.registry.by_provider_name(proposal.name)
+            if known is not None and known.name in plan.denied:
+                return f"The tool {known.name!r} is not allowed here.", "permission_denied", []
+            if known is not None and known.skill is not None:
+                return (
+                    f"The tool {known.name!r} belongs to the skill {known.skill!r}, "
+                    "which is not loaded (call load_skill first).",
+                    "not_found",
+                    [],
+                )
+            return f"Unknown tool {proposal.name!r}: it is not offered here.", "not_found", []
         if proposal.args is None:
-            return f"The arguments are not valid JSON: {proposal.parse_error}", []
+            return f"The arguments are not valid JSON: {proposal.parse_error}", "invalid_args", []
         if not isinstance(proposal.args, dict):
-            return "The arguments must be a JSON object.", []
+            return "The arguments must be a JSON object.", "invalid_args", []
         errors = [e.as_dict() for e in self.d.registry.validate_args(tool, proposal.args)]
         if errors:
-            return "The arguments do not match the tool's input schema.", errors
-        return None, []
+            return "The arguments do not match the tool's input schema.", "invalid_args", errors
+        if tool.name == LOAD_SKILL:
+            wanted = proposal.args.get("name")
+            if wanted not in plan.loadable_skills and wanted not in plan.active_skills:
+                return f"No skill {wanted!r} can be loaded here.", "not_found", []
+        return None, "", []
 
     # -- tools ---------------------------------------------------------------------------
     async def tools(self, state: TurnState) -> dict[str, Any]:
         d = self.d
         with d.db.session() as session:
+            conversation = session.get(Conversation, state["conversation_id"])
+            assert conversation is not None
+            employee = d.employee_of(conversation.employee)
             calls = latest_assistant_calls(session, state["conversation_id"])
             decisions = {
                 dec.tool_call_id: dec
@@ -250,7 +269,7 @@ class _Nodes:
         for call in calls:
             decision = decisions.get(call.id)
             if call.status == ToolCallStatus.pending:
-                await self._execute(state, call, call.proposed_args)
+                await self._execute(state, employee, call, call.proposed_args)
             elif call.status == ToolCallStatus.interrupted:
                 if decision is None:
                     waiting = True
@@ -258,12 +277,12 @@ class _Nodes:
                     args = (
                         decision.args if decision.type == DecisionType.edit else call.proposed_args
                     )
-                    await self._execute(state, call, args)
+                    await self._execute(state, employee, call, args)
                 else:
-                    self._close_decided(call, decision)
+                    self._close_decided(state, call, decision)
         return {"outcome": "paused" if waiting else "continue"}
 
-    def _close_decided(self, call: ToolCall, decision: Decision) -> None:
+    def _close_decided(self, state: TurnState, call: ToolCall, decision: Decision) -> None:
         d = self.d
         with d.db.session() as session:
             fresh = session.get(ToolCall, call.id)
@@ -279,6 +298,7 @@ class _Nodes:
                     text=rejected_text(decision.message),
                     error_code="rejected",
                     error_message=decision.message or "Rejected by the person.",
+                    run_id=state["run_id"],
                 )
             else:  # respond: the person's text is the result; the tool does not run
                 close_call(
@@ -288,10 +308,13 @@ class _Nodes:
                     fresh,
                     status=ToolCallStatus.succeeded,
                     text=decision.message or "",
+                    run_id=state["run_id"],
                 )
             d.bus.commit(session)
 
-    async def _execute(self, state: TurnState, call: ToolCall, args: Any) -> None:
+    async def _execute(
+        self, state: TurnState, employee: Employee, call: ToolCall, args: Any
+    ) -> None:
         """Run ``call`` once: claim it with a compare-and-set, run it, store the outcome."""
         d = self.d
         tool = d.registry.get(call.name)
@@ -318,7 +341,21 @@ class _Nodes:
             d.bus.commit(session)
 
         outcome: dict[str, Any]
-        if tool is None:
+        if (
+            tool is not None
+            and tool.name == LOAD_SKILL
+            and isinstance(args, dict)
+            and not employee.may_load(str(args.get("name")))
+        ):
+            outcome = _failure(
+                ToolError("not_found", f"No skill {args.get('name')!r} can be loaded here.")
+            )
+        elif tool is not None and effective_permission(tool, employee) == "DENY":
+            # An admin denied the tool after the call was proposed: it never runs.
+            outcome = _failure(
+                ToolError("permission_denied", f"The tool {tool.name!r} is not allowed here.")
+            )
+        elif tool is None:
             outcome = _failure(
                 ToolError("not_found", f"The tool {call.name!r} is no longer registered.")
             )
@@ -344,62 +381,8 @@ class _Nodes:
             assert fresh is not None
             if fresh.status != ToolCallStatus.running:  # cancelled meanwhile
                 return
-            close_call(session, d.bus, d.registry, fresh, **outcome)
+            close_call(session, d.bus, d.registry, fresh, **outcome, run_id=state["run_id"])
             d.bus.commit(session)
-
-
-@dataclass
-class _Proposal:
-    name: str
-    args: Any
-    raw_args: str
-    parse_error: str | None = None
-
-
-def _proposals(aggregate: AIMessageChunk | None) -> list[_Proposal]:
-    """Read tool calls from the streamed message; args JSON is parsed here, not trusted."""
-    if aggregate is None:
-        return []
-    proposals: list[_Proposal] = []
-    for chunk in aggregate.tool_call_chunks:
-        raw = chunk.get("args") or ""
-        name = chunk.get("name") or ""
-        try:
-            args: Any = json.loads(raw) if raw.strip() else {}
-            error = None
-        except json.JSONDecodeError as exc:
-            args, error = None, str(exc)
-        proposals.append(_Proposal(name=name, args=args, raw_args=raw, parse_error=error))
-    if not proposals:
-        for tool_call in aggregate.tool_calls:
-            proposals.append(
-                _Proposal(
-                    name=tool_call["name"],
-                    args=tool_call["args"],
-                    raw_args=json.dumps(tool_call["args"]),
-                )
-            )
-    return proposals
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts: list[str] = []
-    for block in content or []:
-        if isinstance(block, str):
-            parts.append(block)
-        elif isinstance(block, dict) and block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-    return "".join(parts)
-
-
-def _hint(field_errors: list[dict[str, Any]]) -> str | None:
-    if not field_errors:
-        return None
-    return "; ".join(
-        f"{'/'.join(map(str, e['path'])) or '(root)'}: {e['message']}" for e in field_errors
-    )
 
 
 def _failure(exc: ToolError) -> dict[str, Any]:
@@ -409,3 +392,9 @@ def _failure(exc: ToolError) -> dict[str, Any]:
         "error_code": exc.code,
         "error_message": exc.message,
     }
+
+
+def _stored_name(registry: ToolRegistry, tool: Tool | None, provider_name: str) -> str:
+    """The registry name of a proposed call (also for tools not offered), else as proposed."""
+    known = tool or registry.by_provider_name(provider_name)
+    return known.name if known else provider_name

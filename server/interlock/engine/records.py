@@ -80,11 +80,14 @@ def close_call(
     result_data: Any = None,
     error_code: str | None = None,
     error_message: str | None = None,
+    run_id: str | None = None,
 ) -> None:
     """Stage the end of ``call``: final fields, its tool message and ``tool_call.completed``.
 
-    The caller commits with ``bus.commit(session)``.
+    ``run_id`` is the run doing this (the call's own run when omitted); the tool message and
+    the event carry it. The caller commits with ``bus.commit(session)``.
     """
+    run_id = run_id or call.run_id
     call.status = status
     call.result_text = text if status == ToolCallStatus.succeeded else call.result_text
     call.result_data = result_data
@@ -94,7 +97,7 @@ def close_call(
     session.add(call)
     tool_message = Message(
         conversation_id=call.conversation_id,
-        run_id=call.run_id,
+        run_id=run_id,
         role=MessageRole.tool,
         content=text,
         tool_call_id=call.id,
@@ -106,7 +109,7 @@ def close_call(
         session,
         call.conversation_id,
         ToolCallCompleted(
-            run_id=call.run_id,
+            run_id=run_id,
             tool_call=view(session, registry, call),
             message=message_out(tool_message),
         ),
@@ -119,8 +122,11 @@ def cancel_open_calls(
     registry: ToolRegistry,
     conversation_id: str,
     reason: str,
+    run_id: str | None = None,
 ) -> list[str]:
     """Close every pending, interrupted or running call of a conversation as ``cancelled``.
+
+    ``run_id`` is the run doing it (each call's own run when omitted).
 
     Returns:
         The ids of the calls closed. The caller commits.
@@ -143,5 +149,23 @@ def cancel_open_calls(
             text=cancelled_text(reason),
             error_code="cancelled",
             error_message=reason,
+            run_id=run_id,
         )
     return [call.id for call in calls]
+
+
+def latest_assistant_calls(session: Session, conversation_id: str) -> list[ToolCall]:
+    """Return the tool calls of the conversation's latest assistant message, in call order."""
+    message_id = session.exec(
+        select(Message.id)
+        .where(Message.conversation_id == conversation_id, Message.role == MessageRole.assistant)
+        .order_by(col(Message.id).desc())
+        .limit(1)
+    ).first()
+    if message_id is None:
+        return []
+    return list(
+        session.exec(
+            select(ToolCall).where(ToolCall.message_id == message_id).order_by(col(ToolCall.index))
+        ).all()
+    )

@@ -14,11 +14,15 @@ from langchain_core.language_models import BaseChatModel
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
-from interlock.employees import DEFAULT_EMPLOYEE, Employee, get_employee
-from interlock.engine.graph import GraphDeps, TurnState, build_graph, latest_assistant_calls
-from interlock.engine.records import cancel_open_calls, close_call, error_text
+from interlock.employees import DEFAULT_EMPLOYEE, Employee, EmployeeDirectory
+from interlock.engine.commands import CommandClaim, propose_command, resolve_command
+from interlock.engine.graph import GraphDeps, TurnState, build_graph
+from interlock.engine.records import cancel_open_calls, latest_assistant_calls
+from interlock.engine.recovery import recover_runs
 from interlock.errors import Conflict, InterlockError, NotFound, error_body
+from interlock.models import create_chat_model
 from interlock.settings import Settings
+from interlock.skills import SkillCatalog
 from interlock.storage import (
     Conversation,
     Database,
@@ -47,7 +51,6 @@ log = logging.getLogger(__name__)
 
 CANCEL_WAIT_S = 10.0
 NEW_MESSAGE_REASON = "the person sent a new message before deciding"
-RESTART_REASON = "the server restarted while this call was running; its outcome is unknown and it was not retried"
 
 
 class Engine:
@@ -58,7 +61,9 @@ class Engine:
         db: Storage.
         bus: Event bus.
         registry: Tool registry.
-        model: The chat model (LangChain).
+        catalog: Loaded skills.
+        employees: The employee directory.
+        model: The server's chat model (LangChain); employees naming a model get their own.
     """
 
     def __init__(
@@ -67,32 +72,44 @@ class Engine:
         db: Database,
         bus: EventBus,
         registry: ToolRegistry,
+        catalog: SkillCatalog,
+        employees: EmployeeDirectory,
         model: BaseChatModel,
     ) -> None:
         self.settings = settings
         self.db = db
         self.bus = bus
         self.registry = registry
+        self.catalog = catalog
+        self.employees = employees
         self.model = model
+        self._models: dict[str, BaseChatModel] = {}
         self._graph = build_graph(
             GraphDeps(
                 db=db,
                 bus=bus,
                 registry=registry,
-                model=model,
+                catalog=catalog,
                 max_steps=settings.max_steps_per_turn,
                 employee_of=self.employee_of,
+                model_for=self.model_for,
             )
         )
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._closing = False
 
-    @staticmethod
-    def employee_of(slug: str) -> Employee:
-        """Return the employee ``slug`` (the default one if it no longer exists)."""
-        employee = get_employee(slug) or get_employee(DEFAULT_EMPLOYEE)
-        assert employee is not None
-        return employee
+    def employee_of(self, slug: str) -> Employee:
+        """Return the employee ``slug``; the default one if it no longer exists."""
+        return self.employees.get(slug) or self.employees.require(DEFAULT_EMPLOYEE)
+
+    def model_for(self, employee: Employee) -> BaseChatModel:
+        """Return the employee's own model (``provider:model``), or the server's."""
+        if not employee.model:
+            return self.model
+        if employee.model not in self._models:
+            settings = self.settings.model_copy(update={"model": employee.model})
+            self._models[employee.model] = create_chat_model(settings)
+        return self._models[employee.model]
 
     # -- starting runs -------------------------------------------------------------------
     def owned_conversation(
@@ -109,29 +126,52 @@ class Engine:
         return conversation
 
     async def post_message(
-        self, user_id: str, conversation_id: str, content: str
+        self,
+        user_id: str,
+        conversation_id: str,
+        content: str,
+        claim: CommandClaim | None = None,
     ) -> tuple[str, int]:
         """Store a user message and start a run answering it.
 
         Open calls of the conversation are closed as ``cancelled`` first, each with a tool
-        message, so the history keeps the providers' ordering rules.
+        message, so the history keeps the providers' ordering rules. A slash command
+        (``/notes buy milk``) is resolved on the server and its tool call is proposed
+        directly, through the same permission gate as the model's calls.
 
         Returns:
             ``(run_id, message_id)``.
 
         Raises:
             NotFound: Not the caller's conversation.
-            Conflict: ``run_active`` while another run is active.
+            Conflict: ``run_active`` while another run is active; ``employee_disabled``;
+                ``employee_deleted``.
+            BadRequest: A slash command that cannot run (see ``resolve_command``).
         """
         with self.db.session() as session:
             conversation = self.owned_conversation(session, user_id, conversation_id)
+            if self.employees.get(conversation.employee) is None:
+                raise Conflict(
+                    "This conversation's employee was deleted; start a new conversation.",
+                    code="employee_deleted",
+                )
+            employee = self.employee_of(conversation.employee)
+            if employee.disabled:
+                raise Conflict(
+                    f"{employee.name} is disabled; start a conversation with someone else.",
+                    code="employee_disabled",
+                )
+            command = resolve_command(content, claim, employee, self.catalog, self.registry)
             run = Run(conversation_id=conversation_id, trigger="message")
             if not self._claim(session, conversation_id, run.id):
                 raise Conflict(
                     "A run is active in this conversation; wait for it or cancel it.",
                     code="run_active",
                 )
-            cancel_open_calls(session, self.bus, self.registry, conversation_id, NEW_MESSAGE_REASON)
+            self.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="message"))
+            cancel_open_calls(
+                session, self.bus, self.registry, conversation_id, NEW_MESSAGE_REASON, run.id
+            )
             session.add(run)
             message = Message(
                 conversation_id=conversation_id,
@@ -146,12 +186,15 @@ class Engine:
             session.add(conversation)
             session.flush()
             assert message.id is not None
-            self.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="message"))
             self.bus.stage(
                 session,
                 conversation_id,
                 MessageCompleted(run_id=run.id, message=message_out(message)),
             )
+            if command is not None:
+                propose_command(
+                    session, self.bus, self.registry, conversation, employee, run.id, command
+                )
             self.bus.commit(session)
         self._spawn(run.id, conversation_id, user_id)
         return run.id, message.id
@@ -215,24 +258,24 @@ class Engine:
         except asyncio.CancelledError:
             if self._closing:  # shutdown: leave the run for recover() at the next start
                 return
-            self._end(
+            self.end_run(
                 run_id, conversation_id, RunStatus.cancelled, reason="cancelled by the person"
             )
             return
         except InterlockError as exc:
-            self._end(run_id, conversation_id, RunStatus.failed, error=exc)
+            self.end_run(run_id, conversation_id, RunStatus.failed, error=exc)
             return
         except Exception as exc:  # a model or provider failure: report it, keep the server up
             log.exception("run %s failed", run_id)
             error = InterlockError(
                 f"The model call failed: {type(exc).__name__}: {exc}", code="model_error"
             )
-            self._end(run_id, conversation_id, RunStatus.failed, error=error)
+            self.end_run(run_id, conversation_id, RunStatus.failed, error=error)
             return
         status = RunStatus.paused if final["outcome"] == "paused" else RunStatus.completed
-        self._end(run_id, conversation_id, status)
+        self.end_run(run_id, conversation_id, status)
 
-    def _end(
+    def end_run(
         self,
         run_id: str,
         conversation_id: str,
@@ -267,6 +310,7 @@ class Engine:
                         "the run was cancelled"
                         if status == RunStatus.cancelled
                         else "the run failed",
+                        run_id,
                     )
                 if status == RunStatus.cancelled:
                     terminal = RunCancelled(run_id=run_id, reason=reason)
@@ -305,10 +349,11 @@ class Engine:
             if task is not None:
                 task.cancel()
                 await asyncio.wait({task}, timeout=CANCEL_WAIT_S)
-            else:  # its task is gone (a crash): end the run here
-                self._end(
-                    active, conversation_id, RunStatus.cancelled, reason="cancelled by the person"
-                )
+            # Ends the run unless its task already did: also covers a task cancelled before
+            # its first step (its body never ran) and a task lost to a crash.
+            self.end_run(
+                active, conversation_id, RunStatus.cancelled, reason="cancelled by the person"
+            )
             return active
         with self.db.session() as session:
             calls = latest_assistant_calls(session, conversation_id)
@@ -320,56 +365,8 @@ class Engine:
 
     # -- restart -------------------------------------------------------------------------
     def recover(self) -> list[str]:
-        """Repair runs that were active when the server stopped; call once at start-up.
-
-        Calls caught ``running`` are failed (never re-run: their outcome is unknown); calls
-        never started are cancelled; ``interrupted`` calls stay open, so the pause survives.
-        Conversations whose calls were all decided get a resume run.
-
-        Returns:
-            The ids of the resume runs started (their tasks need a running event loop).
-        """
-        with self.db.session() as session:
-            stale = session.exec(select(Run).where(Run.status == RunStatus.running)).all()
-        for run in stale:
-            with self.db.session() as session:
-                for call in session.exec(
-                    select(ToolCall).where(
-                        ToolCall.conversation_id == run.conversation_id,
-                        col(ToolCall.status).in_([ToolCallStatus.running, ToolCallStatus.pending]),
-                    )
-                ).all():
-                    close_call(
-                        session,
-                        self.bus,
-                        self.registry,
-                        call,
-                        status=ToolCallStatus.failed,
-                        text=error_text("internal", RESTART_REASON),
-                        error_code="internal",
-                        error_message=RESTART_REASON,
-                    )
-                self.bus.commit(session)
-            error = InterlockError("The server restarted during this run.", code="server_restarted")
-            self._end(
-                run.id, run.conversation_id, RunStatus.failed, error=error, keep_interrupted=True
-            )
-        resumed: list[str] = []
-        with self.db.session() as session:
-            candidates = session.exec(
-                select(ToolCall.conversation_id, ToolCall.message_id, Conversation.owner_id)
-                .join(Conversation, col(Conversation.id) == col(ToolCall.conversation_id))
-                .where(
-                    ToolCall.status == ToolCallStatus.interrupted,
-                    col(Conversation.active_run_id).is_(None),
-                )
-                .distinct()
-            ).all()
-        for conversation_id, message_id, owner_id in candidates:
-            run_id = self.resume_if_decided(conversation_id, message_id, owner_id)
-            if run_id:
-                resumed.append(run_id)
-        return resumed
+        """Repair runs that were active when the server stopped (see ``engine.recovery``)."""
+        return recover_runs(self)
 
     async def aclose(self) -> None:
         """Stop run tasks at shutdown (bounded wait); :meth:`recover` repairs them at the next start."""

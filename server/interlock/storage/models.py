@@ -88,6 +88,35 @@ class Conversation(SQLModel, table=True):
     # Set while a run is active; claimed with a compare-and-set so only one run goes at a time.
     active_run_id: str | None = Field(default=None, max_length=64)
     last_event_seq: int = 0
+    # Skills loaded in this conversation through ``load_skill`` (pinned ones are not listed).
+    loaded_skills: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class EmployeeRecord(SQLModel, table=True):
+    """An admin-made AI employee, or an admin's override of a built-in one (``builtin``)."""
+
+    __tablename__ = "employees"
+
+    slug: str = Field(primary_key=True, max_length=100)
+    builtin: bool = False
+    name: str = Field(max_length=200)
+    avatar: str = Field(default="", max_length=200)
+    title: str = Field(default="", max_length=200)
+    about: str = Field(default="", sa_column=Column(Text, nullable=False))
+    system_prompt: str = Field(default="", sa_column=Column(Text, nullable=False))
+    model: str | None = Field(default=None, max_length=200)
+    pinned_skills: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    available_skills: list[str] = Field(
+        default_factory=list, sa_column=Column(JSON, nullable=False)
+    )
+    tool_overrides: dict[str, str] = Field(
+        default_factory=dict, sa_column=Column(JSON, nullable=False)
+    )
+    greeting: str = Field(default="", sa_column=Column(Text, nullable=False))
+    starter_prompts: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    disabled: bool = False
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 

@@ -12,6 +12,7 @@ import asyncio
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from sqlalchemy import event as sa_event
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
@@ -84,7 +85,11 @@ class EventBus:
                 data=data,
             )
         )
-        session.info.setdefault(_STAGED_KEY, []).append(
+        if _STAGED_KEY not in session.info:
+            session.info[_STAGED_KEY] = []
+            # A rollback undoes the events' rows and seqs: never deliver them afterwards.
+            sa_event.listen(session, "after_rollback", _drop_staged)
+        session.info[_STAGED_KEY].append(
             (conversation_id, StoredEvent(seq=seq, type=event.type, data=data))
         )
         return int(seq)
@@ -148,3 +153,7 @@ class EventBus:
                 while not subscription.queue.empty():
                     subscription.queue.get_nowait()
             subscription.wakeup.set()
+
+
+def _drop_staged(session: Session) -> None:
+    session.info.pop(_STAGED_KEY, None)

@@ -21,10 +21,10 @@ def parse_last_event_id(raw: str | None, last_seq: int) -> int:
     """Return the sequence to replay after: ``raw`` if it names a stored event, else 0."""
     if raw is None:
         return 0
-    try:
-        value = int(raw.strip())
-    except ValueError:
+    text = raw.strip()
+    if not (text.isascii() and text.isdigit()):  # int() would also take "+1" and "1_0"
         return 0
+    value = int(text)
     if value < 0 or value > last_seq:
         return 0
     return value

@@ -20,8 +20,16 @@ TOOL_ERROR_CODES = frozenset(
         "timeout",
         "failed",
         "internal",
+        "upstream_error",
+        "invalid_output",
+        "outcome_unknown",
     }
 )
+"""Stable tool error codes. ``upstream_error``: a remote service answered with a non-2xx
+status (``details={"status": <int>}``) or could not be reached; ``invalid_output``: a result
+that does not fit its declared shape (``output_schema``, a missing response path, not JSON);
+``outcome_unknown``: a write may have reached the remote service but no answer confirmed it
+(never retried automatically; see docs/skills-and-employees.md, "Declarative tools")."""
 
 
 class Permission(StrEnum):
@@ -109,6 +117,7 @@ class ToolError(Exception):
 
 Handler = Callable[..., "ToolResult | str | Awaitable[ToolResult | str]"]
 ArgsCheck = Callable[[dict[str, Any]], list[FieldError]]
+ResponseCheck = Callable[[dict[str, Any], str], list[FieldError]]
 
 
 @dataclass
@@ -129,6 +138,10 @@ class Tool:
         timeout_s: Seconds before the call fails with ``timeout``; None uses the setting.
         card: Client card hint (``approval``, ``choice``); None picks by tool name.
         check_args: Extra cross-field checks run after schema validation (also on ``edit``).
+        check_response: Checks a ``respond`` decision's message against the call's proposed
+            arguments, ``check_response(args, message) -> list[FieldError]`` (``[]`` when the
+            answer fits); None accepts any message.
+        skill: The skill the tool belongs to, set by the skill loader; None for core tools.
         provider_name: Name sent to model providers (``^[a-zA-Z0-9_-]{1,64}$``), set by the
             registry.
     """
@@ -146,3 +159,5 @@ class Tool:
     card: str | None = None
     check_args: ArgsCheck | None = None
     provider_name: str = ""
+    skill: str | None = None
+    check_response: ResponseCheck | None = None

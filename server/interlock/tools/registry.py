@@ -1,8 +1,9 @@
-"""The tool registry: registration rules, provider-safe names, validation and execution.
+"""The tool registry: the tools the engine may offer, validation and execution entry points.
 
 One :class:`ToolRegistry` holds every tool the engine may offer a model. Registration checks a
-tool once (name, permission, timeout, schemas) so that later steps can trust it; validation
-and execution are what the engine calls for each tool call:
+tool once (name, permission, timeout, schemas; the rules are in
+:mod:`interlock.tools.registration`) so that later steps can trust it; validation and execution
+(run by :mod:`interlock.tools.execution`) are what the engine calls for each tool call:
 
 1. ``registry.validate_args(tool, args)``: empty list, or field errors (the call fails with
    ``invalid_args`` and never runs);
@@ -12,94 +13,40 @@ and execution are what the engine calls for each tool call:
 from __future__ import annotations
 
 import copy
-import hashlib
-import inspect
-import json
 import logging
-import re
-from collections.abc import Awaitable, Iterable
-from functools import partial
-from typing import Any, cast
+from collections.abc import Iterable
+from typing import Any
 
-import anyio
-import anyio.to_thread
-
-from interlock.tools.base import (
-    FieldError,
-    Permission,
-    Tool,
-    ToolAnnotations,
-    ToolContext,
-    ToolError,
-    ToolResult,
+from interlock.tools.base import FieldError, Permission, Tool, ToolContext, ToolResult
+from interlock.tools.execution import check_result, run_handler
+from interlock.tools.execution import cut_text as _cut_text
+from interlock.tools.registration import (
+    MAX_TOOL_NAME_CHARS,
+    PROVIDER_NAME_MAX,
+    PROVIDER_NAME_RE,
+    TOOL_NAME_RE,
+    ToolRegistrationError,
+    check_tool,
+    provider_safe_name,
 )
 from interlock.tools.schema import (
-    SchemaRuleError,
     check_format_checkers,
-    check_schema_rules,
     field_errors,
     is_finite_number,
     make_validator,
 )
 
-TOOL_NAME_RE = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*")
-"""A tool name (full match): lowercase ASCII letters, digits, ``_`` and ``-``, in one or more
-``.``-separated segments (``notes.add``); no empty segment, no leading or trailing dot."""
-
-MAX_TOOL_NAME_CHARS = 200
-"""Longest tool name: the length of the ``tool_calls.name`` column
-(:class:`interlock.storage.models.ToolCall`), where every call's tool name is stored."""
-
-PROVIDER_NAME_RE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
-"""A provider-safe function name (full match): the rule OpenAI and Anthropic apply to tool
-names (Anthropic's ``^[a-zA-Z0-9_-]{1,64}$``; OpenAI allows the same characters, 64 at most)."""
-
-PROVIDER_NAME_MAX = 64
-_HASH_CHARS = 8
-_UNSAFE_RE = re.compile(r"[^a-zA-Z0-9_-]")
+__all__ = [
+    "MAX_TOOL_NAME_CHARS",
+    "PROVIDER_NAME_MAX",
+    "PROVIDER_NAME_RE",
+    "TOOL_NAME_RE",
+    "ToolRegistrationError",
+    "ToolRegistry",
+    "provider_safe_name",
+]
 
 logger = logging.getLogger(__name__)
-
-
-class ToolRegistrationError(ValueError):
-    """A tool breaks a registration rule (or a ``@tool`` declaration is inconsistent).
-
-    Args:
-        reason: What is wrong, as an English phrase (``"duplicate name"``...).
-        tool_name: The tool's name, when known.
-
-    Attributes:
-        reason: As given.
-        tool_name: As given.
-    """
-
-    def __init__(self, reason: str, *, tool_name: str | None = None) -> None:
-        self.reason = reason
-        self.tool_name = tool_name
-        subject = f"tool {tool_name!r}" if tool_name is not None else "tool"
-        super().__init__(f"Cannot register {subject}: {reason}")
-
-
-def provider_safe_name(name: str) -> str:
-    """Map a tool name to a name every model provider accepts.
-
-    Characters outside ``[a-zA-Z0-9_-]`` become ``_`` (``notes.add`` -> ``notes_add``). A
-    result longer than 64 characters (or empty) keeps its first 55 characters and gets ``_``
-    plus the first 8 hex digits of the SHA-256 of the original name (UTF-8), so it stays
-    stable across restarts and distinct for names sharing a long prefix. The registry refuses
-    two tools whose names map to the same result.
-
-    Args:
-        name: A tool name (any string).
-
-    Returns:
-        A string matching ``^[a-zA-Z0-9_-]{1,64}$``.
-    """
-    safe = _UNSAFE_RE.sub("_", name)
-    if 0 < len(safe) <= PROVIDER_NAME_MAX:
-        return safe
-    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH_CHARS]
-    return f"{safe[: PROVIDER_NAME_MAX - _HASH_CHARS - 1]}_{digest}"
 
 
 class ToolRegistry:
@@ -173,8 +120,12 @@ class ToolRegistry:
         providers: dict[str, Tool] = {}
         staged: list[tuple[Tool, str, Permission, Any, Any]] = []
         for tool in tools:
-            pname, permission, input_validator, output_validator = self._check(
-                tool, names, providers
+            pname, permission, input_validator, output_validator = check_tool(
+                tool,
+                registered=self._tools,
+                registered_providers=self._by_provider,
+                names=names,
+                providers=providers,
             )
             names[tool.name] = tool
             providers[pname] = tool
@@ -187,68 +138,6 @@ class ToolRegistry:
             self._input_validators[tool.name] = input_validator
             if output_validator is not None:
                 self._output_validators[tool.name] = output_validator
-
-    def _check(
-        self, tool: Tool, names: dict[str, Tool], providers: dict[str, Tool]
-    ) -> tuple[str, Permission, Any, Any]:
-        """Apply every registration rule; return provider name, permission and validators."""
-        if not isinstance(tool, Tool):
-            raise ToolRegistrationError(f"expected a Tool object, got {type(tool).__name__}")
-        name = tool.name
-        if not isinstance(name, str):
-            raise ToolRegistrationError(f"name must be a string, got {type(name).__name__}")
-
-        def fail(reason: str) -> ToolRegistrationError:
-            return ToolRegistrationError(reason, tool_name=name)
-
-        if len(name) > MAX_TOOL_NAME_CHARS:
-            raise fail(f"name is {len(name)} characters long, more than {MAX_TOOL_NAME_CHARS}")
-        if not TOOL_NAME_RE.fullmatch(name):
-            raise fail(
-                "name must be lowercase letters, digits, '_' and '-', with '.' only between "
-                "non-empty segments (like 'notes.add')"
-            )
-        if name in self._tools or name in names:
-            raise fail("duplicate name: a tool with this name is already registered")
-        pname = provider_safe_name(name)
-        other = self._by_provider.get(pname) or providers.get(pname)
-        if other is not None:
-            raise fail(
-                f"provider name {pname!r} collides with tool {other.name!r} "
-                "(names must stay distinct after mapping to [a-zA-Z0-9_-]{1,64})"
-            )
-        for attr in ("title", "description"):
-            if not isinstance(getattr(tool, attr), str):
-                raise fail(f"{attr} must be a string")
-        if not callable(tool.handler):
-            raise fail("handler must be callable as handler(args, ctx)")
-        if tool.check_args is not None and not callable(tool.check_args):
-            raise fail("check_args must be callable as check_args(args) or None")
-        try:
-            permission = Permission(tool.permission)
-        except ValueError:
-            allowed = ", ".join(p.value for p in Permission)
-            raise fail(f"permission {tool.permission!r} is not one of {allowed}") from None
-        if tool.timeout_s is not None and (
-            not is_finite_number(tool.timeout_s) or tool.timeout_s <= 0
-        ):
-            raise fail(f"timeout_s must be a positive number of seconds, got {tool.timeout_s!r}")
-        if not isinstance(tool.annotations, ToolAnnotations):
-            raise fail("annotations must be a ToolAnnotations")
-        if tool.card is not None and not isinstance(tool.card, str):
-            raise fail("card must be a string or None")
-        try:
-            check_schema_rules(tool.input_schema, require_object_root=True)
-        except SchemaRuleError as exc:
-            raise fail(f"input_schema {exc}") from None
-        output_validator = None
-        if tool.output_schema is not None:
-            try:
-                check_schema_rules(tool.output_schema, require_object_root=False)
-            except SchemaRuleError as exc:
-                raise fail(f"output_schema {exc}") from None
-            output_validator = make_validator(tool.output_schema)
-        return pname, permission, make_validator(tool.input_schema), output_validator
 
     # -- lookup ------------------------------------------------------------------------------
 
@@ -375,75 +264,23 @@ class ToolRegistry:
             ToolError: ``timeout`` past ``tool.timeout_s`` (or ``default_timeout_s``) seconds;
                 the handler's own :class:`ToolError` unchanged; ``failed`` when the handler
                 raises anything else (message ``"<ExceptionType>: <text>"``), returns neither
-                ``ToolResult`` nor ``str``, returns data that is not JSON or that does not match
-                ``output_schema``.
+                ``ToolResult`` nor ``str``, or returns data that is not JSON; ``invalid_output``
+                when the data does not match ``output_schema`` (the message and
+                ``details=[{"path", "rule"}]`` name where, never the value: no returned data
+                reaches the model or the card).
         """
         timeout = tool.timeout_s if tool.timeout_s is not None else self.default_timeout_s
-        try:
-            with anyio.fail_after(timeout):
-                raw = await self._call(tool, copy.deepcopy(args), ctx)
-        except TimeoutError:
-            raise ToolError(
-                "timeout",
-                f"Tool '{tool.name}' did not finish within {timeout:g} seconds.",
-                hint="Try again later, or with a smaller request.",
-            ) from None
-        return self._finish(tool, raw)
-
-    async def _call(self, tool: Tool, args: dict[str, Any], ctx: ToolContext) -> object:
-        """Run the handler; turn any exception but ToolError (and cancellation) into ``failed``."""
-        handler = tool.handler
-        try:
-            if _is_async(handler):
-                return await cast(Awaitable[object], handler(args, ctx))
-            out: object = await anyio.to_thread.run_sync(
-                partial(handler, args, ctx), abandon_on_cancel=True
-            )
-            if inspect.isawaitable(out):  # a sync callable that returned a coroutine
-                out = await out
-            return out
-        except ToolError:
-            raise
-        except Exception as exc:
-            logger.warning("Tool %r raised %s", tool.name, type(exc).__name__, exc_info=True)
-            raise ToolError(
-                "failed", f"Tool '{tool.name}' raised {type(exc).__name__}: {exc}"
-            ) from exc
-
-    def _finish(self, tool: Tool, raw: object) -> ToolResult:
-        """Normalize, check and cut a handler's return value."""
-        if isinstance(raw, str):
-            result = ToolResult(text=raw)
-        elif isinstance(raw, ToolResult) and isinstance(raw.text, str):
-            result = ToolResult(text=raw.text, data=raw.data)
-        else:
-            raise ToolError(
-                "failed",
-                f"Tool '{tool.name}' returned {type(raw).__name__}; expected ToolResult or str.",
-            )
-        if result.data is not None:
-            try:
-                json.dumps(result.data, allow_nan=False)
-            except (TypeError, ValueError) as exc:
-                raise ToolError(
-                    "failed", f"Tool '{tool.name}' returned data that is not JSON: {exc}"
-                ) from None
-        if tool.output_schema is not None:
-            validator = self._output_validators.get(tool.name)
-            if validator is None or self._tools.get(tool.name) is not tool:
-                validator = make_validator(tool.output_schema)
-            errors = field_errors(validator, result.data)
-            if errors:
-                first = errors[0]
-                where = "/".join(str(p) for p in first.path) or "(root)"
-                raise ToolError(
-                    "failed",
-                    f"Tool '{tool.name}' returned data that does not match its output schema "
-                    f"at {where}: {first.message}",
-                    details=[e.as_dict() for e in errors],
-                )
+        raw = await run_handler(tool, args, ctx, timeout)
+        result = check_result(tool, raw, lambda schema: self._output_validator(tool, schema))
         result.text = self.cut_text(result.text)
         return result
+
+    def _output_validator(self, tool: Tool, schema: dict[str, Any]) -> Any:
+        """The output validator built at registration, or a new one for an unregistered tool."""
+        validator = self._output_validators.get(tool.name)
+        if validator is None or self._tools.get(tool.name) is not tool:
+            validator = make_validator(schema)
+        return validator
 
     def cut_text(self, text: str) -> str:
         """Return ``text``, or its first ``max_result_chars`` characters plus a size note.
@@ -455,24 +292,10 @@ class ToolRegistry:
             ``text`` unchanged when short enough; else the head and
             ``"\\n\\n[Result cut: showing {kept:,} of {total:,} characters; {cut:,} cut.]"``.
         """
-        total = len(text)
-        limit = self.max_result_chars
-        if total <= limit:
-            return text
-        return (
-            f"{text[:limit]}\n\n[Result cut: showing {limit:,} of {total:,} characters; "
-            f"{total - limit:,} cut.]"
-        )
+        return _cut_text(text, self.max_result_chars)
 
 
 def _check_bug(tool: Tool, what: str) -> FieldError:
     return FieldError(
         path=[], message=f"The argument check of tool '{tool.name}' {what}.", rule="check_args"
-    )
-
-
-def _is_async(handler: object) -> bool:
-    """True for ``async def`` functions (also behind ``functools.partial``) and async callables."""
-    return inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
-        type(handler).__call__
     )

@@ -1,10 +1,14 @@
 /**
- * A choice among options (tool `suggestions`, args {options: string[], option?: string}).
- * A click decides with {type: "edit", args: {...proposed_args, option}}.
+ * A choice among options. Two kinds (see ./choice.ts):
+ * - `suggestions` (args {options: string[], option?: string}): a click decides with
+ *   {type: "edit", args: {...proposed_args, option}};
+ * - `ask.choice` (args {question, options, multiple?}): answered with a respond (QuestionChoice).
  */
 import { useState } from "react";
 import { DecisionSummary } from "../DecisionSummary";
 import type { CardProps } from "../types";
+import { choiceMode } from "./choice";
+import { QuestionChoice } from "./QuestionChoice";
 
 export function chosenOption(call: CardProps["call"]): string | null {
   const fromDecision = call.decision?.args?.option;
@@ -14,7 +18,11 @@ export function chosenOption(call: CardProps["call"]): string | null {
   return null;
 }
 
-export function ChoiceCard({ call, tool, title, live, busy, decide }: CardProps) {
+export function ChoiceCard(props: CardProps) {
+  return choiceMode(props.call, props.tool) === "respond" ? <QuestionChoice {...props} /> : <SuggestionChoice {...props} />;
+}
+
+function SuggestionChoice({ call, tool, title, live, busy, decide }: CardProps) {
   const [error, setError] = useState<string | null>(null);
   const proposed = call.proposed_args ?? {};
   const options = Array.isArray(proposed.options) ? proposed.options.map(String) : [];

@@ -1,15 +1,14 @@
-"""What the server offers: tools, employees, health, the caller."""
+"""What the server offers: tools, health, the caller."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter
 from pydantic import BaseModel
 
 from interlock import __version__
 from interlock.api.deps import CurrentUser, ServicesDep, SettingsDep
-from interlock.employees import BUILTIN_EMPLOYEES
 from interlock.models import describe_model
 
 router = APIRouter(prefix="/api", tags=["catalog"])
@@ -32,16 +31,7 @@ class ToolOut(BaseModel):
     write: bool
     annotations: ToolAnnotationsOut
     card: str | None
-
-
-class EmployeeOut(BaseModel):
-    slug: str
-    name: str
-    title: str
-    about: str
-    avatar: str
-    greeting: str
-    starter_prompts: list[str]
+    skill: str | None
 
 
 class ModelOut(BaseModel):
@@ -58,7 +48,7 @@ class HealthOut(BaseModel):
 class MeOut(BaseModel):
     id: str
     name: str
-    role: str
+    role: Literal["admin", "member"]
 
 
 @router.get("/health")
@@ -70,7 +60,7 @@ def health(settings: SettingsDep) -> HealthOut:
 @router.get("/me")
 def me(user: CurrentUser) -> MeOut:
     """The caller."""
-    return MeOut(id=user.id, name=user.name, role=user.role)
+    return MeOut(id=user.id, name=user.name, role=user.role)  # type: ignore[arg-type]
 
 
 @router.get("/tools")
@@ -92,23 +82,7 @@ def list_tools(_user: CurrentUser, services: ServicesDep) -> list[ToolOut]:
                 open_world=t.annotations.open_world,
             ),
             card=t.card,
+            skill=t.skill,
         )
         for t in services.registry.tools()
-    ]
-
-
-@router.get("/employees")
-def list_employees(_user: CurrentUser) -> list[EmployeeOut]:
-    """AI employees one can start a conversation with."""
-    return [
-        EmployeeOut(
-            slug=e.slug,
-            name=e.name,
-            title=e.title,
-            about=e.about,
-            avatar=e.avatar,
-            greeting=e.greeting,
-            starter_prompts=list(e.starter_prompts),
-        )
-        for e in BUILTIN_EMPLOYEES.values()
     ]

@@ -9,8 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy import delete
 from sqlmodel import col, select
 
-from interlock.api.deps import CurrentUser, DbDep, EngineDep, SettingsDep
-from interlock.employees import DEFAULT_EMPLOYEE, get_employee
+from interlock.api.deps import CurrentUser, DbDep, EngineDep, ServicesDep, SettingsDep
+from interlock.employees import DEFAULT_EMPLOYEE
+from interlock.engine.commands import CommandClaim
 from interlock.engine.records import view
 from interlock.errors import BadRequest, Conflict
 from interlock.models import describe_model
@@ -38,6 +39,7 @@ class MessageCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     content: str
+    command: CommandClaim | None = None
 
     @field_validator("content")
     @classmethod
@@ -92,12 +94,15 @@ def _summary(session: Any, conversation: Conversation) -> ConversationSummary:
 
 @router.post("", status_code=status.HTTP_201_CREATED)
 def create_conversation(
-    body: ConversationCreate, user: CurrentUser, db: DbDep
+    body: ConversationCreate, user: CurrentUser, db: DbDep, services: ServicesDep
 ) -> ConversationSummary:
     """Start a conversation with an employee (the default one when omitted)."""
     slug = body.employee or DEFAULT_EMPLOYEE
-    if get_employee(slug) is None:
+    employee = services.employees.get(slug)
+    if employee is None:
         raise BadRequest(f"Unknown employee {slug!r}.", code="invalid_request")
+    if employee.disabled:
+        raise Conflict(f"{employee.name} is disabled.", code="employee_disabled")
     with db.session() as session:
         conversation = Conversation(owner_id=user.id, employee=slug)
         session.add(conversation)
@@ -183,7 +188,9 @@ async def post_message(
             f"The message is {size} bytes; the limit is {settings.max_message_bytes}.",
             code="message_too_large",
         )
-    run_id, message_id = await engine.post_message(user.id, conversation_id, body.content)
+    run_id, message_id = await engine.post_message(
+        user.id, conversation_id, body.content, body.command
+    )
     return MessageAccepted(run_id=run_id, message_id=message_id)
 
 

@@ -1,0 +1,82 @@
+/**
+ * Per-tool permission for one employee: a segmented control per tool (native radios, so
+ * arrow keys move within a tool) with ALLOW / ASK / DENY overrides or the tool's default.
+ */
+import { useId } from "react";
+import type { ToolOut, ToolPermission } from "../api/types";
+import { PERMISSIONS, permissionChoice, withPermission, type PermissionChoice } from "./draft";
+
+interface Props {
+  tools: ToolOut[];
+  overrides: Record<string, ToolPermission>;
+  disabled: boolean;
+  onChange: (overrides: Record<string, ToolPermission>) => void;
+}
+
+export function ToolPermissions({ tools, overrides, disabled, onChange }: Props) {
+  return (
+    <fieldset className="tool-permissions">
+      <legend>Tool permissions</legend>
+      <p className="muted small">ASK pauses for the person's approval; DENY refuses the call; default keeps the tool's own permission.</p>
+      <ul>
+        {tools.map((tool) => (
+          <ToolPermissionRow
+            key={tool.name}
+            tool={tool}
+            choice={permissionChoice(overrides, tool.name)}
+            disabled={disabled}
+            onChange={(choice) => onChange(withPermission(overrides, tool.name, choice))}
+          />
+        ))}
+      </ul>
+    </fieldset>
+  );
+}
+
+function ToolPermissionRow({
+  tool,
+  choice,
+  disabled,
+  onChange,
+}: {
+  tool: ToolOut;
+  choice: PermissionChoice;
+  disabled: boolean;
+  onChange: (choice: PermissionChoice) => void;
+}) {
+  const id = useId();
+  const options: { value: PermissionChoice; label: string }[] = [
+    ...PERMISSIONS.map((p) => ({ value: p, label: p })),
+    { value: "default", label: `Default (${tool.permission})` },
+  ];
+  return (
+    <li className="tool-permission-row">
+      <span className="tool-permission-name" id={`${id}-name`}>
+        <code>{tool.name}</code>
+        {tool.title && <span className="muted small"> {tool.title}</span>}
+      </span>
+      <div
+        className="segmented"
+        role="radiogroup"
+        aria-labelledby={`${id}-name`}
+        data-testid="tool-permission"
+        data-tool={tool.name}
+        data-value={choice}
+      >
+        {options.map((o) => (
+          <label key={o.value} className={o.value === choice ? "segment selected" : "segment"} data-value={o.value}>
+            <input
+              type="radio"
+              name={`${id}-permission`}
+              value={o.value}
+              checked={o.value === choice}
+              disabled={disabled}
+              onChange={() => onChange(o.value)}
+            />
+            {o.label}
+          </label>
+        ))}
+      </div>
+    </li>
+  );
+}

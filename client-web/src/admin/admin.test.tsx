@@ -1,0 +1,130 @@
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../api/client";
+import type { ToolOut } from "../api/types";
+import { EmployeePicker } from "../components/EmployeePicker";
+import { employee } from "../test/employees";
+import {
+  changes,
+  createBody,
+  draftOf,
+  emptyDraft,
+  errorLines,
+  fieldsOf,
+  hasChanges,
+  lines,
+  permissionChoice,
+  skillNames,
+  toggled,
+  withPermission,
+} from "./draft";
+import { ToolPermissions } from "./ToolPermissions";
+
+describe("employee draft", () => {
+  it("round-trips an employee through the editor's fields", () => {
+    const e = employee();
+    expect(fieldsOf(draftOf(e))).toEqual({
+      name: e.name,
+      avatar: e.avatar,
+      title: e.title,
+      about: e.about,
+      system_prompt: e.system_prompt,
+      model: null,
+      greeting: e.greeting,
+      starter_prompts: e.starter_prompts,
+      pinned_skills: e.pinned_skills,
+      available_skills: e.available_skills,
+      tool_overrides: e.tool_overrides,
+      disabled: false,
+    });
+    expect(changes(e, draftOf(e))).toEqual({});
+  });
+
+  it("sends only the changed fields", () => {
+    const e = employee();
+    const d = { ...draftOf(e), title: "Interviewer", starters: " one \n\n two\n", model: "  " };
+    const patch = changes(e, d);
+    expect(patch).toEqual({ title: "Interviewer", starter_prompts: ["one", "two"] });
+    expect(hasChanges(patch)).toBe(true);
+  });
+
+  it("compares tool overrides regardless of key order and sends the whole map when it changes", () => {
+    const e = employee({ tool_overrides: { a: "ASK", b: "DENY" } });
+    expect(changes(e, { ...draftOf(e), tool_overrides: { b: "DENY", a: "ASK" } })).toEqual({});
+    const d = { ...draftOf(e), tool_overrides: withPermission(e.tool_overrides, "a", "default") };
+    expect(changes(e, d)).toEqual({ tool_overrides: { b: "DENY" } });
+  });
+
+  it("model: empty means the server's model (null)", () => {
+    const e = employee({ model: "openai:gpt-4o" });
+    expect(changes(e, { ...draftOf(e), model: "" })).toEqual({ model: null });
+  });
+
+  it("creates with the slug and every field", () => {
+    const body = createBody({ ...emptyDraft(), slug: " bot ", name: "Bot", starters: "hi" });
+    expect(body).toMatchObject({ slug: "bot", name: "Bot", starter_prompts: ["hi"], model: null, disabled: false });
+  });
+
+  it("edits permissions, skills and lines", () => {
+    expect(permissionChoice({ "notes.add": "DENY" }, "notes.add")).toBe("DENY");
+    expect(permissionChoice({}, "notes.add")).toBe("default");
+    expect(permissionChoice({}, "constructor")).toBe("default");
+    expect(withPermission({}, "notes.add", "ALLOW")).toEqual({ "notes.add": "ALLOW" });
+    expect(withPermission({ "notes.add": "ALLOW" }, "notes.add", "default")).toEqual({});
+    expect(toggled(["a"], "b", true)).toEqual(["a", "b"]);
+    expect(toggled(["a", "b"], "a", false)).toEqual(["b"]);
+    expect(toggled(["a"], "a", true)).toEqual(["a"]);
+    expect(lines("a\r\n\n b ")).toEqual(["a", "b"]);
+  });
+
+  it("lists loaded skills, then named ones that did not load", () => {
+    expect(skillNames(["ask", "notes"], { pinned_skills: ["ask", "broken"], available_skills: ["*", "gone", "broken"] })).toEqual([
+      "ask",
+      "notes",
+      "broken",
+      "gone",
+    ]);
+  });
+
+  it("explains a refused save with the field errors", () => {
+    const err = new ApiError(422, {
+      code: "invalid_request",
+      message: "The employee is not valid.",
+      details: { errors: [{ path: ["model"], message: "model must look like provider:model", rule: "value_error" }, { path: ["body", "name"], message: "Field required" }] },
+    });
+    expect(errorLines(err)).toEqual(["The employee is not valid.", "model: model must look like provider:model", "name: Field required"]);
+    expect(errorLines(new ApiError(409, { code: "employee_exists", message: "The employee 'scout' exists." }))).toEqual([
+      "The employee 'scout' exists.",
+    ]);
+  });
+});
+
+describe("ToolPermissions", () => {
+  const tool = (name: string, permission: string) => ({ name, title: name, permission }) as ToolOut;
+
+  it("renders a segmented control per tool with the current choice checked", () => {
+    const out = renderToStaticMarkup(
+      <ToolPermissions tools={[tool("notes.add", "ASK"), tool("notes.list", "ALLOW")]} overrides={{ "notes.add": "DENY" }} disabled={false} onChange={() => {}} />,
+    );
+    expect(out.match(/data-testid="tool-permission"/g)).toHaveLength(2);
+    expect(out).toMatch(/data-testid="tool-permission" data-tool="notes.add" data-value="DENY"/);
+    expect(out).toMatch(/data-testid="tool-permission" data-tool="notes.list" data-value="default"/);
+    for (const v of ["ALLOW", "ASK", "DENY", "default"]) expect(out.match(new RegExp(`data-value="${v}"><input`, "g"))).toHaveLength(2);
+    expect(out).toMatch(/class="segment selected" data-value="DENY"><input type="radio"[^>]* checked="" value="DENY"/);
+    expect(out).toContain("Default (ALLOW)");
+  });
+});
+
+describe("EmployeePicker", () => {
+  it("shows each employee with its starter prompts", () => {
+    const out = renderToStaticMarkup(
+      <EmployeePicker employees={[employee(), employee({ slug: "assistant", name: "Ada", starter_prompts: [] })]} busy={false} onStart={() => {}} />,
+    );
+    expect(out).toContain('data-testid="employee-picker"');
+    expect(out.match(/data-testid="employee-option"/g)).toHaveLength(2);
+    expect(out).toContain('data-slug="assistant"');
+    expect(out.match(/data-testid="starter-prompt"/g)).toHaveLength(2);
+    expect(out).toContain("Intake interviewer");
+    expect(out).toContain("Asks structured questions.");
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * An rjsf form for a JSON Schema. Only the browser's own checks (required, min/max of
+ * number inputs) run here; the rest is the server's: its 422 field errors show next to the
+ * fields (extraErrors) and as a list (data-testid="field-error").
+ * Import it lazily: rjsf + Ajv are most of the bundle.
+ */
+import Form from "@rjsf/core";
+import type { RJSFSchema } from "@rjsf/utils";
+import validator from "@rjsf/validator-ajv8";
+import { useMemo, type ReactNode } from "react";
+import type { FieldError, JsonObject } from "../api/types";
+import { pathLabel, toErrorSchema } from "./approval/fieldErrors";
+
+interface Props {
+  schema: JsonObject;
+  formData: JsonObject;
+  fieldErrors: FieldError[];
+  disabled: boolean;
+  idPrefix: string;
+  /** Label of the error list, for screen readers. */
+  errorsLabel: string;
+  onChange: (values: JsonObject) => void;
+  onSubmit: (values: JsonObject) => void;
+  /** The submit (and other) buttons. */
+  children: ReactNode;
+}
+
+/** rjsf's Ajv is draft-07; the server validates with its own 2020-12 schema, so drop `$schema`. */
+export function formSchema(schema: JsonObject): RJSFSchema {
+  const { $schema: _ignored, ...rest } = schema;
+  return rest as RJSFSchema;
+}
+
+export function SchemaForm({ schema, formData, fieldErrors, disabled, idPrefix, errorsLabel, onChange, onSubmit, children }: Props) {
+  const rjsfSchema = useMemo(() => formSchema(schema), [schema]);
+  const extraErrors = useMemo(() => toErrorSchema(fieldErrors), [fieldErrors]);
+  return (
+    <div className="edit-form">
+      {fieldErrors.length > 0 && (
+        <ul className="field-errors" aria-label={errorsLabel}>
+          {fieldErrors.map((e, i) => (
+            <li key={i} data-testid="field-error" data-path={pathLabel(e.path)} data-rule={e.rule}>
+              <strong>{pathLabel(e.path)}</strong>: {e.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      <Form
+        schema={rjsfSchema}
+        validator={validator}
+        formData={formData}
+        idPrefix={idPrefix}
+        noValidate
+        liveValidate={false}
+        showErrorList={false}
+        extraErrors={extraErrors}
+        disabled={disabled}
+        onChange={(e) => onChange((e.formData ?? {}) as JsonObject)}
+        onSubmit={(e) => onSubmit((e.formData ?? {}) as JsonObject)}
+      >
+        {children}
+      </Form>
+    </div>
+  );
+}

@@ -1,0 +1,65 @@
+/**
+ * `ask.form` (card hint `form`): the model's flat schema as a form; submitting answers with
+ * a respond whose message is the values as JSON. The server checks the answer: its 422
+ * field errors show by field. Once decided, the submitted values are shown read-only.
+ */
+import { lazy, Suspense, useState } from "react";
+import type { FieldError, JsonObject } from "../../api/types";
+import { DecisionSummary } from "../DecisionSummary";
+import type { CardProps } from "../types";
+import { answerRows, answerSummary, formErrors, formMessage, formQuestionOf, submittedValues } from "./formAnswer";
+
+// rjsf + Ajv: loaded when a form is first shown.
+const AnswerForm = lazy(() => import("./AnswerForm").then((m) => ({ default: m.AnswerForm })));
+
+export function FormCard({ call, title, live, busy, decide }: CardProps) {
+  const [error, setError] = useState<string | null>(null);
+  const [fieldErrors, setFieldErrors] = useState<FieldError[]>([]);
+  const question = formQuestionOf(call);
+  const submitted = submittedValues(call);
+
+  const submit = async (values: JsonObject) => {
+    setError(null);
+    const err = await decide({ type: "respond", message: formMessage(values) });
+    if (!err) {
+      setFieldErrors([]);
+      return;
+    }
+    if (err.status === 409) return; // the host refreshes and shows the recorded decision
+    const mapped = formErrors(err);
+    setFieldErrors(mapped.fieldErrors);
+    setError(mapped.message);
+  };
+
+  return (
+    <section className="card form-card" aria-label={`Form: ${question.title || title}`}>
+      <header className="card-head">
+        <h4>{question.title || title}</h4>
+      </header>
+      {call.decision ? (
+        <DecisionSummary
+          call={call}
+          showArgs={false}
+          answer={submitted ? answerSummary(answerRows(question.schema, submitted)) : null}
+        />
+      ) : live ? (
+        <Suspense fallback={<p className="muted small">Loading the form…</p>}>
+          <AnswerForm
+            schema={question.schema}
+            fieldErrors={fieldErrors}
+            disabled={busy}
+            idPrefix={`form_${call.id}`}
+            onSubmit={(values) => void submit(values)}
+          />
+        </Suspense>
+      ) : (
+        <p className="muted small">Not waiting for an answer ({call.status}).</p>
+      )}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}

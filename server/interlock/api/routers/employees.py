@@ -1,0 +1,148 @@
+"""AI employees: everyone reads them; admins create, edit, disable, reset and delete them."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response, status
+from pydantic import BaseModel, ConfigDict, Field
+
+from interlock.api.deps import AdminUser, CurrentUser, ServicesDep
+from interlock.employees import Employee, EmployeeFields, ToolPermission
+from interlock.errors import BadRequest, NotFound
+
+router = APIRouter(prefix="/api/employees", tags=["employees"])
+
+
+class EmployeeOut(BaseModel):
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+    slug: str
+    name: str
+    avatar: str
+    title: str
+    about: str
+    greeting: str
+    starter_prompts: list[str]
+    builtin: bool
+    disabled: bool
+    model: str | None
+    pinned_skills: list[str]
+    available_skills: list[str]
+    tool_overrides: dict[str, ToolPermission]
+    system_prompt: str
+
+
+class EmployeeCreate(EmployeeFields):
+    """A new employee: a unique ``slug`` plus the fields."""
+
+    slug: str = Field(min_length=1, max_length=63)
+
+
+class EmployeePatch(BaseModel):
+    """Fields to change; omitted fields stay. ``tool_overrides`` replaces the whole map."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = None
+    avatar: str | None = None
+    title: str | None = None
+    about: str | None = None
+    system_prompt: str | None = None
+    model: str | None = None
+    pinned_skills: list[str] | None = None
+    available_skills: list[str] | None = None
+    tool_overrides: dict[str, ToolPermission] | None = None
+    greeting: str | None = None
+    starter_prompts: list[str] | None = None
+    disabled: bool | None = None
+
+
+class SlashCommandOut(BaseModel):
+    skill: str
+    command: str
+    title: str
+    description: str
+    tool: str
+
+
+def _out(employee: Employee, *, admin: bool) -> EmployeeOut:
+    data = employee.model_dump()
+    if not admin:  # members see what the person-facing page shows, not the prompt
+        data["system_prompt"] = ""
+    return EmployeeOut(**data)
+
+
+@router.get("")
+def list_employees(
+    user: CurrentUser,
+    services: ServicesDep,
+    include_disabled: Annotated[bool, Query()] = False,
+) -> list[EmployeeOut]:
+    """Employees one can start a conversation with (admins may include disabled ones)."""
+    admin = user.role == "admin"
+    employees = services.employees.list(include_disabled=include_disabled and admin)
+    return [_out(e, admin=admin) for e in employees]
+
+
+@router.get("/{slug}")
+def get_employee(slug: str, user: CurrentUser, services: ServicesDep) -> EmployeeOut:
+    """One employee."""
+    employee = services.employees.require(slug)
+    if employee.disabled and user.role != "admin":
+        raise NotFound(f"No employee {slug!r}.")
+    return _out(employee, admin=user.role == "admin")
+
+
+@router.post("", status_code=status.HTTP_201_CREATED)
+def create_employee(body: EmployeeCreate, _admin: AdminUser, services: ServicesDep) -> EmployeeOut:
+    """Create an employee (admins). 409 ``employee_exists``; 422 for unknown skills or tools."""
+    fields = EmployeeFields(**body.model_dump(exclude={"slug"}))
+    return _out(services.employees.create(body.slug, fields), admin=True)
+
+
+@router.patch("/{slug}")
+def update_employee(
+    slug: str, body: EmployeePatch, _admin: AdminUser, services: ServicesDep
+) -> EmployeeOut:
+    """Change some fields (admins); a built-in employee gets an override.
+
+    ``model: null`` means the server's model; other fields sent as null are left unchanged.
+    """
+    changes = body.model_dump(exclude_unset=True)
+    changes = {k: v for k, v in changes.items() if v is not None or k == "model"}
+    if not changes:
+        raise BadRequest("Send at least one field to change.")
+    return _out(services.employees.update(slug, changes), admin=True)
+
+
+@router.delete("/{slug}", status_code=status.HTTP_204_NO_CONTENT)
+def delete_employee(slug: str, _admin: AdminUser, services: ServicesDep) -> Response:
+    """Delete an admin-made employee (admins). 409 ``builtin_employee`` for a built-in."""
+    services.employees.delete(slug)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.post("/{slug}/reset")
+def reset_employee(slug: str, _admin: AdminUser, services: ServicesDep) -> EmployeeOut:
+    """Drop the admins' changes to a built-in employee (admins)."""
+    return _out(services.employees.reset(slug), admin=True)
+
+
+@router.get("/{slug}/commands")
+def list_commands(slug: str, user: CurrentUser, services: ServicesDep) -> list[SlashCommandOut]:
+    """Slash commands available to this employee (the composer's ``/`` menu)."""
+    employee = services.employees.require(slug)
+    if employee.disabled and user.role != "admin":
+        raise NotFound(f"No employee {slug!r}.")
+    return [
+        SlashCommandOut(
+            skill=skill.name,
+            command=command.command,
+            title=command.title,
+            description=command.description,
+            tool=command.tool,
+        )
+        for skill, command in services.catalog.commands()
+        if employee.may_load(skill.name) and employee.tool_overrides.get(command.tool) != "DENY"
+    ]

@@ -1,0 +1,40 @@
+"""Skills: what loaded, what failed and why."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict
+
+from interlock.api.deps import CurrentUser, ServicesDep
+from interlock.skills import skill_out
+
+router = APIRouter(prefix="/api/skills", tags=["skills"])
+
+
+class SkillCommandOut(BaseModel):
+    command: str
+    title: str
+    description: str
+    tool: str
+
+
+class SkillOut(BaseModel):
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+    name: str
+    description: str
+    version: str | None = None
+    tags: list[str] = []
+    status: Literal["loaded", "failed"]
+    error: str | None = None
+    tools: list[str] = []
+    commands: list[SkillCommandOut] = []
+    path: str | None = None
+
+
+@router.get("")
+def list_skills(_user: CurrentUser, services: ServicesDep) -> list[SkillOut]:
+    """Every skill folder found: loaded ones with their tools and commands, failed ones with why."""
+    return [SkillOut.model_validate(skill_out(s)) for s in services.catalog.all]

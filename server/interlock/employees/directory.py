@@ -1,0 +1,211 @@
+"""The employee directory: built-ins merged with the admins' records in the database.
+
+A built-in employee can be overridden (its record gets ``builtin=True``), disabled and reset,
+never deleted. Every write is checked against the skills and tools the server knows, so an
+employee never names a skill or tool that does not exist (422 with the names).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import select
+
+from interlock.employees.spec import ALL_SKILLS, Employee, EmployeeFields
+from interlock.errors import BadRequest, Conflict, NotFound
+from interlock.storage import Database, EmployeeRecord
+from interlock.storage.models import utcnow
+
+_FIELDS = tuple(EmployeeFields.model_fields)
+
+
+class EmployeeDirectory:
+    """Reads and writes AI employees.
+
+    Args:
+        db: Storage of admin records.
+        builtin: Built-in employees by slug.
+        known_skills: Returns the names of the skills the server knows (loaded or failed).
+        known_tools: Returns the names of the registered tools.
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        builtin: dict[str, Employee],
+        known_skills: Callable[[], Iterable[str]],
+        known_tools: Callable[[], Iterable[str]],
+    ) -> None:
+        self._db = db
+        self._builtin = builtin
+        self._known_skills = known_skills
+        self._known_tools = known_tools
+
+    def get(self, slug: str) -> Employee | None:
+        """Return the employee ``slug`` (the admin's override when there is one), or None."""
+        with self._db.session() as session:
+            record = session.get(EmployeeRecord, slug)
+        if record is not None:
+            return _from_record(record)
+        return self._builtin.get(slug)
+
+    def require(self, slug: str) -> Employee:
+        """Like :meth:`get`.
+
+        Raises:
+            NotFound: No such employee.
+        """
+        employee = self.get(slug)
+        if employee is None:
+            raise NotFound(f"No employee {slug!r}.")
+        return employee
+
+    def list(self, *, include_disabled: bool = False) -> list[Employee]:
+        """Built-ins first (in shipped order), then admin-made employees by name."""
+        with self._db.session() as session:
+            records = {r.slug: r for r in session.exec(select(EmployeeRecord)).all()}
+        merged = [
+            _from_record(records[slug]) if slug in records else employee
+            for slug, employee in self._builtin.items()
+        ]
+        merged += sorted(
+            (_from_record(r) for slug, r in records.items() if slug not in self._builtin),
+            key=lambda e: e.name.lower(),
+        )
+        return [e for e in merged if include_disabled or not e.disabled]
+
+    def create(self, slug: str, fields: EmployeeFields) -> Employee:
+        """Create an employee.
+
+        Raises:
+            Conflict: ``employee_exists`` when the slug is taken (built-in or not).
+            BadRequest: ``unknown_reference`` for unknown skills or tools; bad slug.
+        """
+        employee = _validated(slug, fields.model_dump(), builtin=False)
+        self._check_references(employee)
+        if slug in self._builtin:
+            raise Conflict(f"The employee {slug!r} exists.", code="employee_exists")
+        with self._db.session() as session:
+            session.add(_to_record(employee))
+            try:
+                session.commit()
+            except IntegrityError:
+                raise Conflict(f"The employee {slug!r} exists.", code="employee_exists") from None
+        return employee
+
+    def update(self, slug: str, changes: dict[str, Any]) -> Employee:
+        """Apply ``changes`` (a subset of the fields); a built-in gets an override record.
+
+        Raises:
+            NotFound: No such employee.
+            BadRequest: Invalid fields or unknown skills or tools.
+        """
+        current = self.require(slug)
+        unknown = set(changes) - set(_FIELDS)
+        if unknown:
+            raise BadRequest(f"Unknown fields: {', '.join(sorted(unknown))}.")
+        merged = {**current.model_dump(include=set(_FIELDS)), **changes}
+        employee = _validated(slug, merged, builtin=current.builtin)
+        self._check_references(employee)
+        with self._db.session() as session:
+            record = session.get(EmployeeRecord, slug)
+            if record is None:
+                session.add(_to_record(employee))
+            else:
+                for name in _FIELDS:
+                    setattr(record, name, getattr(employee, name))
+                record.updated_at = utcnow()
+                session.add(record)
+            session.commit()
+        return employee
+
+    def delete(self, slug: str) -> None:
+        """Delete an admin-made employee; its conversations stay readable.
+
+        Raises:
+            NotFound: No such employee.
+            Conflict: ``builtin_employee`` for a built-in (disable or reset it instead).
+        """
+        self.require(slug)
+        if slug in self._builtin:
+            raise Conflict(
+                "Built-in employees cannot be deleted; disable or reset them.",
+                code="builtin_employee",
+            )
+        with self._db.session() as session:
+            record = session.get(EmployeeRecord, slug)
+            if record is not None:
+                session.delete(record)
+                session.commit()
+
+    def reset(self, slug: str) -> Employee:
+        """Drop the admins' override of a built-in employee.
+
+        Raises:
+            NotFound: No such built-in employee.
+        """
+        if slug not in self._builtin:
+            raise NotFound(f"No built-in employee {slug!r}.")
+        with self._db.session() as session:
+            record = session.get(EmployeeRecord, slug)
+            if record is not None:
+                session.delete(record)
+                session.commit()
+        return self._builtin[slug]
+
+    def _check_references(self, employee: Employee) -> None:
+        skills = set(self._known_skills())
+        tools = set(self._known_tools())
+        named = set(employee.pinned_skills) | (set(employee.available_skills) - {ALL_SKILLS})
+        bad_skills = sorted(named - skills)
+        bad_tools = sorted(set(employee.tool_overrides) - tools)
+        if bad_skills or bad_tools:
+            parts = []
+            if bad_skills:
+                parts.append(f"unknown skills: {', '.join(bad_skills)}")
+            if bad_tools:
+                parts.append(f"unknown tools: {', '.join(bad_tools)}")
+            raise BadRequest(
+                f"The employee names {'; '.join(parts)}.",
+                code="unknown_reference",
+                details={"skills": bad_skills, "tools": bad_tools},
+            )
+
+
+def _validated(slug: str, data: dict[str, Any], *, builtin: bool) -> Employee:
+    try:
+        return Employee(slug=slug, builtin=builtin, **data)
+    except ValueError as exc:
+        errors: list[dict[str, Any]] = list(getattr(exc, "errors", list)())
+        raise BadRequest(
+            "The employee is not valid.",
+            code="invalid_request",
+            details={
+                "errors": [
+                    {
+                        "path": list(e.get("loc", ())),
+                        "message": e.get("msg", ""),
+                        "rule": e.get("type", ""),
+                    }
+                    for e in errors
+                ]
+            },
+        ) from None
+
+
+def _from_record(record: EmployeeRecord) -> Employee:
+    return Employee(
+        slug=record.slug,
+        builtin=record.builtin,
+        **{name: getattr(record, name) for name in _FIELDS},
+    )
+
+
+def _to_record(employee: Employee) -> EmployeeRecord:
+    return EmployeeRecord(
+        slug=employee.slug,
+        builtin=employee.builtin,
+        **{name: getattr(employee, name) for name in _FIELDS},
+    )

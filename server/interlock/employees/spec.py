@@ -1,0 +1,93 @@
+"""What an AI employee is: the fields users see, the prompt the model gets, and its tool rules."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+ALL_SKILLS = "*"
+"""In ``available_skills``: every loaded skill may be loaded by this employee."""
+
+ToolPermission = Literal["ALLOW", "ASK", "DENY"]
+
+BUILTIN_FILE = Path(__file__).with_name("builtin.yaml")
+DEFAULT_EMPLOYEE = "assistant"
+
+
+class EmployeeFields(BaseModel):
+    """Fields an admin sets. Lists and strings have sizes a page can show.
+
+    Attributes:
+        name: Display name.
+        avatar: An emoji or short text shown as the avatar.
+        title: Job title shown to users.
+        about: What the employee does, shown to users.
+        system_prompt: Instructions the model gets first in every turn.
+        model: ``provider:model`` or None for the server's model.
+        pinned_skills: Skills always active (their instructions and tools are always in).
+        available_skills: Skills the model may load with ``load_skill``; ``"*"`` means all.
+        tool_overrides: ``{tool name: ALLOW|ASK|DENY}`` for any tool, built-in or not.
+        greeting: First line shown in a new conversation.
+        starter_prompts: Suggested first messages.
+        disabled: Hidden from users; no new messages in its conversations.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200)
+    avatar: str = Field(default="", max_length=200)
+    title: str = Field(default="", max_length=200)
+    about: str = Field(default="", max_length=2_000)
+    system_prompt: str = Field(default="", max_length=20_000)
+    model: str | None = Field(default=None, max_length=200)
+    pinned_skills: list[str] = Field(default_factory=list, max_length=100)
+    available_skills: list[str] = Field(default_factory=list, max_length=100)
+    tool_overrides: dict[str, ToolPermission] = Field(default_factory=dict, max_length=500)
+    greeting: str = Field(default="", max_length=2_000)
+    starter_prompts: list[str] = Field(default_factory=list, max_length=10)
+    disabled: bool = False
+
+    @field_validator("model")
+    @classmethod
+    def _model_format(cls, value: str | None) -> str | None:
+        if value is not None and (":" not in value or value.startswith(":") or value.endswith(":")):
+            raise ValueError("model must look like provider:model")
+        return value or None
+
+
+class Employee(EmployeeFields):
+    """An AI employee as stored or shipped: the fields plus ``slug`` and ``builtin``."""
+
+    slug: str
+    builtin: bool = False
+
+    @field_validator("slug")
+    @classmethod
+    def _slug(cls, value: str) -> str:
+        if not SLUG_RE.match(value):
+            raise ValueError("slug: lowercase letters, digits, '_' and '-', 1 to 63 characters")
+        return value
+
+    def may_load(self, skill: str) -> bool:
+        """True when ``skill`` is pinned or listed (or ``"*"``) in ``available_skills``."""
+        return (
+            skill in self.pinned_skills
+            or skill in self.available_skills
+            or ALL_SKILLS in self.available_skills
+        )
+
+
+def load_builtin(path: Path = BUILTIN_FILE) -> dict[str, Employee]:
+    """Read the built-in employees shipped with the package.
+
+    Raises:
+        ValueError: The file breaks the rules (a packaging bug, caught by the tests).
+    """
+    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    employees = [Employee(builtin=True, **item) for item in raw]
+    return {e.slug: e for e in employees}

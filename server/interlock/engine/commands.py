@@ -1,0 +1,205 @@
+"""Slash commands: ``/notes buy milk`` runs a skill's bound tool directly.
+
+The server parses the text and re-resolves the command against the skills the
+conversation's employee may use; the client's claim (skill and command it picked from the
+menu) is only checked, never trusted. Nothing is stored when resolution fails.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlmodel import Session
+
+from interlock.employees import Employee
+from interlock.engine.records import view
+from interlock.engine.turn import effective_permission
+from interlock.errors import BadRequest, Forbidden
+from interlock.skills import SkillCatalog
+from interlock.storage import Conversation, Message, MessageRole, ToolCall, ToolCallStatus
+from interlock.storage.views import message_out
+from interlock.streaming import EventBus
+from interlock.streaming.events import MessageCompleted, ToolCallCreated, ToolCallInterrupted
+from interlock.tools import Tool, ToolRegistry
+
+COMMAND_RE = re.compile(r"^/([a-z][a-z0-9_-]{0,31})(?:\s+(.*))?\s*$", re.DOTALL)
+QUERY = "{query}"
+
+
+class CommandClaim(BaseModel):
+    """The command the client says the person picked from the menu."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    skill: str = Field(min_length=1, max_length=100)
+    command: str = Field(min_length=1, max_length=32)
+
+
+@dataclass(frozen=True)
+class ResolvedCommand:
+    """A command ready to run: the skill, the tool and the filled, validated args."""
+
+    skill: str
+    command: str
+    tool: Tool
+    args: dict[str, Any]
+
+
+def parse_command(content: str) -> tuple[str, str] | None:
+    """Return ``(command, rest)`` when ``content`` is ``/<command> [rest]``, else None."""
+    match = COMMAND_RE.match(content.strip())
+    if match is None:
+        return None
+    return match.group(1), (match.group(2) or "").strip()
+
+
+def fill_args(template: dict[str, Any] | None, query: str) -> dict[str, Any]:
+    """Fill ``{query}`` into a command's args template (default ``{"query": "{query}"}``)."""
+
+    def fill(value: Any) -> Any:
+        if isinstance(value, str):
+            return query if value == QUERY else value.replace(QUERY, query)
+        if isinstance(value, list):
+            return [fill(v) for v in value]
+        if isinstance(value, dict):
+            return {k: fill(v) for k, v in value.items()}
+        return value
+
+    result = fill(template if template is not None else {"query": QUERY})
+    assert isinstance(result, dict)
+    return result
+
+
+def resolve_command(
+    content: str,
+    claim: CommandClaim | None,
+    employee: Employee,
+    catalog: SkillCatalog,
+    registry: ToolRegistry,
+) -> ResolvedCommand | None:
+    """Resolve ``content`` to a command, or None for an ordinary message.
+
+    Raises:
+        BadRequest: ``slash_command_unknown``, ``slash_command_ambiguous`` (``details.candidates``),
+            ``slash_command_unavailable``, or ``invalid_args`` (``details.errors``) when the
+            filled args break the tool's schema.
+        Forbidden: ``permission_denied`` when the employee denies the bound tool.
+    """
+    parsed = parse_command(content)
+    if parsed is None:
+        if claim is not None:
+            raise BadRequest("A command needs text starting with /<command>.")
+        return None
+    name, query = parsed
+    matches = catalog.commands_named(name)
+    usable = [(s, c) for s, c in matches if s.status == "loaded" and employee.may_load(s.name)]
+    allowed = [(s, c) for s, c in usable if employee.tool_overrides.get(c.tool) != "DENY"]
+    if claim is None and usable and not allowed:
+        raise Forbidden(f"/{name} runs a tool that is not allowed for this employee.")
+    if claim is None:
+        usable = allowed  # a denied command is not a candidate, as in the menu
+    if claim is not None:
+        if claim.command != name:
+            raise BadRequest(
+                f"The text runs /{name}, not /{claim.command}.", code="slash_command_mismatch"
+            )
+        chosen = [(s, c) for s, c in usable if s.name == claim.skill]
+        if not chosen:
+            raise BadRequest(
+                f"/{name} of the skill {claim.skill!r} is not available to this employee; "
+                "nothing was run.",
+                code="slash_command_unavailable",
+            )
+    elif not usable:
+        if matches:
+            raise BadRequest(
+                f"/{name} is not available to this employee.", code="slash_command_unavailable"
+            )
+        raise BadRequest(f"There is no command /{name}.", code="slash_command_unknown")
+    elif len(usable) > 1:
+        candidates = [{"skill": s.name, "command": c.command, "title": c.title} for s, c in usable]
+        raise BadRequest(
+            f"/{name} is offered by several skills: "
+            + ", ".join(f"{c['skill']} ({c['title']})" for c in candidates)
+            + ". Pick one from the menu.",
+            code="slash_command_ambiguous",
+            details={"candidates": candidates},
+        )
+    else:
+        chosen = usable
+    skill, command = chosen[0]
+    tool = registry.get(command.tool)
+    if tool is None:
+        raise BadRequest(f"/{name} is bound to a missing tool.", code="slash_command_unavailable")
+    if effective_permission(tool, employee) == "DENY":
+        raise Forbidden(f"The tool {tool.name!r} is not allowed for this employee.")
+    args = fill_args(command.args, query)
+    errors = registry.validate_args(tool, args)
+    if errors:
+        raise BadRequest(
+            f"/{name} needs different input: "
+            + "; ".join(f"{'/'.join(map(str, e.path)) or '(root)'}: {e.message}" for e in errors),
+            code="invalid_args",
+            details={"errors": [e.as_dict() for e in errors]},
+        )
+    return ResolvedCommand(skill=skill.name, command=name, tool=tool, args=args)
+
+
+def propose_command(
+    session: Session,
+    bus: EventBus,
+    registry: ToolRegistry,
+    conversation: Conversation,
+    employee: Employee,
+    run_id: str,
+    command: ResolvedCommand,
+) -> None:
+    """Stage an assistant message proposing the command's one tool call.
+
+    The call goes through the permission gate like a model's: ``ASK`` pauses as
+    ``interrupted``, ``ALLOW`` stays ``pending`` for the run to execute. The command's skill
+    becomes loaded in the conversation, so the model can follow up with its tools.
+    """
+    message = Message(
+        conversation_id=conversation.id, run_id=run_id, role=MessageRole.assistant, content=""
+    )
+    session.add(message)
+    session.flush()
+    assert message.id is not None
+    permission = effective_permission(command.tool, employee)
+    call = ToolCall(
+        conversation_id=conversation.id,
+        message_id=message.id,
+        run_id=run_id,
+        index=0,
+        name=command.tool.name,
+        permission=permission,
+        proposed_args=command.args,
+    )
+    session.add(call)
+    if (
+        command.skill not in conversation.loaded_skills
+        and command.skill not in employee.pinned_skills
+    ):
+        conversation.loaded_skills = [*conversation.loaded_skills, command.skill]
+        session.add(conversation)
+    session.flush()
+    created = view(session, registry, call)
+    bus.stage(
+        session,
+        conversation.id,
+        MessageCompleted(run_id=run_id, message=message_out(message, [created])),
+    )
+    bus.stage(session, conversation.id, ToolCallCreated(run_id=run_id, tool_call=created))
+    if permission == "ASK":
+        call.status = ToolCallStatus.interrupted
+        session.add(call)
+        session.flush()
+        bus.stage(
+            session,
+            conversation.id,
+            ToolCallInterrupted(run_id=run_id, tool_call=view(session, registry, call)),
+        )

@@ -1,0 +1,93 @@
+"""What one model call may see and do: the prompt, the tools offered and their permissions.
+
+Progressive disclosure: the model sees every skill the employee may load (name and
+description), the instructions and tools of the active ones only (pinned by the employee, or
+loaded in this conversation with ``load_skill``). Employee overrides (``ALLOW`` / ``ASK`` /
+``DENY``) apply to any tool; a ``DENY`` tool is never offered and a call to it is refused
+with ``permission_denied``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from interlock.employees import Employee
+from interlock.skills import SkillCatalog
+from interlock.storage import Conversation
+from interlock.tools import Permission, Tool, ToolRegistry
+
+LOAD_SKILL = "load_skill"
+
+
+@dataclass
+class TurnPlan:
+    """The result of :func:`plan_turn`.
+
+    Attributes:
+        system_prompt: Employee prompt + loadable skills + active skills' instructions.
+        offered: Tools bound to the model, in name order.
+        permissions: Effective ``ALLOW`` / ``ASK`` of each offered tool, by name.
+        denied: Registered tools the employee denies.
+        active_skills: Skills whose tools are offered.
+        loadable_skills: Skills the model may still load.
+    """
+
+    system_prompt: str
+    offered: list[Tool]
+    permissions: dict[str, Permission]
+    denied: set[str] = field(default_factory=set)
+    active_skills: list[str] = field(default_factory=list)
+    loadable_skills: list[str] = field(default_factory=list)
+
+
+def effective_permission(tool: Tool, employee: Employee) -> str:
+    """Return ``ALLOW``, ``ASK`` or ``DENY`` for ``tool`` under ``employee``'s overrides."""
+    return employee.tool_overrides.get(tool.name, str(tool.permission))
+
+
+def plan_turn(
+    conversation: Conversation,
+    employee: Employee,
+    catalog: SkillCatalog,
+    registry: ToolRegistry,
+) -> TurnPlan:
+    """Work out the prompt and tools for the next model call of ``conversation``."""
+    usable = [s for s in catalog.loaded() if employee.may_load(s.name)]
+    active_names = set(employee.pinned_skills) | set(conversation.loaded_skills or [])
+    active = [s for s in usable if s.name in active_names]
+    loadable = [s for s in usable if s.name not in active_names]
+    active_set = {s.name for s in active}
+
+    offered: list[Tool] = []
+    permissions: dict[str, Permission] = {}
+    denied: set[str] = set()
+    for tool in registry.tools():
+        permission = effective_permission(tool, employee)
+        if permission == "DENY":
+            denied.add(tool.name)
+            continue
+        if tool.skill is not None and tool.skill not in active_set:
+            continue
+        if tool.name == LOAD_SKILL and not loadable:
+            continue
+        offered.append(tool)
+        permissions[tool.name] = Permission(permission)
+
+    parts = [employee.system_prompt.strip()]
+    if loadable and LOAD_SKILL not in denied:
+        lines = "\n".join(f"- {s.name}: {s.description}" for s in loadable)
+        parts.append(
+            "Skills you can load (call load_skill with the name to get their tools and "
+            f"instructions):\n{lines}"
+        )
+    for skill in active:
+        if skill.instructions.strip():
+            parts.append(f"## Skill: {skill.name}\n{skill.instructions.strip()}")
+    return TurnPlan(
+        system_prompt="\n\n".join(p for p in parts if p),
+        offered=offered,
+        permissions=permissions,
+        denied=denied,
+        active_skills=sorted(active_set),
+        loadable_skills=[s.name for s in loadable],
+    )

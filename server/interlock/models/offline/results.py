@@ -1,0 +1,132 @@
+"""Answering after tool results: choices, note changes, rejections, errors, cancellations.
+
+:func:`describe_result` turns one tool message into what the offline model says about it;
+results of the ``ask`` skill and unknown tools are answered by
+:mod:`interlock.models.offline.skill_answers`. :func:`parse_note_lines` reads a notes listing
+(used to find the note that "delete note buy milk" means).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from langchain_core.messages import ToolMessage
+
+from interlock.models.offline.skill_answers import action_for, describe_answer, summarise_result
+from interlock.models.offline.tool_names import NOTES_ADD, NOTES_DELETE, NOTES_LIST, SUGGESTIONS
+from interlock.models.offline.wording import clean_text, with_stop
+
+_CHOSE_RE = re.compile(r"^\s*The person chose:\s*(.+)", re.IGNORECASE)
+_REJECTED_RE = re.compile(
+    r"^\s*Rejected by the person:\s*(.*?)(?:\.\s*They declined this call.*)?$", re.DOTALL
+)
+_ERROR_RE = re.compile(r"^\s*Error \[([A-Za-z0-9_.-]+)\]:\s*(.*)$", re.DOTALL)
+_CANCELLED_RE = re.compile(r"^\s*Cancelled:\s*(.*?)\.?\s*$", re.DOTALL)
+_NOTE_DONE_RE = re.compile(r"^(Added|Deleted) note #(\d+):\s*(.*?)\s*$", re.DOTALL)
+_NOTE_LINE_RE = re.compile(r"#(\d+)\s*[:.)\-]?\s*(.+?)\s*$")
+
+
+def parse_note_lines(text: str) -> list[tuple[int, str]]:
+    """Parse a notes listing (lines like ``#3: buy milk``) into ``(id, text)`` pairs.
+
+    Args:
+        text: The ``notes_list`` tool result.
+
+    Returns:
+        The notes in listing order.
+    """
+    notes: list[tuple[int, str]] = []
+    for line in text.splitlines():
+        found = _NOTE_LINE_RE.search(line)
+        if found:
+            notes.append((int(found.group(1)), found.group(2)))
+    return notes
+
+
+def normalise(text: str) -> str:
+    """Return note text cleaned, case-folded and with single spaces, for matching."""
+    return " ".join(clean_text(text).casefold().split())
+
+
+def _action(name: str, args: dict[str, Any]) -> str:
+    if name == NOTES_DELETE:
+        return "delete the note"
+    if name == NOTES_ADD:
+        return "add the note"
+    if name == NOTES_LIST:
+        return "list your notes"
+    if name == SUGGESTIONS:
+        return "go ahead with those suggestions"
+    return action_for(name, args) or f"run `{name}`"
+
+
+def _describe_rejection(name: str, args: dict[str, Any], content: str) -> str:
+    found = _REJECTED_RE.match(content)
+    reason = found.group(1).strip() if found else content.strip()
+    text = f"Understood — I did not {_action(name, args)}."
+    if reason and reason.casefold() != "no reason given":
+        text += f" You said: {with_stop(reason)}"
+    else:
+        text += " You did not give a reason."
+    return text + " Nothing was done."
+
+
+def _describe_error(name: str, args: dict[str, Any], content: str) -> str:
+    found = _ERROR_RE.match(content)
+    if not found:
+        return f"Sorry — I could not {_action(name, args)}: {with_stop(content)}"
+    code, rest = found.group(1), found.group(2).strip()
+    message, _, hint = rest.partition(" Hint: ")
+    text = f"Sorry — I could not {_action(name, args)} (error `{code}`): {with_stop(message)}"
+    if hint.strip():
+        text += f" Hint: {with_stop(hint)}"
+    return text
+
+
+def _describe_success(name: str, args: dict[str, Any], content: str) -> str:
+    content = content.strip()
+    if name == SUGGESTIONS:
+        found = _CHOSE_RE.match(content)
+        if found:
+            choice = found.group(1).splitlines()[0].strip()
+            if choice.endswith(".") and not choice.endswith(".."):
+                choice = choice[:-1]
+            return f"Great choice: **{choice}**. Let me know if you would like more ideas."
+        return f"Thanks — you answered: {with_stop(content)}" if content else "Thanks!"
+    if name in (NOTES_ADD, NOTES_DELETE):
+        verb = "added" if name == NOTES_ADD else "deleted"
+        found = _NOTE_DONE_RE.match(content)
+        if found:
+            return f"Done — I {verb} note #{found.group(2)}: “{found.group(3)}”."
+        note = args.get("text") if name == NOTES_ADD else args.get("id")
+        if note is None:
+            text = "Done."
+        elif name == NOTES_ADD:
+            text = f"Done — I added the note “{note}”."
+        else:
+            text = f"Done — I deleted note #{note}."
+        return f"{text}\n\n{content}" if content else text
+    if name == NOTES_LIST:
+        if not content or not parse_note_lines(content):
+            return content or "You do not have any notes yet."
+        return f"Here are your notes:\n\n{content}"
+    answer = describe_answer(name, args, content)
+    return answer if answer is not None else summarise_result(name, content)
+
+
+def describe_result(name: str, args: dict[str, Any], message: ToolMessage) -> str:
+    """Say what happened to one call, from its tool message (see the module docstring)."""
+    content = message.text
+    if content.lstrip().startswith("Rejected by the person:"):
+        return _describe_rejection(name, args, content)
+    if content.lstrip().startswith("Error ["):
+        return _describe_error(name, args, content)
+    if content.lstrip().startswith("Cancelled:"):
+        found = _CANCELLED_RE.match(content)
+        reason = found.group(1).strip() if found else ""
+        why = f" ({reason})" if reason else ""
+        return f"The request to {_action(name, args)} was cancelled{why}. Nothing was done."
+    if message.status == "error":
+        return f"Sorry — I could not {_action(name, args)}: {with_stop(content)}"
+    return _describe_success(name, args, content)

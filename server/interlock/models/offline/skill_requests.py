@@ -1,0 +1,219 @@
+"""Skill requests: the ``ask`` skill's phrases and the generic "use <tool> with {json}" rule.
+
+:func:`match_skill_request` reads "ask me to choose between A, B and C", "ask me for my
+details", "ask me to confirm X" (and the bare word "form"); :func:`parse_tool_command` reads
+"use <tool.name> with {json}". Each gives a :class:`ToolRequest` to call or a
+:class:`FixedReply` to say instead. Everything here is a pure function of its inputs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from interlock.models.offline.tool_names import ASK_CHOICE, ASK_CONFIRM, ASK_FORM
+from interlock.models.offline.wording import clean_text
+from interlock.tools import provider_safe_name
+
+MAX_CHOICE_OPTIONS = 10
+
+FORM_TITLE = "Your details"
+FORM_FIELDS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "title": "Name"},
+        "email": {"type": "string", "title": "Email"},
+        "age": {"type": "integer", "title": "Age", "minimum": 0},
+        "newsletter": {"type": "boolean", "title": "Newsletter"},
+        "plan": {"type": "string", "enum": ["free", "pro"], "title": "Plan"},
+    },
+    "required": ["name", "email"],
+}
+"""The deterministic flat form the offline model asks with ``ask_form``."""
+
+_FLAGS = re.IGNORECASE | re.DOTALL
+
+
+@dataclass(frozen=True)
+class ToolRequest:
+    """A tool call the person asked for.
+
+    Attributes:
+        lead: Text said before the call.
+        name: Provider-safe tool name (``ask_form``).
+        args: The call's arguments.
+        skill: The skill that provides the tool, when known from the request (``use
+            weather.alert ...`` → ``weather``); None looks it up (:func:`skill_of`).
+    """
+
+    lead: str
+    name: str
+    args: dict[str, Any]
+    skill: str | None = None
+
+
+@dataclass(frozen=True)
+class FixedReply:
+    """A request understood well enough to answer with text only (a question back, a problem)."""
+
+    text: str
+
+
+SkillRequest = ToolRequest | FixedReply
+
+
+_TOOL_COMMAND_RE = re.compile(
+    r"^(?:use|call|run)\s+(?:the\s+)?[`'\"]?(?P<name>[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)[`'\"]?"
+    r"(?:\s+tool)?(?:\s+(?:with|using)\b)?(?:\s+(?:the\s+)?(?:args|arguments|input)\b)?"
+    r"\s*:?\s*(?:(?P<json>[{\[].*?)|[.!]?)\s*$",
+    _FLAGS,
+)
+_ASK_CHOICE_RE = re.compile(r"\bask\s+me\s+(?:to\s+(?:choose|pick|select)|which)\b\s*(.*)$", _FLAGS)
+_CHOICE_LEAD_RE = re.compile(
+    r"^(?:(?P<many>one\s+or\s+more|ones|several|any|multiple|some|all)\b|one\b)?\s*"
+    r"(?:(?:of|between|among|from)\b(?:\s*(?:these|the\s+following|them)\b)?|:)\s*:?\s*"
+    r"(?P<items>.*)$",
+    _FLAGS,
+)
+_CHOICE_SPLIT_RE = re.compile(r"\s*,\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and\s+", re.IGNORECASE)
+_CHOICE_TAIL_RE = re.compile(
+    r"\s+(?:i|you)\s+(?:prefer|like|want|would\s+like|choose|pick)\b.*$", _FLAGS
+)
+_ASK_CONFIRM_RE = re.compile(r"\bask\s+me\s+to\s+confirm\b\s*:?\s*(?:that\s+)?(.*)$", _FLAGS)
+_CONFIRM_RE = re.compile(r"^confirm\b\s*:?\s*(?:that\s+)?(.*)$", _FLAGS)
+_ASK_FORM_RE = re.compile(
+    r"\bask\s+me\s+(?:for\s+(?:my|some|a\s+few|your)\s+(?:contact\s+|personal\s+)?"
+    r"(?:details|info(?:rmation)?)|(?:a\s+few|a\s+couple\s+of|some|several|few)\s+questions)\b"
+    r"|\bsign\s+me\s+up\b",
+    _FLAGS,
+)
+_FORM_RE = re.compile(r"\bform\b", _FLAGS)
+
+
+def parse_tool_command(text: str) -> SkillRequest | None:
+    """Read the generic rule ``use <tool.name> with {json}`` / ``call <tool.name> {json}``.
+
+    The tool name is given in dotted form and mapped to the provider form (characters outside
+    ``[a-zA-Z0-9_-]`` become ``_``). Without JSON the name must contain a dot (``call
+    notes.list``), so "call Sam" is not a tool call.
+
+    Args:
+        text: The request, polite words already removed.
+
+    Returns:
+        The call, a reply explaining bad arguments, or None when the rule does not apply.
+    """
+    found = _TOOL_COMMAND_RE.match(text.strip())
+    if found is None:
+        return None
+    dotted, raw = found.group("name"), found.group("json")
+    if raw is None and "." not in dotted:
+        return None
+    args: Any = {}
+    if raw is not None:
+        try:
+            args, end = json.JSONDecoder().raw_decode(raw)
+        except json.JSONDecodeError as exc:
+            return FixedReply(
+                f"I could not read the arguments for `{dotted}` as JSON ({exc.msg} at "
+                f"character {exc.pos + 1}), so I did not call it. Write them as one JSON "
+                f'object, for example: use {dotted} with {{"key": "value"}}'
+            )
+        if raw[end:].strip(" \t\n.!").casefold() not in ("", "please"):
+            return FixedReply(
+                f"I could not read the arguments for `{dotted}`: there is text after the JSON "
+                f"({raw[end:].strip()!r}), so I did not call it."
+            )
+    if not isinstance(args, dict):
+        return FixedReply(
+            f"The arguments for `{dotted}` must be a JSON object like "
+            f'{{"key": "value"}}, so I did not call it.'
+        )
+    return ToolRequest(
+        lead=f"I'll call `{dotted}`.",
+        name=provider_safe_name(dotted),
+        args=args,
+        skill=dotted.split(".", 1)[0],
+    )
+
+
+def _choice_request(rest: str) -> SkillRequest:
+    many = False
+    items = rest
+    lead = _CHOICE_LEAD_RE.match(rest.strip())
+    if lead is not None:
+        many = lead.group("many") is not None
+        items = lead.group("items")
+    items = _CHOICE_TAIL_RE.sub("", items.strip()).strip(" ?!")
+    options: list[str] = []
+    for piece in _CHOICE_SPLIT_RE.split(items):
+        option = clean_text(piece).strip(" ?!")
+        if option and option not in options:
+            options.append(option)
+    if len(options) < 2:
+        return FixedReply(
+            "Which options should I offer? For example: “ask me to choose between tea, coffee "
+            "and juice”."
+        )
+    question = "Which ones do you choose?" if many else "Which one do you choose?"
+    return ToolRequest(
+        lead="Let me ask you.",
+        name=ASK_CHOICE,
+        args={"question": question, "options": options[:MAX_CHOICE_OPTIONS], "multiple": many},
+    )
+
+
+def _confirm_request(summary: str) -> SkillRequest:
+    summary = clean_text(summary.strip().rstrip("?!").rstrip())
+    if not summary:
+        return FixedReply(
+            "What should I ask you to confirm? For example: “ask me to confirm the order of two "
+            "pizzas”."
+        )
+    return ToolRequest(
+        lead="Let me check with you first.", name=ASK_CONFIRM, args={"summary": summary}
+    )
+
+
+def form_request() -> ToolRequest:
+    """Return the ``ask_form`` call with the deterministic form (:data:`FORM_FIELDS`)."""
+    return ToolRequest(
+        lead="I'll ask you for a few details.",
+        name=ASK_FORM,
+        args={"title": FORM_TITLE, "fields": json.loads(json.dumps(FORM_FIELDS))},
+    )
+
+
+def match_skill_request(text: str, *, anchored: bool, weak: bool = False) -> SkillRequest | None:
+    """Read an ``ask`` skill request.
+
+    Strong phrases ("ask me to choose between ...", "ask me which of ...", "ask me to confirm
+    ...", "confirm ...", "ask me for my details", "ask me a few questions", "sign me up") are
+    read before note commands; the weak one (the bare word "form") only after them.
+
+    Args:
+        text: The request, polite words already removed.
+        anchored: Only accept a phrase at the very start of ``text``.
+        weak: Read the weak phrase instead of the strong ones.
+
+    Returns:
+        The request, or None.
+    """
+
+    def hit(pattern: re.Pattern[str]) -> re.Match[str] | None:
+        found = pattern.search(text)
+        if found is None or (anchored and found.start() != 0):
+            return None
+        return found
+
+    if weak:
+        return form_request() if hit(_FORM_RE) else None
+    if found := hit(_ASK_CONFIRM_RE) or hit(_CONFIRM_RE):
+        return _confirm_request(found.group(1))
+    if found := hit(_ASK_CHOICE_RE):
+        return _choice_request(found.group(1))
+    if hit(_ASK_FORM_RE):
+        return form_request()
+    return None

@@ -1,0 +1,164 @@
+"""Running a tool call: timeout, async or threaded handler, result checks and cutting.
+
+:meth:`interlock.tools.ToolRegistry.execute` is built from these steps:
+
+1. :func:`run_handler` runs the handler within the timeout (an async handler on the event loop,
+   a sync one in a worker thread) and turns any exception but :class:`ToolError` into
+   ``failed`` (or ``timeout``);
+2. :func:`check_result` normalizes the return value to a :class:`ToolResult` and checks its
+   data (JSON, then the tool's ``output_schema``);
+3. :func:`cut_text` cuts a long result text, with a note saying how much was cut.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Any, cast
+
+import anyio
+import anyio.to_thread
+
+from interlock.tools.base import Tool, ToolContext, ToolError, ToolResult
+from interlock.tools.schema import field_errors
+
+# Execution logs under the registry's logger name, as it did when this code lived there.
+logger = logging.getLogger("interlock.tools.registry")
+
+
+async def run_handler(
+    tool: Tool, args: dict[str, Any], ctx: ToolContext, timeout_s: float
+) -> object:
+    """Run the tool's handler on a deep copy of ``args`` within ``timeout_s`` seconds.
+
+    Args:
+        tool: The tool to run.
+        args: Validated arguments.
+        ctx: The call's context.
+        timeout_s: Seconds the call may take.
+
+    Returns:
+        Whatever the handler returned (awaited when it is a coroutine).
+
+    Raises:
+        ToolError: ``timeout`` past ``timeout_s`` seconds; the handler's own :class:`ToolError`
+            unchanged; ``failed`` when the handler raises anything else.
+    """
+    try:
+        with anyio.fail_after(timeout_s):
+            raw = await _call(tool, copy.deepcopy(args), ctx)
+    except TimeoutError:
+        raise ToolError(
+            "timeout",
+            f"Tool '{tool.name}' did not finish within {timeout_s:g} seconds.",
+            hint="Try again later, or with a smaller request.",
+        ) from None
+    return raw
+
+
+async def _call(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> object:
+    """Run the handler; turn any exception but ToolError (and cancellation) into ``failed``."""
+    handler = tool.handler
+    try:
+        if _is_async(handler):
+            return await cast(Awaitable[object], handler(args, ctx))
+        out: object = await anyio.to_thread.run_sync(
+            partial(handler, args, ctx), abandon_on_cancel=True
+        )
+        if inspect.isawaitable(out):  # a sync callable that returned a coroutine
+            out = await out
+        return out
+    except ToolError:
+        raise
+    except Exception as exc:
+        logger.warning("Tool %r raised %s", tool.name, type(exc).__name__, exc_info=True)
+        raise ToolError("failed", f"Tool '{tool.name}' raised {type(exc).__name__}: {exc}") from exc
+
+
+def check_result(
+    tool: Tool, raw: object, output_validator: Callable[[dict[str, Any]], Any]
+) -> ToolResult:
+    """Normalize a handler's return value and check its data.
+
+    Args:
+        tool: The tool that returned ``raw``.
+        raw: The handler's return value.
+        output_validator: Returns the validator for the tool's ``output_schema`` (given that
+            schema); called only when the tool has one.
+
+    Returns:
+        A new :class:`ToolResult` (a ``str`` return becomes ``ToolResult(text)``), not cut yet.
+
+    Raises:
+        ToolError: ``failed`` when ``raw`` is neither ``ToolResult`` nor ``str`` or its data is
+            not JSON; ``invalid_output`` when the data does not match ``output_schema`` (the
+            message and ``details`` name where, never the value).
+    """
+    if isinstance(raw, str):
+        result = ToolResult(text=raw)
+    elif isinstance(raw, ToolResult) and isinstance(raw.text, str):
+        result = ToolResult(text=raw.text, data=raw.data)
+    else:
+        raise ToolError(
+            "failed",
+            f"Tool '{tool.name}' returned {type(raw).__name__}; expected ToolResult or str.",
+        )
+    if result.data is not None:
+        try:
+            json.dumps(result.data, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ToolError(
+                "failed", f"Tool '{tool.name}' returned data that is not JSON: {exc}"
+            ) from None
+    if tool.output_schema is not None:
+        validator = output_validator(tool.output_schema)
+        errors = field_errors(validator, result.data)
+        if errors:
+            # jsonschema's messages quote the offending value: keep them (and the data)
+            # out of the error, which reaches the model and the card.
+            first = errors[0]
+            where = "/".join(str(p) for p in first.path) or "(root)"
+            logger.warning(
+                "Tool %r output does not match its output schema at %s (rule %s)",
+                tool.name,
+                where,
+                first.rule,
+            )
+            raise ToolError(
+                "invalid_output",
+                f"Tool '{tool.name}' returned data that does not match its output schema "
+                f"at {where} (rule '{first.rule}'); the result was discarded.",
+                details=[{"path": list(e.path), "rule": e.rule} for e in errors],
+            )
+    return result
+
+
+def cut_text(text: str, limit: int) -> str:
+    """Return ``text``, or its first ``limit`` characters plus a size note.
+
+    Args:
+        text: A result text.
+        limit: Most characters kept (the registry's ``max_result_chars``).
+
+    Returns:
+        ``text`` unchanged when short enough; else the head and
+        ``"\\n\\n[Result cut: showing {kept:,} of {total:,} characters; {cut:,} cut.]"``.
+    """
+    total = len(text)
+    if total <= limit:
+        return text
+    return (
+        f"{text[:limit]}\n\n[Result cut: showing {limit:,} of {total:,} characters; "
+        f"{total - limit:,} cut.]"
+    )
+
+
+def _is_async(handler: object) -> bool:
+    """True for ``async def`` functions (also behind ``functools.partial``) and async callables."""
+    return inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
+        type(handler).__call__
+    )

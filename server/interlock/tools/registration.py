@@ -1,0 +1,160 @@
+"""Registration rules: tool names, provider-safe names and the checks a tool must pass.
+
+:func:`check_tool` applies every rule once, when a tool is registered (name format and length,
+no duplicate, no provider-name collision, attribute types, permission, timeout, schemas), so
+the registry and the engine can trust a registered tool. :func:`provider_safe_name` maps a
+dotted tool name (``notes.add``) to the name providers accept (``notes_add``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from interlock.tools.base import Permission, Tool, ToolAnnotations
+from interlock.tools.schema import (
+    SchemaRuleError,
+    check_schema_rules,
+    is_finite_number,
+    make_validator,
+)
+
+TOOL_NAME_RE = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*")
+"""A tool name (full match): lowercase ASCII letters, digits, ``_`` and ``-``, in one or more
+``.``-separated segments (``notes.add``); no empty segment, no leading or trailing dot."""
+
+MAX_TOOL_NAME_CHARS = 200
+"""Longest tool name: the length of the ``tool_calls.name`` column
+(:class:`interlock.storage.models.ToolCall`), where every call's tool name is stored."""
+
+PROVIDER_NAME_RE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+"""A provider-safe function name (full match): the rule OpenAI and Anthropic apply to tool
+names (Anthropic's ``^[a-zA-Z0-9_-]{1,64}$``; OpenAI allows the same characters, 64 at most)."""
+
+PROVIDER_NAME_MAX = 64
+_HASH_CHARS = 8
+_UNSAFE_RE = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+class ToolRegistrationError(ValueError):
+    """A tool breaks a registration rule (or a ``@tool`` declaration is inconsistent).
+
+    Args:
+        reason: What is wrong, as an English phrase (``"duplicate name"``...).
+        tool_name: The tool's name, when known.
+
+    Attributes:
+        reason: As given.
+        tool_name: As given.
+    """
+
+    def __init__(self, reason: str, *, tool_name: str | None = None) -> None:
+        self.reason = reason
+        self.tool_name = tool_name
+        subject = f"tool {tool_name!r}" if tool_name is not None else "tool"
+        super().__init__(f"Cannot register {subject}: {reason}")
+
+
+def provider_safe_name(name: str) -> str:
+    """Map a tool name to a name every model provider accepts.
+
+    Characters outside ``[a-zA-Z0-9_-]`` become ``_`` (``notes.add`` -> ``notes_add``). A
+    result longer than 64 characters (or empty) keeps its first 55 characters and gets ``_``
+    plus the first 8 hex digits of the SHA-256 of the original name (UTF-8), so it stays
+    stable across restarts and distinct for names sharing a long prefix. The registry refuses
+    two tools whose names map to the same result.
+
+    Args:
+        name: A tool name (any string).
+
+    Returns:
+        A string matching ``^[a-zA-Z0-9_-]{1,64}$``.
+    """
+    safe = _UNSAFE_RE.sub("_", name)
+    if 0 < len(safe) <= PROVIDER_NAME_MAX:
+        return safe
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH_CHARS]
+    return f"{safe[: PROVIDER_NAME_MAX - _HASH_CHARS - 1]}_{digest}"
+
+
+def check_tool(
+    tool: Tool,
+    *,
+    registered: Mapping[str, Tool],
+    registered_providers: Mapping[str, Tool],
+    names: Mapping[str, Tool],
+    providers: Mapping[str, Tool],
+) -> tuple[str, Permission, Any, Any]:
+    """Apply every registration rule; return provider name, permission and validators.
+
+    Args:
+        tool: The tool to check.
+        registered: Tools already in the registry, by name.
+        registered_providers: Tools already in the registry, by provider name.
+        names: Tools staged in the same batch, by name.
+        providers: Tools staged in the same batch, by provider name.
+
+    Returns:
+        ``(provider_name, permission, input_validator, output_validator)``; the output
+        validator is None when the tool has no ``output_schema``.
+
+    Raises:
+        ToolRegistrationError: With the first broken rule as ``reason``.
+    """
+    if not isinstance(tool, Tool):
+        raise ToolRegistrationError(f"expected a Tool object, got {type(tool).__name__}")
+    name = tool.name
+    if not isinstance(name, str):
+        raise ToolRegistrationError(f"name must be a string, got {type(name).__name__}")
+
+    def fail(reason: str) -> ToolRegistrationError:
+        return ToolRegistrationError(reason, tool_name=name)
+
+    if len(name) > MAX_TOOL_NAME_CHARS:
+        raise fail(f"name is {len(name)} characters long, more than {MAX_TOOL_NAME_CHARS}")
+    if not TOOL_NAME_RE.fullmatch(name):
+        raise fail(
+            "name must be lowercase letters, digits, '_' and '-', with '.' only between "
+            "non-empty segments (like 'notes.add')"
+        )
+    if name in registered or name in names:
+        raise fail("duplicate name: a tool with this name is already registered")
+    pname = provider_safe_name(name)
+    other = registered_providers.get(pname) or providers.get(pname)
+    if other is not None:
+        raise fail(
+            f"provider name {pname!r} collides with tool {other.name!r} "
+            "(names must stay distinct after mapping to [a-zA-Z0-9_-]{1,64})"
+        )
+    for attr in ("title", "description"):
+        if not isinstance(getattr(tool, attr), str):
+            raise fail(f"{attr} must be a string")
+    if not callable(tool.handler):
+        raise fail("handler must be callable as handler(args, ctx)")
+    if tool.check_args is not None and not callable(tool.check_args):
+        raise fail("check_args must be callable as check_args(args) or None")
+    try:
+        permission = Permission(tool.permission)
+    except ValueError:
+        allowed = ", ".join(p.value for p in Permission)
+        raise fail(f"permission {tool.permission!r} is not one of {allowed}") from None
+    if tool.timeout_s is not None and (not is_finite_number(tool.timeout_s) or tool.timeout_s <= 0):
+        raise fail(f"timeout_s must be a positive number of seconds, got {tool.timeout_s!r}")
+    if not isinstance(tool.annotations, ToolAnnotations):
+        raise fail("annotations must be a ToolAnnotations")
+    if tool.card is not None and not isinstance(tool.card, str):
+        raise fail("card must be a string or None")
+    try:
+        check_schema_rules(tool.input_schema, require_object_root=True)
+    except SchemaRuleError as exc:
+        raise fail(f"input_schema {exc}") from None
+    output_validator = None
+    if tool.output_schema is not None:
+        try:
+            check_schema_rules(tool.output_schema, require_object_root=False)
+        except SchemaRuleError as exc:
+            raise fail(f"output_schema {exc}") from None
+        output_validator = make_validator(tool.output_schema)
+    return pname, permission, make_validator(tool.input_schema), output_validator

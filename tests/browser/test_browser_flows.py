@@ -1,0 +1,475 @@
+"""The web client end to end in Chromium: ask, decide on the card, see the call resume.
+
+Each test drives the real app (built ``client-web/dist`` + API + offline model + SQLite) and
+checks both what the page shows and what the server stored. Every wait is a bounded
+Playwright ``expect``; no sleeps. One screenshot per flow lands in the test's ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import APIResponse, Locator, Page, Route, expect
+from sqlmodel import col, select
+
+from interlock.storage import Note
+from support.live import LiveServer
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+CAT_REQUEST = "Give me ideas for a name for my cat"
+CAT_NAMES = ["Miso", "Pixel", "Juniper", "Biscuit"]
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------------------------
+
+
+async def open_app(page: Page, conversation_id: str | None = None) -> None:
+    """Load the app (optionally straight into a conversation) and wait until it is usable."""
+    await page.goto(f"/#/c/{conversation_id}" if conversation_id else "/")
+    await expect(page.get_by_test_id("new-chat")).to_be_enabled()
+    if conversation_id:
+        await expect(conversation(page)).to_have_attribute("data-conversation-id", conversation_id)
+
+
+def conversation(page: Page) -> Locator:
+    return page.get_by_test_id("conversation")
+
+
+async def new_chat(page: Page) -> str:
+    """Click "New chat" and return the id of the conversation it opened."""
+    await page.get_by_test_id("new-chat").click()
+    await page.locator('[data-testid="employee-option"][data-slug="assistant"]').get_by_test_id(
+        "employee-choose"
+    ).click()
+    view = conversation(page)
+    await expect(view).to_have_attribute("data-conversation-id", re.compile(r".+"))
+    await expect(page.get_by_test_id("composer-input")).to_be_enabled()
+    conversation_id = await view.get_attribute("data-conversation-id")
+    assert conversation_id
+    return conversation_id
+
+
+def item(page: Page, conversation_id: str) -> Locator:
+    """The conversation's entry in the sidebar."""
+    return page.locator(
+        f'[data-testid="conversation-item"][data-conversation-id="{conversation_id}"]'
+    )
+
+
+async def send(page: Page, text: str) -> None:
+    """Type ``text`` in the composer, send it, and wait for it to show as a user message."""
+    box = page.get_by_test_id("composer-input")
+    await expect(box).to_be_enabled()
+    await box.fill(text)
+    await page.get_by_test_id("send").click()
+    await expect(box).to_have_value("")
+    await expect(messages(page, "user").last).to_have_text(text)
+
+
+def messages(page: Page, role: str) -> Locator:
+    return page.locator(f'[data-testid="message"][data-role="{role}"]')
+
+
+async def paused_call(page: Page, name_hint: str | None = None) -> Locator:
+    """Wait for the run to pause on one call; return that call's row (by its id)."""
+    await expect(conversation(page)).to_have_attribute("data-status", "paused")
+    waiting = page.locator('[data-testid="tool-call"][data-status="interrupted"]')
+    await expect(waiting).to_have_count(1)
+    call_id = await waiting.get_attribute("data-tool-call-id")
+    assert call_id
+    row = tool_call(page, call_id)
+    if name_hint:
+        await expect(row.locator(".tool-title")).to_contain_text(name_hint)
+    return row
+
+
+def tool_call(page: Page, call_id: str) -> Locator:
+    return page.locator(f'[data-testid="tool-call"][data-tool-call-id="{call_id}"]')
+
+
+async def call_id_of(row: Locator) -> str:
+    call_id = await row.get_attribute("data-tool-call-id")
+    assert call_id
+    return call_id
+
+
+async def finished(page: Page, row: Locator, status: str) -> None:
+    """Wait for the call to end with ``status`` and the conversation to be idle again."""
+    await expect(row).to_have_attribute("data-status", status)
+    await expect(row.get_by_test_id("tool-status")).to_have_text(status)
+    await expect(conversation(page)).to_have_attribute("data-status", "idle")
+    await expect(page.get_by_test_id("composer-input")).to_be_enabled()
+
+
+async def expect_card_closed(row: Locator) -> None:
+    """A decided card offers no decision any more."""
+    for test_id in ("approve", "edit", "reject", "edit-submit", "reject-confirm"):
+        await expect(row.get_by_test_id(test_id)).to_have_count(0)
+
+
+async def stored_call(app: LiveServer, conversation_id: str, call_id: str) -> dict[str, Any]:
+    """The call as GET /api/conversations/{id} reports it."""
+    response = await app.client.get(f"/api/conversations/{conversation_id}")
+    assert response.status_code == 200, response.text
+    calls = [c for m in response.json()["messages"] for c in m["tool_calls"] if c["id"] == call_id]
+    assert len(calls) == 1, calls
+    return dict(calls[0])
+
+
+def notes(app: LiveServer) -> list[tuple[int, str]]:
+    """Every stored note as ``(id, text)``, straight from the server's database."""
+    with app.services.db.session() as session:
+        rows = session.exec(select(Note).order_by(col(Note.id))).all()
+    return [(int(n.id or 0), n.text) for n in rows]
+
+
+# --------------------------------------------------------------------------------------------
+# Flows
+# --------------------------------------------------------------------------------------------
+
+
+async def test_choice_card_click_resumes_and_the_choice_survives_a_reload(
+    app: LiveServer, page: Page, tmp_path: Path
+) -> None:
+    await open_app(page)
+    conversation_id = await new_chat(page)
+
+    # The employee's starter prompt is this very request; clicking it sends it.
+    starter = page.get_by_test_id("starter-prompt").filter(has_text=CAT_REQUEST)
+    await starter.click()
+    await expect(messages(page, "user").last).to_have_text(CAT_REQUEST)
+    await expect(page.get_by_test_id("starter-prompt")).to_have_count(0)
+
+    row = await paused_call(page)
+    options = row.get_by_test_id("choice-option")
+    await expect(options).to_have_text(CAT_NAMES)
+    for index in range(len(CAT_NAMES)):
+        await expect(options.nth(index)).to_be_enabled()
+        await expect(options.nth(index)).to_have_attribute("aria-pressed", "false")
+
+    await options.filter(has_text="Pixel").click()
+
+    await finished(page, row, "succeeded")
+    answer = messages(page, "assistant").last
+    await expect(answer).to_contain_text("Great choice: Pixel.")
+    await expect(answer.locator("strong")).to_have_text("Pixel")  # markdown rendered
+    await expect(item(page, conversation_id)).to_contain_text(CAT_REQUEST)
+    await page.screenshot(path=tmp_path / "choice.png", full_page=True)
+
+    stored = await stored_call(app, conversation_id, await call_id_of(row))
+    assert stored["status"] == "succeeded"
+    assert stored["executed_args"]["option"] == "Pixel"
+    assert stored["decision"]["type"] == "edit"
+
+    async def expect_choice_recorded() -> None:
+        decided = tool_call(page, stored["id"])
+        buttons = decided.get_by_test_id("choice-option")
+        await expect(buttons).to_have_text(CAT_NAMES)
+        chosen = buttons.filter(has_text="Pixel")
+        await expect(chosen).to_have_attribute("aria-pressed", "true")
+        await expect(chosen).to_have_attribute("data-chosen", "true")
+        await expect(
+            decided.locator('[data-testid="choice-option"][aria-pressed="true"]')
+        ).to_have_count(1)
+        for index in range(len(CAT_NAMES)):
+            await expect(buttons.nth(index)).to_be_disabled()
+        await expect(decided.get_by_test_id("decision")).to_have_text("Chosen: Pixel")
+        await expect(messages(page, "assistant").last).to_contain_text("Great choice: Pixel.")
+
+    await page.reload()
+    await expect(conversation(page)).to_have_attribute("data-conversation-id", conversation_id)
+    await expect_choice_recorded()
+
+    # A fresh load without the conversation in the URL, then reopen it from the sidebar.
+    await open_app(page)
+    await expect(conversation(page)).to_have_count(0)
+    await item(page, conversation_id).click()
+    await expect(conversation(page)).to_have_attribute("data-conversation-id", conversation_id)
+    await expect_choice_recorded()
+
+
+async def test_invalid_edit_shows_field_error_then_valid_edit_runs_edited_args(
+    app: LiveServer, page: Page, tmp_path: Path
+) -> None:
+    await open_app(page)
+    conversation_id = await new_chat(page)
+    await send(page, "add a note buy milk")
+
+    row = await paused_call(page, "Add a note")
+    call_id = await call_id_of(row)
+    await expect(row.locator(".tool-args")).to_have_text('{"text":"buy milk"}')
+    await row.get_by_test_id("edit").click()
+    field = row.locator(f"#edit_{call_id}_text")
+    await expect(field).to_have_value("buy milk")
+
+    decision_posts: list[str] = []
+    page.on(
+        "request",
+        lambda r: decision_posts.append(r.url) if r.url.endswith("/decision") else None,
+    )
+
+    # Emptied: the browser's own check of the required field stops it; nothing is sent.
+    await field.fill("")
+    await row.get_by_test_id("edit-submit").click()
+    assert await field.evaluate("el => el.validity.valueMissing") is True
+    await expect(row.get_by_test_id("field-error")).to_have_count(0)
+    await expect(row).to_have_attribute("data-status", "interrupted")
+    assert decision_posts == []
+
+    # Only spaces: the server's schema ("pattern": "\\S") rejects it with 422 invalid_args.
+    await field.fill("   ")
+    await row.get_by_test_id("edit-submit").click()
+    error = row.get_by_test_id("field-error")
+    await expect(error).to_have_count(1)
+    await expect(error).to_have_attribute("data-path", "text")
+    await expect(error).to_have_attribute("data-rule", "pattern")
+    await page.screenshot(path=tmp_path / "edit-invalid.png", full_page=True)
+
+    # The card stays live: still waiting, no decision recorded, the form still usable.
+    await expect(row).to_have_attribute("data-status", "interrupted")
+    await expect(row.get_by_test_id("decision")).to_have_count(0)
+    await expect(row.get_by_test_id("edit-submit")).to_be_enabled()
+    await expect(conversation(page)).to_have_attribute("data-status", "paused")
+    pending = await app.client.get(f"/api/conversations/{conversation_id}/pending")
+    assert [c["id"] for c in pending.json()] == [call_id]
+    assert notes(app) == []
+
+    await field.fill("buy oat milk")
+    await row.get_by_test_id("edit-submit").click()
+
+    await finished(page, row, "succeeded")
+    await expect(row.get_by_test_id("field-error")).to_have_count(0)
+    await expect(row.get_by_test_id("decision")).to_have_text("Edited and approved")
+    await expect(row.locator(".decision-args")).to_contain_text('"text": "buy oat milk"')
+    await expect(row.locator(".tool-args")).to_have_text('{"text":"buy oat milk"}')
+    await expect_card_closed(row)
+    await expect(messages(page, "assistant").last).to_contain_text("“buy oat milk”")
+    await page.screenshot(path=tmp_path / "edit-done.png", full_page=True)
+
+    assert len(decision_posts) == 2, decision_posts  # spaces (422), then the valid edit
+    assert [text for _, text in notes(app)] == ["buy oat milk"]
+    stored = await stored_call(app, conversation_id, call_id)
+    assert stored["proposed_args"] == {"text": "buy milk"}
+    assert stored["executed_args"] == {"text": "buy oat milk"}
+    assert stored["decision"]["type"] == "edit"
+    assert stored["decision"]["args"] == {"text": "buy oat milk"}
+
+    # After a reload the card is closed and shows the decision and the executed args.
+    await page.reload()
+    row = tool_call(page, call_id)
+    await expect(row).to_have_attribute("data-status", "succeeded")
+    await expect(row.get_by_test_id("decision")).to_have_text("Edited and approved")
+    await expect(row.locator(".decision-args")).to_contain_text('"text": "buy oat milk"')
+    await expect(row.locator(".tool-args")).to_have_text('{"text":"buy oat milk"}')
+    await expect_card_closed(row)
+
+
+async def test_reject_with_reason_deletes_nothing_and_the_reply_acknowledges_it(
+    app: LiveServer, page: Page, tmp_path: Path
+) -> None:
+    await open_app(page)
+    conversation_id = await new_chat(page)
+
+    # First a note, approved as proposed.
+    await send(page, "add a note call the vet")
+    added = await paused_call(page, "Add a note")
+    await added.get_by_test_id("approve").click()
+    await finished(page, added, "succeeded")
+    await expect(added.get_by_test_id("decision")).to_have_text("Approved")
+    await expect_card_closed(added)
+    [(note_id, text)] = notes(app)
+    assert text == "call the vet"
+    await expect(messages(page, "assistant").last).to_contain_text(
+        f"Done — I added note #{note_id}: “call the vet”."
+    )
+
+    # Then its deletion, rejected with a reason.
+    await send(page, f"delete note {note_id}")
+    row = await paused_call(page, "Delete a note")
+    call_id = await call_id_of(row)
+    await expect(row.locator(".tool-args")).to_have_text(f'{{"id":{note_id}}}')
+
+    # A reload while paused keeps the card live.
+    await page.reload()
+    await expect(conversation(page)).to_have_attribute("data-status", "paused")
+    row = tool_call(page, call_id)
+    await expect(row).to_have_attribute("data-status", "interrupted")
+    await expect(row.get_by_test_id("approve")).to_be_enabled()
+    await row.get_by_test_id("reject").click()
+    await row.get_by_test_id("reject-reason").fill("I still need it")
+    await row.get_by_test_id("reject-confirm").click()
+
+    await finished(page, row, "rejected")
+    await expect(row.get_by_test_id("decision")).to_have_text("Rejected: I still need it")
+    await expect_card_closed(row)
+    reply = messages(page, "assistant").last
+    await expect(reply).to_contain_text("I did not delete the note.")
+    await expect(reply).to_contain_text("You said: I still need it.")
+    await expect(reply).to_contain_text("Nothing was done.")
+    await page.screenshot(path=tmp_path / "reject.png", full_page=True)
+
+    assert notes(app) == [(note_id, "call the vet")]
+    stored = await stored_call(app, conversation_id, call_id)
+    assert stored["status"] == "rejected"
+    assert stored["executed_args"] is None
+    assert stored["decision"]["type"] == "reject"
+    assert stored["decision"]["message"] == "I still need it"
+
+    await page.reload()
+    row = tool_call(page, call_id)
+    await expect(row).to_have_attribute("data-status", "rejected")
+    await expect(row.get_by_test_id("decision")).to_have_text("Rejected: I still need it")
+    await expect_card_closed(row)
+    await expect(messages(page, "assistant").last).to_contain_text("You said: I still need it.")
+    await expect(tool_call(page, await call_id_of(added)).get_by_test_id("decision")).to_have_text(
+        "Approved"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Page-level checks
+# --------------------------------------------------------------------------------------------
+
+
+async def test_offline_badge_shows_on_the_welcome_page_and_in_a_conversation(
+    app: LiveServer, page: Page
+) -> None:
+    health = (await app.client.get("/api/health")).json()
+    assert health["model"]["offline"] is True
+
+    await open_app(page)
+    await expect(page.get_by_test_id("offline-badge")).to_be_visible()
+    await expect(page.get_by_test_id("offline-badge")).to_have_text("Offline model")
+
+    await new_chat(page)
+    badge = conversation(page).get_by_test_id("offline-badge")
+    await expect(badge).to_be_visible()
+    await expect(badge).to_have_text("Offline model")
+
+
+async def test_markdown_in_history_is_rendered_without_raw_html_or_unsafe_links(
+    app: LiveServer, page: Page, tmp_path: Path
+) -> None:
+    # The offline model quotes the note's text in its reply, so the text lands in an
+    # assistant message that the client renders as markdown.
+    payload = (
+        '<img src="x" onerror="window.__xss = 1"> <script>window.__xss = 2</script> '
+        "[evil](javascript:window.__xss=3) [docs](https://example.com/docs) **bold**"
+    )
+    conversation_id = await app.new_conversation()
+    await app.say(conversation_id, f"add a note {payload}")
+    await app.idle()
+    pending = (await app.client.get(f"/api/conversations/{conversation_id}/pending")).json()
+    assert [c["name"] for c in pending] == ["notes.add"]
+    decided = await app.decide(pending[0]["id"], type="approve")
+    assert decided.status_code == 200, decided.text
+    await app.idle()
+    assert [text for _, text in notes(app)] == [payload]
+
+    await open_app(page, conversation_id)
+    reply = messages(page, "assistant").last
+    await expect(reply).to_contain_text("Done — I added note #")
+    await expect(reply).to_contain_text('<img src="x" onerror="window.__xss = 1">')
+    await expect(reply).to_contain_text("<script>window.__xss = 2</script>")
+    await expect(reply.locator("strong")).to_have_text("bold")
+    docs = reply.locator("a", has_text="docs")
+    await expect(docs).to_have_attribute("href", "https://example.com/docs")
+    await expect(docs).to_have_attribute("rel", re.compile(r"\bnoopener\b"))
+    await expect(reply.get_by_text("evil", exact=True)).to_be_visible()
+    await page.screenshot(path=tmp_path / "markdown.png", full_page=True)
+
+    assert await page.locator(".message img, .message script").count() == 0
+    assert await page.locator('a[href^="javascript:" i]').count() == 0
+    assert await reply.locator("a").count() == 1
+    assert await page.evaluate("() => window.__xss") is None
+    # The person's own message is plain text too.
+    await expect(messages(page, "user").last).to_have_text(f"add a note {payload}")
+
+
+async def test_new_chat_is_listed_first_in_the_sidebar(app: LiveServer, page: Page) -> None:
+    older = await app.new_conversation()
+    await open_app(page)
+    await expect(item(page, older)).to_be_visible()  # the list has loaded
+
+    conversation_id = await new_chat(page)
+
+    entries = page.get_by_test_id("conversation-item")
+    await expect(entries).to_have_count(2)
+    await expect(entries.first).to_have_attribute("data-conversation-id", conversation_id)
+    await expect(entries.first).to_have_attribute("aria-current", "page")
+    await expect(item(page, older)).not_to_have_attribute("aria-current", "page")
+
+
+async def test_new_chat_stays_in_the_sidebar_when_the_first_list_answer_arrives_late(
+    app: LiveServer, page: Page
+) -> None:
+    """The list fetched at start-up must not wipe a conversation created meanwhile.
+
+    Known bug (client-web/src/App.tsx): ``loadConversations`` applies every
+    ``GET /api/conversations`` answer with ``setConversations(list)``, so the start-up answer
+    (read before "New chat" was clicked) replaces the list that ``newChat`` had just prepended
+    the new conversation to; the open conversation is missing from the sidebar until the next
+    status change reloads it. On a slow network a quick click on "New chat" hits this.
+    """
+    held: asyncio.Future[tuple[Route, APIResponse]] = asyncio.get_running_loop().create_future()
+
+    holding = True
+
+    async def hold_first_list(route: Route) -> None:
+        nonlocal holding
+        if route.request.method == "GET" and holding:
+            holding = False
+            held.set_result((route, await route.fetch()))  # read now, answered later
+        else:
+            await route.continue_()
+
+    older = await app.new_conversation()
+    await page.route(re.compile(r"/api/conversations$"), hold_first_list)
+    await open_app(page)
+    route, stale = await asyncio.wait_for(held, timeout=10)
+
+    conversation_id = await new_chat(page)
+    await route.fulfill(response=stale)  # the list as it was before the new chat existed
+
+    # Once the older conversation shows, the page has applied a list; it must hold both.
+    await expect(item(page, older)).to_be_visible()
+    await expect(item(page, conversation_id)).to_be_visible()
+
+
+@pytest.mark.parametrize("app_overrides", [{"offline_token_delay_s": 0.02}], ids=["slow-tokens"])
+async def test_streamed_reply_shows_as_a_draft_and_stop_ends_the_run(
+    app: LiveServer, page: Page, tmp_path: Path
+) -> None:
+    await open_app(page)
+    conversation_id = await new_chat(page)
+    await send(page, "write a long answer")
+
+    draft = page.get_by_test_id("draft")
+    await expect(draft).to_contain_text("Part 1.")
+    await expect(conversation(page)).to_have_attribute("data-status", "running")
+    await expect(page.get_by_test_id("composer-input")).to_be_disabled()
+    await page.screenshot(path=tmp_path / "streaming.png", full_page=True)
+
+    await page.get_by_test_id("cancel-run").click()
+    await expect(conversation(page)).to_have_attribute("data-status", "idle")
+    await expect(draft).to_have_count(0)
+    await expect(page.get_by_test_id("cancel-run")).to_have_count(0)
+    await expect(page.get_by_test_id("run-error")).to_have_count(0)
+    detail = (await app.client.get(f"/api/conversations/{conversation_id}")).json()
+    assert detail["status"] == "idle"
+    assert not any("Part 4." in m["content"] for m in detail["messages"])
+
+    # The conversation goes on: an ALLOW call runs without a card.
+    await send(page, "what notes do I have?")
+    row = page.get_by_test_id("tool-call")
+    await expect(row).to_have_count(1)
+    await finished(page, row, "succeeded")
+    await expect(row.locator(".card")).to_have_count(0)
+    await expect(messages(page, "assistant").last).to_have_text("No notes yet.")
