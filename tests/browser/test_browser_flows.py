@@ -45,9 +45,11 @@ def conversation(page: Page) -> Locator:
 async def new_chat(page: Page) -> str:
     """Click "New chat" and return the id of the conversation it opened."""
     await page.get_by_test_id("new-chat").click()
-    await page.locator('[data-testid="employee-option"][data-slug="assistant"]').get_by_test_id(
-        "employee-choose"
-    ).click()
+    await (
+        page.locator('[data-testid="employee-option"][data-slug="assistant"]')
+        .get_by_test_id("employee-choose")
+        .click()
+    )
     view = conversation(page)
     await expect(view).to_have_attribute("data-conversation-id", re.compile(r".+"))
     await expect(page.get_by_test_id("composer-input")).to_be_enabled()
