@@ -146,8 +146,7 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, default=None, help="write cProfile stats here")
     args = parser.parse_args()
     settings = bench_settings(args.database_url, args.port)
-    services = Services.build(settings)
-    app = create_app(settings, services)
+    app = create_app(settings)  # exactly as `interlock serve` builds it
     config = uvicorn.Config(app, host=HOST, port=args.port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     profiler = cProfile.Profile() if args.profile is not None else None

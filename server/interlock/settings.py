@@ -75,6 +75,8 @@ class Settings(BaseSettings):
         tool_timeout_s: Default tool timeout in seconds when a tool declares none.
         max_tool_result_chars: Tool results longer than this are cut with a note (60,000).
         ping_interval_s: Seconds between SSE keep-alive comments.
+        delta_window_s: Streamed tokens arriving within this many seconds share one
+            ``message.delta`` event (fewer writes); 0 sends one event per token.
         offline_token_delay_s: Pause between offline-model tokens (a test setting; 0 in use).
         offline_first_token_delay_s: Pause before the offline model's first token (a test setting).
         skills_path: Extra skill folders, besides the built-in ``skills/``.
@@ -104,6 +106,7 @@ class Settings(BaseSettings):
     tool_timeout_s: float = Field(default=30.0, gt=0)
     max_tool_result_chars: int = 60_000
     ping_interval_s: float = Field(default=15.0, gt=0)
+    delta_window_s: float = Field(default=0.02, ge=0, le=1)
     offline_token_delay_s: float = Field(default=0.0, ge=0)
     offline_first_token_delay_s: float = Field(default=0.0, ge=0)
     builtin_skills_dir: Path = REPO_ROOT / "skills"

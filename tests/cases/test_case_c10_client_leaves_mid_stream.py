@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from interlock.models.offline import LONG_TEXT, split_tokens
+from interlock.models.offline import LONG_TEXT
 from interlock.settings import Settings
 from interlock.storage import Conversation
 from interlock.streaming import EventBus, Subscription
@@ -115,8 +115,6 @@ async def test_case_c10_client_leaves_mid_stream_and_resumes_with_last_event_id(
 
         # Nothing lost and nothing repeated: the deltas of both streams are the whole answer.
         assert _deltas(first.frames) + _deltas(rest.frames) == LONG_TEXT
-        delta_count = first.types.count("message.delta") + rest.types.count("message.delta")
-        assert delta_count == len(split_tokens(LONG_TEXT))
 
         # The run finished and is stored with the full text.
         await server.idle(20)

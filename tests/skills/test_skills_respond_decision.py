@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from types import SimpleNamespace
 from typing import Any
 
@@ -20,11 +21,18 @@ class FakeEngine(SimpleNamespace):
 
     def resume_if_decided(self, conversation_id: str, message_id: int, user_id: str) -> None:
         self.resumed.append(message_id)
+        self.resume_called.set()
 
 
 @pytest.fixture
 def engine(database, builtin_registry) -> FakeEngine:
-    return FakeEngine(db=database, registry=builtin_registry, bus=EventBus(database), resumed=[])
+    return FakeEngine(
+        db=database,
+        registry=builtin_registry,
+        bus=EventBus(database),
+        resumed=[],
+        resume_called=asyncio.Event(),
+    )
 
 
 def interrupted_call(engine: FakeEngine, name: str, args: dict[str, Any]) -> str:
@@ -64,6 +72,8 @@ async def test_an_answer_that_fits_is_recorded(engine):
 
     assert out.decision is not None
     assert (out.decision.type, out.decision.message) == ("respond", "Tea")
+    # The resume is scheduled on the loop's next turn, after the answer.
+    await asyncio.wait_for(engine.resume_called.wait(), timeout=5)
     assert len(engine.resumed) == 1
 
 

@@ -15,7 +15,7 @@ from interlock.storage import Database, User
 from interlock.storage.users import count_users, get_or_create_local_user, user_by_token
 
 
-def get_services(request: Request) -> Services:
+async def get_services(request: Request) -> Services:
     services: Services = request.app.state.services
     return services
 
@@ -23,15 +23,15 @@ def get_services(request: Request) -> Services:
 ServicesDep = Annotated[Services, Depends(get_services)]
 
 
-def get_settings(services: ServicesDep) -> Settings:
+async def get_settings(services: ServicesDep) -> Settings:
     return services.settings
 
 
-def get_db(services: ServicesDep) -> Database:
+async def get_db(services: ServicesDep) -> Database:
     return services.db
 
 
-def get_engine(services: ServicesDep) -> Engine:
+async def get_engine(services: ServicesDep) -> Engine:
     return services.engine
 
 
@@ -49,7 +49,7 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def current_user(request: Request, db: DbDep, settings: SettingsDep) -> User:
+async def current_user(request: Request, services: ServicesDep) -> User:
     """Return the caller from ``Authorization: Bearer <token>``.
 
     With no users at all and a loopback bind (``INTERLOCK_HOST``), a request without a token
@@ -58,6 +58,7 @@ def current_user(request: Request, db: DbDep, settings: SettingsDep) -> User:
     Raises:
         Unauthorized: Missing or unknown token (``unauthorized``).
     """
+    db, settings = services.db, services.settings
     header = request.headers.get("authorization")
     if header:
         scheme, _, token = header.partition(" ")
@@ -70,7 +71,9 @@ def current_user(request: Request, db: DbDep, settings: SettingsDep) -> User:
             raise Unauthorized("The bearer token is not valid.")
         return user
     if _is_loopback(settings.host) and count_users(db) == 0:
-        return get_or_create_local_user(db)
+        if services.local_user is None:
+            services.local_user = get_or_create_local_user(db)
+        return services.local_user
     raise Unauthorized(
         "Send 'Authorization: Bearer <token>' (interlock users create NAME prints one)."
     )
@@ -79,7 +82,7 @@ def current_user(request: Request, db: DbDep, settings: SettingsDep) -> User:
 CurrentUser = Annotated[User, Depends(current_user)]
 
 
-def admin_user(user: CurrentUser) -> User:
+async def admin_user(user: CurrentUser) -> User:
     """Return the caller when an admin.
 
     Raises:

@@ -11,7 +11,7 @@ from interlock.engine import Engine
 from interlock.models import create_chat_model
 from interlock.settings import Settings
 from interlock.skills import SkillCatalog, load_catalog
-from interlock.storage import Database
+from interlock.storage import Database, User
 from interlock.streaming import EventBus
 from interlock.tools import ToolRegistry
 
@@ -27,6 +27,7 @@ class Services:
     catalog: SkillCatalog
     employees: EmployeeDirectory
     engine: Engine
+    local_user: User | None = None  # the implied local user, once created
 
     @classmethod
     def build(cls, settings: Settings, *, model: BaseChatModel | None = None) -> Services:

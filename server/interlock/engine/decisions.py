@@ -8,6 +8,7 @@ decisions on one call exactly one wins: ``decisions.tool_call_id`` is unique.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any, Literal
 
@@ -116,7 +117,10 @@ async def decide(engine: Engine, user_id: str, tool_call_id: str, body: Decision
             call.conversation_id,
             conversation.owner_id,
         )
-    engine.resume_if_decided(conversation_id, message_id, owner_id)
+    # Resume on the loop's next turn: the answer and the decided event go out first.
+    asyncio.get_running_loop().call_soon(
+        engine.resume_if_decided, conversation_id, message_id, owner_id
+    )
     return out
 
 

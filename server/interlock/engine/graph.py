@@ -46,9 +46,9 @@ from interlock.storage import (
 from interlock.storage.models import utcnow
 from interlock.storage.views import message_out
 from interlock.streaming import EventBus
+from interlock.streaming.deltas import DeltaBuffer
 from interlock.streaming.events import (
     MessageCompleted,
-    MessageDelta,
     ToolCallCreated,
     ToolCallInterrupted,
     ToolCallRunning,
@@ -75,6 +75,7 @@ class GraphDeps:
     registry: ToolRegistry
     catalog: SkillCatalog
     max_steps: int
+    delta_window_s: float
     employee_of: Callable[[str], Employee]
     model_for: Callable[[Employee], BaseChatModel]
 
@@ -130,20 +131,21 @@ class _Nodes:
         bound = model.bind_tools(d.registry.provider_specs(plan.offered)) if plan.offered else model
 
         aggregate: AIMessageChunk | None = None
+        deltas = DeltaBuffer(d.bus, conversation_id, run_id, d.delta_window_s)
         try:
             async for chunk in bound.astream(history):
                 if not isinstance(chunk, AIMessageChunk):
                     continue
                 aggregate = chunk if aggregate is None else aggregate + chunk
-                delta = message_text(chunk.content)
-                if delta:
-                    d.bus.publish(conversation_id, MessageDelta(run_id=run_id, delta=delta))
+                deltas.add(message_text(chunk.content))
         except asyncio.CancelledError:
             # Stopped mid-answer: keep the text the person already saw (tool calls dropped).
+            deltas.flush()
             partial = message_text(aggregate.content) if aggregate else ""
             if partial.strip():
                 self._store_answer(state, partial, [], plan)
             raise
+        deltas.flush()
 
         text = message_text(aggregate.content) if aggregate else ""
         proposals = read_proposals(aggregate)

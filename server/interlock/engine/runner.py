@@ -91,6 +91,7 @@ class Engine:
                 registry=registry,
                 catalog=catalog,
                 max_steps=settings.max_steps_per_turn,
+                delta_window_s=settings.delta_window_s,
                 employee_of=self.employee_of,
                 model_for=self.model_for,
             )
