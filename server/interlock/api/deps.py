@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import time
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -70,7 +71,7 @@ async def current_user(request: Request, services: ServicesDep) -> User:
         if user is None:
             raise Unauthorized("The bearer token is not valid.")
         return user
-    if _is_loopback(settings.host) and count_users(db) == 0:
+    if _is_loopback(settings.host) and not _token_users_exist(services):
         if services.local_user is None:
             services.local_user = get_or_create_local_user(db)
         return services.local_user
@@ -80,6 +81,18 @@ async def current_user(request: Request, services: ServicesDep) -> User:
 
 
 CurrentUser = Annotated[User, Depends(current_user)]
+
+USERS_RECHECK_S = 1.0
+"""While no user exists, how often to look again (``interlock users create`` runs elsewhere)."""
+
+
+def _token_users_exist(services: Services) -> bool:
+    """Whether any user with a token exists; once true it stays true (users are not removed)."""
+    now = time.monotonic()
+    if not services.token_users_exist and now - services.users_checked_at >= USERS_RECHECK_S:
+        services.token_users_exist = count_users(services.db) > 0
+        services.users_checked_at = now
+    return services.token_users_exist
 
 
 async def admin_user(user: CurrentUser) -> User:

@@ -28,6 +28,8 @@ class Services:
     employees: EmployeeDirectory
     engine: Engine
     local_user: User | None = None  # the implied local user, once created
+    token_users_exist: bool = False  # see api.deps: implied local user only without users
+    users_checked_at: float = float("-inf")
 
     @classmethod
     def build(cls, settings: Settings, *, model: BaseChatModel | None = None) -> Services:

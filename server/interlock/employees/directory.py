@@ -40,16 +40,23 @@ class EmployeeDirectory:
     ) -> None:
         self._db = db
         self._builtin = builtin
+        # Read on every model call: cached, and dropped on every write through this directory.
+        self._records: dict[str, EmployeeRecord] | None = None
         self._known_skills = known_skills
         self._known_tools = known_tools
 
     def get(self, slug: str) -> Employee | None:
         """Return the employee ``slug`` (the admin's override when there is one), or None."""
-        with self._db.session() as session:
-            record = session.get(EmployeeRecord, slug)
+        record = self._load().get(slug)
         if record is not None:
             return _from_record(record)
         return self._builtin.get(slug)
+
+    def _load(self) -> dict[str, EmployeeRecord]:
+        if self._records is None:
+            with self._db.session() as session:
+                self._records = {r.slug: r for r in session.exec(select(EmployeeRecord)).all()}
+        return self._records
 
     def require(self, slug: str) -> Employee:
         """Like :meth:`get`.
@@ -64,8 +71,7 @@ class EmployeeDirectory:
 
     def list(self, *, include_disabled: bool = False) -> list[Employee]:
         """Built-ins first (in shipped order), then admin-made employees by name."""
-        with self._db.session() as session:
-            records = {r.slug: r for r in session.exec(select(EmployeeRecord)).all()}
+        records = self._load()
         merged = [
             _from_record(records[slug]) if slug in records else employee
             for slug, employee in self._builtin.items()
@@ -91,6 +97,7 @@ class EmployeeDirectory:
             session.add(_to_record(employee))
             try:
                 session.commit()
+                self._records = None
             except IntegrityError:
                 raise Conflict(f"The employee {slug!r} exists.", code="employee_exists") from None
         return employee
@@ -119,6 +126,7 @@ class EmployeeDirectory:
                 record.updated_at = utcnow()
                 session.add(record)
             session.commit()
+        self._records = None
         return employee
 
     def delete(self, slug: str) -> None:
@@ -139,6 +147,7 @@ class EmployeeDirectory:
             if record is not None:
                 session.delete(record)
                 session.commit()
+        self._records = None
 
     def reset(self, slug: str) -> Employee:
         """Drop the admins' override of a built-in employee.
@@ -153,6 +162,7 @@ class EmployeeDirectory:
             if record is not None:
                 session.delete(record)
                 session.commit()
+        self._records = None
         return self._builtin[slug]
 
     def _check_references(self, employee: Employee) -> None:
