@@ -219,3 +219,17 @@ async def test_a_custom_employee_gets_only_its_skills_and_overrides(
         )
         assert log.of("tool_call.interrupted") == []
         assert _notes(server) == ["flour"]
+
+
+async def test_allow_on_a_question_tool_still_asks_the_person(engine_settings: Settings) -> None:
+    question = {"summary": "the booking for Friday"}
+    model = ScriptedChatModel(responses=[scripted_message("", ("ask_confirm", question)), "Ok."])
+    async with live_server(engine_settings, model=model) as server:
+        await _override(server, "scout", {"ask.confirm": "ALLOW"})
+        response = await server.client.post("/api/conversations", json={"employee": "scout"})
+        conversation_id = response.json()["id"]
+        log = await _turn(server, conversation_id, "confirm the booking")
+
+        assert log.types[-1] == "run.paused", log.types
+        call = _only_call(log, "tool_call.interrupted")
+        assert (call["name"], call["permission"]) == ("ask.confirm", "ASK")

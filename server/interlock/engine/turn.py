@@ -41,8 +41,15 @@ class TurnPlan:
 
 
 def effective_permission(tool: Tool, employee: Employee) -> str:
-    """Return ``ALLOW``, ``ASK`` or ``DENY`` for ``tool`` under ``employee``'s overrides."""
-    return employee.tool_overrides.get(tool.name, str(tool.permission))
+    """Return ``ALLOW``, ``ASK`` or ``DENY`` for ``tool`` under ``employee``'s overrides.
+
+    A question tool (one answered by the person's ``respond`` decision, such as ``ask.form``)
+    always asks: without the person there is no answer, so ``ALLOW`` counts as ``ASK``.
+    """
+    permission = employee.tool_overrides.get(tool.name, str(tool.permission))
+    if permission == "ALLOW" and tool.check_response is not None:
+        return "ASK"
+    return permission
 
 
 def plan_turn(
