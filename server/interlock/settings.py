@@ -72,6 +72,8 @@ class Settings(BaseSettings):
         port: TCP port ``interlock serve`` binds to.
         max_steps_per_turn: Model calls allowed in one run before it fails with ``step_limit``.
         max_message_bytes: Largest user message, in UTF-8 bytes (32 kB).
+        max_request_bytes: Largest HTTP request body, in bytes (1 MiB); refused before it
+            is read into memory.
         tool_timeout_s: Default tool timeout in seconds when a tool declares none.
         max_tool_result_chars: Tool results longer than this are cut with a note (60,000).
         ping_interval_s: Seconds between SSE keep-alive comments.
@@ -103,6 +105,7 @@ class Settings(BaseSettings):
     port: int = 8000
     max_steps_per_turn: int = Field(default=12, ge=1, le=100)
     max_message_bytes: int = 32 * 1024
+    max_request_bytes: int = Field(default=1024 * 1024, ge=64 * 1024)
     tool_timeout_s: float = Field(default=30.0, gt=0)
     max_tool_result_chars: int = 60_000
     ping_interval_s: float = Field(default=15.0, gt=0)

@@ -32,6 +32,7 @@ def engine(database, builtin_registry) -> FakeEngine:
         bus=EventBus(database),
         resumed=[],
         resume_called=asyncio.Event(),
+        employees=SimpleNamespace(get=lambda slug: None),
     )
 
 

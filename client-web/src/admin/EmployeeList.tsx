@@ -23,7 +23,7 @@ export function EmployeeList({ employees, selected, onSelect }: Props) {
             onClick={() => onSelect(e.slug)}
           >
             <Avatar avatar={e.avatar} name={e.name} size="sm" />
-            <span className="admin-employee-text">
+            <span className="admin-employee-text" title={`${e.name} (${e.slug})`}>
               <span>{e.name}</span>
               <span className="muted small">{e.slug}</span>
             </span>

@@ -299,6 +299,8 @@ export interface paths {
         /**
          * List Skills
          * @description Every skill folder found: loaded ones with their tools and commands, failed ones with why.
+         *
+         *     Why a skill failed and where it lives on the server are shown to admins only.
          */
         get: operations["list_skills_api_skills_get"];
         put?: never;

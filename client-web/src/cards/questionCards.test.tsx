@@ -1,7 +1,7 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../api/client";
-import type { ToolOut } from "../api/types";
+import type { DecisionIn, ToolOut } from "../api/types";
 import { decision } from "../test/decisions";
 import { toolCall } from "../test/fixtures";
 import { ApprovalCard } from "./approval/ApprovalCard";
@@ -9,7 +9,9 @@ import { toErrorSchema } from "./approval/fieldErrors";
 import { answeredOptions, choiceMessage, choiceMode, questionOf } from "./choice/choice";
 import { ChoiceCard } from "./choice/ChoiceCard";
 import { ConfirmCard } from "./confirm/ConfirmCard";
+import { DECLINE, decline } from "./decline";
 import { decisionText } from "./DecisionSummary";
+import { AnswerForm } from "./form/AnswerForm";
 import { answerRows, answerSummary, formErrors, formMessage, formQuestionOf, submittedValues } from "./form/formAnswer";
 import { FormCard } from "./form/FormCard";
 import { argSections } from "./markdown/markdownContent";
@@ -234,5 +236,72 @@ describe("decisionText", () => {
     expect(decisionText(decision({ type: "respond", message: "yes" }))).toBe("Answered: yes");
     expect(decisionText(decision({ type: "respond", message: '["a","b"]' }), "a, b")).toBe("Answered: a, b");
     expect(decisionText(decision({ type: "respond", message: null }))).toBe("Answered");
+  });
+});
+
+describe("declining a question", () => {
+  const formCall = toolCall({
+    name: "ask.form",
+    status: "interrupted",
+    proposed_args: { title: "Your details", fields: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } },
+  });
+  const rejected = decision({ type: "reject", message: null });
+
+  it("Decline posts a reject (no reason) and reports only non-409 errors", async () => {
+    expect(DECLINE).toEqual({ type: "reject" });
+    const sent: DecisionIn[] = [];
+    expect(await decline(async (body) => (sent.push(body), null))).toBeNull();
+    expect(sent).toEqual([{ type: "reject" }]);
+    expect(await decline(async () => new ApiError(500, { code: "error", message: "boom" }))).toBe("boom");
+    expect(await decline(async () => new ApiError(409, { code: "not_interrupted", message: "Already decided." }))).toBeNull();
+  });
+
+  it("the form offers Decline next to Submit, disabled while busy", () => {
+    const form = (disabled: boolean) =>
+      html(<AnswerForm schema={formQuestionOf(formCall).schema} fieldErrors={[]} disabled={disabled} idPrefix="f" onSubmit={() => {}} onDecline={() => {}} />);
+    const out = form(false);
+    expect(out).toMatch(/<button type="button" class="danger" data-testid="form-decline">Decline<\/button>/);
+    expect(out).toContain('data-testid="form-submit"');
+    expect(form(true)).toMatch(/data-testid="form-decline" disabled=""/);
+  });
+
+  it("a declined form reads 'Declined', with no form and no submitted values", () => {
+    const out = html(<FormCard {...props({ call: { ...formCall, status: "rejected", decision: rejected }, live: false })} />);
+    expect(out).toContain('data-decision-type="reject"');
+    expect(out).toContain(">Declined<");
+    expect(out).not.toContain("Rejected");
+    expect(out).not.toContain("form-submit");
+    expect(out).not.toContain("form-decline");
+  });
+
+  it("ask.choice offers Decline while live (single and multiple), not once decided", () => {
+    const args = { question: "Which drink?", options: ["tea", "coffee"] };
+    const single = html(<ChoiceCard {...props({ call: toolCall({ name: "ask.choice", status: "interrupted", proposed_args: args }) })} />);
+    expect(single.match(/data-testid="choice-decline"/g)).toHaveLength(1);
+    const multi = html(<ChoiceCard {...props({ call: toolCall({ name: "ask.choice", status: "interrupted", proposed_args: { ...args, multiple: true } }) })} />);
+    expect(multi.match(/data-testid="choice-decline"/g)).toHaveLength(1);
+    const busy = html(<ChoiceCard {...props({ call: toolCall({ name: "ask.choice", status: "interrupted", proposed_args: args }), busy: true })} />);
+    expect(busy).toMatch(/data-testid="choice-decline" disabled=""/);
+
+    const declined = toolCall({ name: "ask.choice", status: "rejected", proposed_args: args, decision: rejected });
+    const out = html(<ChoiceCard {...props({ call: declined, live: false })} />);
+    expect(out).not.toContain("choice-decline");
+    expect(out).not.toContain('data-chosen="true"');
+    expect(out).toContain(">Declined<");
+  });
+
+  it("the suggestions choice and the confirm card keep their own controls", () => {
+    const suggestions = html(<ChoiceCard {...props({ call: toolCall({ name: "suggestions", status: "interrupted", proposed_args: { options: ["a"] } }) })} />);
+    expect(suggestions).not.toContain("choice-decline");
+    const confirm = html(<ConfirmCard {...props({ call: toolCall({ name: "ask.confirm", status: "interrupted", proposed_args: { summary: "?" } }) })} />);
+    expect(confirm).not.toContain("decline");
+  });
+
+  it("decisionText words a reject as the card asks, the approval card keeps 'Rejected'", () => {
+    expect(decisionText(rejected, null, "Declined")).toBe("Declined");
+    expect(decisionText(decision({ type: "reject", message: "not now" }), null, "Declined")).toBe("Declined: not now");
+    expect(decisionText(decision({ type: "reject", message: "no" }))).toBe("Rejected: no");
+    const approval = html(<ApprovalCard {...props({ call: toolCall({ status: "rejected", decision: rejected }), live: false })} />);
+    expect(approval).toContain(">Rejected<");
   });
 });

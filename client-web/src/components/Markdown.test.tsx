@@ -49,5 +49,34 @@ describe("Markdown", () => {
   it("drops unsafe image sources", () => {
     const out = html("![x](data:image/svg+xml;base64,AAAA)");
     expect(out).not.toContain("data:");
+    expect(out).not.toContain("<img");
+    expect(out).not.toContain("href");
+    expect(out).toContain(">x<");
+  });
+
+  it("never renders an image: it becomes a link that fetches nothing until clicked", () => {
+    const out = html("See ![the chart](https://evil.example/x.png?d=secret \"Chart\") here");
+    expect(out).not.toContain("<img");
+    expect(out).toContain(
+      '<a title="Chart" class="markdown-image-link" data-markdown-image="true" href="https://evil.example/x.png?d=secret" target="_blank" rel="noopener noreferrer nofollow">the chart</a>',
+    );
+  });
+
+  it("labels an image without alt text 'image', reference images included", () => {
+    const out = html("![](https://evil.example/a.png)\n\n![][ref]\n\n[ref]: https://evil.example/b.png");
+    expect(out).not.toContain("<img");
+    expect(out.match(/data-markdown-image="true"/g)).toHaveLength(2);
+    expect(out).toContain('href="https://evil.example/a.png"');
+    expect(out).toContain('href="https://evil.example/b.png"');
+    expect(out.match(/>image</g)).toHaveLength(2);
+  });
+
+  it("an image inside a link is just its label (no nested links, no image)", () => {
+    const out = html("[![badge](https://evil.example/badge.svg)](https://example.com/)");
+    expect(out).not.toContain("<img");
+    expect(out).not.toContain("evil.example");
+    expect(out.match(/<a /g)).toHaveLength(1);
+    expect(out).toContain('href="https://example.com/"');
+    expect(out).toContain(">badge</a>");
   });
 });

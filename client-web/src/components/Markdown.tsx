@@ -1,24 +1,82 @@
+import type { Element, ElementContent, Root, RootContent } from "hast";
 import ReactMarkdown, { type Components } from "react-markdown";
 import { safeUrl } from "./safeUrl";
+
+const LINK_REL = "noopener noreferrer nofollow";
+
+/** The text that stands for an image: its alt text, else "image". */
+function imageLabel(alt: unknown): string {
+  return (typeof alt === "string" && alt.trim()) || "image";
+}
+
+/**
+ * Rehype plugin: markdown images become plain links, so the browser fetches nothing until the
+ * person clicks (untrusted text could otherwise leak data through an image URL). The link's
+ * href is still `src` through `urlTransform` (safeUrl); an image inside a link becomes its
+ * label only (no nested anchors).
+ */
+export function rehypeImagesAsLinks() {
+  return (tree: Root) => {
+    rewrite(tree, false);
+  };
+}
+
+function rewrite(parent: Root | Element, inLink: boolean): void {
+  parent.children = parent.children.map((child: RootContent) => {
+    if (child.type !== "element") return child;
+    if (child.tagName === "img") return imageAsLink(child, inLink);
+    rewrite(child, inLink || child.tagName === "a");
+    return child;
+  }) as typeof parent.children;
+}
+
+function imageAsLink(img: Element, inLink: boolean): ElementContent {
+  const label = imageLabel(img.properties.alt);
+  if (inLink) return { type: "text", value: label };
+  const src = img.properties.src;
+  return {
+    type: "element",
+    tagName: "a",
+    properties: {
+      href: typeof src === "string" ? src : "",
+      ...(typeof img.properties.title === "string" ? { title: img.properties.title } : {}),
+      className: ["markdown-image-link"],
+      dataMarkdownImage: "true",
+    },
+    children: [{ type: "text", value: label }],
+  };
+}
 
 const components: Components = {
   a: ({ node: _node, href, children, ...rest }) =>
     href ? (
-      <a {...rest} href={href} target="_blank" rel="noopener noreferrer nofollow">
+      <a {...rest} href={href} target="_blank" rel={LINK_REL}>
         {children}
       </a>
     ) : (
       <span>{children}</span>
     ),
-  img: ({ node: _node, src, alt }) =>
-    typeof src === "string" && src ? <img src={src} alt={alt ?? ""} loading="lazy" /> : <span>{alt}</span>,
+  // Never reached (rehypeImagesAsLinks rewrites every image); still never an <img>.
+  img: ({ src, alt }) =>
+    typeof src === "string" && src ? (
+      <a href={src} target="_blank" rel={LINK_REL} className="markdown-image-link" data-markdown-image="true">
+        {imageLabel(alt)}
+      </a>
+    ) : (
+      <span>{imageLabel(alt)}</span>
+    ),
 };
 
-/** Markdown without raw HTML (no rehype-raw: tags show as text) and with only http(s)/mailto URLs. */
+const rehypePlugins = [rehypeImagesAsLinks];
+
+/**
+ * Markdown without raw HTML (no rehype-raw: tags show as text), with only http(s)/mailto
+ * URLs, and with images shown as links (nothing loads without a click).
+ */
 export function Markdown({ text }: { text: string }) {
   return (
     <div className="markdown">
-      <ReactMarkdown urlTransform={safeUrl} components={components}>
+      <ReactMarkdown urlTransform={safeUrl} rehypePlugins={rehypePlugins} components={components}>
         {text}
       </ReactMarkdown>
     </div>

@@ -31,9 +31,9 @@ export function Sidebar({ conversations, activeId, adminActive, onNew, onOpen }:
               data-conversation-id={c.id}
               onClick={() => onOpen(c.id)}
             >
-              <span className="conversation-title">{c.title || "New conversation"}</span>
+              <span className="conversation-title" title={c.title || undefined}>{c.title || "New conversation"}</span>
               <span className="conversation-meta">
-                {(c.employee && employees[c.employee]?.name) || c.employee}
+                <EmployeeName name={(c.employee && employees[c.employee]?.name) || c.employee} />
                 {c.status !== "idle" && <span className={`badge status-${c.status}`}>{c.status}</span>}
               </span>
             </button>
@@ -49,5 +49,14 @@ export function Sidebar({ conversations, activeId, adminActive, onNew, onOpen }:
         </div>
       )}
     </nav>
+  );
+}
+
+/** The conversation's employee; a long name is cut with an ellipsis (full name on hover). */
+function EmployeeName({ name }: { name: string | null | undefined }) {
+  return (
+    <span className="conversation-employee" title={name || undefined}>
+      {name}
+    </span>
   );
 }

@@ -41,6 +41,27 @@ DbDep = Annotated[Database, Depends(get_db)]
 EngineDep = Annotated[Engine, Depends(get_engine)]
 
 
+def _host_of(value: str) -> str:
+    """``localhost:8000`` -> ``localhost``; ``[::1]:8000`` -> ``::1``; ``http://x:1`` -> ``x``."""
+    value = value.split("://", 1)[-1].split("/", 1)[0]
+    if value.startswith("["):
+        return value[1:].split("]", 1)[0]
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def _addressed_to_loopback(request: Request) -> bool:
+    """True when ``Host`` (and ``Origin``, if sent) name a loopback host.
+
+    Without this a web page could reach the implied local user through DNS rebinding: its
+    requests come from loopback but name the attacker's host.
+    """
+    host = request.headers.get("host", "")
+    if not _is_loopback(_host_of(host)):
+        return False
+    origin = request.headers.get("origin")
+    return origin is None or _is_loopback(_host_of(origin))
+
+
 def _is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -71,7 +92,11 @@ async def current_user(request: Request, services: ServicesDep) -> User:
         if user is None:
             raise Unauthorized("The bearer token is not valid.")
         return user
-    if _is_loopback(settings.host) and not _token_users_exist(services):
+    if (
+        _is_loopback(settings.host)
+        and _addressed_to_loopback(request)
+        and not _token_users_exist(services)
+    ):
         if services.local_user is None:
             services.local_user = get_or_create_local_user(db)
         return services.local_user

@@ -7,7 +7,10 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from interlock.models import check_model_spec
+from interlock.storage.text import check_storable
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 ALL_SKILLS = "*"
@@ -37,7 +40,7 @@ class EmployeeFields(BaseModel):
         disabled: Hidden from users; no new messages in its conversations.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     name: str = Field(min_length=1, max_length=200)
     avatar: str = Field(default="", max_length=200)
@@ -55,9 +58,14 @@ class EmployeeFields(BaseModel):
     @field_validator("model")
     @classmethod
     def _model_format(cls, value: str | None) -> str | None:
-        if value is not None and (":" not in value or value.startswith(":") or value.endswith(":")):
-            raise ValueError("model must look like provider:model")
+        if value:
+            check_model_spec(value)  # ValueError names the expected form or providers
         return value or None
+
+    @model_validator(mode="after")
+    def _storable(self) -> EmployeeFields:
+        check_storable(self.model_dump())
+        return self
 
 
 class Employee(EmployeeFields):

@@ -12,7 +12,7 @@ import asyncio
 import logging
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
@@ -20,6 +20,7 @@ from interlock.engine.records import view
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.storage import Conversation, Decision, DecisionType, ToolCall, ToolCallStatus
+from interlock.storage.text import check_storable
 from interlock.storage.views import ToolCallOut, decision_out
 from interlock.streaming.events import ToolCallDecided
 from interlock.tools import FieldError, Tool
@@ -46,6 +47,11 @@ class DecisionIn(BaseModel):
     args: dict[str, Any] | None = None
     message: str | None = Field(default=None, max_length=MAX_DECISION_MESSAGE_CHARS)
 
+    @model_validator(mode="after")
+    def _storable(self) -> DecisionIn:
+        check_storable({"args": self.args, "message": self.message})
+        return self
+
 
 async def decide(engine: Engine, user_id: str, tool_call_id: str, body: DecisionIn) -> ToolCallOut:
     """Record a decision and resume the run when it was the last one awaited.
@@ -69,6 +75,19 @@ async def decide(engine: Engine, user_id: str, tool_call_id: str, body: Decision
         existing = session.exec(select(Decision).where(Decision.tool_call_id == call.id)).first()
         if call.status != ToolCallStatus.interrupted or existing is not None:
             raise _not_interrupted(call.id, call.status, existing)
+        employee = engine.employees.get(conversation.employee)
+        if employee is not None and employee.disabled:
+            raise Conflict(f"{employee.name} is disabled; nothing runs.", code="employee_disabled")
+        question = engine.registry.get(call.name)
+        if (
+            question is not None
+            and question.check_response is not None
+            and body.type in (DecisionType.approve, DecisionType.edit)
+        ):
+            raise BadRequest(
+                "This is a question: answer it with respond, or reject it.",
+                code="invalid_request",
+            )
         if body.type == DecisionType.edit:
             tool = engine.registry.get(call.name)
             if tool is None:

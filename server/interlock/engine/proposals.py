@@ -12,6 +12,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessageChunk
 
+from interlock.storage.text import clean_json, clean_text
+
 
 @dataclass
 class Proposal:
@@ -36,21 +38,35 @@ def read_proposals(aggregate: AIMessageChunk | None) -> list[Proposal]:
             error = None
         except json.JSONDecodeError as exc:
             args, error = None, str(exc)
-        proposals.append(Proposal(name=name, args=args, raw_args=raw, parse_error=error))
+        proposals.append(
+            Proposal(
+                name=clean_text(name),
+                args=clean_json(args),
+                raw_args=clean_text(raw),
+                parse_error=error,
+            )
+        )
     if not proposals:
         for tool_call in aggregate.tool_calls:
             proposals.append(
                 Proposal(
-                    name=tool_call["name"],
-                    args=tool_call["args"],
-                    raw_args=json.dumps(tool_call["args"]),
+                    name=clean_text(tool_call["name"]),
+                    args=clean_json(tool_call["args"]),
+                    raw_args=json.dumps(clean_json(tool_call["args"])),
                 )
             )
     return proposals
 
 
 def message_text(content: Any) -> str:
-    """Return the text of a message content: a string, or text blocks (Anthropic style)."""
+    """Return the text of a message content: a string, or text blocks (Anthropic style).
+
+    NUL characters and lone surrogates are replaced (storage cannot hold them).
+    """
+    return clean_text(_raw_text(content))
+
+
+def _raw_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     parts: list[str] = []

@@ -268,8 +268,9 @@ class Engine:
             return
         except Exception as exc:  # a model or provider failure: report it, keep the server up
             log.exception("run %s failed", run_id)
-            error = InterlockError(
-                f"The model call failed: {type(exc).__name__}: {exc}", code="model_error"
+            error = InterlockError(  # provider text may hold internals: logged above only
+                f"The model call failed ({type(exc).__name__}); the server log has the details.",
+                code="model_error",
             )
             self.end_run(run_id, conversation_id, RunStatus.failed, error=error)
             return

@@ -9,7 +9,9 @@ Public API:
 """
 
 from interlock.models.factory import (
+    INSTALLED_PROVIDERS,
     MODEL_FORMAT,
+    check_model_spec,
     create_chat_model,
     describe_model,
     model_kwargs_for,
@@ -26,6 +28,7 @@ from interlock.models.offline import (
 from interlock.models.scripted import ScriptedChatModel, ScriptExhaustedError, scripted_message
 
 __all__ = [
+    "INSTALLED_PROVIDERS",
     "MODEL_FORMAT",
     "OFFLINE_DISPLAY_NAME",
     "OFFLINE_MODEL_NAME",
@@ -35,6 +38,7 @@ __all__ = [
     "PlannedReplyChatModel",
     "ScriptExhaustedError",
     "ScriptedChatModel",
+    "check_model_spec",
     "create_chat_model",
     "describe_model",
     "model_kwargs_for",

@@ -51,6 +51,26 @@ def parse_model_spec(spec: str) -> tuple[str, str]:
     return found.group(1).lower().replace("-", "_"), found.group(2)
 
 
+INSTALLED_PROVIDERS = frozenset({"openai", "azure_openai", "anthropic", "ollama"})
+"""Providers whose LangChain packages Interlock pins (``langchain-openai``, ``-anthropic``,
+``-ollama``); others need their package installed first."""
+
+
+def check_model_spec(spec: str) -> tuple[str, str]:
+    """Like :func:`parse_model_spec`, and the provider must be installed.
+
+    Raises:
+        ValueError: Bad form, or a provider outside :data:`INSTALLED_PROVIDERS`.
+    """
+    provider, model = parse_model_spec(spec)
+    if provider not in INSTALLED_PROVIDERS:
+        raise ValueError(
+            f"model provider {provider!r} is not installed; use one of "
+            + ", ".join(sorted(INSTALLED_PROVIDERS))
+        )
+    return provider, model
+
+
 def model_kwargs_for(settings: Settings, provider: str) -> dict[str, Any]:
     """Keyword arguments passed to ``init_chat_model`` for a provider.
 

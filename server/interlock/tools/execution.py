@@ -23,6 +23,7 @@ from typing import Any, cast
 import anyio
 import anyio.to_thread
 
+from interlock.storage.text import clean_json, clean_text
 from interlock.tools.base import Tool, ToolContext, ToolError, ToolResult
 from interlock.tools.schema import field_errors
 
@@ -76,7 +77,10 @@ async def _call(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> object:
         raise
     except Exception as exc:
         logger.warning("Tool %r raised %s", tool.name, type(exc).__name__, exc_info=True)
-        raise ToolError("failed", f"Tool '{tool.name}' raised {type(exc).__name__}: {exc}") from exc
+        # The exception text may hold internals (SQL, paths, secrets): logged, not shown.
+        raise ToolError(
+            "failed", f"Tool '{tool.name}' failed with an unexpected {type(exc).__name__}."
+        ) from exc
 
 
 def check_result(
@@ -99,9 +103,9 @@ def check_result(
             message and ``details`` name where, never the value).
     """
     if isinstance(raw, str):
-        result = ToolResult(text=raw)
+        result = ToolResult(text=clean_text(raw))
     elif isinstance(raw, ToolResult) and isinstance(raw.text, str):
-        result = ToolResult(text=raw.text, data=raw.data)
+        result = ToolResult(text=clean_text(raw.text), data=clean_json(raw.data))
     else:
         raise ToolError(
             "failed",

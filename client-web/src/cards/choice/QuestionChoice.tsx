@@ -1,10 +1,12 @@
 /**
  * `ask.choice`: a question with options. Single: a click answers with the option.
  * Multiple: checkboxes and a submit answering with a JSON list. Once decided the chosen
- * options are highlighted (data-chosen="true") and nothing is clickable.
+ * options are highlighted (data-chosen="true") and nothing is clickable. Decline rejects the
+ * question instead (shown as "Declined").
  */
 import { useId, useState } from "react";
 import { DecisionSummary } from "../DecisionSummary";
+import { DECLINED, decline } from "../decline";
 import type { CardProps } from "../types";
 import { answeredOptions, choiceMessage, questionOf } from "./choice";
 
@@ -21,6 +23,17 @@ export function QuestionChoice({ call, title, live, busy, decide }: CardProps) {
     const err = await decide({ type: "respond", message: choiceMessage(q, chosen) });
     if (err && err.status !== 409) setError(err.message);
   };
+
+  const onDecline = async () => {
+    setError(null);
+    setError(await decline(decide));
+  };
+
+  const declineButton = (
+    <button type="button" className="danger" data-testid="choice-decline" disabled={!clickable} onClick={() => void onDecline()}>
+      Decline
+    </button>
+  );
 
   const toggle = (option: string, on: boolean) => {
     const next = new Set(selected);
@@ -63,6 +76,7 @@ export function QuestionChoice({ call, title, live, busy, decide }: CardProps) {
               <button type="submit" className="primary" data-testid="choice-submit" disabled={!clickable || selected.size === 0}>
                 Submit
               </button>
+              {declineButton}
             </div>
           )}
         </form>
@@ -88,7 +102,8 @@ export function QuestionChoice({ call, title, live, busy, decide }: CardProps) {
         </div>
       )}
       {q.options.length === 0 && <p className="muted small">No options were proposed.</p>}
-      <DecisionSummary call={call} showArgs={false} answer={answered.size > 0 ? [...answered].join(", ") : null} />
+      {live && !q.multiple && <div className="actions">{declineButton}</div>}
+      <DecisionSummary call={call} showArgs={false} rejected={DECLINED} answer={answered.size > 0 ? [...answered].join(", ") : null} />
       {!live && !call.decision && <p className="muted small">Not waiting for an answer ({call.status}).</p>}
       {error && (
         <p className="error" role="alert">

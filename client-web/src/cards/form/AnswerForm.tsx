@@ -1,4 +1,4 @@
-/** The form the person fills in for `ask.form` (rjsf; loaded lazily by FormCard). */
+/** The form the person fills in for `ask.form` (rjsf; loaded lazily by FormCard), with Submit and Decline. */
 import { useState } from "react";
 import type { FieldError, JsonObject } from "../../api/types";
 import { SchemaForm } from "../SchemaForm";
@@ -9,9 +9,11 @@ interface Props {
   disabled: boolean;
   idPrefix: string;
   onSubmit: (values: JsonObject) => void;
+  /** Declines to answer (a reject). */
+  onDecline: () => void;
 }
 
-export function AnswerForm({ schema, fieldErrors, disabled, idPrefix, onSubmit }: Props) {
+export function AnswerForm({ schema, fieldErrors, disabled, idPrefix, onSubmit, onDecline }: Props) {
   const [values, setValues] = useState<JsonObject>({});
   return (
     <SchemaForm
@@ -27,6 +29,9 @@ export function AnswerForm({ schema, fieldErrors, disabled, idPrefix, onSubmit }
       <div className="actions">
         <button type="submit" className="primary" data-testid="form-submit" disabled={disabled}>
           Submit
+        </button>
+        <button type="button" className="danger" data-testid="form-decline" disabled={disabled} onClick={onDecline}>
+          Decline
         </button>
       </div>
     </SchemaForm>

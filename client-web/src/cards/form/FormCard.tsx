@@ -1,11 +1,13 @@
 /**
  * `ask.form` (card hint `form`): the model's flat schema as a form; submitting answers with
  * a respond whose message is the values as JSON. The server checks the answer: its 422
- * field errors show by field. Once decided, the submitted values are shown read-only.
+ * field errors show by field. Decline rejects the question instead (shown as "Declined").
+ * Once decided, the submitted values are shown read-only.
  */
 import { lazy, Suspense, useState } from "react";
 import type { FieldError, JsonObject } from "../../api/types";
 import { DecisionSummary } from "../DecisionSummary";
+import { DECLINED, decline } from "../decline";
 import type { CardProps } from "../types";
 import { answerRows, answerSummary, formErrors, formMessage, formQuestionOf, submittedValues } from "./formAnswer";
 
@@ -31,6 +33,12 @@ export function FormCard({ call, title, live, busy, decide }: CardProps) {
     setError(mapped.message);
   };
 
+  const onDecline = async () => {
+    setError(null);
+    setFieldErrors([]);
+    setError(await decline(decide));
+  };
+
   return (
     <section className="card form-card" aria-label={`Form: ${question.title || title}`}>
       <header className="card-head">
@@ -40,6 +48,7 @@ export function FormCard({ call, title, live, busy, decide }: CardProps) {
         <DecisionSummary
           call={call}
           showArgs={false}
+          rejected={DECLINED}
           answer={submitted ? answerSummary(answerRows(question.schema, submitted)) : null}
         />
       ) : live ? (
@@ -50,6 +59,7 @@ export function FormCard({ call, title, live, busy, decide }: CardProps) {
             disabled={busy}
             idPrefix={`form_${call.id}`}
             onSubmit={(values) => void submit(values)}
+            onDecline={() => void onDecline()}
           />
         </Suspense>
       ) : (

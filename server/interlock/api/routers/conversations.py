@@ -16,6 +16,7 @@ from interlock.engine.records import view
 from interlock.errors import BadRequest, Conflict
 from interlock.models import describe_model
 from interlock.storage import Conversation, Decision, Event, Message, Run, ToolCall, ToolCallStatus
+from interlock.storage.text import check_storable
 from interlock.storage.views import (
     ConversationSummary,
     MessageOut,
@@ -32,6 +33,11 @@ class ConversationCreate(BaseModel):
 
     employee: str | None = Field(default=None, max_length=100)
 
+    @field_validator("employee")
+    @classmethod
+    def _storable(cls, value: str | None) -> str | None:
+        return check_storable(value)  # type: ignore[no-any-return]
+
 
 class MessageCreate(BaseModel):
     """A user message: 1 byte to 32 kB of UTF-8 text (``max_message_bytes``)."""
@@ -46,7 +52,7 @@ class MessageCreate(BaseModel):
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("content must not be empty")
-        return value
+        return str(check_storable(value))
 
 
 class MessageAccepted(BaseModel):

@@ -42,7 +42,7 @@ class EmployeeCreate(EmployeeFields):
 class EmployeePatch(BaseModel):
     """Fields to change; omitted fields stay. ``tool_overrides`` replaces the whole map."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     name: str | None = None
     avatar: str | None = None

@@ -35,6 +35,15 @@ class SkillOut(BaseModel):
 
 
 @router.get("")
-def list_skills(_user: CurrentUser, services: ServicesDep) -> list[SkillOut]:
-    """Every skill folder found: loaded ones with their tools and commands, failed ones with why."""
-    return [SkillOut.model_validate(skill_out(s)) for s in services.catalog.all]
+def list_skills(user: CurrentUser, services: ServicesDep) -> list[SkillOut]:
+    """Every skill folder found: loaded ones with their tools and commands, failed ones with why.
+
+    Why a skill failed and where it lives on the server are shown to admins only.
+    """
+    skills = [SkillOut.model_validate(skill_out(s)) for s in services.catalog.all]
+    if user.role != "admin":
+        for skill in skills:
+            skill.path = None
+            if skill.error is not None:
+                skill.error = "This skill failed to load; an admin can see why."
+    return skills

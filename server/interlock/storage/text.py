@@ -1,0 +1,76 @@
+"""What text storage accepts: valid Unicode without NUL characters.
+
+PostgreSQL refuses NUL in text and JSON, and a lone UTF-16 surrogate (``"\\ud800"`` in JSON)
+cannot be encoded as UTF-8 at all. Input from people is refused at the API with a clear error
+(:func:`text_problems`); output from tools and models is repaired (:func:`clean_text`,
+:func:`clean_json`) so a run never fails on it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_BAD = re.compile("[\x00\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+
+
+def _bad_in(text: str) -> bool:
+    if not _BAD.search(text):
+        return False
+    if "\x00" in text:
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def text_problems(value: Any, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    """Return the paths of strings (keys included) in ``value`` that storage cannot hold."""
+    found: list[tuple[str | int, ...]] = []
+    if isinstance(value, str):
+        if _bad_in(value):
+            found.append(path)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and _bad_in(key):
+                found.append((*path, "<key>"))
+            found.extend(text_problems(item, (*path, key)))
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            found.extend(text_problems(item, (*path, index)))
+    return found
+
+
+def check_storable(value: Any) -> Any:
+    """Pydantic validator: refuse NUL characters and lone surrogates anywhere in ``value``.
+
+    Raises:
+        ValueError: Naming the first place that breaks the rule.
+    """
+    problems = text_problems(value)
+    if problems:
+        where = "/".join(map(str, problems[0])) or "the text"
+        raise ValueError(f"{where} contains a NUL character or an unpaired surrogate")
+    return value
+
+
+def clean_text(text: str) -> str:
+    """Return ``text`` with NUL characters and lone surrogates replaced by U+FFFD."""
+    if not _BAD.search(text):
+        return text
+    text = text.replace("\x00", REPLACEMENT)
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def clean_json(value: Any) -> Any:
+    """Apply :func:`clean_text` to every string (keys included) of a JSON value."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        return {clean_json(k): clean_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean_json(v) for v in value]
+    return value

@@ -1,0 +1,131 @@
+"""Hostile and odd input: refused early with a clear code, nothing stored, nothing leaked."""
+
+from __future__ import annotations
+
+import httpx
+
+from interlock.storage.users import create_user
+from support.live import LiveServer
+from support.sse import collect, terminals
+
+
+def _code(response: httpx.Response, status: int) -> str:
+    assert response.status_code == status, response.text
+    return str(response.json()["error"]["code"])
+
+
+async def test_a_huge_body_is_refused_before_it_is_read_or_authenticated(
+    server: LiveServer,
+) -> None:
+    conversation_id = await server.new_conversation()
+    url = f"/api/conversations/{conversation_id}/messages"
+    big = b'{"content": "' + b"a" * (2 * 1024 * 1024) + b'"}'
+    response = await server.client.post(
+        url, content=big, headers={"content-type": "application/json"}
+    )
+    assert _code(response, 413) == "too_large"
+
+    async def chunks():  # no Content-Length: counted as it arrives
+        for _ in range(40):
+            yield b"a" * 65536
+
+    response = await server.client.post(
+        url, content=chunks(), headers={"content-type": "application/json"}
+    )
+    assert _code(response, 413) == "too_large"
+    detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+    assert detail["messages"] == []
+
+
+async def test_the_implied_local_user_needs_a_loopback_host_and_origin(server: LiveServer) -> None:
+    assert (await server.client.get("/api/me")).status_code == 200
+    for headers in (
+        {"Host": "attacker.test:8000"},
+        {"Host": "evil.example.com"},
+        {"Origin": "http://attacker.test:8000"},
+    ):
+        assert _code(await server.client.get("/api/me", headers=headers), 401) == "unauthorized"
+
+
+async def test_responses_carry_security_headers(server: LiveServer) -> None:
+    response = await server.client.get("/")
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+    assert "img-src 'self' data:" in response.headers["content-security-policy"]
+
+
+async def test_nul_and_lone_surrogates_are_refused_at_the_door(server: LiveServer) -> None:
+    conversation_id = await server.new_conversation()
+    url = f"/api/conversations/{conversation_id}/messages"
+    for content in ("a\u0000b", "a\ud800b", "\udfff"):
+        response = await server.client.post(
+            url,
+            content=(
+                '{"content": "'
+                + content.encode("unicode_escape").decode().replace("\\x00", "\\u0000")
+                + '"}'
+            ).encode(),
+            headers={"content-type": "application/json"},
+        )
+        assert _code(response, 422) == "invalid_request", content
+    for path in ("/api/conversations/conv_%00", "/api/employees/as%00sistant"):
+        assert _code(await server.client.get(path), 404) == "not_found"
+    assert (await server.client.get(f"/api/conversations/{conversation_id}")).json()[
+        "messages"
+    ] == []
+
+    await server.say(conversation_id, "add a note fine")
+    log = await collect(server.client, conversation_id, until=terminals(1))
+    call_id = log.of("tool_call.interrupted")[0]["tool_call"]["id"]
+    response = await server.client.post(
+        f"/api/tool-calls/{call_id}/decision",
+        content=b'{"type": "edit", "args": {"text": "a\\ud800b"}}',
+        headers={"content-type": "application/json"},
+    )
+    assert _code(response, 422) == "invalid_request"
+    pending = (await server.client.get(f"/api/conversations/{conversation_id}/pending")).json()
+    assert [c["id"] for c in pending] == [call_id]
+
+
+async def test_a_question_cannot_be_approved_only_answered_or_rejected(server: LiveServer) -> None:
+    response = await server.client.post("/api/conversations", json={"employee": "scout"})
+    conversation_id = response.json()["id"]
+    await server.say(conversation_id, "ask me to confirm the booking")
+    log = await collect(server.client, conversation_id, until=terminals(1))
+    call = log.of("tool_call.interrupted")[0]["tool_call"]
+    assert call["name"] == "ask.confirm"
+    assert _code(await server.decide(call["id"], type="approve"), 422) == "invalid_request"
+    assert (await server.decide(call["id"], type="respond", message="yes")).status_code == 200
+
+
+async def test_a_disabled_employees_waiting_calls_do_not_run(server: LiveServer) -> None:
+    conversation_id = await server.new_conversation()
+    await server.say(conversation_id, "add a note later")
+    log = await collect(server.client, conversation_id, until=terminals(1))
+    call_id = log.of("tool_call.interrupted")[0]["tool_call"]["id"]
+    response = await server.client.patch("/api/employees/assistant", json={"disabled": True})
+    assert response.status_code == 200
+    assert _code(await server.decide(call_id, type="approve"), 409) == "employee_disabled"
+
+
+async def test_employee_fields_are_not_coerced_and_models_are_checked(server: LiveServer) -> None:
+    for body in (
+        {"disabled": "yes"},
+        {"disabled": 1},
+        {"model": "nonexistent:model"},
+        {"model": "not-a-model"},
+        {"name": "a\u0000b"},
+    ):
+        response = await server.client.patch("/api/employees/assistant", json=body)
+        assert response.status_code == 422, (body, response.text)
+    employee = (await server.client.get("/api/employees/assistant")).json()
+    assert employee["disabled"] is False and employee["model"] is None
+
+
+async def test_members_do_not_see_why_a_skill_failed_or_where_it_lives(
+    server: LiveServer,
+) -> None:
+    _user, token = create_user(server.services.db, "mia")
+    headers = {"Authorization": f"Bearer {token}"}
+    skills = (await server.client.get("/api/skills", headers=headers)).json()
+    assert skills and all(s["path"] is None for s in skills)
