@@ -198,3 +198,21 @@ def test_check_skills_reports_the_catalog(offline_settings):
     assert report.ok
     assert [s.name for s in report.skills] == ["ask", "notes", "suggestions"]
     assert report.registry.get("load_skill") is not None
+
+
+def test_a_folder_is_checked_against_the_builtin_skills_it_will_load_beside(runner, in_tmp):
+    write_skill_folder(in_tmp / "mine", "notes", "---\nname: notes\ndescription: Mine.\n---\n")
+    write_skill_folder(
+        in_tmp / "mine",
+        "memo",
+        "---\nname: memo\ndescription: M.\ncommands:\n"
+        "  - {command: notes, title: Memo, description: D, tool: memo.ping, args: {}}\n---\n",
+        GOOD_TOOLS.replace("good.ping", "memo.ping"),
+    )
+
+    result = runner.invoke(app, ["skills", "check", "mine"])
+
+    assert result.exit_code == 1
+    assert "mine/notes/SKILL.md:2: skill name 'notes' is already used" in result.stdout
+    assert "mine/memo/SKILL.md:5: slash command clash: /notes" in result.stdout
+    assert "skills/notes/SKILL.md" not in result.stdout.replace("mine/notes/SKILL.md", "")

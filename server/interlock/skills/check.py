@@ -32,11 +32,12 @@ class CheckReport:
     catalog: SkillCatalog
     registry: ToolRegistry
     problems: list[Problem] = field(default_factory=list)
+    context: set[Path] = field(default_factory=set)
 
     @property
     def skills(self) -> list[Skill]:
-        """Every checked skill folder's outcome, in load order."""
-        return list(self.catalog.all)
+        """Every checked skill folder's outcome, in load order (context skills left out)."""
+        return [s for s in self.catalog.all if s.path.resolve() not in self.context]
 
     @property
     def ok(self) -> bool:
@@ -72,15 +73,24 @@ def check_skills(paths: Sequence[Path], settings: Settings) -> CheckReport:
             if key not in seen:
                 seen.add(key)
                 folders.append(folder)
+    # The built-in skills always load on a server: load them first as context, so a name or
+    # slash command clashing with them is reported, but only report the folders asked for.
+    context = [
+        f for f in find_skill_folders([settings.builtin_skills_dir]) if f.resolve() not in seen
+    ]
+    context_keys = {f.resolve() for f in context}
     registry = ToolRegistry(
         max_result_chars=settings.max_tool_result_chars,
         default_timeout_s=settings.tool_timeout_s,
     )
-    catalog = catalog_from_folders(registry, folders, settings)
+    catalog = catalog_from_folders(registry, [*context, *folders], settings)
     for skill in catalog.all:
-        problems.extend(skill.problems)
-    problems.extend(command_clashes(catalog))
-    return CheckReport(catalog=catalog, registry=registry, problems=problems)
+        if skill.path.resolve() not in context_keys:
+            problems.extend(skill.problems)
+    problems.extend(
+        p for p in command_clashes(catalog) if p.file.parent.resolve() not in context_keys
+    )
+    return CheckReport(catalog=catalog, registry=registry, problems=problems, context=context_keys)
 
 
 def command_clashes(catalog: SkillCatalog) -> list[Problem]:
