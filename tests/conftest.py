@@ -182,3 +182,18 @@ def settings_factory(db_url: str) -> SettingsFactory:
         return Settings(_env_file=None, **values)
 
     return make
+
+
+@pytest.fixture
+def make_settings(db_url: str, tmp_path_factory: pytest.TempPathFactory) -> SettingsFactory:
+    """Build settings for a live server on the migrated ``db_url`` (no web client).
+
+    ``make_settings(offline_token_delay_s=0.02)`` applies keyword overrides.
+    """
+    no_client = tmp_path_factory.mktemp("no-client")
+
+    def make(**overrides: Any) -> Settings:
+        values: dict[str, Any] = {"database_url": db_url, "client_dist": no_client, **overrides}
+        return Settings(_env_file=None, **values)
+
+    return make

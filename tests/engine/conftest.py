@@ -1,13 +1,8 @@
-"""Fixtures for the engine tests: settings for a live server.
-
-Every test here runs once on SQLite and once on PostgreSQL (through ``db_url``).
-"""
+"""Fixtures for the engine tests (``make_settings`` comes from ``tests/conftest.py``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -17,21 +12,6 @@ SettingsMaker = Callable[..., Settings]
 
 
 @pytest.fixture
-def make_settings(db_url: str, tmp_path: Path) -> SettingsMaker:
-    """Build settings on the migrated ``db_url`` (no web client); keyword overrides apply."""
-
-    def make(**overrides: Any) -> Settings:
-        values: dict[str, Any] = {
-            "database_url": db_url,
-            "client_dist": tmp_path / "no-client",
-            **overrides,
-        }
-        return Settings(_env_file=None, **values)
-
-    return make
-
-
-@pytest.fixture
 def engine_settings(make_settings: SettingsMaker) -> Settings:
-    """Default settings for an engine test."""
+    """Default settings for an engine test; each runs on SQLite and PostgreSQL."""
     return make_settings()
