@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 from playwright.async_api import Locator, Page, Request, expect
-from sqlmodel import col, select
 
-from interlock.storage import EmployeeRecord, Note
+from interlock.storage import EmployeeRecord
 from support.live import LiveServer
+from support.pages import conversation, messages, notes, send, stored_call, tool_call
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -80,10 +80,6 @@ async def open_app(page: Page, path: str = "/") -> None:
     await expect(page.get_by_test_id("new-chat")).to_be_enabled()
 
 
-def conversation(page: Page) -> Locator:
-    return page.get_by_test_id("conversation")
-
-
 def employee_option(page: Page, slug: str) -> Locator:
     """The employee's card in the picker."""
     return page.locator(f'[data-testid="employee-option"][data-slug="{slug}"]')
@@ -108,24 +104,6 @@ async def new_chat(page: Page, slug: str) -> str:
     return conversation_id
 
 
-async def send(page: Page, text: str) -> None:
-    """Type ``text`` in the composer, send it, and wait for it to show as a user message."""
-    box = page.get_by_test_id("composer-input")
-    await expect(box).to_be_enabled()
-    await box.fill(text)
-    await page.get_by_test_id("send").click()
-    await expect(box).to_have_value("")
-    await expect(messages(page, "user").last).to_have_text(text)
-
-
-def messages(page: Page, role: str) -> Locator:
-    return page.locator(f'[data-testid="message"][data-role="{role}"]')
-
-
-def tool_call(page: Page, call_id: str) -> Locator:
-    return page.locator(f'[data-testid="tool-call"][data-tool-call-id="{call_id}"]')
-
-
 async def paused_call(page: Page, title: str) -> tuple[Locator, str]:
     """Wait for the run to pause on one call titled ``title``; return its row and id."""
     await expect(conversation(page)).to_have_attribute("data-status", "paused")
@@ -146,26 +124,10 @@ async def finished(page: Page, row: Locator, status: str = "succeeded") -> None:
     await expect(page.get_by_test_id("composer-input")).to_be_enabled()
 
 
-async def stored_call(app: LiveServer, conversation_id: str, call_id: str) -> dict[str, Any]:
-    """The call as GET /api/conversations/{id} reports it."""
-    response = await app.client.get(f"/api/conversations/{conversation_id}")
-    assert response.status_code == 200, response.text
-    calls = [c for m in response.json()["messages"] for c in m["tool_calls"] if c["id"] == call_id]
-    assert len(calls) == 1, calls
-    return dict(calls[0])
-
-
 async def pending_ids(app: LiveServer, conversation_id: str) -> list[str]:
     response = await app.client.get(f"/api/conversations/{conversation_id}/pending")
     assert response.status_code == 200, response.text
     return [c["id"] for c in response.json()]
-
-
-def notes(app: LiveServer) -> list[tuple[int, str]]:
-    """Every stored note as ``(id, text)``, straight from the server's database."""
-    with app.services.db.session() as session:
-        rows = session.exec(select(Note).order_by(col(Note.id))).all()
-    return [(int(n.id or 0), n.text) for n in rows]
 
 
 def decision_posts(page: Page) -> list[dict[str, Any]]:

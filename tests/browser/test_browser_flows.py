@@ -10,14 +10,12 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.async_api import APIResponse, Locator, Page, Route, expect
-from sqlmodel import col, select
 
-from interlock.storage import Note
 from support.live import LiveServer
+from support.pages import conversation, messages, notes, send, stored_call, tool_call
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -36,10 +34,6 @@ async def open_app(page: Page, conversation_id: str | None = None) -> None:
     await expect(page.get_by_test_id("new-chat")).to_be_enabled()
     if conversation_id:
         await expect(conversation(page)).to_have_attribute("data-conversation-id", conversation_id)
-
-
-def conversation(page: Page) -> Locator:
-    return page.get_by_test_id("conversation")
 
 
 async def new_chat(page: Page) -> str:
@@ -65,20 +59,6 @@ def item(page: Page, conversation_id: str) -> Locator:
     )
 
 
-async def send(page: Page, text: str) -> None:
-    """Type ``text`` in the composer, send it, and wait for it to show as a user message."""
-    box = page.get_by_test_id("composer-input")
-    await expect(box).to_be_enabled()
-    await box.fill(text)
-    await page.get_by_test_id("send").click()
-    await expect(box).to_have_value("")
-    await expect(messages(page, "user").last).to_have_text(text)
-
-
-def messages(page: Page, role: str) -> Locator:
-    return page.locator(f'[data-testid="message"][data-role="{role}"]')
-
-
 async def paused_call(page: Page, name_hint: str | None = None) -> Locator:
     """Wait for the run to pause on one call; return that call's row (by its id)."""
     await expect(conversation(page)).to_have_attribute("data-status", "paused")
@@ -90,10 +70,6 @@ async def paused_call(page: Page, name_hint: str | None = None) -> Locator:
     if name_hint:
         await expect(row.locator(".tool-title")).to_contain_text(name_hint)
     return row
-
-
-def tool_call(page: Page, call_id: str) -> Locator:
-    return page.locator(f'[data-testid="tool-call"][data-tool-call-id="{call_id}"]')
 
 
 async def call_id_of(row: Locator) -> str:
@@ -114,22 +90,6 @@ async def expect_card_closed(row: Locator) -> None:
     """A decided card offers no decision any more."""
     for test_id in ("approve", "edit", "reject", "edit-submit", "reject-confirm"):
         await expect(row.get_by_test_id(test_id)).to_have_count(0)
-
-
-async def stored_call(app: LiveServer, conversation_id: str, call_id: str) -> dict[str, Any]:
-    """The call as GET /api/conversations/{id} reports it."""
-    response = await app.client.get(f"/api/conversations/{conversation_id}")
-    assert response.status_code == 200, response.text
-    calls = [c for m in response.json()["messages"] for c in m["tool_calls"] if c["id"] == call_id]
-    assert len(calls) == 1, calls
-    return dict(calls[0])
-
-
-def notes(app: LiveServer) -> list[tuple[int, str]]:
-    """Every stored note as ``(id, text)``, straight from the server's database."""
-    with app.services.db.session() as session:
-        rows = session.exec(select(Note).order_by(col(Note.id))).all()
-    return [(int(n.id or 0), n.text) for n in rows]
 
 
 # --------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import type { ApiError } from "../../api/client";
 import type { FieldError, JsonObject } from "../../api/types";
 import { JsonView } from "../../components/JsonView";
 import { DecisionSummary } from "../DecisionSummary";
+import { ToolCardHeader } from "../ToolCardHeader";
 import type { CardProps } from "../types";
 import { fieldErrorsFrom } from "./fieldErrors";
 
@@ -37,12 +38,7 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
 
   return (
     <section className="card approval-card" aria-label={`Approval: ${title}`}>
-      <header className="card-head">
-        <h4>{title}</h4>
-        {tool?.annotations?.destructive && <span className="tag danger">destructive</span>}
-        {tool?.write && <span className="tag">writes</span>}
-      </header>
-      {tool?.description && <p className="card-desc">{tool.description}</p>}
+      <ToolCardHeader title={title} tool={tool} />
       {call.decision ? (
         <DecisionSummary call={call} />
       ) : (

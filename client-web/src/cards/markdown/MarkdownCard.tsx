@@ -8,6 +8,7 @@ import { JsonView } from "../../components/JsonView";
 import { Markdown } from "../../components/Markdown";
 import { Modal } from "../../components/Modal";
 import { DecisionSummary } from "../DecisionSummary";
+import { ToolCardHeader } from "../ToolCardHeader";
 import type { CardProps } from "../types";
 import { argSections } from "./markdownContent";
 
@@ -32,12 +33,7 @@ export function MarkdownCard({ call, tool, title, live, busy, decide }: CardProp
 
   return (
     <section className="card markdown-card" aria-label={`Approval: ${title}`}>
-      <header className="card-head">
-        <h4>{title}</h4>
-        {tool?.annotations?.destructive && <span className="tag danger">destructive</span>}
-        {tool?.write && <span className="tag">writes</span>}
-      </header>
-      {tool?.description && <p className="card-desc">{tool.description}</p>}
+      <ToolCardHeader title={title} tool={tool} />
       {call.decision ? (
         <DecisionSummary call={call} showArgs={false} />
       ) : (

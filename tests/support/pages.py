@@ -1,0 +1,49 @@
+"""Browser-test helpers shared by the Playwright tests: locators and server-side checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.async_api import Locator, Page, expect
+from sqlmodel import col, select
+
+from interlock.storage import Note
+from support.live import LiveServer
+
+
+def conversation(page: Page) -> Locator:
+    return page.get_by_test_id("conversation")
+
+
+async def send(page: Page, text: str) -> None:
+    """Type ``text`` in the composer, send it, and wait for it to show as a user message."""
+    box = page.get_by_test_id("composer-input")
+    await expect(box).to_be_enabled()
+    await box.fill(text)
+    await page.get_by_test_id("send").click()
+    await expect(box).to_have_value("")
+    await expect(messages(page, "user").last).to_have_text(text)
+
+
+def messages(page: Page, role: str) -> Locator:
+    return page.locator(f'[data-testid="message"][data-role="{role}"]')
+
+
+def tool_call(page: Page, call_id: str) -> Locator:
+    return page.locator(f'[data-testid="tool-call"][data-tool-call-id="{call_id}"]')
+
+
+async def stored_call(app: LiveServer, conversation_id: str, call_id: str) -> dict[str, Any]:
+    """The call as GET /api/conversations/{id} reports it."""
+    response = await app.client.get(f"/api/conversations/{conversation_id}")
+    assert response.status_code == 200, response.text
+    calls = [c for m in response.json()["messages"] for c in m["tool_calls"] if c["id"] == call_id]
+    assert len(calls) == 1, calls
+    return dict(calls[0])
+
+
+def notes(app: LiveServer) -> list[tuple[int, str]]:
+    """Every stored note as ``(id, text)``, straight from the server's database."""
+    with app.services.db.session() as session:
+        rows = session.exec(select(Note).order_by(col(Note.id))).all()
+    return [(int(n.id or 0), n.text) for n in rows]
