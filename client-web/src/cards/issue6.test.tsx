@@ -17,7 +17,7 @@ import { argsSummary, humanise, schemaFields } from "./fields/schemaFields";
 import { forgetStarted, invokeToBody, runFrontendCall } from "./frontend/runner";
 import { ToolInvokeError } from "./frontend/types";
 import { cardFor, invokerFor, isQuestion, registerTool } from "./registry";
-import { elapsedSeconds, notRun, statusWords } from "./status/status";
+import { notRun, statusWords } from "./status/status";
 import type { CardProps } from "./types";
 
 const html = (node: React.ReactElement) => renderToStaticMarkup(node);
@@ -173,10 +173,6 @@ describe("status words", () => {
     expect(notRun({ ...call, started_at: "2025-01-01T00:00:00Z" })).toBe(false);
   });
 
-  it("counts elapsed seconds", () => {
-    expect(elapsedSeconds("2025-01-01T00:00:00Z", Date.parse("2025-01-01T00:00:07.900Z"))).toBe(7);
-    expect(elapsedSeconds(null, 5)).toBe(0);
-  });
 });
 
 describe("confirmation cards", () => {

@@ -1,7 +1,7 @@
 /** The status badge of a tool call row: words, a spinner and elapsed seconds while running. */
-import { useEffect, useState } from "react";
 import type { ToolCallOut } from "../../api/types";
-import { elapsedSeconds, statusWords } from "./status";
+import { formatElapsed, useElapsed } from "../../state/useElapsed";
+import { statusWords } from "./status";
 
 export function StatusBadge({ call }: { call: ToolCallOut }) {
   const words = statusWords(call);
@@ -10,18 +10,14 @@ export function StatusBadge({ call }: { call: ToolCallOut }) {
     <span className={`badge status-${call.status} tone-${words.tone}`} data-testid="tool-status" data-status={call.status}>
       {running && <span className="spinner" aria-hidden="true" />}
       {words.label}
-      {running && <Elapsed startedAt={call.started_at} />}
+      {running && <Elapsed since={call.started_at ?? call.created_at} />}
     </span>
   );
 }
 
-function Elapsed({ startedAt }: { startedAt: string | null }) {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = window.setInterval(() => setNow(Date.now()), 1000);
-    return () => window.clearInterval(timer);
-  }, []);
-  return <span className="elapsed"> · {elapsedSeconds(startedAt, now)} s</span>;
+function Elapsed({ since }: { since: string }) {
+  const seconds = useElapsed(since, true);
+  return <span className="elapsed"> · {formatElapsed(seconds)}</span>;
 }
 
 /** The failure sentence under a row ("Not run: ...", or the error), with the code in small print. */

@@ -55,13 +55,6 @@ export function statusWords(call: ToolCallOut): StatusWords {
   }
 }
 
-/** Whole seconds from `startedAt` (ISO) to `now` (ms), never negative. */
-export function elapsedSeconds(startedAt: string | null, now: number): number {
-  if (!startedAt) return 0;
-  const t = Date.parse(startedAt);
-  return Number.isNaN(t) ? 0 : Math.max(0, Math.floor((now - t) / 1000));
-}
-
 /** "10:42" today, else "3 Mar, 10:42", in the viewer's locale and time zone. */
 export function whenText(iso: string, now = new Date()): string {
   const d = new Date(iso);
