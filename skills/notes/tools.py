@@ -1,20 +1,26 @@
-"""Notes: the person's short personal notes, kept in Interlock's ``notes`` table.
+"""Notes: the person's short personal notes, kept through ``ctx.store`` (namespace ``notes``).
 
-Each note belongs to the owner of the conversation (``ctx.user_id``); a person never sees or
-deletes another person's notes.
+Each note is the value ``{"text": ...}`` under its id; it belongs to the owner of the
+conversation (``ctx.user_id``), so a person never sees or deletes another person's notes. An
+add or a delete is one undo step for the person (Undo on the card).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import col, select
-
-from interlock.storage import Note
 from interlock.tools import Permission, ToolAnnotations, ToolContext, ToolError, ToolResult, tool
 
 MAX_NOTE_CHARS = 2000
 """Longest note, in characters."""
+NAMESPACE = "notes"
+
+
+def _label(note_id: str, text: str) -> str:
+    """Words for a person naming a note: ``note #3: “buy milk”`` (long texts shortened)."""
+    short = _one_line(text)
+    short = short if len(short) <= 60 else short[:59] + "…"
+    return f"note #{note_id}: “{short}”"
 
 
 def _one_line(text: str) -> str:
@@ -49,15 +55,12 @@ def _one_line(text: str) -> str:
 )
 def list_notes(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """Return the caller's notes: text ``#3: buy milk`` lines, data ``{"notes": [{id, text}]}``."""
-    with ctx.db.session() as session:
-        notes = session.exec(
-            select(Note).where(Note.owner_id == ctx.user_id).order_by(col(Note.id))
-        ).all()
+    notes = [(int(key), str(value.get("text", ""))) for key, value in ctx.store.items(NAMESPACE)]
     if not notes:
         return ToolResult(text="No notes yet.", data={"notes": []})
     return ToolResult(
-        text="\n".join(f"#{note.id}: {_one_line(note.text)}" for note in notes),
-        data={"notes": [{"id": note.id, "text": note.text} for note in notes]},
+        text="\n".join(f"#{note_id}: {_one_line(text)}" for note_id, text in notes),
+        data={"notes": [{"id": note_id, "text": text} for note_id, text in notes]},
     )
 
 
@@ -84,20 +87,16 @@ def list_notes(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 )
 def add_note(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """Store ``args["text"]`` (surrounding spaces removed) as a note of ``ctx.user_id``."""
-    note = Note(owner_id=ctx.user_id, text=str(args["text"]).strip())
-    with ctx.db.session() as session:
-        session.add(note)
-        session.commit()
-        session.refresh(note)
-    return ToolResult(
-        text=f"Added note #{note.id}: {note.text}", data={"id": note.id, "text": note.text}
-    )
+    text = str(args["text"]).strip()
+    key = ctx.store.add(NAMESPACE, {"text": text}, label=_label("{key}", text))
+    note_id = int(key)
+    return ToolResult(text=f"Added note #{note_id}: {text}", data={"id": note_id, "text": text})
 
 
 @tool(
     name="notes.delete",
     title="Delete a note",
-    description="Delete one of the person's notes by its id (see notes.list). Cannot be undone.",
+    description="Delete one of the person's notes by its id (see notes.list).",
     input_schema={
         "type": "object",
         "properties": {
@@ -118,15 +117,14 @@ def delete_note(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             cases read the same, so ids of others' notes are not revealed).
     """
     note_id = int(args["id"])
-    with ctx.db.session() as session:
-        note = session.get(Note, note_id)
-        if note is None or note.owner_id != ctx.user_id:
-            raise ToolError(
-                "not_found",
-                f"There is no note #{note_id}.",
-                hint="Call notes.list to see the ids of the person's notes.",
-            )
-        text = note.text
-        session.delete(note)
-        session.commit()
+    value = ctx.store.get(NAMESPACE, str(note_id))
+    if value is None or not ctx.store.delete(
+        NAMESPACE, str(note_id), label=_label(str(note_id), str(value.get("text", "")))
+    ):
+        raise ToolError(
+            "not_found",
+            f"There is no note #{note_id}.",
+            hint="Call notes.list to see the ids of the person's notes.",
+        )
+    text = str(value.get("text", ""))
     return ToolResult(text=f"Deleted note #{note_id}: {text}", data={"id": note_id, "text": text})

@@ -333,6 +333,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tool-calls/{tool_call_id}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post Undo
+         * @description Put back what a write call changed, in one transaction; the model hears of it next turn.
+         */
+        post: operations["post_undo_api_tool_calls__tool_call_id__undo_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tool-calls/{tool_call_id}/redo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post Redo
+         * @description Apply an undone call's changes again, in one transaction.
+         */
+        post: operations["post_redo_api_tool_calls__tool_call_id__redo_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -976,6 +1016,7 @@ export interface components {
             started_at: string | null;
             /** Finished At */
             finished_at: string | null;
+            undo: components["schemas"]["UndoOut"] | null;
         };
         /** ToolCallRunning */
         ToolCallRunning: {
@@ -1025,6 +1066,22 @@ export interface components {
             card: string | null;
             /** Skill */
             skill: string | null;
+        };
+        /**
+         * UndoOut
+         * @description Whether the person can undo a write call's changes (``POST /api/tool-calls/{id}/undo``).
+         *
+         *     ``available``: Undo may be offered (the server re-checks for later changes); ``undone``:
+         *     Redo may be offered; ``unavailable`` comes with a ``reason``.
+         */
+        UndoOut: {
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "available" | "undone" | "unavailable";
+            /** Reason */
+            reason?: string | null;
         };
     };
     responses: never;
@@ -1658,6 +1715,96 @@ export interface operations {
                 content?: never;
             };
             /** @description not interrupted */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    post_undo_api_tool_calls__tool_call_id__undo_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolCallOut"];
+                };
+            };
+            /** @description unknown or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not_undoable (a read call), already_undone / not_undone, or undo_conflict: a later call changed the same data (details.conflicts names it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    post_redo_api_tool_calls__tool_call_id__redo_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolCallOut"];
+                };
+            };
+            /** @description unknown or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not_undoable (a read call), already_undone / not_undone, or undo_conflict: a later call changed the same data (details.conflicts names it) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -379,6 +379,8 @@ class _Nodes:
                 conversation_id=call.conversation_id,
                 tool_call_id=call.id,
                 db=d.db,
+                writable=tool.write,
+                tool_name=tool.name,
             )
             try:
                 result = await d.registry.execute(tool, args, context)

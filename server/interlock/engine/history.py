@@ -14,7 +14,14 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from sqlmodel import Session, col, select
 
 from interlock.storage import Message, MessageRole, ToolCall
+from interlock.store import UNDO_UNDONE
 from interlock.tools import ToolRegistry, provider_safe_name
+
+UNDONE_NOTE = (
+    "[The person undid this call afterwards: its changes were reverted and are no longer in "
+    "effect. Do not redo it unless they ask.]"
+)
+"""Appended to the tool message of an undone call, so the model knows from its next turn on."""
 
 
 def load_history(
@@ -75,9 +82,12 @@ def to_model_messages(
                 tool_message = tool_messages.get(call.id)
                 if tool_message is None:
                     raise RuntimeError(f"tool call {call.id} has no tool message")
+                content = tool_message.content
+                if call.undo_state == UNDO_UNDONE:
+                    content = f"{content}\n\n{UNDONE_NOTE}"
                 out.append(
                     ToolMessage(
-                        content=tool_message.content,
+                        content=content,
                         tool_call_id=call.id,
                         status="error" if tool_message.tool_status == "error" else "success",
                     )

@@ -36,6 +36,17 @@ class DecisionOut(BaseModel):
     created_at: datetime
 
 
+class UndoOut(BaseModel):
+    """Whether the person can undo a write call's changes (``POST /api/tool-calls/{id}/undo``).
+
+    ``available``: Undo may be offered (the server re-checks for later changes); ``undone``:
+    Redo may be offered; ``unavailable`` comes with a ``reason``.
+    """
+
+    state: Literal["available", "undone", "unavailable"]
+    reason: str | None = None
+
+
 class ToolCallOut(BaseModel):
     """A tool call with its status, the args proposed and the args that actually ran."""
 
@@ -59,6 +70,7 @@ class ToolCallOut(BaseModel):
     created_at: datetime
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    undo: UndoOut | None = None
 
 
 class MessageOut(BaseModel):
@@ -122,6 +134,7 @@ def tool_call_out(
         created_at=call.created_at,
         started_at=call.started_at,
         finished_at=call.finished_at,
+        undo=UndoOut(state=call.undo_state) if call.undo_state else None,  # type: ignore[arg-type]
     )
 
 

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
+import anyio.to_thread
 from fastapi import APIRouter, Header
 
 from interlock.api.deps import CurrentUser, EngineDep
 from interlock.audit import Channel
 from interlock.engine import DecisionIn, decide
+from interlock.engine.records import view
+from interlock.storage import ToolCall
 from interlock.storage.views import ToolCallOut
+from interlock.store import redo_call, undo_call
 
 router = APIRouter(prefix="/api/tool-calls", tags=["tool calls"])
 
@@ -34,3 +38,35 @@ async def post_decision(
     """
     channel = Channel.web if x_interlock_client == "web" else Channel.api
     return await decide(engine, user.id, tool_call_id, body, channel)
+
+
+_UNDO_RESPONSES: dict[int | str, dict[str, str]] = {
+    404: {"description": "unknown or not yours"},
+    409: {
+        "description": "not_undoable (a read call), already_undone / not_undone, or "
+        "undo_conflict: a later call changed the same data (details.conflicts names it)"
+    },
+}
+
+
+@router.post("/{tool_call_id}/undo", responses=_UNDO_RESPONSES)
+async def post_undo(tool_call_id: str, user: CurrentUser, engine: EngineDep) -> ToolCallOut:
+    """Put back what a write call changed, in one transaction; the model hears of it next turn."""
+    call = await anyio.to_thread.run_sync(
+        undo_call, engine.db, engine.registry, user.id, tool_call_id
+    )
+    return _out(engine, call)
+
+
+@router.post("/{tool_call_id}/redo", responses=_UNDO_RESPONSES)
+async def post_redo(tool_call_id: str, user: CurrentUser, engine: EngineDep) -> ToolCallOut:
+    """Apply an undone call's changes again, in one transaction."""
+    call = await anyio.to_thread.run_sync(
+        redo_call, engine.db, engine.registry, user.id, tool_call_id
+    )
+    return _out(engine, call)
+
+
+def _out(engine: EngineDep, call: ToolCall) -> ToolCallOut:
+    with engine.db.session() as session:
+        return view(session, engine.registry, call)
