@@ -22,6 +22,7 @@ export function toolCall(over: Partial<ToolCallOut> = {}): ToolCallOut {
     created_at: T0,
     started_at: null,
     finished_at: null,
+    undo: null,
     ...over,
   };
 }
