@@ -18,11 +18,17 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk
 from langgraph.graph import END, START, StateGraph
 from sqlalchemy import update
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
-from interlock.audit import ALLOW_DECIDER, Channel, Outcome, record_outcome
+from interlock.audit import ALLOW_DECIDER, REPEAT_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
 from interlock.engine.history import load_history, to_model_messages
+from interlock.engine.loop_guard import (
+    REPEAT_ERROR_CODE,
+    check_run_repeats,
+    declined_before,
+    repeat_text,
+)
 from interlock.engine.proposals import Proposal, field_hint, message_text, read_proposals
 from interlock.engine.records import (
     close_call,
@@ -212,6 +218,12 @@ class _Nodes:
                         error_code=code,
                         error_message=problem,
                     )
+                elif (
+                    tool is not None
+                    and plan.permissions[tool.name] == Permission.ASK
+                    and declined_before(session, conversation_id, tool, call.proposed_args)
+                ):
+                    self._close_repeat(session, run_id, call, tool)
                 elif tool is not None and plan.permissions[tool.name] == Permission.ALLOW:
                     record_outcome(
                         session,
@@ -235,6 +247,33 @@ class _Nodes:
                         ),
                     )
             d.bus.commit(session)
+        with d.db.session() as session:
+            check_run_repeats(session, run_id)
+
+    def _close_repeat(self, session: Session, run_id: str, call: ToolCall, tool: Tool) -> None:
+        """Close a call the person already declined as ``rejected`` by ``policy:repeat``."""
+        reason = "the person already declined this exact call earlier in the conversation"
+        record_outcome(
+            session,
+            call=call,
+            decider=REPEAT_DECIDER,
+            channel=Channel.system,
+            outcome=Outcome.rejected,
+            reason=reason,
+            proposed_args=call.proposed_args,
+            executed_args=None,
+        )
+        close_call(
+            session,
+            self.d.bus,
+            self.d.registry,
+            call,
+            status=ToolCallStatus.rejected,
+            text=repeat_text(tool),
+            error_code=REPEAT_ERROR_CODE,
+            error_message=f"Not asked again: {reason}.",
+            run_id=run_id,
+        )
 
     def _check(
         self, proposal: Proposal, tool: Tool | None, plan: TurnPlan
