@@ -2,11 +2,13 @@
 
 from interlock.storage.db import Database
 from interlock.storage.models import (
+    ActionSwitch,
     Conversation,
     Decision,
     DecisionType,
     EmployeeRecord,
     Event,
+    Grant,
     Message,
     MessageRole,
     Note,
@@ -19,12 +21,14 @@ from interlock.storage.models import (
 )
 
 __all__ = [
+    "ActionSwitch",
     "Conversation",
     "Database",
     "Decision",
     "DecisionType",
     "EmployeeRecord",
     "Event",
+    "Grant",
     "Message",
     "MessageRole",
     "Note",
