@@ -189,6 +189,7 @@ def remember(
     assert body.remember is not None
     days = body.remember.days or engine.settings.grant_days
     args = body.args if body.type == DecisionType.edit else call.proposed_args
+    now = utcnow()
     return create_grant(
         session,
         registry=engine.registry,
@@ -198,9 +199,10 @@ def remember(
         scope=body.remember.scope,
         conversation=conversation,
         args=args if body.remember.exact_args and isinstance(args, dict) else None,
-        expires_at=utcnow() + timedelta(days=days),
+        expires_at=now + timedelta(days=days),
         source_call_id=call.id,
         actions_on=actions_on(session, conversation.owner_id, employee.slug),
+        now=now,
     )
 
 

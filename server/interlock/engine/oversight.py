@@ -98,6 +98,7 @@ def add_grant(engine: Engine, user_id: str, body: GrantIn) -> GrantOut:
             args=body.args,
             expires_at=expires_at,
             actions_on=switch.on,
+            now=now,
         )
         session.commit()
         title = conversation.title if conversation and grant.conversation_id else None

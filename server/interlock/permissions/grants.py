@@ -98,6 +98,7 @@ def create_grant(
     expires_at: datetime,
     source_call_id: str | None = None,
     actions_on: bool = True,
+    now: datetime | None = None,
 ) -> Grant:
     """Check and stage a new grant in the caller's transaction (flushed, not committed).
 
@@ -113,6 +114,7 @@ def create_grant(
         expires_at: End of the grant (server clock), at most :data:`MAX_GRANT_DAYS` ahead.
         source_call_id: The call whose decision made the grant, if any.
         actions_on: The person's "AI actions" switch for the employee.
+        now: The creation time the expiry was computed from (server clock; default now).
 
     Raises:
         BadRequest: ``unknown_tool``; ``cannot_remember`` (a question tool, or a tool that
@@ -145,6 +147,7 @@ def create_grant(
             )
     if scope == "conversation" and conversation is None:
         raise BadRequest("A conversation grant needs its conversation.")
+    now = now or utcnow()
     grant = Grant(
         user_id=user_id,
         employee=employee.slug,
@@ -155,7 +158,8 @@ def create_grant(
         args_key=canonical_args(args) if args is not None else None,
         schema_hash=schema_hash(tool, permission),
         source_call_id=source_call_id,
-        expires_at=check_expiry(expires_at),
+        created_at=now,
+        expires_at=check_expiry(expires_at, now=now),
     )
     session.add(grant)
     session.flush()
