@@ -6,18 +6,18 @@ body (the API has no body id: refused, nothing recorded), old decision requests 
 after the run resumed (409 with the recorded decision), and grants made for one tool and
 conversation are sent while a different tool's call waits. Every decision must land on the
 call named in the URL and nowhere else; a grant runs only calls it covers; every call ends
-with exactly one outcome (one decision or one grant, one tool message).
+with exactly one outcome (one decision or one grant, one tool message, one audit record).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import func, select
+from sqlmodel import col, func, select
 
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import Decision, Message, Note, ToolCall
+from interlock.storage import AuditRecord, Decision, Message, Note, ToolCall
 from support.live import LiveServer, live_server
 from support.sse import EventLog, collect, terminals
 
@@ -186,3 +186,17 @@ async def test_case_c30_decision_applies_to_its_own_call(make_settings) -> None:
                     select(func.count()).where(Message.tool_call_id == call.id)
                 ).one()
                 assert messages == 1, call.id
+            audit = [
+                (r.tool_call_id, r.outcome, r.decider)
+                for r in session.exec(select(AuditRecord).order_by(col(AuditRecord.seq))).all()
+            ]
+        assert sorted(audit) == sorted(
+            [
+                (call_a["id"], "approved", me["id"]),
+                (call_b["id"], "rejected", me["id"]),
+                (call_c_add["id"], "rejected", me["id"]),
+                (call_c_delete["id"], "approved", me["id"]),
+                (granted_b["id"], "allowed", f"policy:{granted_b['grant_id']}"),
+                (granted_a["id"], "allowed", f"policy:{granted_a['grant_id']}"),
+            ]
+        )

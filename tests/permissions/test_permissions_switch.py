@@ -15,7 +15,7 @@ from interlock.engine.turn import plan_turn
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from interlock.skills import load_catalog
-from interlock.storage import ActionSwitch, Conversation
+from interlock.storage import ActionSwitch, AuditRecord, Conversation
 from interlock.storage.models import as_utc
 from interlock.tools import Permission, ToolRegistry
 from support.live import LiveServer, live_server
@@ -117,6 +117,13 @@ async def test_off_cancels_waiting_write_calls_with_a_reason_and_resumes(
         assert cancelled.status == "cancelled" and cancelled.error_code == "cancelled"
         assert cancelled.error_message == "Ada's AI actions were turned off by the person"
         assert stored_call(server, listing["id"]).status == "interrupted"
+        me = (await server.client.get("/api/me")).json()
+        with server.services.db.session() as session:
+            audit = [
+                (r.tool_call_id, r.outcome, r.decider, r.channel, r.reason)
+                for r in session.exec(select(AuditRecord)).all()
+            ]
+        assert audit == [(add["id"], "cancelled", me["id"], "api", cancelled.error_message)]
 
         _answer, resumed = await decide_and_wait(
             server, conversation_id, listing["id"], type="approve"

@@ -364,6 +364,8 @@ export interface paths {
         /**
          * Put Actions
          * @description Turn AI actions on (for a bounded time) or off (waiting write calls are cancelled).
+         *
+         *     The web client sends ``X-Interlock-Client: web``; the audit log names the channel from it.
          */
         put: operations["put_actions_api_actions__employee__put"];
         post?: never;
@@ -407,6 +409,8 @@ export interface paths {
         /**
          * Post Decision
          * @description Approve, edit, reject or respond to an interrupted call; the run resumes after the last one.
+         *
+         *     The web client sends ``X-Interlock-Client: web``; the audit log names the channel from it.
          */
         post: operations["post_decision_api_tool_calls__tool_call_id__decision_post"];
         delete?: never;
@@ -1987,7 +1991,9 @@ export interface operations {
     put_actions_api_actions__employee__put: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "x-interlock-client"?: string | null;
+            };
             path: {
                 employee: string;
             };
@@ -2058,7 +2064,9 @@ export interface operations {
     post_decision_api_tool_calls__tool_call_id__decision_post: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "x-interlock-client"?: string | null;
+            };
             path: {
                 tool_call_id: string;
             };

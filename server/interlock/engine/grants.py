@@ -1,14 +1,16 @@
 """Grants ("don't ask again") applied to calls as they are proposed.
 
 A proposed ``ASK`` call covered by a live grant skips its card: it stays ``pending`` (and
-runs like an ``ALLOW`` call), its record names the grant (``tool_calls.grant_id``) and the
-grant counts one use, all in the transaction that stores the call.
+runs like an ``ALLOW`` call), its record names the grant (``tool_calls.grant_id``), the
+audit log records it as ``allowed`` by ``policy:<grant id>``, and the grant counts one use,
+all in the transaction that stores the call.
 """
 
 from __future__ import annotations
 
 from sqlmodel import Session
 
+from interlock.audit import Channel, Outcome, record_outcome
 from interlock.permissions import find_grant, use_grant
 from interlock.storage import ToolCall
 from interlock.tools import Tool
@@ -49,4 +51,14 @@ def apply_grant(
         return None
     call.grant_id = grant.id
     session.add(call)
+    record_outcome(
+        session,
+        call=call,
+        decider=f"policy:{grant.id}",
+        channel=Channel.system,
+        outcome=Outcome.allowed,
+        reason=None,
+        proposed_args=call.proposed_args,
+        executed_args=call.proposed_args,
+    )
     return grant.id

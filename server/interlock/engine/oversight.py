@@ -16,6 +16,7 @@ from datetime import timedelta
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
+from interlock.audit import Channel, Outcome, record_outcome
 from interlock.employees import Employee
 from interlock.engine.records import cancelled_text, close_call
 from interlock.engine.runner import Engine
@@ -153,12 +154,14 @@ def list_switches(engine: Engine, user_id: str) -> list[ActionsOut]:
     return out
 
 
-async def switch_actions(engine: Engine, user_id: str, slug: str, on: bool) -> ActionsOut:
+async def switch_actions(
+    engine: Engine, user_id: str, slug: str, on: bool, channel: str = Channel.api
+) -> ActionsOut:
     """Turn the caller's switch for ``slug`` on or off.
 
     Off closes the employee's waiting write calls of the caller as ``cancelled`` (the reason
-    in their tool messages), in the same transaction, then resumes the runs left with
-    nothing to wait for.
+    in their tool messages; each an audit record naming the person and ``channel``), in the
+    same transaction, then resumes the runs left with nothing to wait for.
 
     Raises:
         NotFound: Unknown employee.
@@ -169,7 +172,7 @@ async def switch_actions(engine: Engine, user_id: str, slug: str, on: bool) -> A
     days = engine.settings.actions_grant_days
     with engine.db.session() as session:
         state = set_switch(session, user_id, slug, on=on, days=days)
-        closed = [] if on else _cancel_waiting_actions(engine, session, user_id, employee)
+        closed = [] if on else _cancel_waiting_actions(engine, session, user_id, employee, channel)
         engine.bus.commit(session)
     log.info("AI actions for %s turned %s by %s", slug, "on" if on else "off", user_id)
     loop = asyncio.get_running_loop()
@@ -181,7 +184,7 @@ async def switch_actions(engine: Engine, user_id: str, slug: str, on: bool) -> A
 
 
 def _cancel_waiting_actions(
-    engine: Engine, session: Session, user_id: str, employee: Employee
+    engine: Engine, session: Session, user_id: str, employee: Employee, channel: str
 ) -> list[tuple[str, str, int]]:
     """Close the waiting write calls; return ``(call id, conversation id, message id)``."""
     reason = f"{employee.name}'s AI actions were turned off by the person"
@@ -212,6 +215,16 @@ def _cancel_waiting_actions(
         if claimed != 1:
             continue
         session.refresh(call)
+        record_outcome(
+            session,
+            call=call,
+            decider=user_id,
+            channel=channel,
+            outcome=Outcome.cancelled,
+            reason=reason,
+            proposed_args=call.proposed_args,
+            executed_args=None,
+        )
         close_call(
             session,
             engine.bus,

@@ -3,6 +3,7 @@
 from interlock.storage.db import Database
 from interlock.storage.models import (
     ActionSwitch,
+    AuditRecord,
     Conversation,
     Decision,
     DecisionType,
@@ -22,6 +23,7 @@ from interlock.storage.models import (
 
 __all__ = [
     "ActionSwitch",
+    "AuditRecord",
     "Conversation",
     "Database",
     "Decision",

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+from typing import Annotated
+
+from fastapi import APIRouter, Header, Response
 
 from interlock.api.deps import CurrentUser, EngineDep
+from interlock.audit import Channel
 from interlock.engine.oversight import (
     add_grant,
     list_grants,
@@ -55,7 +58,15 @@ async def get_actions(user: CurrentUser, engine: EngineDep) -> list[ActionsOut]:
 
 @router.put("/actions/{employee}", responses={404: {"description": "unknown employee"}})
 async def put_actions(
-    employee: str, body: ActionsIn, user: CurrentUser, engine: EngineDep
+    employee: str,
+    body: ActionsIn,
+    user: CurrentUser,
+    engine: EngineDep,
+    x_interlock_client: Annotated[str | None, Header()] = None,
 ) -> ActionsOut:
-    """Turn AI actions on (for a bounded time) or off (waiting write calls are cancelled)."""
-    return await switch_actions(engine, user.id, employee, body.on)
+    """Turn AI actions on (for a bounded time) or off (waiting write calls are cancelled).
+
+    The web client sends ``X-Interlock-Client: web``; the audit log names the channel from it.
+    """
+    channel = Channel.web if x_interlock_client == "web" else Channel.api
+    return await switch_actions(engine, user.id, employee, body.on, channel)
