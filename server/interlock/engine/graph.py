@@ -21,7 +21,7 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from interlock.employees import Employee
-from interlock.engine.history import load_history, to_model_messages
+from interlock.engine.history import HistoryCache
 from interlock.engine.proposals import Proposal, field_hint, message_text, read_proposals
 from interlock.engine.records import (
     close_call,
@@ -95,6 +95,7 @@ def build_graph(deps: GraphDeps) -> Any:
 class _Nodes:
     def __init__(self, deps: GraphDeps) -> None:
         self.d = deps
+        self.history = HistoryCache(deps.registry)
 
     # -- routing -------------------------------------------------------------------------
     def route_start(self, state: TurnState) -> str:
@@ -125,8 +126,7 @@ class _Nodes:
             assert conversation is not None
             employee = d.employee_of(conversation.employee)
             plan = plan_turn(conversation, employee, d.catalog, d.registry)
-            messages, calls = load_history(session, conversation_id)
-        history = to_model_messages(messages, calls, d.registry, plan.system_prompt)
+            history = self.history.model_messages(session, conversation_id, plan.system_prompt)
         model = d.model_for(employee)
         bound = model.bind_tools(d.registry.provider_specs(plan.offered)) if plan.offered else model
 
