@@ -152,9 +152,7 @@ async def test_engine_history_cache_of_a_second_worker_catches_up_and_survives_r
         with server.services.db.session() as session:
             first_user = session.exec(
                 select(Message.id)
-                .where(
-                    Message.conversation_id == conversation_id, Message.role == MessageRole.user
-                )
+                .where(Message.conversation_id == conversation_id, Message.role == MessageRole.user)
                 .order_by(col(Message.id))
             ).first()
             session.exec(delete(Message).where(col(Message.id) == first_user))  # type: ignore[call-overload]
