@@ -45,7 +45,11 @@ export type ToolCallStatus =
   | "succeeded"
   | "failed"
   | "rejected"
-  | "cancelled";
+  | "cancelled"
+  /** A frontend tool's call waiting for the browser's result (issue 6). */
+  | "awaiting_client"
+  /** Not decided in time (issue 8). */
+  | "expired";
 export type DecisionType = S["DecisionOut"]["type"];
 export type Permission = "ALLOW" | "ASK" | (string & {});
 /** What an employee may set per tool (`tool_overrides`); no entry = the tool's own permission. */
@@ -102,7 +106,12 @@ export type CommandClaim = S["CommandClaim"];
 export type MessageCreate = S["MessageCreate"];
 export type ToolAnnotationsOut = S["ToolAnnotationsOut"];
 export type ToolOut = Narrow<S["ToolOut"], { permission: Permission }>;
-export type ConversationSummary = S["ConversationSummary"];
+/** `pending`: calls waiting for the caller (issue 6; optional until every server sends it). */
+export type ConversationSummary = S["ConversationSummary"] & { pending?: number };
+/** PATCH /api/conversations/{id}. */
+export interface ConversationPatch {
+  title: string;
+}
 
 export type DecisionOut = Narrow<
   S["DecisionOut"],
@@ -127,6 +136,12 @@ export type MessageOut = Narrow<
 >;
 
 export type ConversationDetail = Replace<S["ConversationDetail"], { messages: MessageOut[] }>;
+
+/** One entry of GET /api/approvals: a call waiting for the caller and its conversation. */
+export interface ApprovalOut {
+  tool_call: ToolCallOut;
+  conversation: ConversationSummary;
+}
 
 export type MessageAccepted = S["MessageAccepted"];
 export type CancelResult = S["CancelResult"];
