@@ -11,7 +11,8 @@ import { api } from "../api/client";
 import type { ApprovalOut } from "../api/types";
 import { toolTitle, useAppData } from "../state/appData";
 import { onActivity } from "../state/broadcast";
-import { argsSummary, statusWords } from "../state/opLog";
+import { statusWords } from "../cards/status/status";
+import { argsSummary } from "../cards/fields/schemaFields";
 import { routeHash } from "../state/route";
 import { Avatar } from "./Avatar";
 
@@ -81,8 +82,8 @@ export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) 
           <ul className="approval-list" aria-label="Waiting decisions">
             {items.map(({ tool_call: call, conversation }) => {
               const employee = conversation.employee ? employees[conversation.employee] : undefined;
-              const confirmation = (call as { confirmation?: { summary?: string } | null }).confirmation;
-              const summary = confirmation?.summary || argsSummary(call);
+              const args = call.executed_args ?? call.proposed_args;
+              const summary = call.confirmation?.summary || argsSummary(tools[call.name]?.input_schema, args);
               return (
                 <li key={call.id} className="approval-item" data-testid="approval-item" data-tool-call-id={call.id} data-conversation-id={conversation.id}>
                   <a className="approval-link" href={routeHash({ kind: "conversation", id: conversation.id, call: call.id })}>
@@ -97,7 +98,7 @@ export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) 
                       <span className="approval-summary">{summary}</span>
                     </span>
                     <span className="approval-meta small muted">
-                      <span className="badge status-interrupted">{statusWords(call)}</span>{" "}
+                      <span className={`badge tone-${statusWords(call).tone}`}>{statusWords(call).label}</span>{" "}
                       <time dateTime={call.created_at}>{whenText(call.created_at)}</time>
                     </span>
                   </a>

@@ -13,10 +13,9 @@ import {
   decidedBy,
   resultSummary,
   resultText,
-  statusTone,
-  statusWords,
   timeOfDay,
 } from "../state/opLog";
+import { statusWords } from "../cards/status/status";
 import { allToolCalls, toolMessagesByCall, type ConversationState } from "../state/reducer";
 
 export function OperationLog({ state }: { state: ConversationState }) {
@@ -43,6 +42,7 @@ function LogRow({ call, toolMessage }: { call: ToolCallOut; toolMessage?: Messag
   const detailId = useId();
   const who = decidedBy(call, me);
   const result = resultSummary(call, toolMessage);
+  const status = statusWords(call);
   return (
     <li className="op-log-row" data-testid="log-row" data-tool-call-id={call.id} data-status={call.status}>
       <button
@@ -59,8 +59,8 @@ function LogRow({ call, toolMessage }: { call: ToolCallOut; toolMessage?: Messag
         <span className="op-log-args" data-testid="log-args">
           {argsSummary(call)}
         </span>
-        <span className={`badge status-${statusTone(call)}`} data-testid="log-status">
-          {statusWords(call)}
+        <span className={`badge status-${call.status} tone-${status.tone}`} data-testid="log-status" data-status={call.status}>
+          {status.label}
         </span>
         {who && (
           <span className="op-log-who small muted" data-testid="log-who">

@@ -8,7 +8,6 @@ import {
   decidedBy,
   oneLine,
   resultSummary,
-  statusWords,
   timeOfDay,
 } from "./opLog";
 
@@ -53,17 +52,6 @@ describe("operation log rows", () => {
     expect(oneLine("  a \t b  ")).toBe("a b");
     expect(clipDetail("x".repeat(10_005))).toEqual({ text: "x".repeat(10_000), omitted: 5 });
     expect(clipDetail("short")).toEqual({ text: "short", omitted: 0 });
-  });
-
-  it("says the status in words", () => {
-    expect(statusWords(toolCall({ status: "interrupted" }))).toBe("waiting for you");
-    expect(statusWords(toolCall({ status: "interrupted", decision: decision() }))).toBe(
-      "approved, waiting for the others",
-    );
-    expect(statusWords(toolCall({ status: "succeeded" }))).toBe("done");
-    expect(statusWords(toolCall({ status: "awaiting_client" }))).toBe("waiting for your browser");
-    expect(statusWords(toolCall({ status: "failed", decision: decision(), started_at: null }))).toBe("not run");
-    expect(statusWords(toolCall({ status: "failed", started_at: "2025-01-01T00:00:02Z" }))).toBe("failed");
   });
 
   it("names who decided", () => {

@@ -1,44 +1,16 @@
 /**
  * The operation log's rows: one per tool call, in words a person reads.
  *
- * Pure functions (tested in opLog.test.ts); the panel is components/OperationLog.tsx.
+ * Pure functions (tested in opLog.test.ts); the panel is components/OperationLog.tsx. Status
+ * words are the cards' (cards/status/status.ts), so the log and the rows say the same.
  * Everything here returns plain text: the panel renders it as text, never as HTML.
  */
-import type { MeOut, MessageOut, ToolCallOut, ToolCallStatus } from "../api/types";
+import type { MeOut, MessageOut, ToolCallOut } from "../api/types";
 
 /** Length of the one-line args and result summaries. */
 export const SUMMARY_CHARS = 80;
 /** The expanded row shows at most this much of the args and of the result. */
 export const DETAIL_CHARS = 10_000;
-
-const STATUS_WORDS: Record<ToolCallStatus, string> = {
-  pending: "proposed",
-  interrupted: "waiting for you",
-  awaiting_client: "waiting for your browser",
-  running: "running",
-  succeeded: "done",
-  failed: "failed",
-  rejected: "rejected",
-  cancelled: "cancelled",
-  expired: "expired",
-};
-
-/** The call's status in words ("waiting for you", "approved, waiting for the others", "not run"). */
-export function statusWords(call: Pick<ToolCallOut, "status" | "decision" | "started_at">): string {
-  if (call.status === "interrupted" && call.decision) {
-    return call.decision.type === "reject" ? "rejected" : "approved, waiting for the others";
-  }
-  if (call.status === "failed" && call.decision && call.decision.type !== "reject" && call.started_at == null) {
-    return "not run";
-  }
-  return STATUS_WORDS[call.status] ?? String(call.status);
-}
-
-/** A stable class suffix for the badge colour (the status itself, known or not). */
-export function statusTone(call: Pick<ToolCallOut, "status" | "decision">): string {
-  if (call.status === "interrupted" && call.decision) return "decided";
-  return call.status;
-}
 
 /**
  * Cuts `text` to `limit` characters on one line: whitespace runs become one space and a cut
