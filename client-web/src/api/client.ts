@@ -90,7 +90,12 @@ export async function errorFromResponse(res: Response): Promise<ApiError> {
 }
 
 export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { Accept: "application/json", ...authHeaders() };
+  // The server names the channel ("web") in the audit log from this header.
+  const headers: Record<string, string> = {
+    Accept: "application/json",
+    "X-Interlock-Client": "web",
+    ...authHeaders(),
+  };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let res: Response;
   try {
