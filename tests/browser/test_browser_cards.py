@@ -312,6 +312,7 @@ async def test_the_modal_traps_focus_closes_without_deciding_and_holds_while_dec
     await expect(row.get_by_test_id("decision")).to_have_text("Approved")
 
 
+@pytest.mark.skip(reason="needs the server's confirmations (issue 6, S6)")
 async def test_the_delete_card_names_the_note_and_its_button_says_delete(
     app: LiveServer, page: Page, tmp_path: Path
 ) -> None:
