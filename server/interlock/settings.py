@@ -74,6 +74,8 @@ class Settings(BaseSettings):
         max_message_bytes: Largest user message, in UTF-8 bytes (32 kB).
         max_request_bytes: Largest HTTP request body, in bytes (1 MiB); refused before it
             is read into memory.
+        request_body_timeout_s: Seconds a request body may take to arrive whole (408
+            ``request_timeout`` past it).
         tool_timeout_s: Default tool timeout in seconds when a tool declares none.
         max_tool_result_chars: Tool results longer than this are cut with a note (60,000).
         ping_interval_s: Seconds between SSE keep-alive comments.
@@ -106,6 +108,7 @@ class Settings(BaseSettings):
     max_steps_per_turn: int = Field(default=12, ge=1, le=100)
     max_message_bytes: int = 32 * 1024
     max_request_bytes: int = Field(default=1024 * 1024, ge=64 * 1024)
+    request_body_timeout_s: float = Field(default=30.0, gt=0)
     tool_timeout_s: float = Field(default=30.0, gt=0)
     max_tool_result_chars: int = 60_000
     ping_interval_s: float = Field(default=15.0, gt=0)

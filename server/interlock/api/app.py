@@ -55,7 +55,11 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         responses={"4XX": {"model": ErrorOut, "description": "An error with a stable code."}},
     )
     install_error_handlers(app)
-    app.add_middleware(GuardMiddleware, max_request_bytes=settings.max_request_bytes)
+    app.add_middleware(
+        GuardMiddleware,
+        max_request_bytes=settings.max_request_bytes,
+        body_timeout_s=settings.request_body_timeout_s,
+    )
     for module in (catalog, conversations, employees, events, skills, tool_calls):
         app.include_router(module.router)
 

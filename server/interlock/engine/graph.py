@@ -22,7 +22,7 @@ from sqlmodel import col, select
 
 from interlock.audit import ALLOW_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
-from interlock.engine.history import load_history, to_model_messages
+from interlock.engine.history import HistoryCache
 from interlock.engine.proposals import Proposal, field_hint, message_text, read_proposals
 from interlock.engine.records import (
     close_call,
@@ -96,6 +96,7 @@ def build_graph(deps: GraphDeps) -> Any:
 class _Nodes:
     def __init__(self, deps: GraphDeps) -> None:
         self.d = deps
+        self.history = HistoryCache(deps.registry)
 
     # -- routing -------------------------------------------------------------------------
     def route_start(self, state: TurnState) -> str:
@@ -126,8 +127,7 @@ class _Nodes:
             assert conversation is not None
             employee = d.employee_of(conversation.employee)
             plan = plan_turn(conversation, employee, d.catalog, d.registry)
-            messages, calls = load_history(session, conversation_id)
-        history = to_model_messages(messages, calls, d.registry, plan.system_prompt)
+            history = self.history.model_messages(session, conversation_id, plan.system_prompt)
         model = d.model_for(employee)
         bound = model.bind_tools(d.registry.provider_specs(plan.offered)) if plan.offered else model
 
