@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from langchain_core.messages import ToolMessage
+from langchain_core.messages import SystemMessage
 
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
@@ -71,14 +71,14 @@ async def test_undo_and_redo_of_notes_add_and_the_model_hears_of_it(
         assert (await _post(server, add, "redo")).json()["error"]["code"] == "not_undone"
         assert (await _post(server, add, "undo")).status_code == 200
 
-        # The next turn: the model sees the call's tool message saying it was undone.
+        # The next turn: the model is told what was undone.
         await server.say(conversation_id, "what notes do I have?")
         await server.idle()
-        [seen] = [
-            m for m in model.received[2] if isinstance(m, ToolMessage) and m.tool_call_id == add
-        ]
-        assert seen.text.startswith("Added note #1: buy milk")
-        assert "The person undid this call afterwards" in seen.text
+        prompt = model.received[2][0]
+        assert isinstance(prompt, SystemMessage)
+        assert "## Undone by the person" in prompt.text
+        assert f"- “Add a note” (tool call {add}): note #1: “buy milk”" in prompt.text
+        assert "## Undone by the person" not in model.received[0][0].text
 
         # A read call has nothing to undo.
         detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()

@@ -20,6 +20,7 @@ from interlock.api.routers import (
     employees,
     events,
     metrics,
+    permissions,
     skills,
     tool_calls,
 )
@@ -64,8 +65,22 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         responses={"4XX": {"model": ErrorOut, "description": "An error with a stable code."}},
     )
     install_error_handlers(app)
-    app.add_middleware(GuardMiddleware, max_request_bytes=settings.max_request_bytes)
-    for module in (audit, catalog, conversations, employees, events, metrics, skills, tool_calls):
+    app.add_middleware(
+        GuardMiddleware,
+        max_request_bytes=settings.max_request_bytes,
+        body_timeout_s=settings.request_body_timeout_s,
+    )
+    for module in (
+        audit,
+        catalog,
+        conversations,
+        employees,
+        events,
+        metrics,
+        permissions,
+        skills,
+        tool_calls,
+    ):
         app.include_router(module.router)
 
     if (settings.client_dist / "index.html").is_file():

@@ -2,12 +2,14 @@
 
 from interlock.storage.db import Database
 from interlock.storage.models import (
+    ActionSwitch,
     AuditRecord,
     Conversation,
     Decision,
     DecisionType,
     EmployeeRecord,
     Event,
+    Grant,
     Message,
     MessageRole,
     Role,
@@ -21,6 +23,7 @@ from interlock.storage.models import (
 )
 
 __all__ = [
+    "ActionSwitch",
     "AuditRecord",
     "Conversation",
     "Database",
@@ -28,6 +31,7 @@ __all__ = [
     "DecisionType",
     "EmployeeRecord",
     "Event",
+    "Grant",
     "Message",
     "MessageRole",
     "Role",

@@ -4,6 +4,13 @@ See :mod:`interlock.store.tool_store` (reads and writes) and :mod:`interlock.sto
 """
 
 from interlock.store.tool_store import UNDO_AVAILABLE, UNDO_UNDONE, ToolStore
-from interlock.store.undo import redo_call, undo_call
+from interlock.store.undo import redo_call, undo_call, undone_calls_note
 
-__all__ = ["UNDO_AVAILABLE", "UNDO_UNDONE", "ToolStore", "redo_call", "undo_call"]
+__all__ = [
+    "UNDO_AVAILABLE",
+    "UNDO_UNDONE",
+    "ToolStore",
+    "redo_call",
+    "undo_call",
+    "undone_calls_note",
+]

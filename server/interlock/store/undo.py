@@ -93,6 +93,40 @@ def redo_call(db: Database, registry: ToolRegistry, user_id: str, tool_call_id: 
         return call
 
 
+def undone_calls_note(session: Session, registry: ToolRegistry, conversation_id: str) -> str:
+    """Return the system prompt section listing the conversation's undone calls ("" for none).
+
+    The model reads it on every step, so from its next turn on it knows the changes are gone
+    even though the calls' tool messages still report them.
+    """
+    calls = session.exec(
+        select(ToolCall)
+        .where(ToolCall.conversation_id == conversation_id, ToolCall.undo_state == UNDO_UNDONE)
+        .order_by(col(ToolCall.undone_at))
+    ).all()
+    if not calls:
+        return ""
+    lines = []
+    for call in calls:
+        labels = [
+            change.label
+            for change in session.exec(
+                select(StoreChange)
+                .where(StoreChange.tool_call_id == call.id)
+                .order_by(col(StoreChange.id))
+            ).all()
+            if change.label
+        ]
+        what = f": {'; '.join(labels)}" if labels else ""
+        lines.append(f"- {_title(call, registry)} (tool call {call.id}){what}")
+    return (
+        "\n\n## Undone by the person\n"
+        "The person undid these tool calls after they ran; their changes were reverted and are "
+        "no longer in effect, whatever the calls' results say. Do not redo them unless the "
+        "person asks.\n" + "\n".join(lines)
+    )
+
+
 def _owned_call(session: Session, user_id: str, tool_call_id: str) -> ToolCall:
     call = session.get(ToolCall, tool_call_id)
     conversation = session.get(Conversation, call.conversation_id) if call else None
