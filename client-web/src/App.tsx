@@ -6,6 +6,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { AdminPage } from "./admin/AdminPage";
+import { AuditPage } from "./audit/AuditPage";
 import { api, asApiError, getToken, onUnauthorized, setToken } from "./api/client";
 import type { CommandClaim, ConversationSummary, EmployeeOut, HealthOut, MeOut, ToolOut } from "./api/types";
 import { ApprovalsView } from "./components/ApprovalsView";
@@ -93,7 +94,9 @@ export function App() {
       ? conversations.find((c) => c.id === route.id)?.title || "Conversation"
       : route.kind === "approvals"
         ? "Approvals"
-        : route.kind === "admin"
+        : route.kind === "audit"
+          ? "Audit"
+          : route.kind === "admin"
           ? "Admin"
           : null;
   useEffect(() => {
@@ -197,6 +200,7 @@ export function App() {
           activeId={openId}
           adminActive={route.kind === "admin"}
           approvalsActive={route.kind === "approvals"}
+          auditActive={route.kind === "audit"}
           waitingTotal={totalWaiting}
           openWaiting={liveOpen}
           onNew={() => navigate({ kind: "home" })}
@@ -226,6 +230,8 @@ export function App() {
           />
         ) : route.kind === "approvals" ? (
           <ApprovalsView key={authVersion} />
+        ) : route.kind === "audit" ? (
+          <AuditPage key={authVersion} />
         ) : route.kind === "admin" ? (
           <AdminPage key={authVersion} />
         ) : (

@@ -13,6 +13,8 @@ interface Props {
   activeId: string | null;
   adminActive: boolean;
   approvalsActive: boolean;
+  /** The Audit page is open. */
+  auditActive?: boolean;
   /** Decisions waiting across conversations (the Approvals link's count). */
   waitingTotal: number;
   /** The live count of the open conversation (fresher than the list's). */
@@ -54,6 +56,14 @@ export function Sidebar(props: Props) {
             {waitingTotal}
           </span>
         )}
+      </a>
+      <a
+        href="#/audit"
+        className={props.auditActive ? "nav-link active" : "nav-link"}
+        aria-current={props.auditActive ? "page" : undefined}
+        data-testid="audit-link"
+      >
+        Audit
       </a>
       <ul className="conversation-list">
         {conversations.map((c) => {
