@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -249,3 +250,100 @@ async def test_hostile_text_in_titles_fields_diffs_and_results_stays_inert(
     assert all(h.startswith(("http:", "https:", "mailto:")) for h in hrefs), hrefs
     assert await page.evaluate("window.__pwned") is None
     await expect(messages(page, "assistant").last).to_be_visible()
+
+
+async def test_the_modal_traps_focus_closes_without_deciding_and_holds_while_deciding(
+    app: LiveServer, page: Page, tmp_path: Path
+) -> None:
+    memo = "# Memo\n\nHello **team**. <script>window.__pwned=1</script> [ok](https://example.org)"
+    conversation_id = await start(app, page, use("cardlab.memo", {"body": memo}))
+    row, call_id = await only_waiting(page)
+    opener = row.get_by_test_id("markdown-open")
+    modal = page.get_by_test_id("markdown-modal")
+
+    # Focus lands on Cancel; Esc closes without deciding and focus returns to the opener.
+    await opener.click()
+    await expect(modal).to_be_visible()
+    await expect(modal.get_by_test_id("modal-cancel")).to_be_focused()
+    await expect(modal.locator(".markdown strong")).to_have_text("team")
+    await expect(modal.locator("script")).to_have_count(0)
+    await page.keyboard.press("Escape")
+    await expect(modal).to_have_count(0)
+    await expect(opener).to_be_focused()
+
+    # Tab stays inside the dialog (it wraps from the last control to the first).
+    await opener.click()
+    await expect(modal.get_by_test_id("modal-cancel")).to_be_focused()
+    for _ in range(8):
+        await page.keyboard.press("Tab")
+        assert await modal.evaluate("d => d.contains(document.activeElement)")
+
+    # The backdrop and Cancel close it too; nothing was decided.
+    box = await modal.bounding_box()
+    assert box is not None
+    await page.mouse.click(box["x"] + box["width"] + 5, box["y"] + 5)
+    await expect(modal).to_have_count(0)
+    await opener.click()
+    await modal.get_by_test_id("modal-cancel").click()
+    await expect(modal).to_have_count(0)
+    stored = await stored_call(app, conversation_id, call_id)
+    assert stored["decision"] is None
+
+    # While the decision is in flight the modal cannot close and its button shows progress.
+    held: list[Any] = []
+
+    async def hold(route: Any) -> None:
+        held.append(route)
+
+    await page.route(f"**/api/tool-calls/{call_id}/decision", hold)
+    await opener.click()
+    await modal.get_by_test_id("approve").click()
+    await expect(modal.get_by_test_id("approve")).to_be_disabled()
+    await expect(modal.get_by_test_id("approve").locator(".spinner")).to_have_count(1)
+    await expect(modal.get_by_test_id("modal-cancel")).to_be_disabled()
+    await page.keyboard.press("Escape")
+    await expect(modal).to_be_visible()
+    await shot(page, tmp_path, "modal-busy.png")
+    assert len(held) == 1
+    await held[0].continue_()
+    await page.unroute(f"**/api/tool-calls/{call_id}/decision")
+    await expect(modal).to_have_count(0)
+    await expect(row).to_have_attribute("data-status", "succeeded")
+    await expect(row.get_by_test_id("decision")).to_have_text("Approved")
+
+
+@pytest.mark.skip(reason="needs the server's confirmations (issue 6, S6)")
+async def test_the_delete_card_names_the_note_and_its_button_says_delete(
+    app: LiveServer, page: Page, tmp_path: Path
+) -> None:
+    conversation_id = await app.new_conversation()
+    await app.say(conversation_id, "add a note buy milk")
+    await app.idle()
+    [added] = (await app.client.get(f"/api/conversations/{conversation_id}/pending")).json()
+    assert (await app.decide(added["id"], type="approve")).status_code == 200
+    await app.idle()
+    [(note_id, _)] = notes(app)
+    await app.say(conversation_id, f"delete note {note_id}")
+    await app.idle()
+    await open_conversation(page, conversation_id)
+
+    row, call_id = await only_waiting(page)
+    summary = row.get_by_test_id("card-summary")
+    await expect(summary).to_contain_text("buy milk")
+    await expect(summary).to_contain_text(f"#{note_id}")
+    await expect(row.locator(".card")).to_contain_text("cannot be undone")
+    action = row.get_by_test_id("approve")
+    await expect(action).to_have_text("Delete")
+    await expect(action).to_have_class(re.compile(r"\bdanger\b"))
+    # The focus is on Reject, never on the destructive action.
+    await expect(row.get_by_test_id("reject")).to_be_focused()
+    await expect(row.get_by_test_id("json-view")).to_have_count(0)
+    await shot(page, tmp_path, "delete-card.png", row)
+
+    await action.click()
+    await expect(row).to_have_attribute("data-status", "succeeded")
+    await expect(row.get_by_test_id("decision")).to_have_text("Approved")
+    await expect(row.get_by_test_id("decision-by")).to_contain_text("by ")
+    assert notes(app) == []
+    stored = await stored_call(app, conversation_id, call_id)
+    assert stored["decision"]["type"] == "approve"

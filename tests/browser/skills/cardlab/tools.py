@@ -70,3 +70,21 @@ def publish(args: dict[str, Any], ctx: ToolContext) -> str:
 def hostile(args: dict[str, Any], ctx: ToolContext) -> str:
     """Echo the text back (the result is hostile text too)."""
     return f"You sent: {args['text']} [click](javascript:alert(1))"
+
+
+@tool(
+    name="cardlab.memo",
+    title="Send a memo",
+    description="Send a memo written in Markdown (reviewed in a modal).",
+    input_schema={
+        "type": "object",
+        "properties": {"body": {"type": "string", "title": "Memo"}},
+        "required": ["body"],
+        "additionalProperties": False,
+    },
+    permission=Permission.ASK,
+    write=True,
+)
+def memo(args: dict[str, Any], ctx: ToolContext) -> str:
+    """Pretend to send the memo."""
+    return f"Memo sent ({len(args['body'])} characters)."
