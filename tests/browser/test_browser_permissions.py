@@ -68,7 +68,9 @@ async def test_dont_ask_again_then_no_card_on_the_next_call(
         "data-grant-id", grant["id"]
     )
     await expect(second.get_by_test_id("approve")).to_have_count(0)
-    await expect(page.locator('[data-testid="tool-call"][data-status="interrupted"]')).to_have_count(0)
+    await expect(
+        page.locator('[data-testid="tool-call"][data-status="interrupted"]')
+    ).to_have_count(0)
     await page.screenshot(path=tmp_path / "granted.png", full_page=True)
 
     second_id = await second.get_attribute("data-tool-call-id")
