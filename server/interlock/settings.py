@@ -92,6 +92,9 @@ class Settings(BaseSettings):
             ``http_json`` tools may reach even when they resolve to loopback, private or other
             non-global addresses (``INTERLOCK_HTTP_ALLOWED_HOSTS='["localhost"]'``). Empty, and
             so off, by default: leave it empty in production (it opens an SSRF hole).
+        actions_grant_days: How long turning an employee's "AI actions" switch on lasts, in
+            days (7); use never extends it, and when it lapses the switch is off.
+        grant_days: Default length of a "don't ask again" grant, in days (7; at most 30).
         http_ca_bundle: TEST-ONLY. A PEM file of CA certificates that ``http_json`` tools
             trust instead of the default bundle (``certifi``), for a test server's throwaway
             certificate. None (the default) uses the default bundle.
@@ -121,6 +124,8 @@ class Settings(BaseSettings):
     connections: dict[str, Connection] = Field(default_factory=dict)
     http_allowed_hosts: list[str] = Field(default_factory=list)
     http_ca_bundle: Path | None = None
+    actions_grant_days: int = Field(default=7, ge=1, le=365)
+    grant_days: int = Field(default=7, ge=1, le=30)
 
     @property
     def is_offline_model(self) -> bool:
