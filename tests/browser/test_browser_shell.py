@@ -267,7 +267,9 @@ async def test_a_dropped_stream_reconnects_and_replays_what_it_missed(
         await expect(row.get_by_test_id("decision")).to_contain_text("Approved")
         # Each event applied once: one user message, one answer.
         await expect(messages(page, "user")).to_have_count(1)
-        await expect(messages(page, "assistant").filter(has_text="Done — I added note")).to_have_count(1)
+        await expect(
+            messages(page, "assistant").filter(has_text="Done — I added note")
+        ).to_have_count(1)
         await expect(page.get_by_test_id("disconnected-note")).to_have_count(0)
 
 
