@@ -50,6 +50,12 @@ async def paused_with(app: LiveServer, text: str) -> tuple[str, list[str]]:
     return conversation_id, [c["id"] for c in pending]
 
 
+async def require_issue6_server(app: LiveServer) -> None:
+    """Skip until the server's issue 6 endpoints (GET /api/approvals, PATCH title) are in."""
+    if (await app.client.get("/api/approvals")).status_code == 404:
+        pytest.skip("needs GET /api/approvals and PATCH /api/conversations/{id} (issue 6, S6)")
+
+
 def waiting(page: Page) -> Locator:
     return page.locator('[data-testid="tool-call"][data-status="interrupted"]')
 
@@ -125,6 +131,93 @@ async def test_composer_warns_that_sending_cancels_waiting_decisions_and_asks_on
     await expect(page).not_to_have_title(re.compile(r"^\("))
     assert len(posts) == 1
     assert notes(app) == []
+
+
+async def test_approvals_view_lists_waiting_calls_newest_first_and_leads_to_the_card(
+    app: LiveServer, page: Page, tmp_path: Path
+) -> None:
+    await require_issue6_server(app)
+    older, [older_call] = await paused_with(app, "add a note buy milk")
+    _, newer_calls = await paused_with(app, "add a note call mum and add a note water plants")
+    renamed = await app.client.patch(f"/api/conversations/{older}", json={"title": "Groceries"})
+    assert renamed.status_code == 200, renamed.text
+
+    await page.goto("/#/approvals")
+    view = page.get_by_test_id("approvals-view")
+    items = view.get_by_test_id("approval-item")
+    await expect(items).to_have_count(3)
+    await expect(page.get_by_test_id("approvals-count")).to_have_text("3")
+    await expect(page).to_have_title(re.compile(r"^\(3\) Approvals"))
+    # Newest first, each with its employee and conversation.
+    ids = [await items.nth(i).get_attribute("data-tool-call-id") for i in range(3)]
+    assert ids[2] == older_call
+    assert set(ids[:2]) == set(newer_calls)
+    oldest = items.nth(2)
+    await expect(oldest).to_contain_text("Ada")
+    await expect(oldest).to_contain_text("Groceries")
+    await expect(oldest).to_contain_text("Add a note")
+    await expect(oldest).to_contain_text("buy milk")
+    shot = tmp_path / "approvals-view.png"
+    await page.screenshot(path=shot)
+    save_doc_screenshot(shot, "approvals-view.png")
+
+    # Live: a call decided elsewhere leaves the list without a reload.
+    decided = await app.decide(newer_calls[0], type="reject", message="not now")
+    assert decided.status_code == 200, decided.text
+    await expect(items).to_have_count(2)
+
+    # An entry leads to its conversation, with focus on the waiting card.
+    await oldest.get_by_role("link").click()
+    await expect(conversation(page)).to_have_attribute("data-conversation-id", older)
+    card = tool_call(page, older_call)
+    await expect(card.get_by_test_id("approve")).to_be_focused()
+    await page.keyboard.press("Enter")
+    await expect(card).to_have_attribute("data-status", "succeeded")
+    await page.get_by_test_id("approvals-link").click()
+    await expect(items).to_have_count(1)
+
+
+async def test_conversations_are_renamed_and_deleted_in_the_sidebar(
+    app: LiveServer, page: Page
+) -> None:
+    await require_issue6_server(app)
+    keep = await app.new_conversation()
+    await app.say(keep, "hello")
+    drop = await app.new_conversation()
+    await app.say(drop, "add a note doomed")
+    await app.idle()
+    await page.goto(f"/#/c/{drop}")
+    await expect(conversation(page)).to_have_attribute("data-conversation-id", drop)
+
+    entry = page.locator(f'[data-testid="conversation-entry"][data-conversation-id="{keep}"]')
+    await entry.get_by_test_id("conversation-rename").click()
+    field = entry.get_by_test_id("rename-input")
+    await expect(field).to_be_focused()
+    await field.fill("Changed my mind")
+    await field.press("Escape")  # Esc closes the form without saving
+    await expect(field).to_have_count(0)
+    await expect(entry.get_by_test_id("conversation-rename")).to_be_focused()
+    await expect(entry.get_by_test_id("conversation-item")).to_contain_text("hello")
+
+    await entry.get_by_test_id("conversation-rename").click()
+    await field.fill("  Morning plans  ")
+    await field.press("Enter")
+    await expect(entry.get_by_test_id("conversation-item")).to_contain_text("Morning plans")
+    stored = (await app.client.get(f"/api/conversations/{keep}")).json()
+    assert stored["title"] == "Morning plans"
+
+    # Delete asks first; Cancel keeps it; Delete removes it and leaves the open view.
+    doomed = page.locator(f'[data-testid="conversation-entry"][data-conversation-id="{drop}"]')
+    await doomed.get_by_test_id("conversation-delete").click()
+    await expect(doomed.get_by_test_id("conversation-delete-confirm")).to_be_focused()
+    await doomed.get_by_test_id("conversation-delete-cancel").click()
+    await expect(doomed.get_by_test_id("conversation-delete-confirm")).to_have_count(0)
+    await doomed.get_by_test_id("conversation-delete").click()
+    await doomed.get_by_test_id("conversation-delete-confirm").click()
+    await expect(doomed).to_have_count(0)
+    await expect(page.get_by_test_id("employee-picker")).to_be_visible()
+    listed = [c["id"] for c in (await app.client.get("/api/conversations")).json()]
+    assert listed == [keep]
 
 
 async def test_an_empty_new_chat_is_not_stored_until_its_first_message(
