@@ -6,6 +6,7 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import { ApiError, api } from "../api/client";
 import type { CommandClaim, EmployeeOut } from "../api/types";
+import { ActionsBanner } from "../permissions/ActionsBanner";
 import { useAppData } from "../state/appData";
 import { announceActivity } from "../state/broadcast";
 import { ConversationActionsContext, type ConversationActions } from "../state/conversationActions";
@@ -229,6 +230,7 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
             {loadError.message}
           </p>
         )}
+        {state.employee && <ActionsBanner employee={state.employee} version={state.status} />}
         {state.status === "paused" && (
           <WaitingBanner name={name} count={waiting.length} onJump={() => waiting[0] && focusCall(waiting[0].id)} />
         )}
