@@ -14,6 +14,7 @@ from langchain_core.language_models import BaseChatModel
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
+from interlock.audit import SYSTEM_DECIDER
 from interlock.employees import DEFAULT_EMPLOYEE, Employee, EmployeeDirectory
 from interlock.engine.commands import CommandClaim, propose_command, resolve_command
 from interlock.engine.graph import GraphDeps, TurnState, build_graph
@@ -98,6 +99,8 @@ class Engine:
         )
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[Any]] = set()
+        self._ended_early: set[str] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._closing = False
 
     def employee_of(self, slug: str) -> Employee:
@@ -160,16 +163,13 @@ class Engine:
             BadRequest: A slash command that cannot run (see ``resolve_command``).
             DatabaseBusy: A lock was not had in time; nothing was written.
         """
-        run_id, message_id = await self.db.run(
-            self._store_message, user_id, conversation_id, content, claim
-        )
-        self._spawn(run_id, conversation_id, user_id)
-        return run_id, message_id
+        self._loop = asyncio.get_running_loop()
+        return await self.db.run(self._store_message, user_id, conversation_id, content, claim)
 
     def _store_message(
         self, user_id: str, conversation_id: str, content: str, claim: CommandClaim | None
     ) -> tuple[str, int]:
-        """The transaction of :meth:`post_message` (database thread)."""
+        """The transaction of :meth:`post_message` (database thread); starts the run's task."""
         with self.db.session() as session:
             conversation = self.owned_conversation(session, user_id, conversation_id)
             if self.employees.get(conversation.employee) is None:
@@ -192,7 +192,13 @@ class Engine:
                 )
             self.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="message"))
             cancel_open_calls(
-                session, self.bus, self.registry, conversation_id, NEW_MESSAGE_REASON, run.id
+                session,
+                self.bus,
+                self.registry,
+                conversation_id,
+                NEW_MESSAGE_REASON,
+                run.id,
+                decider=user_id,
             )
             session.add(run)
             message = Message(
@@ -218,6 +224,7 @@ class Engine:
                     session, self.bus, self.registry, conversation, employee, run.id, command
                 )
             self.bus.commit(session)
+        self._spawn_soon(run.id, conversation_id, user_id)
         return run.id, message.id
 
     def schedule_resume(self, conversation_id: str, message_id: int, user_id: str) -> None:
@@ -234,15 +241,13 @@ class Engine:
         Returns:
             The new run's id, or None when calls still wait or another run holds the claim.
         """
-        run_id = await self.db.run(self.claim_resume, conversation_id, message_id)
-        if run_id is not None:
-            self._spawn(run_id, conversation_id, user_id)
-        return run_id
+        self._loop = asyncio.get_running_loop()
+        return await self.db.run(self.claim_resume, conversation_id, message_id, user_id)
 
-    def claim_resume(self, conversation_id: str, message_id: int) -> str | None:
-        """Claim the conversation for a resume run if every call of ``message_id`` is decided.
+    def claim_resume(self, conversation_id: str, message_id: int, user_id: str) -> str | None:
+        """Start a resume run if every call of ``message_id`` is decided.
 
-        A blocking call (database thread); the caller starts the run's task.
+        A blocking call (database thread); the run's task starts on the event loop.
 
         Returns:
             The new run's id (``run.started`` stored), or None.
@@ -265,6 +270,7 @@ class Engine:
             session.add(run)
             self.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="resume"))
             self.bus.commit(session)
+        self._spawn_soon(run.id, conversation_id, user_id)
         return run.id
 
     def _claim(self, session: Session, conversation_id: str, run_id: str) -> bool:
@@ -277,7 +283,24 @@ class Engine:
         )
         return bool(result.rowcount == 1)
 
+    def _spawn_soon(self, run_id: str, conversation_id: str, user_id: str) -> None:
+        """Start the run's task on the event loop; called right after the claim's commit.
+
+        Called from a database thread, so the run starts even when the request that claimed
+        it is cancelled meanwhile (the client left).
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            assert self._loop is not None, "no event loop to run on"
+            self._loop.call_soon_threadsafe(self._spawn, run_id, conversation_id, user_id)
+        else:
+            self._spawn(run_id, conversation_id, user_id)
+
     def _spawn(self, run_id: str, conversation_id: str, user_id: str) -> None:
+        if run_id in self._ended_early:  # cancelled between its claim and its task's start
+            self._ended_early.discard(run_id)
+            return
         task = asyncio.create_task(
             self._drive(run_id, conversation_id, user_id), name=f"run {run_id}"
         )
@@ -330,10 +353,13 @@ class Engine:
         error: InterlockError | None = None,
         reason: str = "",
         keep_interrupted: bool = False,
+        decider: str = SYSTEM_DECIDER,
     ) -> None:
         """Write the run's one terminal event and release the conversation.
 
-        A blocking call (database thread): async code runs it with ``db.run``.
+        A blocking call (database thread): async code runs it with ``db.run``. ``decider`` is
+        who ended it (a user id for a person's cancel), for the audit records of the calls it
+        closes.
         """
         with self.db.session() as session:
             run = session.get(Run, run_id)
@@ -360,6 +386,7 @@ class Engine:
                         if status == RunStatus.cancelled
                         else "the run failed",
                         run_id,
+                        decider=decider,
                     )
                 if status == RunStatus.cancelled:
                     terminal = RunCancelled(run_id=run_id, reason=reason)
@@ -390,12 +417,15 @@ class Engine:
         Raises:
             NotFound: Not the caller's conversation.
         """
+        self._loop = asyncio.get_running_loop()
         active = await self.db.run(self._active_run, user_id, conversation_id)
         if active is not None:
             task = self._tasks.get(active)
             if task is not None:
                 task.cancel()
                 await asyncio.wait({task}, timeout=CANCEL_WAIT_S)
+            else:  # claimed, its task not started yet: it must not start after this
+                self._ended_early.add(active)
             # Ends the run unless its task already did: also covers a task cancelled before
             # its first step (its body never ran) and a task lost to a crash.
             await self.db.run(
@@ -404,19 +434,25 @@ class Engine:
                 conversation_id,
                 RunStatus.cancelled,
                 reason="cancelled by the person",
+                decider=user_id,
             )
             return active
-        return await self.db.run(self._cancel_pause, conversation_id)
+        return await self.db.run(self._cancel_pause, user_id, conversation_id)
 
     def _active_run(self, user_id: str, conversation_id: str) -> str | None:
         with self.db.session() as session:
             return self.owned_conversation(session, user_id, conversation_id).active_run_id
 
-    def _cancel_pause(self, conversation_id: str) -> str | None:
+    def _cancel_pause(self, user_id: str, conversation_id: str) -> str | None:
         with self.db.session() as session:
             calls = latest_assistant_calls(session, conversation_id)
             closed = cancel_open_calls(
-                session, self.bus, self.registry, conversation_id, "cancelled by the person"
+                session,
+                self.bus,
+                self.registry,
+                conversation_id,
+                "cancelled by the person",
+                decider=user_id,
             )
             self.bus.commit(session)
         return calls[0].run_id if closed and calls else None
@@ -438,7 +474,8 @@ class Engine:
         Returns:
             The ids of the resume runs started.
         """
-        self.bus.bind_loop(asyncio.get_running_loop())
+        self._loop = asyncio.get_running_loop()
+        self.bus.bind_loop(self._loop)
         candidates = await self.db.run(recover_runs, self)
         resumed: list[str] = []
         for conversation_id, message_id, owner_id in candidates:
