@@ -4,7 +4,10 @@
  * app can ask for a token.
  */
 import type {
+  ActionsOut,
   ApiErrorBody,
+  ApprovalOut,
+  ConversationPatch,
   CancelResult,
   CommandClaim,
   ConversationDetail,
@@ -13,6 +16,8 @@ import type {
   EmployeeCreate,
   EmployeeOut,
   EmployeePatch,
+  GrantIn,
+  GrantOut,
   HealthOut,
   MeOut,
   MessageAccepted,
@@ -145,6 +150,10 @@ export const api = {
   createConversation: (employee?: string) =>
     request<ConversationSummary>("POST", "/api/conversations", employee ? { employee } : {}),
   conversation: (id: string) => request<ConversationDetail>("GET", `/api/conversations/${enc(id)}`),
+  renameConversation: (id: string, title: string) =>
+    request<ConversationSummary>("PATCH", `/api/conversations/${enc(id)}`, { title } satisfies ConversationPatch),
+  /** Every call waiting for the caller across their conversations, newest first. */
+  approvals: () => request<ApprovalOut[]>("GET", "/api/approvals"),
   deleteConversation: (id: string) => request<void>("DELETE", `/api/conversations/${enc(id)}`),
   /** `command`: the slash command picked from the menu (the server re-resolves it). */
   postMessage: (id: string, content: string, command?: CommandClaim) =>
@@ -160,5 +169,13 @@ export const api = {
     request<ToolCallOut>("POST", `/api/tool-calls/${enc(toolCallId)}/result`, body),
   /** The tool's whole text output (the call's result_text may be cut). */
   toolOutput: (toolCallId: string) => requestText(`/api/tool-calls/${enc(toolCallId)}/output`),
+  /** The caller's live "don't ask again" grants, newest first. */
+  grants: () => request<GrantOut[]>("GET", "/api/grants"),
+  createGrant: (body: GrantIn) => request<GrantOut>("POST", "/api/grants", body),
+  revokeGrant: (id: string) => request<void>("DELETE", `/api/grants/${enc(id)}`),
+  /** The caller's "AI actions" switch for every employee. */
+  actions: () => request<ActionsOut[]>("GET", "/api/actions"),
+  setActions: (employee: string, on: boolean) =>
+    request<ActionsOut>("PUT", `/api/actions/${enc(employee)}`, { on }),
   eventsUrl: (id: string) => `/api/conversations/${enc(id)}/events`,
 };

@@ -106,7 +106,12 @@ export type CommandClaim = S["CommandClaim"];
 export type MessageCreate = S["MessageCreate"];
 export type ToolAnnotationsOut = S["ToolAnnotationsOut"];
 export type ToolOut = Narrow<S["ToolOut"], { permission: Permission }>;
-export type ConversationSummary = S["ConversationSummary"];
+/** `pending`: calls waiting for the caller (issue 6; optional until every server sends it). */
+export type ConversationSummary = S["ConversationSummary"] & { pending?: number };
+/** PATCH /api/conversations/{id}. */
+export interface ConversationPatch {
+  title: string;
+}
 
 /** How a call's confirmation reads (computed by the tool on the server; issue 6). */
 export interface ConfirmationOut {
@@ -165,14 +170,27 @@ export type MessageOut = Narrow<
 
 export type ConversationDetail = Replace<S["ConversationDetail"], { messages: MessageOut[] }>;
 
+/** One entry of GET /api/approvals: a call waiting for the caller and its conversation. */
+export interface ApprovalOut {
+  tool_call: ToolCallOut;
+  conversation: ConversationSummary;
+}
+
 export type MessageAccepted = S["MessageAccepted"];
+/** A live "don't ask again" grant (GET /api/grants). */
+export type GrantOut = S["GrantOut"];
+export type GrantIn = S["GrantIn"];
+/** One employee's "AI actions" switch for the caller (GET /api/actions). */
+export type ActionsOut = S["ActionsOut"];
 export type CancelResult = S["CancelResult"];
 
 /** Each variant must be a valid generated `DecisionIn` body. */
 type CheckedDecision<T extends S["DecisionIn"]> = T;
+/** "Don't ask again" on an approve or edit (never on a reject or respond). */
+export type RememberIn = S["RememberIn"];
 export type DecisionIn = CheckedDecision<
-  | { type: "approve" }
-  | { type: "edit"; args: JsonObject }
+  | { type: "approve"; remember?: RememberIn }
+  | { type: "edit"; args: JsonObject; remember?: RememberIn }
   | { type: "reject"; message?: string }
   | { type: "respond"; message: string }
 >;

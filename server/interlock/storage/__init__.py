@@ -2,12 +2,14 @@
 
 from interlock.storage.db import Database
 from interlock.storage.models import (
+    ActionSwitch,
     AuditRecord,
     Conversation,
     Decision,
     DecisionType,
     EmployeeRecord,
     Event,
+    Grant,
     Message,
     MessageRole,
     Note,
@@ -20,6 +22,7 @@ from interlock.storage.models import (
 )
 
 __all__ = [
+    "ActionSwitch",
     "AuditRecord",
     "Conversation",
     "Database",
@@ -27,6 +30,7 @@ __all__ = [
     "DecisionType",
     "EmployeeRecord",
     "Event",
+    "Grant",
     "Message",
     "MessageRole",
     "Note",

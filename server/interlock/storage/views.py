@@ -37,7 +37,10 @@ class DecisionOut(BaseModel):
 
 
 class ToolCallOut(BaseModel):
-    """A tool call with its status, the args proposed and the args that actually ran."""
+    """A tool call with its status, the args proposed and the args that actually ran.
+
+    ``grant_id`` names the "don't ask again" grant that let the call run without a card.
+    """
 
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
@@ -56,6 +59,7 @@ class ToolCallOut(BaseModel):
     result_data: Any = None
     error: ToolErrorOut | None = None
     decision: DecisionOut | None = None
+    grant_id: str | None = None
     created_at: datetime
     started_at: datetime | None = None
     finished_at: datetime | None = None
@@ -119,6 +123,7 @@ def tool_call_out(
         result_data=call.result_data,
         error=error,
         decision=decision_out(decision) if decision else None,
+        grant_id=call.grant_id,
         created_at=call.created_at,
         started_at=call.started_at,
         finished_at=call.finished_at,
