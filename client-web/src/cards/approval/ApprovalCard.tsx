@@ -108,7 +108,10 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
               )}
             </>
           ) : (
-            <ArgFields schema={schema} args={args} />
+            <>
+              {call.decision?.type === "edit" && <p className="muted small fields-caption">As proposed</p>}
+              <ArgFields schema={schema} args={args} />
+            </>
           )}
           <ViewJson value={args} />
         </>
