@@ -112,12 +112,19 @@ async def test_the_permissions_page_revokes_and_switches_actions_off(
     await expect(ada.get_by_test_id("actions-toggle")).to_have_text("Turn on for 7 days")
     states = {a["employee"]: a for a in (await app.client.get("/api/actions")).json()}
     assert states["assistant"]["on"] is False
-    await ada.get_by_test_id("actions-toggle").click()
-    await expect(ada.get_by_test_id("actions-state")).to_contain_text("On until")
 
-    # Revoked: the next call asks again.
+    # In the conversation a banner says so and turns them back on.
     await page.goto(f"/#/c/{conversation_id}")
     await expect(conversation(page)).to_have_attribute("data-conversation-id", conversation_id)
+    banner = page.get_by_test_id("actions-banner")
+    await expect(banner).to_contain_text("AI actions for Ada are off.")
+    await page.screenshot(path=tmp_path / "actions-off.png", full_page=True)
+    await banner.get_by_test_id("actions-banner-on").click()
+    await expect(banner).to_have_count(0)
+    states = {a["employee"]: a for a in (await app.client.get("/api/actions")).json()}
+    assert states["assistant"]["on"] is True
+
+    # Revoked: the next call asks again.
     await send(page, "add a note call the vet")
     card = await _waiting_card(page)
     await expect(card.get_by_test_id("approve")).to_be_visible()
