@@ -8,7 +8,6 @@ decisions on one call exactly one wins: ``decisions.tool_call_id`` is unique.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import timedelta
 from typing import Any, Literal
@@ -107,6 +106,22 @@ async def decide(
             switch for the employee is off.
     """
     _check_shape(body)
+    out, conversation_id, message_id, owner_id = await engine.db.run(
+        _record, engine, user_id, tool_call_id, body, channel
+    )
+    # Resume in a task of its own: the answer and the decided event go out first.
+    engine.schedule_resume(conversation_id, message_id, owner_id)
+    return out
+
+
+def _record(
+    engine: Engine, user_id: str, tool_call_id: str, body: DecisionIn, channel: str
+) -> tuple[ToolCallOut, str, int, str]:
+    """The transaction of :func:`decide` (database thread).
+
+    Returns:
+        ``(call view, conversation_id, message_id, owner_id)``.
+    """
     with engine.db.session() as session:
         call = session.get(ToolCall, tool_call_id)
         conversation = session.get(Conversation, call.conversation_id) if call else None
@@ -200,16 +215,7 @@ async def decide(
             session, call.conversation_id, ToolCallDecided(run_id=call.run_id, tool_call=out)
         )
         engine.bus.commit(session)
-        message_id, conversation_id, owner_id = (
-            call.message_id,
-            call.conversation_id,
-            conversation.owner_id,
-        )
-    # Resume on the loop's next turn: the answer and the decided event go out first.
-    asyncio.get_running_loop().call_soon(
-        engine.resume_if_decided, conversation_id, message_id, owner_id
-    )
-    return out
+        return out, call.conversation_id, call.message_id, conversation.owner_id
 
 
 def remember(
