@@ -15,6 +15,7 @@ import { EmployeePicker } from "./components/EmployeePicker";
 import { NewChatView } from "./components/NewChatView";
 import { Sidebar } from "./components/Sidebar";
 import { TokenPrompt } from "./components/TokenPrompt";
+import { PermissionsPage } from "./permissions/PermissionsPage";
 import { AppDataContext, indexBy, type AppData } from "./state/appData";
 import { announceActivity, onActivity } from "./state/broadcast";
 import { parseHash, routeHash, type Route } from "./state/route";
@@ -98,7 +99,9 @@ export function App() {
           ? "Audit"
           : route.kind === "admin"
           ? "Admin"
-          : null;
+          : route.kind === "permissions"
+            ? "Permissions"
+            : null;
   useEffect(() => {
     document.title = documentTitle(totalWaiting, pageTitle);
   }, [totalWaiting, pageTitle]);
@@ -201,6 +204,7 @@ export function App() {
           adminActive={route.kind === "admin"}
           approvalsActive={route.kind === "approvals"}
           auditActive={route.kind === "audit"}
+          permissionsActive={route.kind === "permissions"}
           waitingTotal={totalWaiting}
           openWaiting={liveOpen}
           onNew={() => navigate({ kind: "home" })}
@@ -232,6 +236,8 @@ export function App() {
           <ApprovalsView key={authVersion} />
         ) : route.kind === "audit" ? (
           <AuditPage key={authVersion} />
+        ) : route.kind === "permissions" ? (
+          <PermissionsPage key={authVersion} />
         ) : route.kind === "admin" ? (
           <AdminPage key={authVersion} />
         ) : (

@@ -4,6 +4,7 @@
  * app can ask for a token.
  */
 import type {
+  ActionsOut,
   ApiErrorBody,
   AuditPage,
   AuditQuery,
@@ -17,6 +18,8 @@ import type {
   EmployeeCreate,
   EmployeeOut,
   EmployeePatch,
+  GrantIn,
+  GrantOut,
   HealthOut,
   MeOut,
   MessageAccepted,
@@ -208,5 +211,13 @@ export const api = {
   auditExportUrl: (query: AuditQuery) => `/api/audit/export${queryString({ ...query })}`,
   toolMetrics: (since?: string, until?: string) =>
     request<ToolMetricsReport>("GET", `/api/metrics/tools${queryString({ since, until })}`),
+  /** The caller's live "don't ask again" grants, newest first. */
+  grants: () => request<GrantOut[]>("GET", "/api/grants"),
+  createGrant: (body: GrantIn) => request<GrantOut>("POST", "/api/grants", body),
+  revokeGrant: (id: string) => request<void>("DELETE", `/api/grants/${enc(id)}`),
+  /** The caller's "AI actions" switch for every employee. */
+  actions: () => request<ActionsOut[]>("GET", "/api/actions"),
+  setActions: (employee: string, on: boolean) =>
+    request<ActionsOut>("PUT", `/api/actions/${enc(employee)}`, { on }),
   eventsUrl: (id: string) => `/api/conversations/${enc(id)}/events`,
 };

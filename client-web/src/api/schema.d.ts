@@ -54,6 +54,8 @@ export interface paths {
         /**
          * Health
          * @description Liveness, version and which model answers (``offline`` for the built-in one).
+         *
+         *     Touches no database and runs on the event loop, so it answers while the database waits.
          */
         get: operations["health_api_health_get"];
         put?: never;
@@ -144,7 +146,8 @@ export interface paths {
         post?: never;
         /**
          * Delete Conversation
-         * @description Delete a conversation and every row that belongs to it. 409 while a run is active.
+         * @description Delete a conversation and every row that belongs to it (its grants too). 409 while a
+         *     run is active.
          */
         delete: operations["delete_conversation_api_conversations__conversation_id__delete"];
         options?: never;

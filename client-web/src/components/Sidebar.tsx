@@ -15,6 +15,7 @@ interface Props {
   approvalsActive: boolean;
   /** The Audit page is open. */
   auditActive?: boolean;
+  permissionsActive?: boolean;
   /** Decisions waiting across conversations (the Approvals link's count). */
   waitingTotal: number;
   /** The live count of the open conversation (fresher than the list's). */
@@ -57,14 +58,6 @@ export function Sidebar(props: Props) {
           </span>
         )}
       </a>
-      <a
-        href="#/audit"
-        className={props.auditActive ? "nav-link active" : "nav-link"}
-        aria-current={props.auditActive ? "page" : undefined}
-        data-testid="audit-link"
-      >
-        Audit
-      </a>
       <ul className="conversation-list">
         {conversations.map((c) => {
           const waiting = openWaiting && openWaiting.id === c.id ? openWaiting.waiting : (c.pending ?? 0);
@@ -83,13 +76,29 @@ export function Sidebar(props: Props) {
         })}
         {conversations.length === 0 && <li className="muted small pad">No conversations yet.</li>}
       </ul>
-      {isAdmin(me) && (
-        <div className="sidebar-foot">
+      <div className="sidebar-foot">
+        <a
+          href="#/permissions"
+          className={props.permissionsActive ? "nav-link active" : "nav-link"}
+          aria-current={props.permissionsActive ? "page" : undefined}
+          data-testid="permissions-link"
+        >
+          Permissions
+        </a>
+        <a
+          href="#/audit"
+          className={props.auditActive ? "nav-link active" : "nav-link"}
+          aria-current={props.auditActive ? "page" : undefined}
+          data-testid="audit-link"
+        >
+          Audit
+        </a>
+        {isAdmin(me) && (
           <a href="#/admin" className={adminActive ? "nav-link active" : "nav-link"} aria-current={adminActive ? "page" : undefined} data-testid="admin-link">
             Admin: employees and skills
           </a>
-        </div>
-      )}
+        )}
+      </div>
     </nav>
   );
 }

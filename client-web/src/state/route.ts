@@ -1,7 +1,7 @@
 /**
  * The in-app views, kept in the URL hash: `#/` (pick an employee), `#/new/<employee>` (a new
  * chat, not stored until its first message), `#/c/<id>` (optionally `#/c/<id>/call/<call id>`
- * to bring one tool call into view), `#/approvals`, `#/audit`, `#/admin`.
+ * to bring one tool call into view), `#/approvals`, `#/permissions`, `#/audit`, `#/admin`.
  */
 export type Route =
   | { kind: "home" }
@@ -9,6 +9,7 @@ export type Route =
   | { kind: "conversation"; id: string; call?: string }
   | { kind: "approvals" }
   | { kind: "audit" }
+  | { kind: "permissions" }
   | { kind: "admin" };
 
 function decode(part: string): string | null {
@@ -39,6 +40,7 @@ export function parseHash(hash: string): Route {
   if (hash === "#/admin") return { kind: "admin" };
   if (hash === "#/approvals") return { kind: "approvals" };
   if (hash === "#/audit") return { kind: "audit" };
+  if (hash === "#/permissions") return { kind: "permissions" };
   return { kind: "home" };
 }
 
@@ -54,6 +56,8 @@ export function routeHash(route: Route): string {
       return "#/approvals";
     case "audit":
       return "#/audit";
+    case "permissions":
+      return "#/permissions";
     case "admin":
       return "#/admin";
     case "home":
