@@ -27,7 +27,6 @@ from sqlmodel import select
 
 from interlock.settings import Settings
 from interlock.storage import Conversation, Decision, Event, Message, Run, ToolCall
-from interlock.storage.db import SQLITE_BUSY_TIMEOUT_MS
 from interlock.storage.migrate import upgrade
 from support.live import LiveServer, live_server
 from support.notes import stored_notes
