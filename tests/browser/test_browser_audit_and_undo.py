@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Locator, Page, expect
 
+from support.a11y import axe_violations, report
 from support.live import LiveServer
 from support.pages import conversation, notes, send, start_chat, tool_call
 from support.sse import collect, terminals
@@ -124,3 +125,5 @@ async def test_the_audit_page_lists_filters_and_shows_tool_metrics(
     await page.get_by_test_id("filter-clear").click()
     await expect(rows).to_have_count(3)
     await page.screenshot(path=tmp_path / "audit.png", full_page=True)
+    violations = await axe_violations(page)
+    assert violations == [], report(violations)
