@@ -15,14 +15,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session
 
 from interlock.employees import Employee
+from interlock.engine.expiry import Deadlines
 from interlock.engine.records import view
 from interlock.engine.turn import effective_permission
 from interlock.errors import BadRequest, Forbidden
 from interlock.skills import SkillCatalog
-from interlock.storage import Conversation, Message, MessageRole, ToolCall, ToolCallStatus
+from interlock.storage import Conversation, Message, MessageRole, ToolCall
 from interlock.storage.views import message_out
 from interlock.streaming import EventBus
-from interlock.streaming.events import MessageCompleted, ToolCallCreated, ToolCallInterrupted
+from interlock.streaming.events import MessageCompleted, ToolCallCreated
 from interlock.tools import Tool, ToolRegistry
 
 COMMAND_RE = re.compile(r"^/([a-z][a-z0-9_-]{0,31})(?:\s+(.*))?\s*$", re.DOTALL)
@@ -152,6 +153,7 @@ def propose_command(
     session: Session,
     bus: EventBus,
     registry: ToolRegistry,
+    deadlines: Deadlines,
     conversation: Conversation,
     employee: Employee,
     run_id: str,
@@ -195,11 +197,4 @@ def propose_command(
     )
     bus.stage(session, conversation.id, ToolCallCreated(run_id=run_id, tool_call=created))
     if permission == "ASK":
-        call.status = ToolCallStatus.interrupted
-        session.add(call)
-        session.flush()
-        bus.stage(
-            session,
-            conversation.id,
-            ToolCallInterrupted(run_id=run_id, tool_call=view(session, registry, call)),
-        )
+        deadlines.interrupt(session, bus, registry, call, employee, run_id)

@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 
 from interlock.employees import DEFAULT_EMPLOYEE, Employee, EmployeeDirectory
 from interlock.engine.commands import CommandClaim, propose_command, resolve_command
+from interlock.engine.expiry import Deadlines, ExpirySweeper, expire_due
 from interlock.engine.graph import GraphDeps, TurnState, build_graph
 from interlock.engine.records import cancel_open_calls, latest_assistant_calls
 from interlock.engine.recovery import recover_runs
@@ -84,6 +85,8 @@ class Engine:
         self.employees = employees
         self.model = model
         self._models: dict[str, BaseChatModel] = {}
+        self.deadlines = Deadlines(settings)
+        self.sweeper = ExpirySweeper(self, settings.approval_sweep_interval_s)
         self._graph = build_graph(
             GraphDeps(
                 db=db,
@@ -94,6 +97,7 @@ class Engine:
                 delta_window_s=settings.delta_window_s,
                 employee_of=self.employee_of,
                 model_for=self.model_for,
+                deadlines=self.deadlines,
             )
         )
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -194,7 +198,14 @@ class Engine:
             )
             if command is not None:
                 propose_command(
-                    session, self.bus, self.registry, conversation, employee, run.id, command
+                    session,
+                    self.bus,
+                    self.registry,
+                    self.deadlines,
+                    conversation,
+                    employee,
+                    run.id,
+                    command,
                 )
             self.bus.commit(session)
         self._spawn(run.id, conversation_id, user_id)
@@ -226,6 +237,19 @@ class Engine:
             self.bus.commit(session)
         self._spawn(run.id, conversation_id, user_id)
         return run.id
+
+    def resume_after_close(self, conversation_id: str, message_id: int) -> str | None:
+        """Resume the owner's run once a call of ``message_id`` was closed by the server.
+
+        Returns:
+            The new run's id, or None (calls still wait, or a run is active).
+        """
+        with self.db.session() as session:
+            conversation = session.get(Conversation, conversation_id)
+            if conversation is None:
+                return None
+            owner_id = conversation.owner_id
+        return self.resume_if_decided(conversation_id, message_id, owner_id)
 
     def _claim(self, session: Session, conversation_id: str, run_id: str) -> bool:
         result = session.exec(  # type: ignore[call-overload]
@@ -276,6 +300,13 @@ class Engine:
             return
         status = RunStatus.paused if final["outcome"] == "paused" else RunStatus.completed
         self.end_run(run_id, conversation_id, status)
+        if status == RunStatus.paused and not self._closing:
+            # A decision or an expiry may have landed after the tools node looked and before
+            # the pause was written (its own resume found this run active): go on now.
+            with self.db.session() as session:
+                calls = latest_assistant_calls(session, conversation_id)
+            if calls:
+                self.resume_if_decided(conversation_id, calls[0].message_id, user_id)
 
     def end_run(
         self,
@@ -367,12 +398,17 @@ class Engine:
 
     # -- restart -------------------------------------------------------------------------
     def recover(self) -> list[str]:
-        """Repair runs that were active when the server stopped (see ``engine.recovery``)."""
-        return recover_runs(self)
+        """Repair runs that were active when the server stopped (see ``engine.recovery``),
+        close calls that expired meanwhile, and start the expiry sweeper."""
+        resumed = recover_runs(self)
+        expire_due(self)
+        self.sweeper.start()
+        return resumed
 
     async def aclose(self) -> None:
         """Stop run tasks at shutdown (bounded wait); :meth:`recover` repairs them at the next start."""
         self._closing = True
+        await self.sweeper.aclose()
         tasks = list(self._tasks.values())
         for task in tasks:
             task.cancel()

@@ -7,6 +7,7 @@ from interlock.storage.models import (
     DecisionType,
     EmployeeRecord,
     Event,
+    GroupMember,
     Message,
     MessageRole,
     Note,
@@ -14,6 +15,7 @@ from interlock.storage.models import (
     Run,
     RunStatus,
     ToolCall,
+    ToolCallApproval,
     ToolCallStatus,
     User,
 )
@@ -25,6 +27,7 @@ __all__ = [
     "DecisionType",
     "EmployeeRecord",
     "Event",
+    "GroupMember",
     "Message",
     "MessageRole",
     "Note",
@@ -32,6 +35,7 @@ __all__ = [
     "Run",
     "RunStatus",
     "ToolCall",
+    "ToolCallApproval",
     "ToolCallStatus",
     "User",
 ]

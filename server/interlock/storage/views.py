@@ -36,8 +36,23 @@ class DecisionOut(BaseModel):
     created_at: datetime
 
 
+class ApprovalOut(BaseModel):
+    """One person's approval of a call that needs several (``approvals_required`` > 1)."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+    user_id: str
+    user_name: str
+    created_at: datetime
+
+
 class ToolCallOut(BaseModel):
-    """A tool call with its status, the args proposed and the args that actually ran."""
+    """A tool call with its status, the args proposed and the args that actually ran.
+
+    ``expires_at`` is the server-clock deadline of an interrupted call (then it expires);
+    ``approvals`` lists who approved so far when ``approvals_required`` > 1;
+    ``require_approver`` means the conversation's owner may not approve it.
+    """
 
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
@@ -59,6 +74,10 @@ class ToolCallOut(BaseModel):
     created_at: datetime
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    expires_at: datetime | None = None
+    approvals_required: int = 1
+    require_approver: bool = False
+    approvals: list[ApprovalOut] = []
 
 
 class MessageOut(BaseModel):
@@ -96,6 +115,7 @@ def tool_call_out(
     *,
     title: str | None = None,
     card: str | None = None,
+    approvals: list[ApprovalOut] | None = None,
 ) -> ToolCallOut:
     """Build the wire shape of ``call``; ``title`` defaults to the tool name."""
     error = (
@@ -122,6 +142,10 @@ def tool_call_out(
         created_at=call.created_at,
         started_at=call.started_at,
         finished_at=call.finished_at,
+        expires_at=call.expires_at,
+        approvals_required=call.approvals_required,
+        require_approver=call.require_approver,
+        approvals=approvals or [],
     )
 
 
