@@ -16,7 +16,7 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from interlock.models import ScriptedChatModel, scripted_message
-from interlock.storage import Message, Note, ToolCall
+from interlock.storage import AuditRecord, Message, Note, ToolCall
 from interlock.storage.models import utcnow
 from support.live import live_server
 from support.sse import collect, terminals
@@ -96,6 +96,10 @@ async def test_case_c31_pending_call_expires_while_nobody_is_there(make_settings
             ).one()
             assert count == 1
             assert session.exec(select(Note)).all() == []
+            records = session.exec(
+                select(AuditRecord).where(AuditRecord.tool_call_id == call["id"])
+            ).all()
+            assert [(r.decider, r.outcome) for r in records] == [("timeout", "expired")]
 
         # The late approval: 409 with the recorded outcome.
         late = await server.decide(call["id"], type="approve")
@@ -110,3 +114,7 @@ async def test_case_c31_pending_call_expires_while_nobody_is_there(make_settings
         assert after.calls_made == 1
         with server.services.db.session() as session:
             assert session.exec(select(Note)).all() == []
+            records = session.exec(
+                select(AuditRecord).where(AuditRecord.tool_call_id == call["id"])
+            ).all()
+            assert len(records) == 1  # the refused approval left no record

@@ -30,6 +30,7 @@ from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
 from interlock.approvals.policy import ApprovalRule, apply_rule, rule_for
+from interlock.audit import TIMEOUT_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
 from interlock.engine.records import close_call, expired_text, view
 from interlock.settings import Settings
@@ -118,6 +119,16 @@ def expire_call(engine: Engine, tool_call_id: str, now: datetime) -> tuple[str, 
         assert call is not None and call.expires_at is not None
         session.refresh(call)
         timeout_s = (call.expires_at - call.created_at).total_seconds()
+        record_outcome(
+            session,
+            call=call,
+            decider=TIMEOUT_DECIDER,
+            channel=Channel.system,
+            outcome=Outcome.expired,
+            reason=EXPIRED_REASON,
+            proposed_args=call.proposed_args,
+            executed_args=None,
+        )
         close_call(
             session,
             engine.bus,

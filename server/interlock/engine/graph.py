@@ -20,6 +20,7 @@ from langgraph.graph import END, START, StateGraph
 from sqlalchemy import update
 from sqlmodel import col, select
 
+from interlock.audit import ALLOW_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
 from interlock.engine.expiry import Deadlines
 from interlock.engine.history import load_history, to_model_messages
@@ -216,6 +217,17 @@ class _Nodes:
                         result_data={"errors": field_errors} if field_errors else None,
                         error_code=code,
                         error_message=problem,
+                    )
+                elif tool is not None and plan.permissions[tool.name] == Permission.ALLOW:
+                    record_outcome(
+                        session,
+                        call=call,
+                        decider=ALLOW_DECIDER,
+                        channel=Channel.system,
+                        outcome=Outcome.allowed,
+                        reason=None,
+                        proposed_args=call.proposed_args,
+                        executed_args=call.proposed_args,
                     )
                 elif tool is not None and plan.permissions[tool.name] == Permission.ASK:
                     d.deadlines.interrupt(session, d.bus, d.registry, call, employee, run_id)
