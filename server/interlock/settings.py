@@ -74,6 +74,8 @@ class Settings(BaseSettings):
         max_message_bytes: Largest user message, in UTF-8 bytes (32 kB).
         max_request_bytes: Largest HTTP request body, in bytes (1 MiB); refused before it
             is read into memory.
+        request_body_timeout_s: Seconds a request body may take to arrive whole (408
+            ``request_timeout`` past it).
         tool_timeout_s: Default tool timeout in seconds when a tool declares none.
         max_tool_result_chars: Tool results longer than this are cut with a note (60,000).
         ping_interval_s: Seconds between SSE keep-alive comments.
@@ -94,6 +96,9 @@ class Settings(BaseSettings):
             ``expired`` (24 h), unless its tool or employee says otherwise.
         approval_sweep_interval_s: Longest pause between two looks for expired calls, in
             seconds; the sweeper also wakes at the next known deadline.
+        actions_grant_days: How long turning an employee's "AI actions" switch on lasts, in
+            days (7); use never extends it, and when it lapses the switch is off.
+        grant_days: Default length of a "don't ask again" grant, in days (7; at most 30).
         http_ca_bundle: TEST-ONLY. A PEM file of CA certificates that ``http_json`` tools
             trust instead of the default bundle (``certifi``), for a test server's throwaway
             certificate. None (the default) uses the default bundle.
@@ -110,6 +115,7 @@ class Settings(BaseSettings):
     max_steps_per_turn: int = Field(default=12, ge=1, le=100)
     max_message_bytes: int = 32 * 1024
     max_request_bytes: int = Field(default=1024 * 1024, ge=64 * 1024)
+    request_body_timeout_s: float = Field(default=30.0, gt=0)
     tool_timeout_s: float = Field(default=30.0, gt=0)
     max_tool_result_chars: int = 60_000
     ping_interval_s: float = Field(default=15.0, gt=0)
@@ -124,6 +130,8 @@ class Settings(BaseSettings):
     http_ca_bundle: Path | None = None
     approval_timeout_s: float = Field(default=24 * 3600.0, gt=0, le=30 * 24 * 3600.0)
     approval_sweep_interval_s: float = Field(default=5.0, gt=0, le=3600)
+    actions_grant_days: int = Field(default=7, ge=1, le=365)
+    grant_days: int = Field(default=7, ge=1, le=30)
 
     @property
     def is_offline_model(self) -> bool:

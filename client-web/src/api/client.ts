@@ -5,6 +5,8 @@
  */
 import type {
   ApiErrorBody,
+  ApprovalOut,
+  ConversationPatch,
   CancelResult,
   CommandClaim,
   ConversationDetail,
@@ -23,6 +25,7 @@ import type {
   ToolOut,
   ToolResultIn,
 } from "./types";
+import { noteServerDate } from "../state/serverClock";
 
 const TOKEN_KEY = "interlock.token";
 
@@ -107,6 +110,7 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   } catch (e) {
     throw new ApiError(0, { code: "network", message: `Cannot reach the server (${String(e)})` });
   }
+  noteServerDate(res.headers.get("Date"));
   if (res.status === 401) notifyUnauthorized();
   if (!res.ok) throw await errorFromResponse(res);
   if (res.status === 204) return undefined as T;
@@ -145,6 +149,10 @@ export const api = {
   createConversation: (employee?: string) =>
     request<ConversationSummary>("POST", "/api/conversations", employee ? { employee } : {}),
   conversation: (id: string) => request<ConversationDetail>("GET", `/api/conversations/${enc(id)}`),
+  renameConversation: (id: string, title: string) =>
+    request<ConversationSummary>("PATCH", `/api/conversations/${enc(id)}`, { title } satisfies ConversationPatch),
+  /** Every call waiting for the caller across their conversations, newest first. */
+  approvals: () => request<ApprovalOut[]>("GET", "/api/approvals"),
   deleteConversation: (id: string) => request<void>("DELETE", `/api/conversations/${enc(id)}`),
   /** `command`: the slash command picked from the menu (the server re-resolves it). */
   postMessage: (id: string, content: string, command?: CommandClaim) =>

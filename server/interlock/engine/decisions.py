@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -23,18 +23,23 @@ from sqlmodel import Session, col, select
 
 from interlock.approvals.access import decider_role
 from interlock.audit import Channel, Outcome, record_outcome
+from interlock.employees import Employee
 from interlock.engine.expiry import expire_call
 from interlock.engine.records import view
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, Forbidden, NotFound
+from interlock.permissions import actions_on, create_grant, is_action
+from interlock.permissions.shapes import RememberIn
 from interlock.storage import (
     Conversation,
     Decision,
     DecisionType,
+    Grant,
     ToolCall,
     ToolCallApproval,
     ToolCallStatus,
 )
+from interlock.storage.models import utcnow
 from interlock.storage.text import check_storable
 from interlock.storage.views import ToolCallOut, decision_out
 from interlock.streaming.events import ToolCallApproved, ToolCallDecided
@@ -54,6 +59,9 @@ class DecisionIn(BaseModel):
             ``message`` the result without running the tool.
         args: The edited arguments (``edit`` only), checked against the tool's schema.
         message: Reason (``reject``) or answer text (``respond``).
+        remember: "Don't ask again" (approve and edit only; rejects are never remembered):
+            a grant for this tool in this conversation or for this employee, made in the
+            same transaction as the decision.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -61,6 +69,7 @@ class DecisionIn(BaseModel):
     type: Literal["approve", "edit", "reject", "respond"]
     args: dict[str, Any] | None = None
     message: str | None = Field(default=None, max_length=MAX_DECISION_MESSAGE_CHARS)
+    remember: RememberIn | None = None
 
     @model_validator(mode="after")
     def _storable(self) -> DecisionIn:
@@ -108,7 +117,11 @@ async def decide(
             ``already_approved`` for a second approval by the same person.
         BadRequest: ``invalid_args`` with ``details.errors`` (edit; respond to a tool with
             ``check_response``), ``invalid_request`` (a missing field, an edit of a call
-            needing several approvals).
+            needing several approvals), or ``cannot_remember`` (``remember`` on a reject or
+            respond, by an approver, on a call needing an approver or several approvals, or
+            for a tool that cannot be granted).
+        Conflict: ``actions_off`` when approving a write call while the owner's "AI actions"
+            switch for the employee is off.
     """
     _check_shape(body)
     with engine.db.session() as session:
@@ -141,6 +154,27 @@ async def decide(
                 "This action needs an approver's approval: you cannot approve your own call, "
                 "but you can reject it.",
                 code="approver_required",
+            )
+        tool = engine.registry.get(call.name)
+        if (
+            approving
+            and tool is not None
+            and employee is not None
+            and is_action(tool)
+            and not actions_on(session, conversation.owner_id, employee.slug)
+        ):
+            raise Conflict(
+                f"AI actions for {employee.name} are off, so this cannot run. Turn them on "
+                "under Permissions, or reject the call.",
+                code="actions_off",
+            )
+        if body.remember is not None and (
+            role != "owner" or call.require_approver or call.approvals_required > 1
+        ):
+            raise BadRequest(
+                "Only the conversation's owner can say \"don't ask again\", and not for a call "
+                "that needs an approver or several approvals.",
+                code="cannot_remember",
             )
         if body.type == DecisionType.edit and call.approvals_required > 1:
             raise BadRequest(
@@ -188,6 +222,8 @@ async def decide(
         session.add(call)
         try:
             session.flush()
+            if body.remember is not None and employee is not None:
+                remember(engine, session, call, conversation, employee, body)
         except IntegrityError:
             session.rollback()
             raise _refusal(engine, tool_call_id, now) from None
@@ -307,6 +343,35 @@ def _refusal(engine: Engine, tool_call_id: str, now: datetime) -> Conflict:
     return _not_interrupted(out, decision)
 
 
+def remember(
+    engine: Engine,
+    session: Session,
+    call: ToolCall,
+    conversation: Conversation,
+    employee: Employee,
+    body: DecisionIn,
+) -> Grant:
+    """Make the grant a decision's ``remember`` asks for (in the decision's transaction)."""
+    assert body.remember is not None
+    days = body.remember.days or engine.settings.grant_days
+    args = body.args if body.type == DecisionType.edit else call.proposed_args
+    now = utcnow()
+    return create_grant(
+        session,
+        registry=engine.registry,
+        employee=employee,
+        user_id=conversation.owner_id,
+        tool_name=call.name,
+        scope=body.remember.scope,
+        conversation=conversation,
+        args=args if body.remember.exact_args and isinstance(args, dict) else None,
+        expires_at=now + timedelta(days=days),
+        source_call_id=call.id,
+        actions_on=actions_on(session, conversation.owner_id, employee.slug),
+        now=now,
+    )
+
+
 def _check_shape(body: DecisionIn) -> None:
     if body.type == DecisionType.edit and body.args is None:
         raise BadRequest(
@@ -320,6 +385,11 @@ def _check_shape(body: DecisionIn) -> None:
         raise BadRequest("Only an edit carries args.", code="invalid_request")
     if body.type == DecisionType.respond and not (body.message and body.message.strip()):
         raise BadRequest("A respond decision needs a message.", code="invalid_request")
+    if body.remember is not None and body.type not in (DecisionType.approve, DecisionType.edit):
+        raise BadRequest(
+            "Only an approval can be remembered; rejects and answers are never remembered.",
+            code="cannot_remember",
+        )
 
 
 def _response_errors(tool: Tool | None, args: Any, message: str) -> list[FieldError]:

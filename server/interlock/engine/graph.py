@@ -23,7 +23,8 @@ from sqlmodel import col, select
 from interlock.audit import ALLOW_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
 from interlock.engine.expiry import Deadlines
-from interlock.engine.history import load_history, to_model_messages
+from interlock.engine.grants import apply_grant
+from interlock.engine.history import HistoryCache
 from interlock.engine.proposals import Proposal, field_hint, message_text, read_proposals
 from interlock.engine.records import (
     close_call,
@@ -34,6 +35,7 @@ from interlock.engine.records import (
 )
 from interlock.engine.turn import LOAD_SKILL, TurnPlan, effective_permission, plan_turn
 from interlock.errors import InterlockError
+from interlock.permissions import actions_on, is_action
 from interlock.skills import SkillCatalog
 from interlock.storage import (
     Conversation,
@@ -97,6 +99,7 @@ def build_graph(deps: GraphDeps) -> Any:
 class _Nodes:
     def __init__(self, deps: GraphDeps) -> None:
         self.d = deps
+        self.history = HistoryCache(deps.registry)
 
     # -- routing -------------------------------------------------------------------------
     def route_start(self, state: TurnState) -> str:
@@ -126,9 +129,9 @@ class _Nodes:
             conversation = session.get(Conversation, conversation_id)
             assert conversation is not None
             employee = d.employee_of(conversation.employee)
-            plan = plan_turn(conversation, employee, d.catalog, d.registry)
-            messages, calls = load_history(session, conversation_id)
-        history = to_model_messages(messages, calls, d.registry, plan.system_prompt)
+            on = actions_on(session, conversation.owner_id, employee.slug)
+            plan = plan_turn(conversation, employee, d.catalog, d.registry, actions_on=on)
+            history = self.history.model_messages(session, conversation_id, plan.system_prompt)
         model = d.model_for(employee)
         bound = model.bind_tools(d.registry.provider_specs(plan.offered)) if plan.offered else model
 
@@ -193,6 +196,15 @@ class _Nodes:
                 )
                 session.add(call)
                 problem, code, field_errors = self._check(proposal, tool, plan)
+                if problem is None and tool is not None:
+                    apply_grant(
+                        session,
+                        call,
+                        tool,
+                        str(plan.permissions[tool.name]),
+                        user_id=state["user_id"],
+                        employee=plan.employee,
+                    )
                 calls.append((call, tool, problem, code, field_errors))
             session.flush()
             views = [view(session, d.registry, call) for call, *_ in calls]
@@ -229,7 +241,11 @@ class _Nodes:
                         proposed_args=call.proposed_args,
                         executed_args=call.proposed_args,
                     )
-                elif tool is not None and plan.permissions[tool.name] == Permission.ASK:
+                elif (
+                    tool is not None
+                    and plan.permissions[tool.name] == Permission.ASK
+                    and call.grant_id is None
+                ):
                     d.deadlines.interrupt(session, d.bus, d.registry, call, employee, run_id)
             d.bus.commit(session)
 
@@ -240,6 +256,13 @@ class _Nodes:
         if tool is None:
             known = self.d.registry.by_provider_name(proposal.name)
             if known is not None and known.name in plan.denied:
+                if not plan.actions_on and is_action(known):
+                    return (
+                        f"The tool {known.name!r} is not allowed: the person has AI actions "
+                        "turned off for you (they can turn them on under Permissions).",
+                        "permission_denied",
+                        [],
+                    )
                 return f"The tool {known.name!r} is not allowed here.", "permission_denied", []
             if known is not None and known.skill is not None:
                 return (
@@ -330,6 +353,7 @@ class _Nodes:
         d = self.d
         tool = d.registry.get(call.name)
         with d.db.session() as session:
+            on = actions_on(session, state["user_id"], employee.slug)
             claimed = session.exec(  # type: ignore[call-overload]
                 update(ToolCall)
                 .where(
@@ -361,10 +385,16 @@ class _Nodes:
             outcome = _failure(
                 ToolError("not_found", f"No skill {args.get('name')!r} can be loaded here.")
             )
-        elif tool is not None and effective_permission(tool, employee) == "DENY":
-            # An admin denied the tool after the call was proposed: it never runs.
+        elif tool is not None and effective_permission(tool, employee, actions_on=on) == "DENY":
+            # Denied after the call was proposed (an admin, or AI actions turned off or
+            # lapsed): it never runs.
             outcome = _failure(
-                ToolError("permission_denied", f"The tool {tool.name!r} is not allowed here.")
+                ToolError(
+                    "permission_denied",
+                    f"The tool {tool.name!r} is not allowed here."
+                    if on or not is_action(tool)
+                    else f"The tool {tool.name!r} is not allowed: AI actions are off.",
+                )
             )
         elif tool is None:
             outcome = _failure(

@@ -22,7 +22,7 @@ from interlock.storage import (
     User,
 )
 from interlock.storage.models import utcnow
-from interlock.storage.views import ApprovalOut, ToolCallOut, message_out, tool_call_out
+from interlock.storage.views import ToolCallApprovalOut, ToolCallOut, message_out, tool_call_out
 from interlock.streaming import EventBus
 from interlock.streaming.events import ToolCallCompleted
 from interlock.tools import ToolRegistry
@@ -78,7 +78,7 @@ def view(
     registry: ToolRegistry,
     call: ToolCall,
     decision: Decision | object | None = _UNLOADED,
-    approvals: list[ApprovalOut] | None = None,
+    approvals: list[ToolCallApprovalOut] | None = None,
 ) -> ToolCallOut:
     """Return the wire shape of ``call`` with its decision, approvals, title and card hint.
 
@@ -105,7 +105,9 @@ def view(
     )
 
 
-def approvals_of(session: Session, tool_call_ids: list[str]) -> dict[str, list[ApprovalOut]]:
+def approvals_of(
+    session: Session, tool_call_ids: list[str]
+) -> dict[str, list[ToolCallApprovalOut]]:
     """Return the approvals given so far, by call id, oldest first, with the approvers' names."""
     if not tool_call_ids:
         return {}
@@ -115,10 +117,10 @@ def approvals_of(session: Session, tool_call_ids: list[str]) -> dict[str, list[A
         .where(col(ToolCallApproval.tool_call_id).in_(tool_call_ids))
         .order_by(col(ToolCallApproval.id))
     ).all()
-    out: dict[str, list[ApprovalOut]] = {}
+    out: dict[str, list[ToolCallApprovalOut]] = {}
     for approval, name in rows:
         out.setdefault(approval.tool_call_id, []).append(
-            ApprovalOut(
+            ToolCallApprovalOut(
                 user_id=approval.user_id,
                 user_name=name or approval.user_id,
                 created_at=approval.created_at,

@@ -23,6 +23,7 @@ from interlock.engine.records import cancel_open_calls, latest_assistant_calls
 from interlock.engine.recovery import recover_runs
 from interlock.errors import Conflict, InterlockError, NotFound, error_body
 from interlock.models import create_chat_model
+from interlock.permissions import start_switch
 from interlock.settings import Settings
 from interlock.skills import SkillCatalog
 from interlock.storage import (
@@ -167,7 +168,12 @@ class Engine:
                     f"{employee.name} is disabled; start a conversation with someone else.",
                     code="employee_disabled",
                 )
-            command = resolve_command(content, claim, employee, self.catalog, self.registry)
+            switch = start_switch(
+                session, user_id, employee.slug, days=self.settings.actions_grant_days
+            )
+            command = resolve_command(
+                content, claim, employee, self.catalog, self.registry, actions_on=switch.on
+            )
             run = Run(conversation_id=conversation_id, trigger="message")
             if not self._claim(session, conversation_id, run.id):
                 raise Conflict(
@@ -213,6 +219,7 @@ class Engine:
                     employee,
                     run.id,
                     command,
+                    actions_on=switch.on,
                 )
             self.bus.commit(session)
         self._spawn(run.id, conversation_id, user_id)

@@ -2,12 +2,14 @@
 
 from interlock.storage.db import Database
 from interlock.storage.models import (
+    ActionSwitch,
     AuditRecord,
     Conversation,
     Decision,
     DecisionType,
     EmployeeRecord,
     Event,
+    Grant,
     GroupMember,
     Message,
     MessageRole,
@@ -22,6 +24,7 @@ from interlock.storage.models import (
 )
 
 __all__ = [
+    "ActionSwitch",
     "AuditRecord",
     "Conversation",
     "Database",
@@ -29,6 +32,7 @@ __all__ = [
     "DecisionType",
     "EmployeeRecord",
     "Event",
+    "Grant",
     "GroupMember",
     "Message",
     "MessageRole",

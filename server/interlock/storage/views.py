@@ -36,7 +36,7 @@ class DecisionOut(BaseModel):
     created_at: datetime
 
 
-class ApprovalOut(BaseModel):
+class ToolCallApprovalOut(BaseModel):
     """One person's approval of a call that needs several (``approvals_required`` > 1)."""
 
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
@@ -52,6 +52,7 @@ class ToolCallOut(BaseModel):
     ``expires_at`` is the server-clock deadline of an interrupted call (then it expires);
     ``approvals`` lists who approved so far when ``approvals_required`` > 1;
     ``require_approver`` means the conversation's owner may not approve it.
+    ``grant_id`` names the "don't ask again" grant that let the call run without a card.
     """
 
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
@@ -71,13 +72,14 @@ class ToolCallOut(BaseModel):
     result_data: Any = None
     error: ToolErrorOut | None = None
     decision: DecisionOut | None = None
+    grant_id: str | None = None
     created_at: datetime
     started_at: datetime | None = None
     finished_at: datetime | None = None
     expires_at: datetime | None = None
     approvals_required: int = 1
     require_approver: bool = False
-    approvals: list[ApprovalOut] = []
+    approvals: list[ToolCallApprovalOut] = []
 
 
 class MessageOut(BaseModel):
@@ -115,7 +117,7 @@ def tool_call_out(
     *,
     title: str | None = None,
     card: str | None = None,
-    approvals: list[ApprovalOut] | None = None,
+    approvals: list[ToolCallApprovalOut] | None = None,
 ) -> ToolCallOut:
     """Build the wire shape of ``call``; ``title`` defaults to the tool name."""
     error = (
@@ -139,6 +141,7 @@ def tool_call_out(
         result_data=call.result_data,
         error=error,
         decision=decision_out(decision) if decision else None,
+        grant_id=call.grant_id,
         created_at=call.created_at,
         started_at=call.started_at,
         finished_at=call.finished_at,
