@@ -223,7 +223,7 @@ async def decide(
         try:
             session.flush()
             if body.remember is not None and employee is not None:
-                remember(engine, session, call, conversation, employee, body)
+                remember(engine, session, user_id, call, conversation, employee, body)
         except IntegrityError:
             session.rollback()
             raise _refusal(engine, tool_call_id, now) from None
@@ -346,13 +346,24 @@ def _refusal(engine: Engine, tool_call_id: str, now: datetime) -> Conflict:
 def remember(
     engine: Engine,
     session: Session,
+    user_id: str,
     call: ToolCall,
     conversation: Conversation,
     employee: Employee,
     body: DecisionIn,
 ) -> Grant:
-    """Make the grant a decision's ``remember`` asks for (in the decision's transaction)."""
+    """Make the grant a decision's ``remember`` asks for (in the decision's transaction).
+
+    Raises:
+        BadRequest: ``cannot_remember`` when the decider is not the conversation's owner (a
+            grant is the owner's own choice), or the tool cannot be granted.
+    """
     assert body.remember is not None
+    if user_id != conversation.owner_id:
+        raise BadRequest(
+            "Only the conversation's owner can choose not to be asked again.",
+            code="cannot_remember",
+        )
     days = body.remember.days or engine.settings.grant_days
     args = body.args if body.type == DecisionType.edit else call.proposed_args
     now = utcnow()

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from interlock.tools.base import FieldError, Permission, Tool, ToolContext, ToolResult
-from interlock.tools.execution import check_result, run_handler
+from interlock.tools.execution import cap_data, check_result, run_handler
 from interlock.tools.execution import cut_text as _cut_text
 from interlock.tools.registration import (
     MAX_TOOL_NAME_CHARS,
@@ -258,7 +258,9 @@ class ToolRegistry:
         Returns:
             A new :class:`ToolResult`: a ``str`` return becomes ``ToolResult(text)``; text longer
             than ``max_result_chars`` keeps its head and ends with
-            ``"\\n\\n[Result cut: showing 60,000 of 5,000,000 characters; 4,940,000 cut.]"``.
+            ``"\\n\\n[Result cut: showing 60,000 of 5,000,000 characters; 4,940,000 cut.]"``;
+            data whose JSON is longer than ``max_result_chars`` is dropped, with a note
+            (:func:`interlock.tools.execution.cap_data`).
 
         Raises:
             ToolError: ``timeout`` past ``tool.timeout_s`` (or ``default_timeout_s``) seconds;
@@ -273,7 +275,7 @@ class ToolRegistry:
         raw = await run_handler(tool, args, ctx, timeout)
         result = check_result(tool, raw, lambda schema: self._output_validator(tool, schema))
         result.text = self.cut_text(result.text)
-        return result
+        return cap_data(result, self.max_result_chars)
 
     def _output_validator(self, tool: Tool, schema: dict[str, Any]) -> Any:
         """The output validator built at registration, or a new one for an unregistered tool."""
