@@ -100,7 +100,7 @@ async def test_engine_the_sweeper_wins_between_a_decisions_checks_and_its_write(
         def get_then_sweep(name: str) -> Any:
             if not started:
                 started.append(True)
-                swept.extend(expire_due(server.services.engine, now=FAR_FUTURE))
+                swept.extend(expire_due(server.services.engine, FAR_FUTURE))
             return original_get(name)
 
         monkeypatch.setattr(registry, "get", get_then_sweep)
@@ -128,13 +128,13 @@ async def test_engine_a_decision_that_won_is_never_expired_by_a_later_sweep(
         conversation_id, call, last = await _paused_call(server, "kept")
         # Hold the resume back so the decided call is still ``interrupted`` when swept.
         held: list[tuple[Any, ...]] = []
-        monkeypatch.setattr(engine, "resume_if_decided", lambda *args: held.append(args))
+        monkeypatch.setattr(engine, "schedule_resume", lambda *args: held.append(args))
         response = await server.decide(call["id"], type="approve")
         assert response.status_code == 200, response.text
         await wait_until(lambda: bool(held), timeout_s=5, what="the resume request")
-        assert expire_due(engine, now=FAR_FUTURE) == []
+        assert await engine.db.run(expire_due, engine, FAR_FUTURE) == []
         monkeypatch.undo()
-        engine.resume_if_decided(*held[0])
+        engine.schedule_resume(*held[0])
         log = await collect(server.client, conversation_id, until=terminals(1), last_event_id=last)
         assert log.types[-1] == "run.completed", log.types
         await server.idle()

@@ -11,7 +11,6 @@ expiry sweeper exactly one wins (the guarded update of ``tool_calls.decided_at``
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -124,6 +123,22 @@ async def decide(
             switch for the employee is off.
     """
     _check_shape(body)
+    out, resume = await engine.db.run(_record, engine, user_id, tool_call_id, body, channel)
+    if resume is not None:
+        # Resume in a task of its own: the answer and the decided event go out first.
+        engine.schedule_resume(*resume)
+    return out
+
+
+def _record(
+    engine: Engine, user_id: str, tool_call_id: str, body: DecisionIn, channel: str
+) -> tuple[ToolCallOut, tuple[str, int, str] | None]:
+    """The transaction of :func:`decide` (database thread).
+
+    Returns:
+        ``(call view, (conversation_id, message_id, owner_id))``; no resume (None) after an
+        approval that still needs more.
+    """
     with engine.db.session() as session:
         call = session.get(ToolCall, tool_call_id)
         conversation = session.get(Conversation, call.conversation_id) if call else None
@@ -207,7 +222,7 @@ async def decide(
                     ToolCallApproved(run_id=call.run_id, tool_call=out),
                 )
                 engine.bus.commit(session)
-                return out
+                return out, None
         decision = Decision(
             tool_call_id=call.id,
             conversation_id=call.conversation_id,
@@ -245,16 +260,7 @@ async def decide(
             session, call.conversation_id, ToolCallDecided(run_id=call.run_id, tool_call=out)
         )
         engine.bus.commit(session)
-        message_id, conversation_id, owner_id = (
-            call.message_id,
-            call.conversation_id,
-            conversation.owner_id,
-        )
-    # Resume on the loop's next turn: the answer and the decided event go out first.
-    asyncio.get_running_loop().call_soon(
-        engine.resume_if_decided, conversation_id, message_id, owner_id
-    )
-    return out
+        return out, (call.conversation_id, call.message_id, conversation.owner_id)
 
 
 def _check_content(engine: Engine, call: ToolCall, body: DecisionIn) -> None:

@@ -198,6 +198,8 @@ def next_deadline(engine: Engine) -> datetime | None:
 class ExpirySweeper:
     """Background task closing expired calls: at the next deadline, at least every interval.
 
+    The sweeps themselves run on the database threads (``db.run``); the task only waits.
+
     Args:
         engine: The engine whose calls it closes.
         interval_s: Longest pause between two sweeps, in seconds.
@@ -206,7 +208,8 @@ class ExpirySweeper:
     def __init__(self, engine: Engine, interval_s: float) -> None:
         self.engine = engine
         self.interval_s = interval_s
-        self._wake = asyncio.Event()
+        self._wake: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping = False
         self._planned: datetime | None = None
         self._task: asyncio.Task[None] | None = None
@@ -215,33 +218,43 @@ class ExpirySweeper:
     def start(self) -> None:
         """Start the task (needs a running event loop)."""
         if self._task is None:
+            self._loop = asyncio.get_running_loop()
+            self._wake = asyncio.Event()
+            self._stopping = False
             self._task = asyncio.create_task(self._run(), name="expiry sweeper")
 
     def notice(self, deadline: datetime) -> None:
-        """A call got ``deadline``: wake early if the sweeper planned to look later."""
+        """A call got ``deadline``: wake early if the sweeper planned to look later.
+
+        Safe to call from any thread (calls are interrupted on the database threads).
+        """
+        if self._loop is None or self._wake is None:
+            return
         if self._planned is None or deadline < self._planned:
-            self._wake.set()
+            self._loop.call_soon_threadsafe(self._wake.set)
 
     async def aclose(self) -> None:
         """Stop the task and wait for it."""
         self._stopping = True
-        self._wake.set()
+        if self._wake is not None:
+            self._wake.set()
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
 
     async def _run(self) -> None:
+        assert self._wake is not None
         while not self._stopping:
-            delay = self._sweep_once()
-            try:
+            self._wake.clear()
+            delay = await self.engine.db.run(self._sweep_once)
+            if self._stopping:
+                return
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=delay)
-            except TimeoutError:
-                pass
 
     def _sweep_once(self) -> float:
-        """Sweep; return the seconds to wait before the next sweep."""
-        self._wake.clear()
+        """Sweep (database thread); return the seconds to wait before the next sweep."""
         try:
             expire_due(self.engine)
             deadline = next_deadline(self.engine)
