@@ -106,7 +106,8 @@ export interface paths {
         post?: never;
         /**
          * Delete Conversation
-         * @description Delete a conversation and every row that belongs to it. 409 while a run is active.
+         * @description Delete a conversation and every row that belongs to it (its grants too). 409 while a
+         *     run is active.
          */
         delete: operations["delete_conversation_api_conversations__conversation_id__delete"];
         options?: never;

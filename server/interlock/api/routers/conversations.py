@@ -19,6 +19,7 @@ from interlock.storage import (
     Conversation,
     Decision,
     Event,
+    Grant,
     Message,
     Run,
     ToolCall,
@@ -184,12 +185,13 @@ def get_conversation(
 
 @router.delete("/{conversation_id}", status_code=status.HTTP_204_NO_CONTENT)
 def delete_conversation(conversation_id: str, user: CurrentUser, engine: EngineDep) -> Response:
-    """Delete a conversation and every row that belongs to it. 409 while a run is active."""
+    """Delete a conversation and every row that belongs to it (its grants too). 409 while a
+    run is active."""
     with engine.db.session() as session:
         conversation = engine.owned_conversation(session, user.id, conversation_id)
         if conversation.active_run_id:
             raise Conflict("Cancel the active run before deleting.", code="run_active")
-        for table in (Event, Decision, ToolCallApproval, ToolCall, Message, Run):
+        for table in (Event, Decision, ToolCallApproval, ToolCall, Message, Run, Grant):
             session.exec(delete(table).where(col(table.conversation_id) == conversation_id))  # type: ignore[call-overload]
         session.delete(conversation)
         session.commit()
