@@ -142,8 +142,12 @@ class _Conversation:
 
     async def cycle(self, i: int) -> str:
         """One cycle, whatever the kill does to it; return how it ended."""
-        text = ASK_PROMPT.format(name=f"e{self.k}-{i}")
+        attempt = 0
         while True:
+            # A message resent after the kill gets a new note text: the first one may have
+            # been stored (and its note added) before the worker died.
+            text = ASK_PROMPT.format(name=f"e{self.k}-{i}" + "r" * attempt)
+            attempt += 1
             response = await self.post(f"/api/conversations/{self.id}/messages", {"content": text})
             if response.status_code == 409:  # a taken-over run is still going: wait for it
                 await self.until_terminal()
