@@ -159,7 +159,7 @@ class _Conversation:
                     f"/api/conversations/{self.id}/messages", {"content": text}, retry=False
                 )
             except httpx.TransportError:
-                if self.worker == 0 and self.run.killed:  # moved: send a new text there
+                if self.k % 2 == 1 and self.run.killed:  # moved: send a new text there
                     continue
                 raise
             if response.status_code == 409:  # a taken-over run is still going: wait for it
