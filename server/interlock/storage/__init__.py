@@ -10,6 +10,7 @@ from interlock.storage.models import (
     EmployeeRecord,
     Event,
     Grant,
+    GroupMember,
     Message,
     MessageRole,
     Note,
@@ -17,6 +18,7 @@ from interlock.storage.models import (
     Run,
     RunStatus,
     ToolCall,
+    ToolCallApproval,
     ToolCallStatus,
     User,
 )
@@ -31,6 +33,7 @@ __all__ = [
     "EmployeeRecord",
     "Event",
     "Grant",
+    "GroupMember",
     "Message",
     "MessageRole",
     "Note",
@@ -38,6 +41,7 @@ __all__ = [
     "Run",
     "RunStatus",
     "ToolCall",
+    "ToolCallApproval",
     "ToolCallStatus",
     "User",
 ]
