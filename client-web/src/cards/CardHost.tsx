@@ -43,7 +43,7 @@ export function CardHost({ call }: { call: ToolCallOut }) {
   const live = waiting && owned && connected;
   return (
     <div className="card-host">
-      <Card call={call} tool={tool} title={toolTitle(tools, call.name, call.title)} live={live} busy={busy} decide={decide} />
+      <Card call={call} tool={tool} title={toolTitle(tools, call.name, call.title)} live={live} busy={busy} decide={decide} canApprove={!(call.require_approver && owned)} />
       {waiting && <ApprovalProgress call={call} owned={owned} />}
       {waiting && call.expires_at && <ExpiryCountdown expiresAt={call.expires_at} />}
       {conflict && (

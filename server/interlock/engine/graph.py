@@ -212,7 +212,8 @@ class _Nodes:
                     )
                 calls.append((call, tool, problem, code, field_errors))
             session.flush()
-            views = [view(session, d.registry, call) for call, *_ in calls]
+            # New calls: no decision can exist yet (saves a query per call).
+            views = [view(session, d.registry, call, None) for call, *_ in calls]
             d.bus.stage(
                 session,
                 conversation_id,

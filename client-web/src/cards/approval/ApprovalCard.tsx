@@ -29,7 +29,7 @@ function typing(): boolean {
   return (el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement) && el.value.length > 0;
 }
 
-export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProps) {
+export function ApprovalCard({ call, tool, title, live, busy, decide, canApprove = true }: CardProps) {
   const [mode, setMode] = useState<Mode>("idle");
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -134,7 +134,9 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
           )}
           {live && mode === "idle" && (
             <div className="actions">
-              {destructive ? (
+              {!canApprove ? (
+                rejectButton
+              ) : destructive ? (
                 <>
                   {rejectButton}
                   {editButton}
