@@ -208,7 +208,7 @@ class _Nodes:
                         tool,
                         str(plan.permissions[tool.name]),
                         user_id=state["user_id"],
-                        employee=plan.employee,
+                        employee=employee,
                     )
                 calls.append((call, tool, problem, code, field_errors))
             session.flush()
