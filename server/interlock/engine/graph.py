@@ -24,6 +24,7 @@ from sqlmodel import Session, col, select
 from interlock.audit import ALLOW_DECIDER, REPEAT_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
 from interlock.engine.binding import BoundModels
+from interlock.engine.expiry import Deadlines
 from interlock.engine.grants import apply_grant
 from interlock.engine.history import HistoryCache
 from interlock.engine.loop_guard import (
@@ -62,7 +63,6 @@ from interlock.streaming.deltas import DeltaBuffer
 from interlock.streaming.events import (
     MessageCompleted,
     ToolCallCreated,
-    ToolCallInterrupted,
     ToolCallRunning,
 )
 from interlock.tools import Permission, Tool, ToolContext, ToolError, ToolRegistry
@@ -90,6 +90,7 @@ class GraphDeps:
     delta_window_s: float
     employee_of: Callable[[str], Employee]
     model_for: Callable[[Employee], BaseChatModel]
+    deadlines: Deadlines
 
 
 def build_graph(deps: GraphDeps) -> Any:
@@ -159,20 +160,25 @@ class _Nodes:
             deltas.flush()
             partial = message_text(_merged(chunks).content) if chunks else ""
             if partial.strip():
-                self._store_answer(state, partial, [], plan)
+                self._store_answer(state, partial, [], plan, employee)
             raise
         deltas.flush()
 
         aggregate = _merged(chunks) if chunks else None
         text = message_text(aggregate.content) if aggregate else ""
         proposals = read_proposals(aggregate)
-        self._store_answer(state, text, proposals, plan)
+        self._store_answer(state, text, proposals, plan, employee)
         # With tool calls the tools node runs next, even when every call already failed its
         # checks: the model must see those error tool messages and answer again.
         return {"steps": state["steps"] + 1, "outcome": "continue" if proposals else "completed"}
 
     def _store_answer(
-        self, state: TurnState, text: str, proposals: list[Proposal], plan: TurnPlan
+        self,
+        state: TurnState,
+        text: str,
+        proposals: list[Proposal],
+        plan: TurnPlan,
+        employee: Employee,
     ) -> None:
         """Store the assistant message and its calls, failing malformed ones at once."""
         d = self.d
@@ -210,11 +216,12 @@ class _Nodes:
                         tool,
                         str(plan.permissions[tool.name]),
                         user_id=state["user_id"],
-                        employee=plan.employee,
+                        employee=employee,
                     )
                 calls.append((call, tool, problem, code, field_errors))
             session.flush()
-            views = [view(session, d.registry, call) for call, *_ in calls]
+            # New calls: no decision can exist yet (saves a query per call).
+            views = [view(session, d.registry, call, None) for call, *_ in calls]
             d.bus.stage(
                 session,
                 conversation_id,
@@ -260,16 +267,7 @@ class _Nodes:
                     and plan.permissions[tool.name] == Permission.ASK
                     and call.grant_id is None
                 ):
-                    call.status = ToolCallStatus.interrupted
-                    session.add(call)
-                    session.flush()
-                    d.bus.stage(
-                        session,
-                        conversation_id,
-                        ToolCallInterrupted(
-                            run_id=run_id, tool_call=view(session, d.registry, call)
-                        ),
-                    )
+                    d.deadlines.interrupt(session, d.bus, d.registry, call, employee, run_id)
             d.bus.commit(session)
         with d.db.session() as session:
             check_run_repeats(session, run_id)

@@ -10,6 +10,7 @@ from interlock.storage.models import (
     EmployeeRecord,
     Event,
     Grant,
+    GroupMember,
     Message,
     MessageRole,
     Role,
@@ -18,6 +19,7 @@ from interlock.storage.models import (
     StoreChange,
     StoreEntry,
     ToolCall,
+    ToolCallApproval,
     ToolCallStatus,
     User,
 )
@@ -32,6 +34,7 @@ __all__ = [
     "EmployeeRecord",
     "Event",
     "Grant",
+    "GroupMember",
     "Message",
     "MessageRole",
     "Role",
@@ -40,6 +43,7 @@ __all__ = [
     "StoreChange",
     "StoreEntry",
     "ToolCall",
+    "ToolCallApproval",
     "ToolCallStatus",
     "User",
 ]

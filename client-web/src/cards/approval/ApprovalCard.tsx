@@ -13,7 +13,7 @@ import { DecisionSummary } from "../DecisionSummary";
 import { ArgFields, LongText } from "../fields/ArgFields";
 import { isDestructive, ToolCardHeader } from "../ToolCardHeader";
 import type { CardProps } from "../types";
-import { NO_REMEMBER, rememberBody, type RememberChoiceValue } from "../../permissions/describe";
+import { NO_REMEMBER, rememberBody, rememberSummary, type RememberChoiceValue } from "../../permissions/describe";
 import { fieldErrorsFrom } from "./fieldErrors";
 import { RememberChoice } from "./RememberChoice";
 import "../../permissions/permissions.css";
@@ -23,13 +23,18 @@ const EditForm = lazy(() => import("./EditForm").then((m) => ({ default: m.EditF
 
 type Mode = "idle" | "reject" | "edit";
 
+/** "Don't ask again" is the owner's choice for an ASK call no one else has to approve. */
+function canRemember(call: CardProps["call"]): boolean {
+  return call.permission === "ASK" && !call.require_approver && (call.approvals_required ?? 1) <= 1;
+}
+
 /** Whether the person is typing somewhere (then a new card does not take the focus). */
 function typing(): boolean {
   const el = document.activeElement;
   return (el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement) && el.value.length > 0;
 }
 
-export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProps) {
+export function ApprovalCard({ call, tool, title, live, busy, decide, canApprove = true }: CardProps) {
   const [mode, setMode] = useState<Mode>("idle");
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -37,6 +42,7 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
   const [details, setDetails] = useState(false);
   const [remember, setRemember] = useState<RememberChoiceValue>(NO_REMEMBER);
   const remembered = rememberBody(remember);
+  const [rememberSent, setRememberSent] = useState(false);
   const rejectRef = useRef<HTMLButtonElement>(null);
   const reasonId = useId();
   const detailId = useId();
@@ -56,6 +62,7 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
     if (!err) {
       setMode("idle");
       setFieldErrors([]);
+      if ((body.type === "approve" || body.type === "edit") && body.remember) setRememberSent(true);
       return;
     }
     if (err.status === 409) return; // the host refreshes and shows the recorded decision
@@ -117,15 +124,24 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
         </>
       )}
       {call.decision ? (
-        <DecisionSummary call={call} schema={schema} />
+        <>
+          <DecisionSummary call={call} schema={schema} />
+          {rememberSent && (
+            <p className="muted small" data-testid="remember-done">
+              {rememberSummary(remember, title).replace(" will run", " will now run")}
+            </p>
+          )}
+        </>
       ) : (
         <>
-          {live && mode !== "reject" && call.permission === "ASK" && (
+          {live && mode !== "reject" && canRemember(call) && canApprove && (
             <RememberChoice value={remember} onChange={setRemember} toolTitle={title} disabled={busy} />
           )}
           {live && mode === "idle" && (
             <div className="actions">
-              {destructive ? (
+              {!canApprove ? (
+                rejectButton
+              ) : destructive ? (
                 <>
                   {rejectButton}
                   {editButton}

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
-import anyio.to_thread
 from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
 
@@ -74,8 +73,8 @@ async def list_audit(
 ) -> AuditPage:
     """A page of audit records, newest first (admins: all; members: their own)."""
     flt = _filter(tool, employee, by, outcome, since, until)
-    return await anyio.to_thread.run_sync(
-        lambda: audit_page(engine.db, engine.registry, user, flt, limit=limit, before=before)
+    return await engine.db.run(
+        audit_page, engine.db, engine.registry, user, flt, limit=limit, before=before
     )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
-import anyio.to_thread
 from fastapi import APIRouter, Query
 
 from interlock.api.deps import CurrentUser, EngineDep
@@ -33,6 +32,4 @@ async def get_tool_metrics(
         raise BadRequest("since must be before until.", code="invalid_request")
     if end - start > MAX_WINDOW:
         raise BadRequest("The window may span at most 366 days.", code="invalid_request")
-    return await anyio.to_thread.run_sync(
-        lambda: tool_metrics(engine.db, engine.registry, user, start, end)
-    )
+    return await engine.db.run(tool_metrics, engine.db, engine.registry, user, start, end)

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
-import anyio.to_thread
 from fastapi import APIRouter, Header
 
 from interlock.api.deps import CurrentUser, EngineDep
 from interlock.audit import Channel
 from interlock.engine import DecisionIn, decide
 from interlock.engine.records import view
-from interlock.storage import ToolCall
+from interlock.engine.runner import Engine
+from interlock.storage import Database, ToolCall
 from interlock.storage.views import ToolCallOut
 from interlock.store import redo_call, undo_call
+from interlock.tools import ToolRegistry
 
 router = APIRouter(prefix="/api/tool-calls", tags=["tool calls"])
 
@@ -52,21 +54,22 @@ _UNDO_RESPONSES: dict[int | str, dict[str, str]] = {
 @router.post("/{tool_call_id}/undo", responses=_UNDO_RESPONSES)
 async def post_undo(tool_call_id: str, user: CurrentUser, engine: EngineDep) -> ToolCallOut:
     """Put back what a write call changed, in one transaction; the model hears of it next turn."""
-    call = await anyio.to_thread.run_sync(
-        undo_call, engine.db, engine.registry, user.id, tool_call_id
-    )
-    return _out(engine, call)
+    return await engine.db.run(_step, engine, undo_call, user.id, tool_call_id)
 
 
 @router.post("/{tool_call_id}/redo", responses=_UNDO_RESPONSES)
 async def post_redo(tool_call_id: str, user: CurrentUser, engine: EngineDep) -> ToolCallOut:
     """Apply an undone call's changes again, in one transaction."""
-    call = await anyio.to_thread.run_sync(
-        redo_call, engine.db, engine.registry, user.id, tool_call_id
-    )
-    return _out(engine, call)
+    return await engine.db.run(_step, engine, redo_call, user.id, tool_call_id)
 
 
-def _out(engine: EngineDep, call: ToolCall) -> ToolCallOut:
+def _step(
+    engine: Engine,
+    step: Callable[[Database, ToolRegistry, str, str], ToolCall],
+    user_id: str,
+    tool_call_id: str,
+) -> ToolCallOut:
+    """Run ``undo_call``/``redo_call`` and return the call's view (on a database thread)."""
+    call = step(engine.db, engine.registry, user_id, tool_call_id)
     with engine.db.session() as session:
         return view(session, engine.registry, call)
