@@ -4,6 +4,27 @@
  */
 
 export interface paths {
+    "/api/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Approvals
+         * @description Calls waiting for the caller (interrupted and undecided, or awaiting the browser's
+         *     result) across their conversations, newest first (at most 500).
+         */
+        get: operations["list_approvals_api_approvals_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -109,7 +130,11 @@ export interface paths {
         delete: operations["delete_conversation_api_conversations__conversation_id__delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename Conversation
+         * @description Rename a conversation (422 ``invalid_request`` for an empty, long or control-character title).
+         */
+        patch: operations["rename_conversation_api_conversations__conversation_id__patch"];
         trace?: never;
     };
     "/api/conversations/{conversation_id}/messages": {
@@ -141,7 +166,8 @@ export interface paths {
         };
         /**
          * List Pending
-         * @description Tool calls waiting for a decision (interrupted and undecided), in call order.
+         * @description Tool calls waiting for this person (interrupted and undecided, or awaiting the
+         *     browser's result), in call order.
          */
         get: operations["list_pending_api_conversations__conversation_id__pending_get"];
         put?: never;
@@ -331,10 +357,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tool-calls/{tool_call_id}/output": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Output
+         * @description The whole text output of a call (``result_text`` may be cut: see ``result_cut``).
+         */
+        get: operations["get_output_api_tool_calls__tool_call_id__output_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * ApprovalOut
+         * @description A call waiting for the caller, with the conversation it belongs to.
+         */
+        ApprovalOut: {
+            tool_call: components["schemas"]["ToolCallOut"];
+            conversation: components["schemas"]["ConversationSummary"];
+        };
         /** CancelResult */
         CancelResult: {
             /** Cancelled Run Id */
@@ -349,6 +403,26 @@ export interface components {
             skill: string;
             /** Command */
             command: string;
+        };
+        /**
+         * ConfirmationOut
+         * @description How a pending call reads on its card, computed by the tool's ``confirmation``.
+         *
+         *     ``summary`` is one sentence in the person's terms; ``action_label`` replaces "Approve";
+         *     ``detail`` is long content shown on demand (plain text, or Markdown for document tools);
+         *     ``previous`` is the stored text the change replaces (for a diff), null when none.
+         */
+        ConfirmationOut: {
+            /** Title */
+            title: string;
+            /** Summary */
+            summary: string;
+            /** Action Label */
+            action_label: string;
+            /** Detail */
+            detail: string | null;
+            /** Previous */
+            previous: string | null;
         };
         /** ConversationCreate */
         ConversationCreate: {
@@ -369,6 +443,11 @@ export interface components {
              */
             status: "idle" | "running" | "paused";
             /**
+             * Pending
+             * @default 0
+             */
+            pending: number;
+            /**
              * Created At
              * Format: date-time
              */
@@ -384,7 +463,11 @@ export interface components {
             /** Messages */
             messages: components["schemas"]["MessageOut"][];
         };
-        /** ConversationSummary */
+        /**
+         * ConversationSummary
+         * @description A conversation in lists; ``pending`` counts the calls waiting for the owner
+         *     (interrupted and undecided, plus frontend calls awaiting the browser).
+         */
         ConversationSummary: {
             /** Id */
             id: string;
@@ -398,6 +481,11 @@ export interface components {
              */
             status: "idle" | "running" | "paused";
             /**
+             * Pending
+             * @default 0
+             */
+            pending: number;
+            /**
              * Created At
              * Format: date-time
              */
@@ -407,6 +495,14 @@ export interface components {
              * Format: date-time
              */
             updated_at: string;
+        };
+        /**
+         * ConversationUpdate
+         * @description A rename: ``title`` is 1 to 200 characters after trimming, with no control characters.
+         */
+        ConversationUpdate: {
+            /** Title */
+            title: string;
         };
         /**
          * DecisionIn
@@ -448,6 +544,8 @@ export interface components {
             type: "approve" | "edit" | "reject" | "respond";
             /** User Id */
             user_id: string;
+            /** User Name */
+            user_name: string;
             /** Args */
             args: unknown;
             /** Message */
@@ -867,6 +965,25 @@ export interface components {
             /** Open World */
             open_world: boolean;
         };
+        /**
+         * ToolCallAwaitingClient
+         * @description A frontend call (``execution="frontend"``) is ready for the person's browser to run.
+         */
+        ToolCallAwaitingClient: {
+            /**
+             * Seq
+             * @default 0
+             */
+            seq: number;
+            /** Run Id */
+            run_id?: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_call.awaiting_client";
+            tool_call: components["schemas"]["ToolCallOut"];
+        };
         /** ToolCallCompleted */
         ToolCallCompleted: {
             /**
@@ -935,6 +1052,12 @@ export interface components {
         /**
          * ToolCallOut
          * @description A tool call with its status, the args proposed and the args that actually ran.
+         *
+         *     ``executed_args`` and ``started_at`` stay null for a call refused before its handler ran
+         *     (it ends ``failed``: "not run"). ``result_text`` is cut past the server's limit
+         *     (``result_cut``); ``result_chars`` is the length of the whole text, which
+         *     ``GET /api/tool-calls/{id}/output`` serves. ``write``, ``destructive``, ``execution`` and
+         *     ``modal`` come from the tool's declaration (false / ``server`` when it is unknown).
          */
         ToolCallOut: {
             /** Id */
@@ -953,6 +1076,28 @@ export interface components {
             permission: string;
             /** Status */
             status: string;
+            /**
+             * Write
+             * @default false
+             */
+            write: boolean;
+            /**
+             * Destructive
+             * @default false
+             */
+            destructive: boolean;
+            /**
+             * Execution
+             * @default server
+             * @enum {string}
+             */
+            execution: "server" | "frontend";
+            /**
+             * Modal
+             * @default false
+             */
+            modal: boolean;
+            confirmation: components["schemas"]["ConfirmationOut"] | null;
             /** Proposed Args */
             proposed_args: unknown;
             /** Executed Args */
@@ -963,6 +1108,13 @@ export interface components {
             result_text: string | null;
             /** Result Data */
             result_data: unknown;
+            /** Result Chars */
+            result_chars: number | null;
+            /**
+             * Result Cut
+             * @default false
+             */
+            result_cut: boolean;
             error: components["schemas"]["ToolErrorOut"] | null;
             decision: components["schemas"]["DecisionOut"] | null;
             /**
@@ -1023,6 +1175,13 @@ export interface components {
             card: string | null;
             /** Skill */
             skill: string | null;
+            /**
+             * Execution
+             * @enum {string}
+             */
+            execution: "server" | "frontend";
+            /** Modal */
+            modal: boolean;
         };
     };
     responses: never;
@@ -1033,6 +1192,35 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    list_approvals_api_approvals_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalOut"][];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     health_api_health_get: {
         parameters: {
             query?: never;
@@ -1226,6 +1414,48 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    rename_conversation_api_conversations__conversation_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationSummary"];
+                };
+            };
+            /** @description unknown or not yours */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1579,7 +1809,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["RunStarted"] | components["schemas"]["MessageDelta"] | components["schemas"]["MessageCompleted"] | components["schemas"]["ToolCallCreated"] | components["schemas"]["ToolCallInterrupted"] | components["schemas"]["ToolCallDecided"] | components["schemas"]["ToolCallRunning"] | components["schemas"]["ToolCallCompleted"] | components["schemas"]["RunPaused"] | components["schemas"]["RunCompleted"] | components["schemas"]["RunFailed"] | components["schemas"]["RunCancelled"];
+                    "text/event-stream": components["schemas"]["RunStarted"] | components["schemas"]["MessageDelta"] | components["schemas"]["MessageCompleted"] | components["schemas"]["ToolCallCreated"] | components["schemas"]["ToolCallInterrupted"] | components["schemas"]["ToolCallDecided"] | components["schemas"]["ToolCallRunning"] | components["schemas"]["ToolCallAwaitingClient"] | components["schemas"]["ToolCallCompleted"] | components["schemas"]["RunPaused"] | components["schemas"]["RunCompleted"] | components["schemas"]["RunFailed"] | components["schemas"]["RunCancelled"];
                 };
             };
             /** @description An error with a stable code. */
@@ -1667,6 +1897,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_output_api_tool_calls__tool_call_id__output_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description unknown, not yours, or no output */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorOut"];
                 };
             };
         };

@@ -155,7 +155,13 @@ export type ToolCallCreated = Narrow<Sent<S["ToolCallCreated"]>, { tool_call: To
 export type ToolCallInterrupted = Narrow<Sent<S["ToolCallInterrupted"]>, { tool_call: ToolCallOut }>;
 export type ToolCallDecided = Narrow<Sent<S["ToolCallDecided"]>, { tool_call: ToolCallOut }>;
 export type ToolCallRunning = Narrow<Sent<S["ToolCallRunning"]>, { tool_call: ToolCallOut }>;
-export type ToolCallEvent = ToolCallCreated | ToolCallInterrupted | ToolCallDecided | ToolCallRunning;
+export type ToolCallAwaitingClient = Narrow<Sent<S["ToolCallAwaitingClient"]>, { tool_call: ToolCallOut }>;
+export type ToolCallEvent =
+  | ToolCallCreated
+  | ToolCallInterrupted
+  | ToolCallDecided
+  | ToolCallRunning
+  | ToolCallAwaitingClient;
 /** May carry the tool message written for the call. */
 export type ToolCallCompleted = Replace<
   Sent<S["ToolCallCompleted"]>,
@@ -191,6 +197,7 @@ const EVENT_TYPES: { [K in WireStreamEvent["type"]]: K extends StreamEventType ?
   "tool_call.interrupted": true,
   "tool_call.decided": true,
   "tool_call.running": true,
+  "tool_call.awaiting_client": true,
   "tool_call.completed": true,
   "run.paused": true,
   "run.completed": true,

@@ -13,7 +13,15 @@ from fastapi.staticfiles import StaticFiles
 from interlock import __version__
 from interlock.api.errors import ErrorOut, install_error_handlers
 from interlock.api.middleware import GuardMiddleware
-from interlock.api.routers import catalog, conversations, employees, events, skills, tool_calls
+from interlock.api.routers import (
+    approvals,
+    catalog,
+    conversations,
+    employees,
+    events,
+    skills,
+    tool_calls,
+)
 from interlock.api.services import Services
 from interlock.settings import Settings
 
@@ -56,7 +64,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     )
     install_error_handlers(app)
     app.add_middleware(GuardMiddleware, max_request_bytes=settings.max_request_bytes)
-    for module in (catalog, conversations, employees, events, skills, tool_calls):
+    for module in (approvals, catalog, conversations, employees, events, skills, tool_calls):
         app.include_router(module.router)
 
     if (settings.client_dist / "index.html").is_file():

@@ -8,7 +8,7 @@ menu) is only checked, never trusted. Nothing is stored when resolution fails.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,6 +20,7 @@ from interlock.engine.turn import effective_permission
 from interlock.errors import BadRequest, Forbidden
 from interlock.skills import SkillCatalog
 from interlock.storage import Conversation, Message, MessageRole, ToolCall, ToolCallStatus
+from interlock.storage.models import new_id
 from interlock.storage.views import message_out
 from interlock.streaming import EventBus
 from interlock.streaming.events import MessageCompleted, ToolCallCreated, ToolCallInterrupted
@@ -46,6 +47,8 @@ class ResolvedCommand:
     command: str
     tool: Tool
     args: dict[str, Any]
+    call_id: str = field(default_factory=lambda: new_id("call"))
+    confirmation: dict[str, Any] | None = None  # set by ``engine.preflight.prepare_command``
 
 
 def parse_command(content: str) -> tuple[str, str] | None:
@@ -171,6 +174,7 @@ def propose_command(
     assert message.id is not None
     permission = effective_permission(command.tool, employee)
     call = ToolCall(
+        id=command.call_id,
         conversation_id=conversation.id,
         message_id=message.id,
         run_id=run_id,
@@ -196,6 +200,7 @@ def propose_command(
     bus.stage(session, conversation.id, ToolCallCreated(run_id=run_id, tool_call=created))
     if permission == "ASK":
         call.status = ToolCallStatus.interrupted
+        call.confirmation = command.confirmation
         session.add(call)
         session.flush()
         bus.stage(

@@ -14,14 +14,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from interlock.engine.records import view
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.storage import Conversation, Decision, DecisionType, ToolCall, ToolCallStatus
 from interlock.storage.text import check_storable
-from interlock.storage.views import ToolCallOut, decision_out
+from interlock.storage.views import DecisionOut, ToolCallOut, decision_out
 from interlock.streaming.events import ToolCallDecided
 from interlock.tools import FieldError, Tool
 
@@ -74,7 +74,7 @@ async def decide(engine: Engine, user_id: str, tool_call_id: str, body: Decision
             raise NotFound("No such tool call.")
         existing = session.exec(select(Decision).where(Decision.tool_call_id == call.id)).first()
         if call.status != ToolCallStatus.interrupted or existing is not None:
-            raise _not_interrupted(call.id, call.status, existing)
+            raise _not_interrupted(call.id, call.status, _decided(session, engine, existing))
         employee = engine.employees.get(conversation.employee)
         if employee is not None and employee.disabled:
             raise Conflict(f"{employee.name} is disabled; nothing runs.", code="employee_disabled")
@@ -125,7 +125,9 @@ async def decide(engine: Engine, user_id: str, tool_call_id: str, body: Decision
             winner = session.exec(
                 select(Decision).where(Decision.tool_call_id == tool_call_id)
             ).first()
-            raise _not_interrupted(tool_call_id, ToolCallStatus.interrupted, winner) from None
+            raise _not_interrupted(
+                tool_call_id, ToolCallStatus.interrupted, _decided(session, engine, winner)
+            ) from None
         out = view(session, engine.registry, call)
         engine.bus.stage(
             session, call.conversation_id, ToolCallDecided(run_id=call.run_id, tool_call=out)
@@ -175,7 +177,16 @@ def _response_errors(tool: Tool | None, args: Any, message: str) -> list[FieldEr
         ]
 
 
-def _not_interrupted(tool_call_id: str, status: str, decision: Decision | None) -> Conflict:
+def _decided(session: Session, engine: Engine, decision: Decision | None) -> DecisionOut | None:
+    """The wire shape of a recorded decision (with the decider's name), or None."""
+    if decision is None:
+        return None
+    call = session.get(ToolCall, decision.tool_call_id)
+    out = view(session, engine.registry, call, decision).decision if call else None
+    return out or decision_out(decision)
+
+
+def _not_interrupted(tool_call_id: str, status: str, decision: DecisionOut | None) -> Conflict:
     log.info(
         "decision refused (not_interrupted): tool call %s is %s, decided %s",
         tool_call_id,
@@ -187,6 +198,6 @@ def _not_interrupted(tool_call_id: str, status: str, decision: Decision | None) 
         code="not_interrupted",
         details={
             "status": status,
-            "decision": decision_out(decision).model_dump(mode="json") if decision else None,
+            "decision": decision.model_dump(mode="json") if decision else None,
         },
     )

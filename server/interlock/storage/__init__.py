@@ -15,6 +15,7 @@ from interlock.storage.models import (
     RunStatus,
     ToolCall,
     ToolCallStatus,
+    ToolOutput,
     User,
 )
 
@@ -33,5 +34,6 @@ __all__ = [
     "RunStatus",
     "ToolCall",
     "ToolCallStatus",
+    "ToolOutput",
     "User",
 ]

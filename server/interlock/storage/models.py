@@ -8,7 +8,9 @@ Tool call statuses (see :class:`ToolCallStatus`)::
     pending -> interrupted -> running -> succeeded | failed
                 interrupted -> rejected | cancelled
     pending -> running            (ALLOW calls skip ``interrupted``)
-    pending -> failed             (malformed args, unknown tool: no card, no execution)
+    pending -> failed             (malformed args, unknown tool, check refused: no card)
+    pending | interrupted -> awaiting_client -> succeeded | failed | cancelled
+                                  (``execution="frontend"``: the browser posts the result)
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ class ToolCallStatus(StrEnum):
     failed = "failed"
     rejected = "rejected"
     cancelled = "cancelled"
+    awaiting_client = "awaiting_client"
 
 
 class DecisionType(StrEnum):
@@ -173,9 +176,28 @@ class ToolCall(SQLModel, table=True):
     result_data: Any = Field(default=None, sa_column=Column(JSON))
     error_code: str | None = Field(default=None, max_length=64)
     error_message: str | None = Field(default=None, sa_column=Column(Text))
+    # How the call reads on its card (``Confirmation`` as a dict), set when it is interrupted.
+    confirmation: Any = Field(default=None, sa_column=Column(JSON))
+    # Length of the tool's whole text output, and whether ``result_text`` is cut (the whole
+    # text is then in ``tool_outputs``).
+    result_chars: int | None = None
+    result_cut: bool = False
     created_at: datetime = Field(default_factory=utcnow)
     started_at: datetime | None = None
     finished_at: datetime | None = None
+
+
+class ToolOutput(SQLModel, table=True):
+    """The whole text output of a tool call whose ``result_text`` was cut.
+
+    Kept apart from ``tool_calls`` so loading a conversation's history never reads it.
+    """
+
+    __tablename__ = "tool_outputs"
+
+    tool_call_id: str = Field(primary_key=True, max_length=64)
+    conversation_id: str = Field(index=True, max_length=64)
+    text: str = Field(sa_column=Column(Text, nullable=False))
 
 
 class Decision(SQLModel, table=True):

@@ -54,6 +54,13 @@ class ToolCallRunning(_Event):
     tool_call: ToolCallOut
 
 
+class ToolCallAwaitingClient(_Event):
+    """A frontend call (``execution="frontend"``) is ready for the person's browser to run."""
+
+    type: Literal["tool_call.awaiting_client"] = "tool_call.awaiting_client"
+    tool_call: ToolCallOut
+
+
 class ToolCallCompleted(_Event):
     type: Literal["tool_call.completed"] = "tool_call.completed"
     tool_call: ToolCallOut
@@ -87,6 +94,7 @@ StreamEvent = Annotated[
     | ToolCallInterrupted
     | ToolCallDecided
     | ToolCallRunning
+    | ToolCallAwaitingClient
     | ToolCallCompleted
     | RunPaused
     | RunCompleted

@@ -257,8 +257,9 @@ class ToolRegistry:
 
         Returns:
             A new :class:`ToolResult`: a ``str`` return becomes ``ToolResult(text)``; text longer
-            than ``max_result_chars`` keeps its head and ends with
-            ``"\\n\\n[Result cut: showing 60,000 of 5,000,000 characters; 4,940,000 cut.]"``.
+            than ``max_result_chars`` keeps its head and ends with a note (see
+            :func:`interlock.tools.execution.cut_text`), and the whole text is kept in
+            ``full_text``.
 
         Raises:
             ToolError: ``timeout`` past ``tool.timeout_s`` (or ``default_timeout_s``) seconds;
@@ -272,7 +273,9 @@ class ToolRegistry:
         timeout = tool.timeout_s if tool.timeout_s is not None else self.default_timeout_s
         raw = await run_handler(tool, args, ctx, timeout)
         result = check_result(tool, raw, lambda schema: self._output_validator(tool, schema))
-        result.text = self.cut_text(result.text)
+        if len(result.text) > self.max_result_chars:
+            result.full_text = result.text
+            result.text = self.cut_text(result.text)
         return result
 
     def _output_validator(self, tool: Tool, schema: dict[str, Any]) -> Any:
@@ -289,8 +292,8 @@ class ToolRegistry:
             text: A result text.
 
         Returns:
-            ``text`` unchanged when short enough; else the head and
-            ``"\\n\\n[Result cut: showing {kept:,} of {total:,} characters; {cut:,} cut.]"``.
+            ``text`` unchanged when short enough; else the head and a note saying exactly
+            what was kept (see :func:`interlock.tools.execution.cut_text`).
         """
         return _cut_text(text, self.max_result_chars)
 

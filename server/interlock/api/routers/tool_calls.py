@@ -1,11 +1,14 @@
-"""Decisions on tool calls."""
+"""Decisions on tool calls, and their whole outputs."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
+from fastapi.responses import PlainTextResponse
 
 from interlock.api.deps import CurrentUser, EngineDep
 from interlock.engine import DecisionIn, decide
+from interlock.errors import NotFound
+from interlock.storage import Conversation, ToolCall, ToolOutput
 from interlock.storage.views import ToolCallOut
 
 router = APIRouter(prefix="/api/tool-calls", tags=["tool calls"])
@@ -23,3 +26,25 @@ async def post_decision(
 ) -> ToolCallOut:
     """Approve, edit, reject or respond to an interrupted call; the run resumes after the last one."""
     return await decide(engine, user.id, tool_call_id, body)
+
+
+@router.get(
+    "/{tool_call_id}/output",
+    response_class=PlainTextResponse,
+    responses={
+        200: {"content": {"text/plain": {"schema": {"type": "string"}}}},
+        404: {"description": "unknown, not yours, or no output"},
+    },
+)
+def get_output(tool_call_id: str, user: CurrentUser, engine: EngineDep) -> PlainTextResponse:
+    """The whole text output of a call (``result_text`` may be cut: see ``result_cut``)."""
+    with engine.db.session() as session:
+        call = session.get(ToolCall, tool_call_id)
+        conversation = session.get(Conversation, call.conversation_id) if call else None
+        if call is None or conversation is None or conversation.owner_id != user.id:
+            raise NotFound("No such tool call.")
+        whole = session.get(ToolOutput, call.id) if call.result_cut else None
+        text = whole.text if whole is not None else call.result_text
+    if text is None:
+        raise NotFound("This tool call has no output.", code="no_output")
+    return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
