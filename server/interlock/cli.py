@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 from sqlalchemy.engine import make_url
 
+from interlock.audit import verify_chain
 from interlock.errors import InterlockError
 from interlock.settings import Settings
 from interlock.storage import migrate
@@ -30,9 +31,11 @@ app = typer.Typer(
 db_app = typer.Typer(help="Database migrations.", no_args_is_help=True)
 users_app = typer.Typer(help="Users and their bearer tokens.", no_args_is_help=True)
 skills_app = typer.Typer(help="Skill folders: check and list them.", no_args_is_help=True)
+audit_app = typer.Typer(help="The audit log of decisions and outcomes.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(users_app, name="users")
 app.add_typer(skills_app, name="skills")
+app.add_typer(audit_app, name="audit")
 
 DatabaseUrlOption = Annotated[
     str | None,
@@ -164,6 +167,24 @@ def db_revision(
     migrate.upgrade(url)
     path = migrate.revision(url, message, autogenerate=not empty)
     typer.echo(f"Wrote {path}; review it before committing.")
+
+
+@audit_app.command("verify")
+def audit_verify(database_url: DatabaseUrlOption = None) -> None:
+    """Recompute the audit log's SHA-256 chain; exit 1 when a record was changed or removed."""
+    url = database_url or Settings().database_url
+    database = Database(url)
+    try:
+        with database.session() as session:
+            report = verify_chain(session)
+    finally:
+        database.dispose()
+    if not report.ok:
+        raise _fail(
+            f"audit record {report.first_bad_seq} does not verify: {report.problem} "
+            f"({report.records} records checked)"
+        )
+    typer.echo(f"The audit log verifies: {report.records} records, chain intact.")
 
 
 @users_app.command("create")

@@ -72,9 +72,9 @@ async def test_approvals_never_show_another_persons_calls(api_settings: Settings
         await server.idle()
         call_id = log.of("tool_call.interrupted")[0]["tool_call"]["id"]
 
-        assert [a["tool_call"]["id"] for a in (await server.client.get("/api/approvals")).json()] == [
-            call_id
-        ]
+        assert [
+            a["tool_call"]["id"] for a in (await server.client.get("/api/approvals")).json()
+        ] == [call_id]
         as_bob = await server.client.get("/api/approvals", headers=bob)
         assert as_bob.status_code == 200 and as_bob.json() == []
         output = await server.client.get(f"/api/tool-calls/{call_id}/output", headers=bob)

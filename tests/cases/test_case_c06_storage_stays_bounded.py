@@ -9,10 +9,12 @@ Rows per turn are constant; the numbers, for one turn (a message run that pauses
 * ``decisions``: 1
 * ``runs``: 2 (trigger ``message``, trigger ``resume``)
 * ``events``: 23 (:data:`EVENTS_PER_TURN` lists them)
+* ``audit_records``: 1 (the approval)
 
 The engine keeps no graph state of its own (no checkpointer: the state is ids only), so
-deleting the conversation must leave no row that names it in any table of the database. Notes
-belong to the person and stay. A conversation left with a pending call can still be decided
+deleting the conversation must leave no row that names it in any table of the database, except
+the audit log: it is append-only and SHA-256 chained (issue 8), so its records of the
+conversation's decisions outlive it by design. Notes belong to the person and stay. A conversation left with a pending call can still be decided
 after the only housekeeping there is, the ``engine.recover()`` that runs at every start.
 """
 
@@ -25,7 +27,7 @@ from sqlalchemy import func, inspect, text
 from sqlmodel import select
 
 from interlock.settings import Settings
-from interlock.storage import Decision, Event, Message, Note, Run, ToolCall
+from interlock.storage import AuditRecord, Decision, Event, Message, Note, Run, ToolCall
 from support.live import LiveServer, live_server
 from support.sse import collect, terminals
 
@@ -36,6 +38,7 @@ TABLES: dict[str, Any] = {
     "decisions": Decision,
     "runs": Run,
     "events": Event,
+    "audit_records": AuditRecord,
 }
 EVENTS_PER_TURN = 23
 """Events of one turn: 23.
@@ -53,7 +56,10 @@ ROWS_PER_TURN = {
     "decisions": 1,
     "runs": 2,
     "events": EVENTS_PER_TURN,
+    "audit_records": 1,
 }
+# The audit log keeps its records of a deleted conversation (append-only, chained).
+KEPT_AFTER_DELETE = {"audit_records"}
 
 
 def _row_counts(server: LiveServer, conversation_id: str) -> dict[str, int]:
@@ -81,6 +87,8 @@ def _rows_naming(server: LiveServer, conversation_id: str) -> dict[str, int]:
     with engine.connect() as connection:
         inspector = inspect(connection)
         for table in inspector.get_table_names():
+            if table in KEPT_AFTER_DELETE:
+                continue
             columns = {c["name"] for c in inspector.get_columns(table)}
             keys = [k for k in ("conversation_id", "thread_id") if k in columns]
             if table == "conversations":
@@ -144,10 +152,11 @@ async def test_case_c06_twenty_turns_add_constant_rows_and_delete_removes_them_a
         response = await server.client.delete(f"/api/conversations/{conversation_id}")
         assert response.status_code == 204, response.text
         left = _rows_naming(server, conversation_id)
-        for table in (*TABLES, "conversations"):
+        for table in (*(set(TABLES) - KEPT_AFTER_DELETE), "conversations"):
             assert any(key.startswith(f"{table}.") for key in left), (table, left)
         assert {key: n for key, n in left.items() if n} == {}
         assert (await server.client.get(f"/api/conversations/{conversation_id}")).status_code == 404
+        assert _row_counts(server, conversation_id)["audit_records"] == TURNS
 
         # Notes are the person's, not the conversation's; the other conversation is intact.
         assert _notes(server) == [f"n{i}" for i in range(1, TURNS + 1)]

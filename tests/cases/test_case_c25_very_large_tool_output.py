@@ -30,9 +30,7 @@ TRICKY = (
     "\x01\x02\x1b[31mred\x1b[0m\x7f\x85 tab\there data: not a field\n\nid: 99\nevent: x\n"
 )
 OUTPUTS: dict[str, str] = {
-    "five_mb": "".join(f"{n:09d} lorem ipsum dolor sit amet\n" for n in range(140_000))[
-        :5_000_000
-    ],
+    "five_mb": "".join(f"{n:09d} lorem ipsum dolor sit amet\n" for n in range(140_000))[:5_000_000],
     "log": "".join(f"2026-12-01T10:00:00Z INFO line {n}\n" for n in range(200_000)),
     "one_line": "x" * 1_000_000,
     "tricky": TRICKY * 5_000 + "end\u0000",
@@ -130,9 +128,9 @@ async def test_case_c25_very_large_tool_output(case_settings: Settings, kind: st
         raw = await _raw_frames(server.client, conversation_id, len(log.frames))
         for frame in raw:
             lines = frame.replace("\r\n", "\n").split("\n")
-            assert all(line.split(":", 1)[0] in ("id", "event", "data") for line in lines), (
-                frame[:200]
-            )
+            assert all(line.split(":", 1)[0] in ("id", "event", "data") for line in lines), frame[
+                :200
+            ]
         events = [
             json.loads("\n".join(line[6:] for line in f.split("\n") if line.startswith("data: ")))
             for f in raw

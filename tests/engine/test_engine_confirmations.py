@@ -18,7 +18,7 @@ from sqlmodel import select
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from interlock.storage import Note
-from interlock.tools import Confirmation, Permission, ToolContext, ToolError, tool
+from interlock.tools import Confirmation, Permission, ToolContext, tool
 from support.live import LiveServer, live_server
 from support.sse import EventLog, collect, terminals
 

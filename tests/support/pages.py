@@ -10,6 +10,19 @@ from sqlmodel import col, select
 from interlock.storage import Note
 from support.live import LiveServer
 
+STATUS_WORDS = {
+    "pending": "Getting ready",
+    "interrupted": "Waiting for you",
+    "awaiting_client": "Waiting for your browser",
+    "running": "Running",
+    "succeeded": "Done",
+    "failed": "Failed",
+    "rejected": "Rejected",
+    "cancelled": "Cancelled",
+    "expired": "Expired",
+}
+"""How the row's status badge words each tool call status (``data-status`` keeps the raw one)."""
+
 
 def conversation(page: Page) -> Locator:
     return page.get_by_test_id("conversation")

@@ -21,6 +21,7 @@ import type {
   SlashCommandOut,
   ToolCallOut,
   ToolOut,
+  ToolResultIn,
 } from "./types";
 
 const TOKEN_KEY = "interlock.token";
@@ -89,7 +90,12 @@ export async function errorFromResponse(res: Response): Promise<ApiError> {
 }
 
 export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { Accept: "application/json", ...authHeaders() };
+  // The server names the channel ("web") in the audit log from this header.
+  const headers: Record<string, string> = {
+    Accept: "application/json",
+    "X-Interlock-Client": "web",
+    ...authHeaders(),
+  };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let res: Response;
   try {
@@ -105,6 +111,19 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   if (!res.ok) throw await errorFromResponse(res);
   if (res.status === 204) return undefined as T;
   return (await res.json()) as T;
+}
+
+/** GET a text/plain answer (errors as for `request`). */
+export async function requestText(path: string): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetch(path, { headers: { Accept: "text/plain", ...authHeaders() } });
+  } catch (e) {
+    throw new ApiError(0, { code: "network", message: `Cannot reach the server (${String(e)})` });
+  }
+  if (res.status === 401) notifyUnauthorized();
+  if (!res.ok) throw await errorFromResponse(res);
+  return res.text();
 }
 
 const enc = encodeURIComponent;
@@ -136,5 +155,10 @@ export const api = {
   cancel: (id: string) => request<CancelResult>("POST", `/api/conversations/${enc(id)}/cancel`),
   decide: (toolCallId: string, body: DecisionIn) =>
     request<ToolCallOut>("POST", `/api/tool-calls/${enc(toolCallId)}/decision`, body),
+  /** A frontend tool's result (issue 6); 409 when already posted or not waiting. */
+  postResult: (toolCallId: string, body: ToolResultIn) =>
+    request<ToolCallOut>("POST", `/api/tool-calls/${enc(toolCallId)}/result`, body),
+  /** The tool's whole text output (the call's result_text may be cut). */
+  toolOutput: (toolCallId: string) => requestText(`/api/tool-calls/${enc(toolCallId)}/output`),
   eventsUrl: (id: string) => `/api/conversations/${enc(id)}/events`,
 };

@@ -349,6 +349,8 @@ export interface paths {
         /**
          * Post Decision
          * @description Approve, edit, reject or respond to an interrupted call; the run resumes after the last one.
+         *
+         *     The web client sends ``X-Interlock-Client: web``; the audit log names the channel from it.
          */
         post: operations["post_decision_api_tool_calls__tool_call_id__decision_post"];
         delete?: never;
@@ -1855,7 +1857,9 @@ export interface operations {
     post_decision_api_tool_calls__tool_call_id__decision_post: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "x-interlock-client"?: string | null;
+            };
             path: {
                 tool_call_id: string;
             };

@@ -45,7 +45,11 @@ export type ToolCallStatus =
   | "succeeded"
   | "failed"
   | "rejected"
-  | "cancelled";
+  | "cancelled"
+  /** A frontend call waiting for the browser's result (issue 6). */
+  | "awaiting_client"
+  /** A waiting call that timed out (issue 8). */
+  | "expired";
 export type DecisionType = S["DecisionOut"]["type"];
 export type Permission = "ALLOW" | "ASK" | (string & {});
 /** What an employee may set per tool (`tool_overrides`); no entry = the tool's own permission. */
@@ -104,10 +108,39 @@ export type ToolAnnotationsOut = S["ToolAnnotationsOut"];
 export type ToolOut = Narrow<S["ToolOut"], { permission: Permission }>;
 export type ConversationSummary = S["ConversationSummary"];
 
+/** How a call's confirmation reads (computed by the tool on the server; issue 6). */
+export interface ConfirmationOut {
+  title: string;
+  /** One sentence in the person's terms ("Delete note #2: “buy milk”"). */
+  summary: string;
+  /** Replaces "Approve" on the action button ("Delete"). */
+  action_label: string;
+  /** Long content shown on demand (plain text, or Markdown for document tools). */
+  detail: string | null;
+  /** The stored text the change replaces (for a diff); null when nothing is replaced. */
+  previous: string | null;
+}
+
+/**
+ * Fields the issue 6 contract adds to ToolCallOut. Optional here so the client builds both
+ * before and after the server's generated types carry them (an intersection with the
+ * generated, required field stays required).
+ */
+export interface ToolCallExtras {
+  confirmation?: ConfirmationOut | null;
+  write?: boolean;
+  destructive?: boolean;
+  execution?: "server" | "frontend";
+  modal?: boolean;
+  /** Length of the tool's whole text output before it was cut. */
+  result_chars?: number | null;
+  result_cut?: boolean;
+}
+
 export type DecisionOut = Narrow<
   S["DecisionOut"],
   { args: JsonObject | null; proposed_args: JsonObject | null }
->;
+> & { /** Who decided (issue 6). */ user_name?: string };
 
 export type ToolCallOut = Narrow<
   S["ToolCallOut"],
@@ -118,7 +151,11 @@ export type ToolCallOut = Narrow<
     executed_args: JsonObject | null;
     decision: DecisionOut | null;
   }
->;
+> &
+  ToolCallExtras;
+
+/** The body of POST /api/tool-calls/{id}/result: a frontend tool's result or its error. */
+export type ToolResultIn = { text: string; data?: unknown } | { error: { code: string; message: string } };
 
 /** `tool_call_id` and `tool_status` are always sent but only tool messages need them. */
 export type MessageOut = Narrow<

@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import type { DecisionOut, ToolCallOut } from "../api/types";
-import { JsonView } from "../components/JsonView";
+import { ArgsDiff } from "./diff/ArgsDiff";
+import { notRun, whenText } from "./status/status";
 
 /**
  * One line for a recorded decision; `answer` replaces the raw message of a respond and
@@ -23,9 +24,19 @@ export function decisionText(d: DecisionOut, answer?: string | null, rejected = 
   }
 }
 
+/** "by ann at 10:42" (who decided, when), or "at 10:42" when the server did not say who. */
+export function decidedBy(d: DecisionOut, now?: Date): string {
+  const when = whenText(d.created_at, now);
+  const who = d.user_name ? `by ${d.user_name}` : "";
+  return [who, when && `at ${when}`].filter(Boolean).join(" ");
+}
+
 interface Props {
   call: ToolCallOut;
+  /** For an edit, show what changed (proposed → executed, field by field). */
   showArgs?: boolean;
+  /** The tool's input_schema (field labels of the diff). */
+  schema?: unknown;
   /** How a card words the person's answer (a respond), e.g. "Tea, Coffee" for a JSON list. */
   answer?: string | null;
   /** How a reject is worded: "Rejected" (default) or "Declined" for a question the person declined. */
@@ -34,22 +45,34 @@ interface Props {
   children?: ReactNode;
 }
 
-/** The recorded decision (from server state), with the arguments that were (or will be) run. */
-export function DecisionSummary({ call, showArgs = true, answer, rejected, children }: Props) {
+/** The recorded decision (from server state): what, who and when, and for an edit its diff. */
+export function DecisionSummary({ call, showArgs = true, schema, answer, rejected, children }: Props) {
   const d = call.decision;
   if (!d) return null;
-  const args = call.executed_args ?? (d.type === "edit" ? d.args : null);
+  const executed = call.executed_args ?? (d.type === "edit" ? d.args : null);
+  const proposed = d.proposed_args ?? call.proposed_args;
+  const by = decidedBy(d);
   return (
     <div className={`decision decision-${d.type}`}>
       <p data-testid="decision" data-decision-type={d.type}>
         {decisionText(d, answer, rejected)}
       </p>
+      {by && (
+        <p className="muted small decision-by" data-testid="decision-by">
+          {by}
+        </p>
+      )}
       {children}
-      {showArgs && args && d.type !== "reject" && (
+      {showArgs && d.type === "edit" && executed && !notRun(call) && (
         <div className="decision-args">
-          <span className="muted">Executed with</span>
-          <JsonView value={args} />
+          <span className="muted small">Changes (proposed → run with)</span>
+          <ArgsDiff schema={schema} proposed={proposed} executed={executed} />
         </div>
+      )}
+      {notRun(call) && (
+        <p className="error small" data-testid="not-run">
+          Not run: {call.error?.message ?? "refused before it ran."}
+        </p>
       )}
       {call.status === "interrupted" && d.type !== "reject" && (
         <p className="muted small">Waiting for the other decisions of this step…</p>

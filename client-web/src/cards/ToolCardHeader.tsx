@@ -1,18 +1,55 @@
-/** The head of a tool's approval card: title, what the tool does to data, its description. */
-import type { ToolOut } from "../api/types";
+/**
+ * The head of a tool's card. With a confirmation (from the server) its summary is the
+ * heading sentence and the tool's title a small label above it; without one, the title.
+ * The tool's description is written for the model, so it only shows when nothing better is
+ * known.
+ */
+import type { ToolCallOut, ToolOut } from "../api/types";
 
 interface Props {
   title: string;
   tool: ToolOut | undefined;
+  call?: ToolCallOut;
+  /** The heading sentence, when the card knows better than the call's confirmation. */
+  summary?: string;
 }
 
-export function ToolCardHeader({ title, tool }: Props) {
+/** Destructive by the call's flag (issue 6) or the tool's annotation. */
+export function isDestructive(call: Pick<ToolCallOut, "destructive"> | undefined, tool: ToolOut | undefined): boolean {
+  return call?.destructive ?? tool?.annotations?.destructive ?? false;
+}
+
+export function isWrite(call: Pick<ToolCallOut, "write"> | undefined, tool: ToolOut | undefined): boolean {
+  return call?.write ?? tool?.write ?? false;
+}
+
+export function ToolCardHeader({ title, tool, call, summary: given }: Props) {
+  const summary = given ?? call?.confirmation?.summary;
+  const destructive = isDestructive(call, tool);
+  const tags = (
+    <>
+      {destructive && <span className="tag danger">cannot be undone</span>}
+      {!destructive && isWrite(call, tool) && <span className="tag">changes data</span>}
+    </>
+  );
+  if (summary) {
+    return (
+      <header className="card-head stacked">
+        <p className="card-kicker">
+          <span>{title}</span>
+          {tags}
+        </p>
+        <h4 className="card-summary" data-testid="card-summary">
+          {summary}
+        </h4>
+      </header>
+    );
+  }
   return (
     <>
       <header className="card-head">
         <h4>{title}</h4>
-        {tool?.annotations?.destructive && <span className="tag danger">destructive</span>}
-        {tool?.write && <span className="tag">writes</span>}
+        {tags}
       </header>
       {tool?.description && <p className="card-desc">{tool.description}</p>}
     </>

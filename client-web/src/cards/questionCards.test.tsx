@@ -290,9 +290,12 @@ describe("declining a question", () => {
     expect(out).toContain(">Declined<");
   });
 
-  it("the suggestions choice and the confirm card keep their own controls", () => {
-    const suggestions = html(<ChoiceCard {...props({ call: toolCall({ name: "suggestions", status: "interrupted", proposed_args: { options: ["a"] } }) })} />);
-    expect(suggestions).not.toContain("choice-decline");
+  it("the suggestions card asks its question and offers Decline; the confirm card keeps its own controls", () => {
+    const suggestions = html(
+      <ChoiceCard {...props({ call: toolCall({ name: "suggestions", status: "interrupted", proposed_args: { question: "Which <b>name</b>?", options: ["a"] } }) })} />,
+    );
+    expect(suggestions).toContain('data-testid="choice-decline"');
+    expect(suggestions).toContain("Which &lt;b&gt;name&lt;/b&gt;?</h4>");
     const confirm = html(<ConfirmCard {...props({ call: toolCall({ name: "ask.confirm", status: "interrupted", proposed_args: { summary: "?" } }) })} />);
     expect(confirm).not.toContain("decline");
   });

@@ -1,3 +1,6 @@
+/** Raw JSON, for people who want it: a pretty block, and the "View JSON" toggle cards use. */
+import { useId, useState } from "react";
+
 export function compactJson(value: unknown): string {
   try {
     return JSON.stringify(value) ?? "";
@@ -6,7 +9,7 @@ export function compactJson(value: unknown): string {
   }
 }
 
-/** Pretty JSON in a scrollable block. */
+/** Pretty JSON in a scrollable block (as text, never HTML). */
 export function JsonView({ value }: { value: unknown }) {
   let text: string;
   try {
@@ -14,5 +17,27 @@ export function JsonView({ value }: { value: unknown }) {
   } catch {
     text = String(value);
   }
-  return <pre className="json">{text}</pre>;
+  return (
+    <pre className="json" data-testid="json-view" tabIndex={0}>
+      {text}
+    </pre>
+  );
+}
+
+/** "View JSON": the raw value one click away, hidden until asked for. */
+export function ViewJson({ value, label = "View JSON" }: { value: unknown; label?: string }) {
+  const [open, setOpen] = useState(false);
+  const id = useId();
+  return (
+    <div className="view-json">
+      <button type="button" className="link small" aria-expanded={open} aria-controls={open ? id : undefined} data-testid="view-json" onClick={() => setOpen(!open)}>
+        {open ? "Hide JSON" : label}
+      </button>
+      {open && (
+        <div id={id}>
+          <JsonView value={value} />
+        </div>
+      )}
+    </div>
+  );
 }

@@ -2,6 +2,8 @@
 import { useEffect, useMemo, useRef, type ReactNode } from "react";
 import type { MessageOut, ToolCallOut } from "../api/types";
 import { orphanToolCalls, toolCallsOf, toolMessagesByCall, type ConversationState } from "../state/reducer";
+import { BatchBar } from "../cards/batch/BatchBar";
+import { FoldedText, needsFold } from "./FoldedText";
 import { Markdown } from "./Markdown";
 import { ToolCallRow } from "./ToolCallRow";
 
@@ -59,7 +61,14 @@ function Message({
   const isUser = message.role === "user";
   return (
     <div className={`message ${message.role}`} data-testid="message" data-role={message.role} data-message-id={String(message.id)}>
-      {isUser ? (
+      {needsFold(message.content) ? (
+        <FoldedText
+          text={message.content}
+          title={isUser ? "Your message" : "The reply"}
+          fileName={`message-${String(message.id)}.txt`}
+          renderPreview={(preview) => (isUser ? <p className="plain">{preview}</p> : <Markdown text={preview} />)}
+        />
+      ) : isUser ? (
         <p className="plain">{message.content}</p>
       ) : (
         message.content && <Markdown text={message.content} />
@@ -72,6 +81,7 @@ function Message({
 function ToolCalls({ calls, toolMessages }: { calls: ToolCallOut[]; toolMessages: Record<string, MessageOut> }) {
   return (
     <div className="tool-calls">
+      <BatchBar calls={calls} />
       {calls.map((c) => (
         <ToolCallRow key={c.id} call={c} toolMessage={toolMessages[c.id]} />
       ))}

@@ -1,43 +1,83 @@
-/** One row per tool call: title, status, args, result summary, and its card when it has one. */
-import { useState } from "react";
+/**
+ * One row per tool call: title, status in words, a readable one-line summary of its args,
+ * the result (long results fold, see FoldedText), and its card when it has one. A frontend
+ * call waiting for the browser is run from here (see cards/frontend/runner).
+ */
+import { useEffect, useState } from "react";
 import type { MessageOut, ToolCallOut } from "../api/types";
 import { CardHost } from "../cards/CardHost";
+import { ArgFields } from "../cards/fields/ArgFields";
+import { argsSummary } from "../cards/fields/schemaFields";
+import { runFrontendCall, wantsRun } from "../cards/frontend/runner";
 import { hasCard } from "../cards/registry";
+import { StatusBadge, StatusSentence } from "../cards/status/StatusBadge";
+import { notRun } from "../cards/status/status";
 import { toolTitle, useAppData } from "../state/appData";
-import { compactJson } from "./JsonView";
+import { useConversationActions } from "../state/conversationActions";
+import { FoldedText, needsFold } from "./FoldedText";
+import { ViewJson } from "./JsonView";
 
 const CLIP = 300;
 
 export function ToolCallRow({ call, toolMessage }: { call: ToolCallOut; toolMessage?: MessageOut }) {
   const { tools } = useAppData();
+  const { owned } = useConversationActions();
+  const [details, setDetails] = useState(false);
+  const tool = tools[call.name];
   const args = call.executed_args ?? call.proposed_args;
+  const card = hasCard(call);
+
+  // A frontend call: this tab runs it (once) as soon as it waits for the browser.
+  useEffect(() => {
+    if (owned && wantsRun(call)) void runFrontendCall(call);
+  }, [owned, call]);
+
   return (
-    <div className="tool-call" data-testid="tool-call" data-tool-call-id={call.id} data-status={call.status}>
+    <div className="tool-call" data-testid="tool-call" data-tool-call-id={call.id} data-status={call.status} data-tool-name={call.name}>
       <div className="tool-call-line">
-        <span className="tool-title">{toolTitle(tools, call.name)}</span>
-        <span className={`badge status-${call.status}`} data-testid="tool-status">
-          {call.status}
-        </span>
-        <code className="tool-args" title="Arguments">
-          {args != null ? compactJson(args) : (call.raw_args ?? "")}
-        </code>
+        <span className="tool-title">{toolTitle(tools, call.name, call.title)}</span>
+        <StatusBadge call={call} />
+        {!card && (
+          <span className="tool-args" title="Arguments">
+            {args != null ? argsSummary(tool?.input_schema, args) : ""}
+          </span>
+        )}
+        {!card && args != null && (
+          <button type="button" className="link small" aria-expanded={details} data-testid="tool-details" onClick={() => setDetails(!details)}>
+            {details ? "Hide details" : "Details"}
+          </button>
+        )}
       </div>
-      <ResultSummary call={call} toolMessage={toolMessage} />
-      {hasCard(call) && <CardHost call={call} />}
+      {!card && details && (
+        <div className="tool-details">
+          <ArgFields schema={tool?.input_schema} args={args} />
+          <ViewJson value={args} />
+        </div>
+      )}
+      {!card || !notRun(call) ? <StatusSentence call={call} /> : null}
+      <ResultSummary call={call} toolMessage={toolMessage} title={toolTitle(tools, call.name, call.title)} />
+      {card && <CardHost call={call} />}
     </div>
   );
 }
 
-function ResultSummary({ call, toolMessage }: { call: ToolCallOut; toolMessage?: MessageOut }) {
-  if (call.error) {
+function ResultSummary({ call, toolMessage, title }: { call: ToolCallOut; toolMessage?: MessageOut; title: string }) {
+  // Failures are worded by StatusSentence; a reject or cancel by the badge and the card.
+  if (call.status !== "succeeded") return null;
+  const text = call.result_text ?? toolMessage?.content ?? null;
+  if (!text) return null;
+  if (needsFold(text) || call.result_cut) {
     return (
-      <div className="tool-result error">
-        <code>{call.error.code}</code> {call.error.message}
+      <div className="tool-result" data-testid="tool-result">
+        <FoldedText
+          text={text}
+          title={`Result: ${title}`}
+          fileName={`${call.name}-${call.id}.txt`}
+          cut={call.result_cut ? { callId: call.id, chars: call.result_chars ?? null } : null}
+        />
       </div>
     );
   }
-  const text = call.result_text ?? toolMessage?.content ?? null;
-  if (!text) return null;
   return <ClippedText text={text} />;
 }
 

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session
 
+from interlock.audit import ALLOW_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
 from interlock.engine.records import view
 from interlock.engine.turn import effective_permission
@@ -198,6 +199,17 @@ def propose_command(
         MessageCompleted(run_id=run_id, message=message_out(message, [created])),
     )
     bus.stage(session, conversation.id, ToolCallCreated(run_id=run_id, tool_call=created))
+    if permission == "ALLOW":
+        record_outcome(
+            session,
+            call=call,
+            decider=ALLOW_DECIDER,
+            channel=Channel.system,
+            outcome=Outcome.allowed,
+            reason=None,
+            proposed_args=call.proposed_args,
+            executed_args=call.proposed_args,
+        )
     if permission == "ASK":
         call.status = ToolCallStatus.interrupted
         call.confirmation = command.confirmation

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
+from interlock.audit import Channel, Outcome, record_outcome
 from interlock.engine.records import view
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, NotFound
@@ -53,8 +54,29 @@ class DecisionIn(BaseModel):
         return self
 
 
-async def decide(engine: Engine, user_id: str, tool_call_id: str, body: DecisionIn) -> ToolCallOut:
-    """Record a decision and resume the run when it was the last one awaited.
+_OUTCOMES = {
+    DecisionType.approve: Outcome.approved,
+    DecisionType.edit: Outcome.edited,
+    DecisionType.reject: Outcome.rejected,
+    DecisionType.respond: Outcome.responded,
+}
+
+
+async def decide(
+    engine: Engine,
+    user_id: str,
+    tool_call_id: str,
+    body: DecisionIn,
+    channel: str = Channel.api,
+) -> ToolCallOut:
+    """Record a decision (and its audit record) and resume the run when it was the last one awaited.
+
+    Args:
+        engine: The engine.
+        user_id: Who decides.
+        tool_call_id: The call decided.
+        body: The decision.
+        channel: Where it came from (``web``, ``api``, ``mcp``), for the audit log.
 
     Returns:
         The tool call with its decision.
@@ -128,6 +150,19 @@ async def decide(engine: Engine, user_id: str, tool_call_id: str, body: Decision
             raise _not_interrupted(
                 tool_call_id, ToolCallStatus.interrupted, _decided(session, engine, winner)
             ) from None
+        runs = body.type in (DecisionType.approve, DecisionType.edit)
+        record_outcome(
+            session,
+            call=call,
+            decider=user_id,
+            channel=channel,
+            outcome=_OUTCOMES[DecisionType(body.type)],
+            reason=body.message,
+            proposed_args=call.proposed_args,
+            executed_args=(body.args if body.type == DecisionType.edit else call.proposed_args)
+            if runs
+            else None,
+        )
         out = view(session, engine.registry, call)
         engine.bus.stage(
             session, call.conversation_id, ToolCallDecided(run_id=call.run_id, tool_call=out)

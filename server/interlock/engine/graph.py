@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessageChunk
 from langgraph.graph import END, START, StateGraph
 from sqlmodel import col, select
 
+from interlock.audit import ALLOW_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
 from interlock.engine.calls import CallExecutor
 from interlock.engine.history import load_history, to_model_messages
@@ -224,6 +225,17 @@ class _Nodes:
                         result_data={"errors": item.field_errors} if item.field_errors else None,
                         error_code=item.code,
                         error_message=item.problem,
+                    )
+                elif item.tool is not None and plan.permissions[item.tool.name] == Permission.ALLOW:
+                    record_outcome(
+                        session,
+                        call=call,
+                        decider=ALLOW_DECIDER,
+                        channel=Channel.system,
+                        outcome=Outcome.allowed,
+                        reason=None,
+                        proposed_args=call.proposed_args,
+                        executed_args=call.proposed_args,
                     )
                 elif item.tool is not None and plan.permissions[item.tool.name] == Permission.ASK:
                     call.status = ToolCallStatus.interrupted

@@ -13,6 +13,7 @@ from sqlalchemy import and_, or_
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
+from interlock.audit import SYSTEM_DECIDER, Channel, Outcome, record_outcome
 from interlock.storage import (
     Decision,
     Message,
@@ -163,10 +164,14 @@ def cancel_open_calls(
     conversation_id: str,
     reason: str,
     run_id: str | None = None,
+    *,
+    decider: str = SYSTEM_DECIDER,
+    channel: str = Channel.system,
 ) -> list[str]:
     """Close every pending, interrupted or running call of a conversation as ``cancelled``.
 
-    ``run_id`` is the run doing it (each call's own run when omitted).
+    ``run_id`` is the run doing it (each call's own run when omitted). Each closed call gets an
+    audit record naming ``decider`` (a user id when a person caused it) and ``channel``.
 
     Returns:
         The ids of the calls closed. The caller commits.
@@ -180,6 +185,16 @@ def cancel_open_calls(
         .order_by(col(ToolCall.message_id), col(ToolCall.index))
     ).all()
     for call in calls:
+        record_outcome(
+            session,
+            call=call,
+            decider=decider,
+            channel=channel,
+            outcome=Outcome.cancelled,
+            reason=reason,
+            proposed_args=call.proposed_args,
+            executed_args=call.executed_args,
+        )
         close_call(
             session,
             bus,

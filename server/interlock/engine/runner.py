@@ -14,6 +14,7 @@ from langchain_core.language_models import BaseChatModel
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
+from interlock.audit import SYSTEM_DECIDER
 from interlock.employees import DEFAULT_EMPLOYEE, Employee, EmployeeDirectory
 from interlock.engine.commands import CommandClaim, propose_command, resolve_command
 from interlock.engine.graph import GraphDeps, TurnState, build_graph
@@ -186,7 +187,13 @@ class Engine:
                 )
             self.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="message"))
             cancel_open_calls(
-                session, self.bus, self.registry, conversation_id, NEW_MESSAGE_REASON, run.id
+                session,
+                self.bus,
+                self.registry,
+                conversation_id,
+                NEW_MESSAGE_REASON,
+                run.id,
+                decider=user_id,
             )
             session.add(run)
             message = Message(
@@ -301,8 +308,13 @@ class Engine:
         error: InterlockError | None = None,
         reason: str = "",
         keep_interrupted: bool = False,
+        decider: str = SYSTEM_DECIDER,
     ) -> None:
-        """Write the run's one terminal event and release the conversation."""
+        """Write the run's one terminal event and release the conversation.
+
+        ``decider`` is who ended it (a user id for a person's cancel), for the audit records of
+        the calls it closes.
+        """
         with self.db.session() as session:
             run = session.get(Run, run_id)
             if run is None or run.status != RunStatus.running:
@@ -328,6 +340,7 @@ class Engine:
                         if status == RunStatus.cancelled
                         else "the run failed",
                         run_id,
+                        decider=decider,
                     )
                 if status == RunStatus.cancelled:
                     terminal = RunCancelled(run_id=run_id, reason=reason)
@@ -369,13 +382,22 @@ class Engine:
             # Ends the run unless its task already did: also covers a task cancelled before
             # its first step (its body never ran) and a task lost to a crash.
             self.end_run(
-                active, conversation_id, RunStatus.cancelled, reason="cancelled by the person"
+                active,
+                conversation_id,
+                RunStatus.cancelled,
+                reason="cancelled by the person",
+                decider=user_id,
             )
             return active
         with self.db.session() as session:
             calls = latest_assistant_calls(session, conversation_id)
             closed = cancel_open_calls(
-                session, self.bus, self.registry, conversation_id, "cancelled by the person"
+                session,
+                self.bus,
+                self.registry,
+                conversation_id,
+                "cancelled by the person",
+                decider=user_id,
             )
             self.bus.commit(session)
         return calls[0].run_id if closed and calls else None

@@ -2,6 +2,7 @@
 
 from interlock.storage.db import Database
 from interlock.storage.models import (
+    AuditRecord,
     Conversation,
     Decision,
     DecisionType,
@@ -20,6 +21,7 @@ from interlock.storage.models import (
 )
 
 __all__ = [
+    "AuditRecord",
     "Conversation",
     "Database",
     "Decision",

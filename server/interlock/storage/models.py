@@ -233,3 +233,37 @@ class Note(SQLModel, table=True):
     owner_id: str = Field(index=True, max_length=64)
     text: str = Field(sa_column=Column(Text, nullable=False))
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class AuditRecord(SQLModel, table=True):
+    """One decision or automatic outcome on a tool call, chained by SHA-256 (see ``interlock.audit``).
+
+    ``seq`` orders the chain (1, 2, 3, ...); ``hash`` is SHA-256 over ``prev_hash`` and the
+    record's other fields, so editing, inserting or deleting a row breaks the chain.
+    """
+
+    __tablename__ = "audit_records"
+    __table_args__ = (
+        Index("ix_audit_records_tool_created", "tool", "created_at"),
+        Index("ix_audit_records_owner_created", "owner_id", "created_at"),
+    )
+
+    seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+    tool_call_id: str = Field(index=True, max_length=64)
+    conversation_id: str = Field(max_length=64)
+    employee: str = Field(index=True, max_length=100)
+    tool: str = Field(max_length=200)
+    # The conversation's owner: members see the records of their own conversations.
+    owner_id: str = Field(max_length=64)
+    # A user id, ``policy:<grant id>``, ``policy:allow``, ``policy:repeat``, ``timeout`` or ``system``.
+    decider: str = Field(index=True, max_length=100)
+    channel: str = Field(max_length=20)
+    outcome: str = Field(max_length=20)
+    reason: str | None = Field(default=None, sa_column=Column(Text))
+    proposed_args: Any = Field(default=None, sa_column=Column(JSON))
+    executed_args: Any = Field(default=None, sa_column=Column(JSON))
+    # Milliseconds from the call's proposal to this outcome.
+    waited_ms: int = 0
+    prev_hash: str = Field(max_length=64)
+    hash: str = Field(max_length=64, unique=True)

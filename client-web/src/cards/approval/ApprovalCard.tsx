@@ -1,10 +1,17 @@
-/** The generic card: approve, edit (form from the tool's input_schema) or reject with a reason. */
-import { lazy, Suspense, useId, useState } from "react";
+/**
+ * The generic card: the confirmation's summary (or the arguments as labelled fields), the
+ * action ("Approve" or the tool's action_label), edit (a form from the tool's input_schema)
+ * or reject with a reason. Destructive tools get a danger-styled action placed last, and the
+ * focus goes to Reject, never to the destructive action.
+ */
+import { lazy, Suspense, useEffect, useId, useRef, useState } from "react";
 import type { ApiError } from "../../api/client";
 import type { FieldError, JsonObject } from "../../api/types";
-import { JsonView } from "../../components/JsonView";
+import { ViewJson } from "../../components/JsonView";
+import { Markdown } from "../../components/Markdown";
 import { DecisionSummary } from "../DecisionSummary";
-import { ToolCardHeader } from "../ToolCardHeader";
+import { ArgFields, LongText } from "../fields/ArgFields";
+import { isDestructive, ToolCardHeader } from "../ToolCardHeader";
 import type { CardProps } from "../types";
 import { fieldErrorsFrom } from "./fieldErrors";
 
@@ -13,13 +20,30 @@ const EditForm = lazy(() => import("./EditForm").then((m) => ({ default: m.EditF
 
 type Mode = "idle" | "reject" | "edit";
 
+/** Whether the person is typing somewhere (then a new card does not take the focus). */
+function typing(): boolean {
+  const el = document.activeElement;
+  return (el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement) && el.value.length > 0;
+}
+
 export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProps) {
   const [mode, setMode] = useState<Mode>("idle");
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [fieldErrors, setFieldErrors] = useState<FieldError[]>([]);
+  const [details, setDetails] = useState(false);
+  const rejectRef = useRef<HTMLButtonElement>(null);
   const reasonId = useId();
+  const detailId = useId();
   const args = call.proposed_args ?? {};
+  const schema = tool?.input_schema;
+  const confirmation = call.confirmation ?? null;
+  const destructive = isDestructive(call, tool);
+  const actionLabel = confirmation?.action_label || "Approve";
+
+  useEffect(() => {
+    if (live && destructive && !typing()) rejectRef.current?.focus();
+  }, [live, destructive]);
 
   const run = async (body: Parameters<typeof decide>[0]) => {
     setError(null);
@@ -36,26 +60,72 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
 
   const submitEdit = (edited: JsonObject) => run({ type: "edit", args: edited });
 
+  const action = (
+    <button
+      type="button"
+      className={destructive ? "danger solid" : "primary"}
+      data-testid="approve"
+      disabled={busy}
+      onClick={() => run({ type: "approve" })}
+    >
+      {busy ? <span className="spinner" aria-hidden="true" /> : null}
+      {actionLabel}
+    </button>
+  );
+  const editButton = (
+    <button type="button" data-testid="edit" disabled={busy} onClick={() => setMode("edit")}>
+      Edit
+    </button>
+  );
+  const rejectButton = (
+    <button type="button" ref={rejectRef} className={destructive ? undefined : "danger"} data-testid="reject" disabled={busy} onClick={() => setMode("reject")}>
+      Reject
+    </button>
+  );
+
   return (
-    <section className="card approval-card" aria-label={`Approval: ${title}`}>
-      <ToolCardHeader title={title} tool={tool} />
+    <section className={destructive ? "card approval-card destructive" : "card approval-card"} aria-label={`Approval: ${confirmation?.summary ?? title}`}>
+      <ToolCardHeader title={title} tool={tool} call={call} />
+      {mode !== "edit" && (
+        <>
+          {confirmation ? (
+            <>
+              <button type="button" className="link small" aria-expanded={details} aria-controls={details ? detailId : undefined} data-testid="card-details" onClick={() => setDetails(!details)}>
+                {details ? "Hide details" : "Show details"}
+              </button>
+              {details && (
+                <div id={detailId} className="card-detail" data-testid="card-detail">
+                  {confirmation.detail &&
+                    (call.modal ? <Markdown text={confirmation.detail} /> : <LongText text={confirmation.detail} />)}
+                  <ArgFields schema={schema} args={args} />
+                </div>
+              )}
+            </>
+          ) : (
+            <ArgFields schema={schema} args={args} />
+          )}
+          <ViewJson value={args} />
+        </>
+      )}
       {call.decision ? (
-        <DecisionSummary call={call} />
+        <DecisionSummary call={call} schema={schema} />
       ) : (
         <>
-          {mode !== "edit" && <JsonView value={args} />}
-          {!live && <p className="muted small">Not waiting for a decision ({call.status}).</p>}
           {live && mode === "idle" && (
             <div className="actions">
-              <button type="button" className="primary" data-testid="approve" disabled={busy} onClick={() => run({ type: "approve" })}>
-                Approve
-              </button>
-              <button type="button" data-testid="edit" disabled={busy} onClick={() => setMode("edit")}>
-                Edit
-              </button>
-              <button type="button" className="danger" data-testid="reject" disabled={busy} onClick={() => setMode("reject")}>
-                Reject
-              </button>
+              {destructive ? (
+                <>
+                  {rejectButton}
+                  {editButton}
+                  {action}
+                </>
+              ) : (
+                <>
+                  {action}
+                  {editButton}
+                  {rejectButton}
+                </>
+              )}
             </div>
           )}
           {live && mode === "reject" && (
@@ -73,7 +143,11 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
                 rows={2}
                 value={reason}
                 disabled={busy}
+                autoFocus
                 onChange={(e) => setReason(e.target.value)}
+                onKeyDown={(e) => {
+                  if (e.key === "Escape") setMode("idle");
+                }}
               />
               <div className="actions">
                 <button type="submit" className="danger" data-testid="reject-confirm" disabled={busy}>
@@ -88,7 +162,7 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
           {live && mode === "edit" && (
             <Suspense fallback={<p className="muted small">Loading the form…</p>}>
               <EditForm
-                schema={tool?.input_schema ?? { type: "object" }}
+                schema={schema ?? { type: "object" }}
                 initial={args}
                 fieldErrors={fieldErrors}
                 disabled={busy}

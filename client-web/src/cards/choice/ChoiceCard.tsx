@@ -6,6 +6,7 @@
  */
 import { useState } from "react";
 import { DecisionSummary } from "../DecisionSummary";
+import { DECLINED, decline } from "../decline";
 import type { CardProps } from "../types";
 import { choiceMode } from "./choice";
 import { QuestionChoice } from "./QuestionChoice";
@@ -22,9 +23,16 @@ export function ChoiceCard(props: CardProps) {
   return choiceMode(props.call, props.tool) === "respond" ? <QuestionChoice {...props} /> : <SuggestionChoice {...props} />;
 }
 
-function SuggestionChoice({ call, tool, title, live, busy, decide }: CardProps) {
+/** The heading of a suggestions card: the `question` the model asked, else the tool's title. */
+export function suggestionHeading(call: CardProps["call"], title: string): string {
+  const q = call.proposed_args?.question;
+  return typeof q === "string" && q.trim() ? q : title;
+}
+
+function SuggestionChoice({ call, title, live, busy, decide }: CardProps) {
   const [error, setError] = useState<string | null>(null);
   const proposed = call.proposed_args ?? {};
+  const heading = suggestionHeading(call, title);
   const options = Array.isArray(proposed.options) ? proposed.options.map(String) : [];
   const chosen = chosenOption(call);
   const clickable = live && !busy;
@@ -36,12 +44,11 @@ function SuggestionChoice({ call, tool, title, live, busy, decide }: CardProps) 
   };
 
   return (
-    <section className="card choice-card" aria-label={`Choice: ${title}`}>
+    <section className="card choice-card" aria-label={`Choice: ${heading}`}>
       <header className="card-head">
-        <h4>{title}</h4>
+        <h4 data-testid="choice-question">{heading}</h4>
       </header>
-      {tool?.description && !call.decision && <p className="card-desc">{tool.description}</p>}
-      <div className="choices" role="group" aria-label="Options">
+      <div className="choices" role="group" aria-label={heading}>
         {options.map((option, i) => {
           const isChosen = chosen === option;
           return (
@@ -61,13 +68,19 @@ function SuggestionChoice({ call, tool, title, live, busy, decide }: CardProps) 
         })}
         {options.length === 0 && <p className="muted small">No options were proposed.</p>}
       </div>
-      {call.decision && call.decision.type !== "edit" && <DecisionSummary call={call} showArgs={false} />}
+      {live && (
+        <div className="actions">
+          <button type="button" className="danger" data-testid="choice-decline" disabled={!clickable} onClick={() => void decline(decide).then(setError)}>
+            Decline
+          </button>
+        </div>
+      )}
+      {call.decision && call.decision.type !== "edit" && <DecisionSummary call={call} showArgs={false} rejected={DECLINED} />}
       {call.decision?.type === "edit" && (
         <p className="muted small" data-testid="decision" data-decision-type="edit">
           Chosen: {chosen ?? "—"}
         </p>
       )}
-      {!live && !call.decision && <p className="muted small">Not waiting for a choice ({call.status}).</p>}
       {error && (
         <p className="error" role="alert">
           {error}

@@ -104,7 +104,6 @@ export function QuestionChoice({ call, title, live, busy, decide }: CardProps) {
       {q.options.length === 0 && <p className="muted small">No options were proposed.</p>}
       {live && !q.multiple && <div className="actions">{declineButton}</div>}
       <DecisionSummary call={call} showArgs={false} rejected={DECLINED} answer={answered.size > 0 ? [...answered].join(", ") : null} />
-      {!live && !call.decision && <p className="muted small">Not waiting for an answer ({call.status}).</p>}
       {error && (
         <p className="error" role="alert">
           {error}

@@ -2,6 +2,7 @@
 import { useId, useState } from "react";
 import type { ToolCallOut } from "../../api/types";
 import { DecisionSummary } from "../DecisionSummary";
+import { statusWords } from "../status/status";
 import type { CardProps } from "../types";
 
 export function confirmSummary(call: Pick<ToolCallOut, "proposed_args">): string {
@@ -42,7 +43,7 @@ export function ConfirmCard({ call, title, live, busy, decide }: CardProps) {
           </button>
         </div>
       ) : (
-        <p className="muted small">Not waiting for an answer ({call.status}).</p>
+        <p className="muted small">Not waiting for an answer ({statusWords(call).label.toLowerCase()}).</p>
       )}
       {error && (
         <p className="error" role="alert">

@@ -8,6 +8,7 @@ import { lazy, Suspense, useState } from "react";
 import type { FieldError, JsonObject } from "../../api/types";
 import { DecisionSummary } from "../DecisionSummary";
 import { DECLINED, decline } from "../decline";
+import { statusWords } from "../status/status";
 import type { CardProps } from "../types";
 import { answerRows, answerSummary, formErrors, formMessage, formQuestionOf, submittedValues } from "./formAnswer";
 
@@ -63,7 +64,7 @@ export function FormCard({ call, title, live, busy, decide }: CardProps) {
           />
         </Suspense>
       ) : (
-        <p className="muted small">Not waiting for an answer ({call.status}).</p>
+        <p className="muted small">Not waiting for an answer ({statusWords(call).label.toLowerCase()}).</p>
       )}
       {error && (
         <p className="error" role="alert">

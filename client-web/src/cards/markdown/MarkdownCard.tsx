@@ -1,13 +1,16 @@
 /**
  * Card hint `markdown`: an approval whose arguments (and, once run, result) are long text.
- * They open in a modal dialog rendered as safe markdown (no raw HTML, only http(s)/mailto
+ * They open in the modal rendered as safe markdown (no raw HTML, only http(s)/mailto
  * links), with Approve / Reject inside.
  */
-import { useId, useState } from "react";
+import { useId, useRef, useState } from "react";
+import type { DecisionIn } from "../../api/types";
 import { JsonView } from "../../components/JsonView";
 import { Markdown } from "../../components/Markdown";
 import { Modal } from "../../components/Modal";
 import { DecisionSummary } from "../DecisionSummary";
+import { fieldLabel } from "../fields/schemaFields";
+import { statusWords } from "../status/status";
 import { ToolCardHeader } from "../ToolCardHeader";
 import type { CardProps } from "../types";
 import { argSections } from "./markdownContent";
@@ -18,9 +21,11 @@ export function MarkdownCard({ call, tool, title, live, busy, decide }: CardProp
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
   const reasonId = useId();
+  const reasonRef = useRef<HTMLTextAreaElement>(null);
   const sections = argSections(call.executed_args ?? call.proposed_args);
+  const actionLabel = call.confirmation?.action_label || "Approve";
 
-  const run = async (body: Parameters<typeof decide>[0]) => {
+  const run = async (body: DecisionIn) => {
     setError(null);
     const err = await decide(body);
     if (!err || err.status === 409) {
@@ -31,13 +36,50 @@ export function MarkdownCard({ call, tool, title, live, busy, decide }: CardProp
     setError(err.message);
   };
 
+  const actions = !live ? null : rejecting ? (
+    <>
+      <button type="button" disabled={busy} onClick={() => setRejecting(false)}>
+        Back
+      </button>
+      <button
+        type="button"
+        className="danger"
+        data-testid="reject-confirm"
+        disabled={busy}
+        onClick={() => void run(reason.trim() ? { type: "reject", message: reason.trim() } : { type: "reject" })}
+      >
+        {busy && <span className="spinner" aria-hidden="true" />}
+        Confirm reject
+      </button>
+    </>
+  ) : (
+    <>
+      <button
+        type="button"
+        className="danger"
+        data-testid="reject"
+        disabled={busy}
+        onClick={() => {
+          setRejecting(true);
+          queueMicrotask(() => reasonRef.current?.focus());
+        }}
+      >
+        Reject
+      </button>
+      <button type="button" className="primary" data-testid="approve" disabled={busy} onClick={() => void run({ type: "approve" })}>
+        {busy && <span className="spinner" aria-hidden="true" />}
+        {actionLabel}
+      </button>
+    </>
+  );
+
   return (
-    <section className="card markdown-card" aria-label={`Approval: ${title}`}>
-      <ToolCardHeader title={title} tool={tool} />
+    <section className="card markdown-card" aria-label={`Approval: ${call.confirmation?.summary ?? title}`}>
+      <ToolCardHeader title={title} tool={tool} call={call} />
       {call.decision ? (
-        <DecisionSummary call={call} showArgs={false} />
+        <DecisionSummary call={call} schema={tool?.input_schema} />
       ) : (
-        !live && <p className="muted small">Not waiting for a decision ({call.status}).</p>
+        !live && <p className="muted small">Not waiting for a decision ({statusWords(call).label.toLowerCase()}).</p>
       )}
       <div className="actions">
         <button type="button" className={live ? "primary" : undefined} data-testid="markdown-open" onClick={() => setOpen(true)}>
@@ -45,10 +87,10 @@ export function MarkdownCard({ call, tool, title, live, busy, decide }: CardProp
         </button>
       </div>
       {open && (
-        <Modal title={title} testId="markdown-modal" onClose={() => setOpen(false)}>
+        <Modal title={title} testId="markdown-modal" busy={busy} cancelLabel={live ? "Cancel" : "Close"} actions={actions} wide onClose={() => setOpen(false)}>
           {sections.map((s) => (
             <section key={s.key} className="modal-section">
-              <h3>{s.key}</h3>
+              <h3>{fieldLabel(tool?.input_schema, s.key)}</h3>
               {"markdown" in s ? <Markdown text={s.markdown} /> : <JsonView value={s.json} />}
             </section>
           ))}
@@ -58,35 +100,11 @@ export function MarkdownCard({ call, tool, title, live, busy, decide }: CardProp
               <Markdown text={call.result_text} />
             </section>
           )}
-          {live && !rejecting && (
-            <div className="actions">
-              <button type="button" className="primary" data-testid="approve" disabled={busy} onClick={() => void run({ type: "approve" })}>
-                Approve
-              </button>
-              <button type="button" className="danger" data-testid="reject" disabled={busy} onClick={() => setRejecting(true)}>
-                Reject
-              </button>
-            </div>
-          )}
           {live && rejecting && (
-            <form
-              className="reject-form"
-              onSubmit={(e) => {
-                e.preventDefault();
-                void run(reason.trim() ? { type: "reject", message: reason.trim() } : { type: "reject" });
-              }}
-            >
+            <div className="reject-form">
               <label htmlFor={reasonId}>Reason (optional)</label>
-              <textarea id={reasonId} data-testid="reject-reason" rows={2} value={reason} disabled={busy} onChange={(e) => setReason(e.target.value)} />
-              <div className="actions">
-                <button type="submit" className="danger" data-testid="reject-confirm" disabled={busy}>
-                  Confirm reject
-                </button>
-                <button type="button" disabled={busy} onClick={() => setRejecting(false)}>
-                  Back
-                </button>
-              </div>
-            </form>
+              <textarea id={reasonId} ref={reasonRef} data-testid="reject-reason" rows={2} value={reason} disabled={busy} onChange={(e) => setReason(e.target.value)} />
+            </div>
           )}
           {call.decision && <DecisionSummary call={call} showArgs={false} />}
           {error && (

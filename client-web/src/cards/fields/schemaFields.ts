@@ -1,0 +1,120 @@
+/**
+ * Arguments as labelled fields, read from the tool's JSON Schema: the label is the
+ * property's `title`, else its key humanised; `description` is the help; properties come in
+ * the schema's order, then any keys the schema does not name (in the arguments' order).
+ */
+import type { JsonObject } from "../../api/types";
+
+export type FieldKind = "text" | "number" | "boolean" | "empty" | "list" | "object";
+
+export interface FieldNode {
+  /** The property key (or the item index in a list). */
+  key: string;
+  label: string;
+  help: string | null;
+  kind: FieldKind;
+  /** Text of a scalar (strings as they are, line breaks kept). */
+  text: string;
+  /** Items of a list, or properties of an object. */
+  children: FieldNode[];
+}
+
+/** Past this depth a nested value is shown as JSON text. */
+const MAX_DEPTH = 6;
+
+/** "due_date" → "Due date", "noteId" → "Note id", "x-ray" → "X ray". */
+export function humanise(key: string): string {
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/[_\-.]+/g, " ")
+    .trim()
+    .toLowerCase();
+  if (!words) return key;
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | null {
+  return typeof value === "string" && value.trim() ? value : null;
+}
+
+/** The property schemas of an object schema (only own, object-valued entries). */
+function propertiesOf(schema: unknown): Record<string, JsonObject> {
+  const props = isObject(schema) ? schema.properties : undefined;
+  const out: Record<string, JsonObject> = {};
+  if (!isObject(props)) return out;
+  for (const [k, v] of Object.entries(props)) out[k] = isObject(v) ? v : {};
+  return out;
+}
+
+/** Keys in display order: the schema's first, then the rest of the value's. */
+export function orderedKeys(schema: unknown, value: JsonObject): string[] {
+  const props = Object.keys(propertiesOf(schema));
+  const present = props.filter((k) => Object.hasOwn(value, k));
+  const extra = Object.keys(value).filter((k) => !props.includes(k));
+  return [...present, ...extra];
+}
+
+function scalarText(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "boolean") return value ? "Yes" : "No";
+  if (typeof value === "number") return String(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function node(key: string, label: string, schema: unknown, value: unknown, depth: number): FieldNode {
+  const help = isObject(schema) ? str(schema.description) : null;
+  const base = { key, label, help, text: "", children: [] as FieldNode[] };
+  if (value === null || value === undefined || value === "") return { ...base, kind: "empty", text: "—" };
+  if (typeof value === "string") return { ...base, kind: "text", text: value };
+  if (typeof value === "number") return { ...base, kind: "number", text: scalarText(value) };
+  if (typeof value === "boolean") return { ...base, kind: "boolean", text: scalarText(value) };
+  if (depth >= MAX_DEPTH) return { ...base, kind: "text", text: scalarText(value) };
+  if (Array.isArray(value)) {
+    const itemSchema = isObject(schema) ? schema.items : undefined;
+    const children = value.map((item, i) => node(String(i), `${i + 1}`, itemSchema, item, depth + 1));
+    return { ...base, kind: "list", children };
+  }
+  if (isObject(value)) return { ...base, kind: "object", children: fieldsOf(schema, value, depth + 1) };
+  return { ...base, kind: "text", text: scalarText(value) };
+}
+
+function fieldsOf(schema: unknown, value: JsonObject, depth: number): FieldNode[] {
+  const props = propertiesOf(schema);
+  return orderedKeys(schema, value).map((key) => {
+    const prop = Object.hasOwn(props, key) ? props[key] : undefined;
+    const label = str(prop?.title) ?? humanise(key);
+    return node(key, label, prop, value[key], depth);
+  });
+}
+
+/** The arguments of a call as fields, following `schema` (the tool's input_schema) when known. */
+export function schemaFields(schema: unknown, args: JsonObject | null | undefined): FieldNode[] {
+  return fieldsOf(schema, args ?? {}, 0);
+}
+
+/** The label of a top-level argument. */
+export function fieldLabel(schema: unknown, key: string): string {
+  const props = propertiesOf(schema);
+  return (Object.hasOwn(props, key) ? str(props[key].title) : null) ?? humanise(key);
+}
+
+/** One line for a row: "Text: buy milk · Tags: a, b", cut at `limit` characters. */
+export function argsSummary(schema: unknown, args: JsonObject | null | undefined, limit = 120): string {
+  const parts = schemaFields(schema, args).map((f) => `${f.label}: ${flat(f)}`);
+  const line = parts.join(" · ");
+  return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
+}
+
+function flat(f: FieldNode): string {
+  if (f.kind === "list") return f.children.map(flat).join(", ") || "—";
+  if (f.kind === "object") return f.children.map((c) => `${c.label}: ${flat(c)}`).join(", ") || "—";
+  return f.text.replace(/\s+/g, " ").trim();
+}

@@ -1,0 +1,33 @@
+/** The status badge of a tool call row: words, a spinner and elapsed seconds while running. */
+import type { ToolCallOut } from "../../api/types";
+import { formatElapsed, useElapsed } from "../../state/useElapsed";
+import { statusWords } from "./status";
+
+export function StatusBadge({ call }: { call: ToolCallOut }) {
+  const words = statusWords(call);
+  const running = call.status === "running";
+  return (
+    <span className={`badge status-${call.status} tone-${words.tone}`} data-testid="tool-status" data-status={call.status}>
+      {running && <span className="spinner" aria-hidden="true" />}
+      {words.label}
+      {running && <Elapsed since={call.started_at ?? call.created_at} />}
+    </span>
+  );
+}
+
+function Elapsed({ since }: { since: string }) {
+  const seconds = useElapsed(since, true);
+  return <span className="elapsed"> · {formatElapsed(seconds)}</span>;
+}
+
+/** The failure sentence under a row ("Not run: ...", or the error), with the code in small print. */
+export function StatusSentence({ call }: { call: ToolCallOut }) {
+  const words = statusWords(call);
+  if (!words.sentence) return null;
+  return (
+    <div className="tool-result error" data-testid="tool-error">
+      <span className="error-sentence">{words.sentence}</span>
+      {words.code && <small className="error-code"> ({words.code})</small>}
+    </div>
+  );
+}

@@ -1,0 +1,65 @@
+/** A tool call's status in words for people (the raw status stays in `data-status`). */
+import type { ToolCallOut } from "../../api/types";
+
+export type Tone = "wait" | "run" | "ok" | "bad" | "off";
+
+export interface StatusWords {
+  /** The badge: "Waiting for you", "Done", "Not run", ... */
+  label: string;
+  tone: Tone;
+  /** A plain sentence under the row (failures), or null. */
+  sentence: string | null;
+  /** The error code, shown in small print, or null. */
+  code: string | null;
+}
+
+/**
+ * Approved or edited, then refused before the handler ran (a later DENY, an unknown tool, a
+ * check failing at run time): the call failed with no executed args and no start.
+ */
+export function notRun(call: Pick<ToolCallOut, "status" | "executed_args" | "started_at" | "decision">): boolean {
+  const d = call.decision;
+  return call.status === "failed" && call.executed_args == null && call.started_at == null && d != null && (d.type === "approve" || d.type === "edit");
+}
+
+const word = (label: string, tone: Tone, sentence: string | null = null, code: string | null = null): StatusWords => ({ label, tone, sentence, code });
+
+export function statusWords(call: ToolCallOut): StatusWords {
+  const d = call.decision;
+  switch (call.status) {
+    case "pending":
+      return word("Getting ready", "run");
+    case "interrupted":
+      if (!d) return word("Waiting for you", "wait");
+      if (d.type === "reject") return word("Rejected", "off");
+      return word(d.type === "respond" ? "Answered — waiting for the other decisions" : "Approved — waiting for the other decisions", "wait");
+    case "awaiting_client":
+      return word("Waiting for your browser", "wait");
+    case "running":
+      return word("Running", "run");
+    case "succeeded":
+      return word("Done", "ok");
+    case "failed": {
+      const message = call.error?.message ?? "It stopped with an error.";
+      if (notRun(call)) return word("Not run", "bad", `Not run: ${message}`, call.error?.code ?? null);
+      return word("Failed", "bad", message, call.error?.code ?? null);
+    }
+    case "rejected":
+      return word(d?.type === "reject" && call.name.startsWith("ask.") ? "Declined" : "Rejected", "off");
+    case "cancelled":
+      return word("Cancelled", "off");
+    case "expired":
+      return word("Expired", "off");
+    default:
+      return word(String(call.status), "off");
+  }
+}
+
+/** "10:42" today, else "3 Mar, 10:42", in the viewer's locale and time zone. */
+export function whenText(iso: string, now = new Date()): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  const time = d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+  if (d.toDateString() === now.toDateString()) return time;
+  return `${d.toLocaleDateString(undefined, { day: "numeric", month: "short" })}, ${time}`;
+}

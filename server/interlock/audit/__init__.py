@@ -1,0 +1,36 @@
+"""The audit log: one chained record per decision or automatic outcome on a tool call.
+
+``record_outcome(session, call=..., decider=..., channel=..., outcome=..., reason=...,
+proposed_args=..., executed_args=...)`` is called by whoever writes an outcome, on the same
+session, before committing (see :mod:`interlock.audit.chain`).
+"""
+
+from interlock.audit.chain import (
+    ALLOW_DECIDER,
+    GENESIS_HASH,
+    REPEAT_DECIDER,
+    SYSTEM_DECIDER,
+    TIMEOUT_DECIDER,
+    ChainReport,
+    Channel,
+    Outcome,
+    record_hash,
+    record_outcome,
+    record_payload,
+    verify_chain,
+)
+
+__all__ = [
+    "ALLOW_DECIDER",
+    "GENESIS_HASH",
+    "REPEAT_DECIDER",
+    "SYSTEM_DECIDER",
+    "TIMEOUT_DECIDER",
+    "ChainReport",
+    "Channel",
+    "Outcome",
+    "record_hash",
+    "record_outcome",
+    "record_payload",
+    "verify_chain",
+]

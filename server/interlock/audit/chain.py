@@ -1,0 +1,238 @@
+"""Audit records: one per decision or automatic outcome, chained by SHA-256.
+
+:func:`record_outcome` stages a record on the session that writes the outcome; the record is
+numbered, chained and inserted just before that session commits, so it is written in the same
+transaction as the outcome (a rollback drops both). Chaining at commit time keeps the audit
+lock short: on PostgreSQL a transaction-scoped advisory lock serialises the few statements that
+read the chain's tail and append to it; SQLite has a single writer already.
+
+Each record's ``hash`` is ``sha256(prev_hash + "\\n" + canonical JSON of its fields)`` (hex), the
+first record's ``prev_hash`` is 64 zeros. :func:`verify_chain` recomputes every hash, so an edited,
+inserted or deleted row is found.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import event, text
+from sqlalchemy.orm import Session as OrmSession
+from sqlmodel import Session, col, select
+
+from interlock.storage import AuditRecord, Conversation, ToolCall
+from interlock.storage.models import utcnow
+
+GENESIS_HASH = "0" * 64
+_PENDING_KEY = "interlock.audit.pending"
+# Key of the PostgreSQL transaction-scoped advisory lock that serialises appends to the chain.
+AUDIT_CHAIN_LOCK_KEY = 0x1A0D17
+
+
+class Outcome(StrEnum):
+    """What happened to a tool call, as the audit log names it.
+
+    ``allowed`` is an automatic run: decider ``policy:allow`` (the tool's permission is ALLOW) or
+    ``policy:<grant id>`` (a remembered approval). ``rejected`` by ``policy:repeat`` is the loop
+    guard; ``expired`` is decided by ``timeout``.
+    """
+
+    approved = "approved"
+    edited = "edited"
+    rejected = "rejected"
+    responded = "responded"
+    allowed = "allowed"
+    expired = "expired"
+    cancelled = "cancelled"
+
+
+class Channel(StrEnum):
+    """Where a decision came from; ``system`` for outcomes no person caused."""
+
+    web = "web"
+    api = "api"
+    mcp = "mcp"
+    system = "system"
+
+
+ALLOW_DECIDER = "policy:allow"
+REPEAT_DECIDER = "policy:repeat"
+TIMEOUT_DECIDER = "timeout"
+SYSTEM_DECIDER = "system"
+
+
+def record_outcome(
+    session: Session,
+    *,
+    call: ToolCall,
+    decider: str,
+    channel: str,
+    outcome: str,
+    reason: str | None,
+    proposed_args: Any,
+    executed_args: Any,
+) -> AuditRecord:
+    """Stage the audit record of an outcome on ``session``; it is written when the session commits.
+
+    Args:
+        session: The session writing the outcome itself (same transaction).
+        call: The tool call decided.
+        decider: A user id, ``policy:<grant id>``, ``policy:allow``, ``policy:repeat``,
+            ``timeout`` or ``system``.
+        channel: ``web``, ``api``, ``mcp`` or ``system`` (see :class:`Channel`).
+        outcome: One of :class:`Outcome`.
+        reason: Why (a reject's reason, a cancel's reason), or None.
+        proposed_args: The model's arguments (JSON).
+        executed_args: The arguments the tool runs with (JSON), None when it does not run.
+
+    Returns:
+        The staged record (``seq`` and ``hash`` are set at commit).
+    """
+    conversation = session.get(Conversation, call.conversation_id)
+    now = utcnow()
+    created = _as_utc(call.created_at) if call.created_at else now
+    record = AuditRecord(
+        seq=0,
+        created_at=now,
+        tool_call_id=call.id,
+        conversation_id=call.conversation_id,
+        employee=conversation.employee if conversation else "",
+        tool=call.name,
+        owner_id=conversation.owner_id if conversation else "",
+        decider=decider,
+        channel=channel,
+        outcome=str(outcome),
+        reason=reason,
+        proposed_args=proposed_args,
+        executed_args=executed_args,
+        waited_ms=max(0, int((now - created).total_seconds() * 1000)),
+        prev_hash="",
+        hash="",
+    )
+    session.info.setdefault(_PENDING_KEY, []).append(record)
+    return record
+
+
+def record_payload(record: AuditRecord) -> dict[str, Any]:
+    """Return the fields of ``record`` covered by its hash (everything but ``hash``)."""
+    return {
+        "seq": record.seq,
+        "created_at": _as_utc(record.created_at).isoformat(timespec="microseconds"),
+        "tool_call_id": record.tool_call_id,
+        "conversation_id": record.conversation_id,
+        "employee": record.employee,
+        "tool": record.tool,
+        "owner_id": record.owner_id,
+        "decider": record.decider,
+        "channel": record.channel,
+        "outcome": record.outcome,
+        "reason": record.reason,
+        "proposed_args": record.proposed_args,
+        "executed_args": record.executed_args,
+        "waited_ms": record.waited_ms,
+    }
+
+
+def record_hash(prev_hash: str, payload: dict[str, Any]) -> str:
+    """Return the hex SHA-256 of ``prev_hash`` and the canonical JSON of ``payload``."""
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(f"{prev_hash}\n{canonical}".encode()).hexdigest()
+
+
+@dataclass
+class ChainReport:
+    """Result of :func:`verify_chain`.
+
+    Attributes:
+        records: How many records were checked.
+        ok: True when every hash and link matches.
+        first_bad_seq: The first record that does not match (None when ok).
+        problem: What is wrong with it, in words.
+    """
+
+    records: int
+    ok: bool
+    first_bad_seq: int | None = None
+    problem: str | None = None
+
+
+def verify_chain(session: Session, batch: int = 1000) -> ChainReport:
+    """Recompute the whole chain in ``seq`` order, ``batch`` rows at a time.
+
+    Returns:
+        A :class:`ChainReport`; the first broken link stops the check.
+    """
+    prev_hash, expected_seq, count = GENESIS_HASH, 1, 0
+    for record in _iter_records(session, batch):
+        count += 1
+        if record.seq != expected_seq:
+            return ChainReport(
+                count, False, record.seq, f"record {expected_seq} is missing (found {record.seq})"
+            )
+        if record.prev_hash != prev_hash:
+            return ChainReport(
+                count, False, record.seq, "its link to the previous record does not match"
+            )
+        if record_hash(prev_hash, record_payload(record)) != record.hash:
+            return ChainReport(
+                count, False, record.seq, "its contents were changed after it was written"
+            )
+        prev_hash, expected_seq = record.hash, expected_seq + 1
+    return ChainReport(count, True)
+
+
+def _iter_records(session: Session, batch: int) -> Iterator[AuditRecord]:
+    after = 0
+    while True:
+        rows = session.exec(
+            select(AuditRecord)
+            .where(col(AuditRecord.seq) > after)
+            .order_by(col(AuditRecord.seq))
+            .limit(batch)
+        ).all()
+        if not rows:
+            return
+        yield from rows
+        after = rows[-1].seq
+        session.expunge_all()
+
+
+def _as_utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _append_pending(session: OrmSession) -> None:
+    """Number, chain and insert the records staged on ``session`` (runs before its commit)."""
+    pending: list[AuditRecord] = session.info.pop(_PENDING_KEY, [])
+    if not pending:
+        return
+    # Write the outcome first: on SQLite this takes the write lock, so the tail read below is
+    # the latest; on PostgreSQL the advisory lock (held until commit) does the same.
+    session.flush()
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": AUDIT_CHAIN_LOCK_KEY})
+    tail = session.execute(
+        select(AuditRecord.seq, AuditRecord.hash).order_by(col(AuditRecord.seq).desc()).limit(1)
+    ).first()
+    seq, prev_hash = (tail[0], tail[1]) if tail else (0, GENESIS_HASH)
+    for record in pending:
+        seq += 1
+        record.seq = seq
+        record.prev_hash = prev_hash
+        record.hash = record_hash(prev_hash, record_payload(record))
+        prev_hash = record.hash
+        session.add(record)
+    session.flush()
+
+
+def _drop_pending(session: OrmSession, *_: Any) -> None:
+    session.info.pop(_PENDING_KEY, None)
+
+
+event.listen(OrmSession, "before_commit", _append_pending)
+event.listen(OrmSession, "after_rollback", _drop_pending)
