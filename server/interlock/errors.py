@@ -67,6 +67,13 @@ class Conflict(InterlockError):
     status = 409
 
 
+class PayloadTooLarge(InterlockError):
+    """A body over a route's own size limit (413), e.g. a frontend tool's result."""
+
+    code = "payload_too_large"
+    status = 413
+
+
 class StorageBusy(InterlockError):
     """The database stayed locked past its busy timeout; nothing was written (503)."""
 

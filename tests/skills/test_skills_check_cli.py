@@ -196,7 +196,13 @@ def test_check_skills_reports_the_catalog(offline_settings):
     report = check_skills([BUILTIN_SKILLS, BUILTIN_SKILLS / "notes"], offline_settings)
 
     assert report.ok
-    assert [s.name for s in report.skills] == ["ask", "notes", "suggestions"]
+    assert [s.name for s in report.skills] == [
+        "ask",
+        "browser",
+        "documents",
+        "notes",
+        "suggestions",
+    ]
     assert report.registry.get("load_skill") is not None
 
 

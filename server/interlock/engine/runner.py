@@ -298,6 +298,16 @@ class Engine:
             return
         status = RunStatus.paused if final["outcome"] == "paused" else RunStatus.completed
         self.end_run(run_id, conversation_id, status)
+        if status == RunStatus.paused:
+            # A decision or a browser result may have landed while this run still held the
+            # conversation: its own resume could not start then, so start it now.
+            self._resume_latest(conversation_id, user_id)
+
+    def _resume_latest(self, conversation_id: str, user_id: str) -> None:
+        with self.db.session() as session:
+            calls = latest_assistant_calls(session, conversation_id)
+        if calls:
+            self.resume_if_decided(conversation_id, calls[0].message_id, user_id)
 
     def end_run(
         self,

@@ -267,3 +267,17 @@ class AuditRecord(SQLModel, table=True):
     waited_ms: int = 0
     prev_hash: str = Field(max_length=64)
     hash: str = Field(max_length=64, unique=True)
+
+
+class Document(SQLModel, table=True):
+    """A person's Markdown document (the ``documents`` skill); one per owner and title."""
+
+    __tablename__ = "documents"
+    __table_args__ = (UniqueConstraint("owner_id", "title", name="uq_documents_owner_title"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    owner_id: str = Field(index=True, max_length=64)
+    title: str = Field(max_length=200)
+    markdown: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)

@@ -278,6 +278,18 @@ class ToolRegistry:
             result.text = self.cut_text(result.text)
         return result
 
+    def output_errors(self, tool: Tool, data: Any) -> list[FieldError]:
+        """Check result ``data`` against the tool's ``output_schema`` (``[]`` without one).
+
+        Used for results that come from outside the server (a frontend tool's browser).
+
+        Returns:
+            Field errors sorted by path; ``[]`` when the data fits.
+        """
+        if tool.output_schema is None:
+            return []
+        return field_errors(self._output_validator(tool, tool.output_schema), data)
+
     def _output_validator(self, tool: Tool, schema: dict[str, Any]) -> Any:
         """The output validator built at registration, or a new one for an unregistered tool."""
         validator = self._output_validators.get(tool.name)

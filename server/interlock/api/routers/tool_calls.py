@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header
+from fastapi import APIRouter, Header, Request
 from fastapi.responses import PlainTextResponse
 
 from interlock.api.deps import CurrentUser, EngineDep
 from interlock.audit import Channel
 from interlock.engine import DecisionIn, decide
+from interlock.engine.client_results import ClientResultIn, submit_result
 from interlock.errors import NotFound
 from interlock.storage import Conversation, ToolCall, ToolOutput
 from interlock.storage.views import ToolCallOut
@@ -59,3 +60,24 @@ def get_output(tool_call_id: str, user: CurrentUser, engine: EngineDep) -> Plain
     if text is None:
         raise NotFound("This tool call has no output.", code="no_output")
     return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
+
+
+@router.post(
+    "/{tool_call_id}/result",
+    responses={
+        404: {"description": "unknown or not yours"},
+        409: {"description": "not_frontend, or not_awaiting_result (details.status)"},
+        413: {"description": "payload_too_large"},
+        422: {"description": "invalid_output (details.errors) or a malformed body"},
+    },
+)
+async def post_result(
+    tool_call_id: str,
+    body: ClientResultIn,
+    request: Request,
+    user: CurrentUser,
+    engine: EngineDep,
+) -> ToolCallOut:
+    """The browser's result of a frontend call (``awaiting_client``); the run then resumes."""
+    size = len(await request.body())
+    return await submit_result(engine, user.id, tool_call_id, body, size)
