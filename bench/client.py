@@ -34,13 +34,18 @@ class EventStream:
     does not delay the timestamp.
     """
 
-    def __init__(self, client: httpx.AsyncClient, conversation_id: str) -> None:
+    def __init__(self, client: httpx.AsyncClient, conversation_id: str, after_seq: int = 0) -> None:
         self._client = client
         self._conversation_id = conversation_id
+        self._after_seq = after_seq
         self._queue: asyncio.Queue[Frame | BaseException] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._opened = asyncio.Event()
-        self.last_seq = 0
+        self.last_seq = after_seq
+        self.received: list[int] = []
+        """Every seq the reader parsed, in arrival order (for the delivered-once checks)."""
+        self.ended: BaseException | None = None
+        """Why the stream ended (None while open)."""
 
     async def __aenter__(self) -> EventStream:
         self._task = asyncio.create_task(self._read(), name=f"sse {self._conversation_id}")
@@ -60,8 +65,9 @@ class EventStream:
 
     async def _read(self) -> None:
         url = f"/api/conversations/{self._conversation_id}/events"
+        headers = {"Last-Event-ID": str(self._after_seq)} if self._after_seq else {}
         try:
-            async with self._client.stream("GET", url, timeout=None) as response:
+            async with self._client.stream("GET", url, timeout=None, headers=headers) as response:
                 response.raise_for_status()
                 self._opened.set()
                 event, data, seq = "", "", 0
@@ -69,6 +75,7 @@ class EventStream:
                     if not line:
                         if data:
                             frame = Frame(seq, event, json.loads(data), time.perf_counter())
+                            self.received.append(seq)
                             self._queue.put_nowait(frame)
                         event, data, seq = "", "", 0
                     elif line.startswith(":"):
@@ -79,11 +86,18 @@ class EventStream:
                         event = line[6:].strip()
                     elif line.startswith("data:"):
                         data = line[5:].lstrip(" ")
+            raise RuntimeError("the server closed the event stream")
         except asyncio.CancelledError:
             raise
         except BaseException as exc:
+            self.ended = exc
             self._opened.set()
             self._queue.put_nowait(exc)
+
+    @property
+    def open(self) -> bool:
+        """True while the reader runs (the server has not closed the stream)."""
+        return self._task is not None and not self._task.done() and self.ended is None
 
     async def next(self) -> Frame:
         """Return the next frame (at most :data:`EVENT_TIMEOUT_S` seconds)."""
@@ -111,11 +125,14 @@ class EventStream:
 class InterlockClient:
     """The calls a HITL cycle makes, over one ``httpx.AsyncClient`` (keep-alive pool)."""
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, max_connections: int = 16) -> None:
+        self.base_url = base_url
         self.http = httpx.AsyncClient(
             base_url=base_url,
             timeout=EVENT_TIMEOUT_S,
-            limits=httpx.Limits(max_connections=16, max_keepalive_connections=16),
+            limits=httpx.Limits(
+                max_connections=max_connections, max_keepalive_connections=max_connections
+            ),
         )
 
     async def aclose(self) -> None:
@@ -126,12 +143,21 @@ class InterlockClient:
         response.raise_for_status()
         return str(response.json()["id"])
 
-    async def say(self, conversation_id: str, content: str) -> None:
+    async def say(self, conversation_id: str, content: str) -> int:
+        """Post a message; return its id."""
         response = await self.http.post(
             f"/api/conversations/{conversation_id}/messages", json={"content": content}
         )
         if response.status_code != 202:
             raise RuntimeError(f"message refused: {response.status_code} {response.text}")
+        return int(response.json()["message_id"])
+
+    async def conversation(self, conversation_id: str) -> dict[str, Any]:
+        """``GET /api/conversations/{id}`` (ConversationDetail)."""
+        response = await self.http.get(f"/api/conversations/{conversation_id}")
+        response.raise_for_status()
+        result: dict[str, Any] = response.json()
+        return result
 
     async def approve(self, tool_call_id: str) -> None:
         response = await self.http.post(
@@ -140,8 +166,8 @@ class InterlockClient:
         if response.status_code != 200:
             raise RuntimeError(f"decision refused: {response.status_code} {response.text}")
 
-    def events(self, conversation_id: str) -> EventStream:
-        return EventStream(self.http, conversation_id)
+    def events(self, conversation_id: str, after_seq: int = 0) -> EventStream:
+        return EventStream(self.http, conversation_id, after_seq)
 
 
 async def hitl_cycle(

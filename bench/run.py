@@ -1,15 +1,19 @@
-"""Interlock benchmark: HITL throughput, storage growth, decision latency.
+"""Interlock benchmark, (a)-(f) of issue 7, section 4.
 
-    python bench/run.py [--quick] [--json FILE] [--only a,b,c] [--profile-server FILE]
+    python bench/run.py [--quick] [--json FILE] [--only a,c,f] [--duration S] [--profile-server FILE]
 
-(a) full HITL cycles per second over HTTP + SSE (server in its own process) against the bare
-    in-process LangGraph baseline (create_agent + HumanInTheLoopMiddleware + SqliteSaver),
-    in interleaved rounds so background load hits both sides alike;
-(b) one conversation to 200 turns, each with one approval: bytes written and write time per
-    turn at turns 10/50/100/200, with the LangGraph SqliteSaver for contrast;
-(c) decision POST → first resumed SSE event latency, p50/p95.
+(a) HITL cycles over HTTP + SSE (server in its own process) against the bare in-process
+    LangGraph baseline (create_agent + HumanInTheLoopMiddleware + SqliteSaver), in
+    interleaved rounds: rates and server CPU per cycle;
+(b) one conversation to 200 turns, each with one approval: whole-turn CPU, bytes written and
+    write time at turns 10/50/100/200, with the LangGraph SqliteSaver for contrast;
+(c) one worker: 500 idle event streams + 50 conversations cycling at once;
+(d) two workers on PostgreSQL against one, same load generator, every event checked;
+(e) kill -9 of one of two workers under load;
+(f) 1,000 paused conversations: memory, and restart to first answer.
 
-Every figure and ratio printed comes from this one run. See bench/README.md.
+Every figure and ratio printed comes from this one run; each target is printed with
+met/missed. The run never fails on a miss. See bench/README.md.
 """
 
 from __future__ import annotations
@@ -20,22 +24,30 @@ import os
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+import traceback
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from baseline_langgraph import baseline_cycles, baseline_growth
 from common import TurnRecord, machine_info, ratio, run_async, trend_ratio
-from decision_latency import LatencyStats, decision_latency
+from failover import failover
 from hitl_http import CycleStats, Mode, interlock_cycles
-from server import prepare_database, server_process
+from load import run_load
+from paused import paused_conversations
+from report import print_report
+from server import (
+    ServerProcess,
+    postgres_database,
+    postgres_problem,
+    prepare_database,
+    server_process,
+)
 from storage_growth import at_turn, interlock_growth, report_turns
+from workers import cross_worker_problem, lease_problem
 
-TARGET_CYCLE_RATIO = 1.0
-TARGET_BYTES_RATIO = 1.2
-TARGET_TIME_RATIO = 1.3
-TARGET_P50_MS = 5.0
-TARGET_P95_MS = 20.0
+LEASE_S = 5.0
+"""``INTERLOCK_RUN_LEASE_S`` for (e): shorter than the default 10 s to keep the run short."""
 
 
 @dataclass(frozen=True)
@@ -44,11 +56,50 @@ class Plan:
     cycles_per_round: int
     turns: int
     baseline_turns: int
-    latency_samples: int
+    idle_streams: int
+    active: int
+    load_s: float
+    single_s: float
+    workers_active: int
+    workers_s: float
+    failover_conversations: int
+    before_kill_s: float
+    after_kill_s: float
+    paused: int
 
 
-FULL = Plan(rounds=4, cycles_per_round=50, turns=200, baseline_turns=200, latency_samples=200)
-QUICK = Plan(rounds=2, cycles_per_round=20, turns=50, baseline_turns=50, latency_samples=100)
+FULL = Plan(
+    rounds=4,
+    cycles_per_round=50,
+    turns=200,
+    baseline_turns=200,
+    idle_streams=500,
+    active=50,
+    load_s=60.0,
+    single_s=20.0,
+    workers_active=50,
+    workers_s=30.0,
+    failover_conversations=10,
+    before_kill_s=6.0,
+    after_kill_s=2 * LEASE_S + 5.0,
+    paused=1000,
+)
+QUICK = Plan(
+    rounds=2,
+    cycles_per_round=20,
+    turns=50,
+    baseline_turns=50,
+    idle_streams=500,
+    active=50,
+    load_s=10.0,
+    single_s=5.0,
+    workers_active=50,
+    workers_s=10.0,
+    failover_conversations=10,
+    before_kill_s=3.0,
+    after_kill_s=LEASE_S + 3.0,
+    paused=200,
+)
 
 
 def log(message: str) -> None:
@@ -81,11 +132,12 @@ def bench_cycles(plan: Plan, work: Path, profile: Path | None) -> dict[str, Any]
                 directory.mkdir()
                 per["langgraph"].append(baseline_cycles(directory, plan.cycles_per_round, mode))
             merged = {system: _combine(stats) for system, stats in per.items()}
+            il, lg = merged["interlock"], merged["langgraph"]
             results[mode] = {
-                "interlock": merged["interlock"].as_dict(),
-                "langgraph": merged["langgraph"].as_dict(),
-                "ratio": ratio(merged["interlock"].per_s, merged["langgraph"].per_s),
-                "cpu_ratio": ratio(merged["langgraph"].cpu_ms, merged["interlock"].cpu_ms),
+                "interlock": il.as_dict(),
+                "langgraph": lg.as_dict(),
+                "ratio": ratio(il.per_s, lg.per_s),
+                "server_cpu_ratio": ratio(il.server_cpu_ms, lg.cpu_ms),
                 "rounds": {s: [r.as_dict() for r in stats] for s, stats in per.items()},
             }
     return results
@@ -95,20 +147,15 @@ def _combine(rounds: list[CycleStats]) -> CycleStats:
     """Total cycles over total time; percentiles as the median of the rounds' percentiles."""
     cycles = sum(r.cycles for r in rounds)
     seconds = sum(r.seconds for r in rounds)
-    cpu_ms = sum(r.cpu_ms * r.cycles for r in rounds) / cycles
-    server_cpu_ms = sum(r.server_cpu_ms * r.cycles for r in rounds) / cycles
-    p50 = sorted(r.p50_ms for r in rounds)[len(rounds) // 2]
-    p95 = sorted(r.p95_ms for r in rounds)[len(rounds) // 2]
-    return CycleStats(
-        system=rounds[0].system,
-        mode=rounds[0].mode,
+    return replace(
+        rounds[0],
         cycles=cycles,
         seconds=seconds,
         per_s=cycles / seconds,
-        p50_ms=p50,
-        p95_ms=p95,
-        cpu_ms=cpu_ms,
-        server_cpu_ms=server_cpu_ms,
+        p50_ms=sorted(r.p50_ms for r in rounds)[len(rounds) // 2],
+        p95_ms=sorted(r.p95_ms for r in rounds)[len(rounds) // 2],
+        cpu_ms=sum(r.cpu_ms * r.cycles for r in rounds) / cycles,
+        server_cpu_ms=sum(r.server_cpu_ms * r.cycles for r in rounds) / cycles,
     )
 
 
@@ -166,147 +213,127 @@ def bench_growth(plan: Plan, work: Path) -> dict[str, Any]:
 
 
 # -- (c) ---------------------------------------------------------------------------------------
-def bench_latency(plan: Plan, work: Path) -> LatencyStats:
+def bench_one_worker(plan: Plan, work: Path) -> dict[str, Any]:
     _db_path, url = prepare_database(work / "c")
     with server_process(url) as server:
-        log(f"(c) decision latency: {plan.latency_samples} samples")
-        return run_async(decision_latency(server.url, plan.latency_samples))
-
-
-# -- report ------------------------------------------------------------------------------------
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "MISS"
-
-
-def print_growth(growth: dict[str, Any]) -> None:
-    print("(b) one conversation, every turn with one approval; medians of the 5 turns ending at k")
-    print("    write = DBAPI COMMIT + INSERT/UPDATE/DELETE execution; CPU = the writing thread's")
-    for system, name in (
-        ("interlock", "interlock (SQLAlchemy, WAL; server in this process)"),
-        ("langgraph", "langgraph SqliteSaver (checkpoint database)"),
-    ):
-        g = growth[system]
-        print(f"    {name}")
-        print(
-            f"      {'turn':>5}{'WAL bytes':>11}{'main +B':>10}{'commits':>8}{'writes':>7}"
-            f"{'write ms':>9}{'commit':>8}{'wr CPU':>8}{'SELECT':>8}{'turn ms':>9}{'turn CPU':>9}"
-        )
-        for turn, row in g["points"].items():
-            print(
-                f"      {turn:>5}{row['wal_bytes']:>11,.0f}{row['main_growth']:>10,.0f}"
-                f"{row['commits']:>8.0f}{row['writes']:>7.0f}{row['db_write_ms']:>9.2f}"
-                f"{row['commit_ms']:>8.2f}{row['db_write_cpu_ms']:>8.2f}{row['read_ms']:>8.2f}"
-                f"{row['wall_ms']:>9.1f}{row['cpu_ms']:>9.1f}"
-            )
-        r = g["ratios"]
-        first, last = g["first"], g["last"]
-        target = system == "interlock"
-
-        def show(label: str, column: str, limit: float | None, r: dict[str, Any] = r) -> str:
-            window, trend = r[column]["window"], r[column]["trend"]
-            text = f"{label} {window:.2f} (trend {trend:.2f})"
-            if limit is not None:
-                text += f" ≤ {limit} {verdict(window <= limit)}"
-            return text
-
-        print(
-            f"      turn {last}/turn {first}: "
-            + "; ".join(
-                [
-                    show("bytes", "wal_bytes", TARGET_BYTES_RATIO if target else None),
-                    show("write time", "db_write_ms", TARGET_TIME_RATIO if target else None),
-                ]
+        log(f"(c) {plan.idle_streams} idle streams + 1 active for {plan.single_s:g} s")
+        single = run_async(
+            run_load(
+                "c1",
+                [server.url],
+                [server.pid],
+                active=1,
+                idle=plan.idle_streams,
+                duration_s=plan.single_s,
             )
         )
-        print(
-            "        also: "
-            + "; ".join(
-                [
-                    show("commit", "commit_ms", None),
-                    show("write CPU", "db_write_cpu_ms", None),
-                    show("turn wall", "wall_ms", None),
-                    show("turn CPU", "cpu_ms", None),
-                ]
+        log(f"(c) {plan.idle_streams} idle streams + {plan.active} active for {plan.load_s:g} s")
+        many = run_async(
+            run_load(
+                "c50",
+                [server.url],
+                [server.pid],
+                active=plan.active,
+                idle=plan.idle_streams,
+                duration_s=plan.load_s,
             )
         )
+    return {
+        "single": single.as_dict(),
+        "many": many.as_dict(),
+        "throughput_ratio": ratio(many.per_s, single.per_s),
+    }
 
 
-def print_report(results: dict[str, Any]) -> None:
-    m = results["machine"]
-    line = "-" * 100
-    print(line)
-    print(
-        f"Interlock benchmark ({results['plan_name']}) — {m['cores']} cores "
-        f"({m['usable_cores']} usable), {m['cpu']}, Python {m['python']} ({m['python_impl']}), "
-        f"SQLite {m['sqlite']}"
-    )
-    v = m["versions"]
-    print(
-        f"langgraph {v['langgraph']}, langchain {v['langchain']}, langchain-core "
-        f"{v['langchain-core']}, checkpoint-sqlite {v['langgraph-checkpoint-sqlite']}, "
-        f"fastapi {v['fastapi']}, uvicorn {v['uvicorn']}, sqlalchemy {v['sqlalchemy']}"
-    )
-    src = m["source"]
-    print(
-        f"server code: commit {src['commit']} with {src['server_files_changed']} changed/new "
-        "files under server/ (uncommitted work included)"
-    )
-    print(
-        f"load average at start {results['loadavg_start']}, at end {results['loadavg_end']}; "
-        f"run took {results['elapsed_s']:.1f} s"
-    )
-    print(line)
-    if "cycles" in results:
-        print("(a) full HITL cycles (message → paused → approve → tool → answer), sequential")
-        print(
-            f"    {'mode':<12}{'system':<34}{'cycles':>7}{'cyc/s':>8}{'p50 ms':>8}{'p95 ms':>8}"
-            f"{'CPU ms/cyc':>11}{'server':>8}"
-        )
-        for mode, label in (("fresh", "fresh conv."), ("same", "one conv.")):
-            block = results["cycles"][mode]
-            for system, name in (
-                ("interlock", "interlock HTTP+SSE (own process)"),
-                ("langgraph", "langgraph in-process baseline"),
-            ):
-                s = block[system]
-                print(
-                    f"    {label:<12}{name:<34}{s['cycles']:>7}{s['per_s']:>8.1f}"
-                    f"{s['p50_ms']:>8.1f}{s['p95_ms']:>8.1f}{s['cpu_ms']:>11.1f}{s['server_cpu_ms']:>8.1f}"
+# -- (d) ---------------------------------------------------------------------------------------
+def bench_two_workers(plan: Plan) -> dict[str, Any]:
+    problem = postgres_problem() or cross_worker_problem()
+    if problem:
+        return {"unavailable": problem}
+    idle = plan.idle_streams // 5
+    out: dict[str, Any] = {}
+    for workers in (1, 2):
+        with postgres_database() as url:
+            servers = [ServerProcess(url) for _ in range(workers)]
+            try:
+                handles = [s.start() for s in servers]
+                log(f"(d) {workers} worker(s) on PostgreSQL: {plan.workers_active} active")
+                stats = run_async(
+                    run_load(
+                        f"d{workers}",
+                        [h.url for h in handles],
+                        [h.pid for h in handles],
+                        active=plan.workers_active,
+                        idle=idle,
+                        duration_s=plan.workers_s,
+                        cross=workers > 1,
+                    )
                 )
-            r = block["ratio"]
-            print(
-                f"    {'':<12}ratio interlock/baseline = {r:.2f} cycles/s "
-                f"(target ≥ {TARGET_CYCLE_RATIO}) {verdict(r >= TARGET_CYCLE_RATIO)}; "
-                f"CPU per cycle baseline/interlock = {block['cpu_ratio']:.2f}"
+            finally:
+                for server in servers:
+                    server.stop()
+        out[f"workers_{workers}"] = stats.as_dict()
+    out["ratio"] = ratio(out["workers_2"]["per_s"], out["workers_1"]["per_s"])
+    return out
+
+
+# -- (e) ---------------------------------------------------------------------------------------
+def bench_failover(plan: Plan) -> dict[str, Any]:
+    problem = postgres_problem() or lease_problem() or cross_worker_problem()
+    if problem:
+        return {"unavailable": problem}
+    env = {"INTERLOCK_RUN_LEASE_S": str(LEASE_S)}
+    with postgres_database() as url:
+        servers = [ServerProcess(url, first_token_delay_s=0.3, env=env) for _ in range(2)]
+        try:
+            for server in servers:
+                server.start()
+            log(
+                f"(e) two workers, {plan.failover_conversations} conversations; kill -9 of one "
+                f"after {plan.before_kill_s:g} s"
             )
-        print(line)
-    if "growth" in results:
-        print_growth(results["growth"])
-        print(line)
-    if "latency" in results:
-        c = results["latency"]
-        print("(c) decision POST → first resumed SSE event (server in its own process)")
-        print(
-            f"    samples {c['samples']} (first events: {c['first_event_types']}); "
-            f"p50 {c['p50_ms']:.2f} ms (target ≤ {TARGET_P50_MS}) {verdict(c['p50_ms'] <= TARGET_P50_MS)}; "
-            f"p95 {c['p95_ms']:.2f} ms (target ≤ {TARGET_P95_MS}) {verdict(c['p95_ms'] <= TARGET_P95_MS)}; "
-            f"p99 {c['p99_ms']:.2f}; max {c['max_ms']:.2f}"
-        )
-        print(
-            f"    decision POST round trip: p50 {c['post_p50_ms']:.2f} ms, p95 {c['post_p95_ms']:.2f} ms"
-        )
-        print(line)
+            stats = run_async(
+                failover(
+                    servers,
+                    url,
+                    conversations=plan.failover_conversations,
+                    lease_s=LEASE_S,
+                    before_kill_s=plan.before_kill_s,
+                    after_kill_s=plan.after_kill_s,
+                )
+            )
+        finally:
+            for server in servers:
+                server.stop()
+    return stats.as_dict()
+
+
+# -- (f) ---------------------------------------------------------------------------------------
+def bench_paused(plan: Plan, work: Path) -> dict[str, Any]:
+    _db_path, url = prepare_database(work / "f")
+    log(f"(f) {plan.paused} paused conversations, then a restart")
+    return paused_conversations(url, plan.paused).as_dict()
+
+
+PARTS = "a,b,c,d,e,f"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--quick", action="store_true", help="short run (fewer cycles, 50 turns)")
+    parser.add_argument("--quick", action="store_true", help="short run (see bench/README.md)")
     parser.add_argument(
         "--json", type=Path, default=None, metavar="FILE", help="write results here"
     )
-    parser.add_argument("--only", default="a,b,c", help="parts to run, e.g. 'a' or 'b,c'")
+    parser.add_argument("--only", default=PARTS, help="parts to run, e.g. 'a' or 'c,f'")
+    parser.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds of load in (c) with 50 active and in each (d) run (full: 60 and 30)",
+    )
     parser.add_argument(
         "--profile-server",
         type=Path,
@@ -316,6 +343,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     plan = QUICK if args.quick else FULL
+    if args.duration is not None:
+        plan = replace(plan, load_s=args.duration, workers_s=args.duration)
     parts = {p.strip() for p in args.only.split(",") if p.strip()}
     started = time.perf_counter()
     results: dict[str, Any] = {
@@ -323,15 +352,26 @@ def main() -> None:
         "plan": plan.__dict__,
         "machine": machine_info(),
         "loadavg_start": loadavg(),
+        "lease_s": LEASE_S,
     }
     with tempfile.TemporaryDirectory(prefix="interlock-bench-") as tmp:
         work = Path(tmp)
-        if "a" in parts:
-            results["cycles"] = bench_cycles(plan, work, args.profile_server)
-        if "b" in parts:
-            results["growth"] = bench_growth(plan, work)
-        if "c" in parts:
-            results["latency"] = bench_latency(plan, work).as_dict()
+        steps = {
+            "a": ("cycles", lambda: bench_cycles(plan, work, args.profile_server)),
+            "b": ("growth", lambda: bench_growth(plan, work)),
+            "c": ("one_worker", lambda: bench_one_worker(plan, work)),
+            "d": ("two_workers", lambda: bench_two_workers(plan)),
+            "e": ("failover", lambda: bench_failover(plan)),
+            "f": ("paused", lambda: bench_paused(plan, work)),
+        }
+        for part, (key, step) in steps.items():
+            if part in parts:
+                try:
+                    results[key] = step()
+                except Exception as exc:  # report the other parts anyway
+                    log(f"({part}) failed: {type(exc).__name__}: {exc}")
+                    traceback.print_exc()
+                    results[key] = {"failed": f"{type(exc).__name__}: {exc}"}
     results["loadavg_end"] = loadavg()
     results["elapsed_s"] = time.perf_counter() - started
     print_report(results)

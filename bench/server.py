@@ -37,18 +37,25 @@ START_TIMEOUT_S = 30.0
 HOST = "127.0.0.1"
 
 
-def bench_settings(database_url: str, port: int = 0) -> Settings:
+def bench_settings(
+    database_url: str,
+    port: int = 0,
+    *,
+    first_token_delay_s: float = 0.0,
+    token_delay_s: float = 0.0,
+) -> Settings:
     """Settings for a benchmark server: offline model without delays, loopback, no users.
 
-    Every field that matters is given explicitly so a ``.env`` file cannot change the run.
+    Every field that matters is given explicitly so a ``.env`` file cannot change the run;
+    the rest (e.g. ``INTERLOCK_RUN_LEASE_S``) comes from the environment as usual.
     """
     return Settings(
         database_url=database_url,
         model=None,
         host=HOST,
         port=port,
-        offline_token_delay_s=0.0,
-        offline_first_token_delay_s=0.0,
+        offline_token_delay_s=token_delay_s,
+        offline_first_token_delay_s=first_token_delay_s,
         skills_path=[],
     )
 
@@ -59,6 +66,42 @@ def prepare_database(directory: Path, name: str = "interlock.db") -> tuple[Path,
     url = f"sqlite:///{path}"
     migrate.upgrade(url)
     return path, url
+
+
+POSTGRES_ADMIN_URL = os.environ.get(
+    "INTERLOCK_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+"""A PostgreSQL database the benchmark may connect to in order to create and drop its own."""
+
+
+def postgres_problem() -> str | None:
+    """Return why PostgreSQL cannot be used (``None`` when it can)."""
+    try:
+        import psycopg
+
+        with psycopg.connect(POSTGRES_ADMIN_URL, connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except Exception as exc:  # any failure means: not available
+        return f"PostgreSQL not reachable at {POSTGRES_ADMIN_URL} ({type(exc).__name__})"
+    return None
+
+
+@contextmanager
+def postgres_database(prefix: str = "interlock_bench") -> Iterator[str]:
+    """Create a migrated PostgreSQL database; yield its SQLAlchemy URL; drop it on exit."""
+    import psycopg
+
+    name = f"{prefix}_{os.getpid()}_{int(time.time() * 1000) % 10**9}"
+    with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    base = POSTGRES_ADMIN_URL.rsplit("/", 1)[0].replace("postgresql://", "postgresql+psycopg://")
+    url = f"{base}/{name}"
+    try:
+        migrate.upgrade(url)
+        yield url
+    finally:
+        with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def free_port() -> int:
@@ -75,26 +118,83 @@ class ServerHandle:
     pid: int
 
 
-@contextmanager
-def server_process(database_url: str, *, profile: Path | None = None) -> Iterator[ServerHandle]:
-    """Serve Interlock in a child process; yield its URL and pid; stop it (SIGINT) on exit."""
-    port = free_port()
-    command = [sys.executable, str(Path(__file__).resolve()), "--database-url", database_url]
-    command += ["--port", str(port)]
-    if profile is not None:
-        command += ["--profile", str(profile)]
-    process = subprocess.Popen(command, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    url = f"http://{HOST}:{port}"
-    try:
-        _wait_healthy(process, url)
-        yield ServerHandle(url=url, pid=process.pid)
-    finally:
+class ServerProcess:
+    """One Interlock server in a child process (``python bench/server.py ...``).
+
+    Args:
+        database_url: The database it serves.
+        profile: Write cProfile stats here on a clean stop.
+        first_token_delay_s: Offline model's pause before its first token (longer runs).
+        env: Extra environment variables (e.g. ``INTERLOCK_RUN_LEASE_S``).
+    """
+
+    def __init__(
+        self,
+        database_url: str,
+        *,
+        profile: Path | None = None,
+        first_token_delay_s: float = 0.0,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.port = free_port()
+        self.url = f"http://{HOST}:{self.port}"
+        self.command = [sys.executable, str(Path(__file__).resolve())]
+        self.command += ["--database-url", database_url, "--port", str(self.port)]
+        self.command += ["--first-token-delay-s", str(first_token_delay_s)]
+        if profile is not None:
+            self.command += ["--profile", str(profile)]
+        self.env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
+        self.process: subprocess.Popen[bytes] | None = None
+        self.started_at = 0.0
+
+    @property
+    def handle(self) -> ServerHandle:
+        assert self.process is not None
+        return ServerHandle(url=self.url, pid=self.process.pid)
+
+    def start(self, *, wait: bool = True) -> ServerHandle:
+        """Spawn the process (``started_at`` is ``perf_counter`` just before); wait for health."""
+        self.started_at = time.perf_counter()
+        self.process = subprocess.Popen(self.command, env=self.env)
+        if wait:
+            _wait_healthy(self.process, self.url)
+        return self.handle
+
+    def stop(self) -> None:
+        """SIGINT (a clean shutdown), then SIGKILL if it does not end in time."""
+        process = self.process
+        if process is None or process.poll() is not None:
+            return
         process.send_signal(signal.SIGINT)
         try:
             process.wait(timeout=START_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+    def kill(self) -> None:
+        """``kill -9``: no shutdown code runs."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+@contextmanager
+def server_process(
+    database_url: str,
+    *,
+    profile: Path | None = None,
+    first_token_delay_s: float = 0.0,
+    env: dict[str, str] | None = None,
+) -> Iterator[ServerHandle]:
+    """Serve Interlock in a child process; yield its URL and pid; stop it (SIGINT) on exit."""
+    server = ServerProcess(
+        database_url, profile=profile, first_token_delay_s=first_token_delay_s, env=env
+    )
+    try:
+        yield server.start()
+    finally:
+        server.stop()
 
 
 def _wait_healthy(process: subprocess.Popen[bytes], url: str) -> None:
@@ -107,8 +207,16 @@ def _wait_healthy(process: subprocess.Popen[bytes], url: str) -> None:
                 return
         except httpx.TransportError:
             pass
-        time.sleep(0.05)
+        time.sleep(0.02)
     raise RuntimeError("the server process did not become healthy in time")
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident set size of process ``pid`` in bytes (``VmRSS`` in ``/proc/<pid>/status``)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
 
 
 @dataclass
@@ -144,8 +252,11 @@ def main() -> None:
     parser.add_argument("--database-url", required=True)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--profile", type=Path, default=None, help="write cProfile stats here")
+    parser.add_argument("--first-token-delay-s", type=float, default=0.0)
     args = parser.parse_args()
-    settings = bench_settings(args.database_url, args.port)
+    settings = bench_settings(
+        args.database_url, args.port, first_token_delay_s=args.first_token_delay_s
+    )
     app = create_app(settings)  # exactly as `interlock serve` builds it
     config = uvicorn.Config(app, host=HOST, port=args.port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)

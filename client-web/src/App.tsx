@@ -1,17 +1,26 @@
 /**
- * The shell: sidebar with conversations, then one view from the URL hash (see state/route):
- * the employee picker, an open conversation, or the admin page. Also the auth prompt.
+ * The shell: sidebar with conversations (a drawer below 700 px), then one view from the URL
+ * hash (see state/route): the employee picker, a new chat (stored on its first message), an
+ * open conversation, the Approvals view, or the admin page. Also the auth prompt, and the
+ * tab title, which counts the decisions waiting for the person.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { AdminPage } from "./admin/AdminPage";
 import { api, asApiError, getToken, onUnauthorized, setToken } from "./api/client";
-import type { ConversationSummary, EmployeeOut, HealthOut, MeOut, ToolOut } from "./api/types";
+import type { CommandClaim, ConversationSummary, EmployeeOut, HealthOut, MeOut, ToolOut } from "./api/types";
+import { ApprovalsView } from "./components/ApprovalsView";
 import { ConversationView } from "./components/ConversationView";
 import { EmployeePicker } from "./components/EmployeePicker";
+import { NewChatView } from "./components/NewChatView";
 import { Sidebar } from "./components/Sidebar";
 import { TokenPrompt } from "./components/TokenPrompt";
 import { AppDataContext, indexBy, type AppData } from "./state/appData";
+import { announceActivity, onActivity } from "./state/broadcast";
 import { parseHash, routeHash, type Route } from "./state/route";
+import { documentTitle, waitingTotal } from "./state/title";
+
+/** The conversation list (and its waiting counts) is re-read at least this often. */
+const LIST_REFRESH_MS = 15_000;
 
 export function App() {
   const [route, setRoute] = useState<Route>(() => parseHash(window.location.hash));
@@ -24,11 +33,19 @@ export function App() {
   const [authVersion, setAuthVersion] = useState(0);
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [drawerOpen, setDrawerOpen] = useState(false);
+  /** The conversation this tab created last (its view replays the stream from the start). */
+  const [freshId, setFreshId] = useState<string | null>(null);
+  const [openWaiting, setOpenWaiting] = useState<{ id: string; waiting: number } | null>(null);
 
   useEffect(() => onUnauthorized(() => setNeedToken(true)), []);
 
   useEffect(() => {
-    const onHash = () => setRoute(parseHash(window.location.hash));
+    const onHash = () => {
+      setRoute(parseHash(window.location.hash));
+      setDrawerOpen(false);
+      setFreshId(null);
+    };
     window.addEventListener("hashchange", onHash);
     return () => window.removeEventListener("hashchange", onHash);
   }, []);
@@ -52,35 +69,91 @@ export function App() {
     loadConversations();
   }, [authVersion, loadCatalog, loadConversations]);
 
+  // Keep the list (titles, statuses, waiting counts) fresh: on activity here or in another
+  // tab, on focus, and on a bounded interval while the tab is visible.
+  useEffect(() => {
+    const off = onActivity(loadConversations);
+    const onVisible = () => document.visibilityState === "visible" && loadConversations();
+    window.addEventListener("focus", loadConversations);
+    document.addEventListener("visibilitychange", onVisible);
+    const timer = window.setInterval(() => document.visibilityState === "visible" && loadConversations(), LIST_REFRESH_MS);
+    return () => {
+      off();
+      window.removeEventListener("focus", loadConversations);
+      document.removeEventListener("visibilitychange", onVisible);
+      window.clearInterval(timer);
+    };
+  }, [loadConversations]);
+
+  const openId = route.kind === "conversation" ? route.id : null;
+  const liveOpen = openWaiting && openWaiting.id === openId ? openWaiting : null;
+  const totalWaiting = waitingTotal(conversations, liveOpen);
+  const pageTitle =
+    route.kind === "conversation"
+      ? conversations.find((c) => c.id === route.id)?.title || "Conversation"
+      : route.kind === "approvals"
+        ? "Approvals"
+        : route.kind === "admin"
+          ? "Admin"
+          : null;
+  useEffect(() => {
+    document.title = documentTitle(totalWaiting, pageTitle);
+  }, [totalWaiting, pageTitle]);
+
   const data = useMemo<AppData>(
     () => ({ me, tools: indexBy(tools, "name"), employees: indexBy(employees ?? [], "slug"), reload: loadCatalog }),
     [me, tools, employees, loadCatalog],
   );
 
-  const navigate = (next: Route) => {
-    window.location.hash = routeHash(next);
+  const navigate = (next: Route, replace = false) => {
+    const hash = routeHash(next);
+    if (replace) window.history.replaceState(null, "", hash);
+    else window.location.hash = hash;
     setRoute(next);
+    setDrawerOpen(false);
+    setFreshId(null);
   };
 
-  /** Creates a conversation with `employee`, sends `prompt` when given, and opens it. */
-  const startChat = async (employee: string, prompt?: string) => {
+  /**
+   * Creates a conversation with `employee`, sends `content`, and opens it. A conversation is
+   * only kept with its first message: when the message is refused, the new conversation is
+   * deleted again and the error is thrown (the composer shows it, keeping the text).
+   */
+  const startChat = async (employee: string, content: string, command?: CommandClaim) => {
     setCreating(true);
     setError(null);
     try {
       const conv = await api.createConversation(employee);
-      setConversations((list) => [conv, ...list.filter((c) => c.id !== conv.id)]);
-      if (prompt) {
-        // Still open the conversation when sending fails; the prompt can be sent again.
-        await api.postMessage(conv.id, prompt).catch((e: unknown) => setError(asApiError(e).message));
+      try {
+        await api.postMessage(conv.id, content, command);
+      } catch (e) {
+        await api.deleteConversation(conv.id).catch(() => {});
+        throw e;
       }
+      setConversations((list) => [conv, ...list.filter((c) => c.id !== conv.id)]);
       loadConversations(); // also discards a list read before the conversation existed
-      navigate({ kind: "conversation", id: conv.id });
-    } catch (e) {
-      setError(asApiError(e).message);
+      announceActivity({ kind: "conversations" });
+      navigate({ kind: "conversation", id: conv.id }, true);
+      setFreshId(conv.id); // after navigate, which forgets the previous one
     } finally {
       setCreating(false);
     }
   };
+
+  const renameConversation = async (id: string, title: string) => {
+    const updated = await api.renameConversation(id, title);
+    setConversations((list) => list.map((c) => (c.id === id ? { ...c, ...updated } : c)));
+    announceActivity({ kind: "conversations" });
+  };
+
+  const deleteConversation = async (id: string) => {
+    await api.deleteConversation(id);
+    setConversations((list) => list.filter((c) => c.id !== id));
+    announceActivity({ kind: "conversations" });
+    if (route.kind === "conversation" && route.id === id) navigate({ kind: "home" });
+  };
+
+  const onWaiting = useCallback((id: string, waiting: number) => setOpenWaiting({ id, waiting }), []);
 
   const saveToken = (token: string | null) => {
     setToken(token);
@@ -88,24 +161,71 @@ export function App() {
     setAuthVersion((v) => v + 1);
   };
 
+  // Esc closes the drawer.
+  useEffect(() => {
+    if (!drawerOpen) return;
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && setDrawerOpen(false);
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [drawerOpen]);
+
   return (
     <AppDataContext.Provider value={data}>
-      <div className="app">
+      <div className={drawerOpen ? "app drawer-open" : "app"}>
+        <div className="mobile-bar">
+          <button
+            type="button"
+            className="icon menu-button"
+            aria-label="Conversations"
+            aria-expanded={drawerOpen}
+            aria-controls="sidebar"
+            data-testid="menu-button"
+            onClick={() => setDrawerOpen(!drawerOpen)}
+          >
+            ☰
+          </button>
+          <span className="brand">Interlock</span>
+          {totalWaiting > 0 && (
+            <a href="#/approvals" className="count-badge" aria-label={`${totalWaiting} decisions waiting`}>
+              {totalWaiting}
+            </a>
+          )}
+        </div>
+        <div className="drawer-backdrop" aria-hidden="true" onClick={() => setDrawerOpen(false)} />
         <Sidebar
           conversations={conversations}
-          activeId={route.kind === "conversation" ? route.id : null}
+          activeId={openId}
           adminActive={route.kind === "admin"}
+          approvalsActive={route.kind === "approvals"}
+          waitingTotal={totalWaiting}
+          openWaiting={liveOpen}
           onNew={() => navigate({ kind: "home" })}
           onOpen={(id) => navigate({ kind: "conversation", id })}
+          onApprovals={() => navigate({ kind: "approvals" })}
+          onRename={renameConversation}
+          onDelete={deleteConversation}
         />
         {route.kind === "conversation" ? (
           <ConversationView
             key={`${route.id}:${authVersion}`}
             id={route.id}
+            focusCallId={route.call}
             offline={health ? health.model.offline : null}
             listTitle={conversations.find((c) => c.id === route.id)?.title}
+            fresh={freshId === route.id}
             onChanged={loadConversations}
+            onWaiting={onWaiting}
           />
+        ) : route.kind === "new" ? (
+          <NewChatView
+            key={route.employee}
+            employee={route.employee}
+            offline={health ? health.model.offline : null}
+            busy={creating}
+            onStart={startChat}
+          />
+        ) : route.kind === "approvals" ? (
+          <ApprovalsView key={authVersion} />
         ) : route.kind === "admin" ? (
           <AdminPage key={authVersion} />
         ) : (
@@ -118,7 +238,14 @@ export function App() {
                   Offline model
                 </span>
               )}
-              <EmployeePicker employees={employees} busy={creating} onStart={(slug, prompt) => void startChat(slug, prompt)} />
+              <EmployeePicker
+                employees={employees}
+                busy={creating}
+                onStart={(slug, prompt) => {
+                  if (prompt) void startChat(slug, prompt).catch((e: unknown) => setError(asApiError(e).message));
+                  else navigate({ kind: "new", employee: slug });
+                }}
+              />
             </div>
           </main>
         )}

@@ -74,6 +74,8 @@ class Settings(BaseSettings):
         max_message_bytes: Largest user message, in UTF-8 bytes (32 kB).
         max_request_bytes: Largest HTTP request body, in bytes (1 MiB); refused before it
             is read into memory.
+        request_body_timeout_s: Seconds a request body may take to arrive whole (408
+            ``request_timeout`` past it).
         tool_timeout_s: Default tool timeout in seconds when a tool declares none.
         max_tool_result_chars: Tool results longer than this are cut with a note (60,000).
         max_client_result_bytes: Largest result a browser may post for a frontend tool call
@@ -92,6 +94,9 @@ class Settings(BaseSettings):
             ``http_json`` tools may reach even when they resolve to loopback, private or other
             non-global addresses (``INTERLOCK_HTTP_ALLOWED_HOSTS='["localhost"]'``). Empty, and
             so off, by default: leave it empty in production (it opens an SSRF hole).
+        actions_grant_days: How long turning an employee's "AI actions" switch on lasts, in
+            days (7); use never extends it, and when it lapses the switch is off.
+        grant_days: Default length of a "don't ask again" grant, in days (7; at most 30).
         http_ca_bundle: TEST-ONLY. A PEM file of CA certificates that ``http_json`` tools
             trust instead of the default bundle (``certifi``), for a test server's throwaway
             certificate. None (the default) uses the default bundle.
@@ -108,6 +113,7 @@ class Settings(BaseSettings):
     max_steps_per_turn: int = Field(default=12, ge=1, le=100)
     max_message_bytes: int = 32 * 1024
     max_request_bytes: int = Field(default=1024 * 1024, ge=64 * 1024)
+    request_body_timeout_s: float = Field(default=30.0, gt=0)
     tool_timeout_s: float = Field(default=30.0, gt=0)
     max_tool_result_chars: int = 60_000
     max_client_result_bytes: int = Field(default=256 * 1024, ge=1024)
@@ -121,6 +127,8 @@ class Settings(BaseSettings):
     connections: dict[str, Connection] = Field(default_factory=dict)
     http_allowed_hosts: list[str] = Field(default_factory=list)
     http_ca_bundle: Path | None = None
+    actions_grant_days: int = Field(default=7, ge=1, le=365)
+    grant_days: int = Field(default=7, ge=1, le=30)
 
     @property
     def is_offline_model(self) -> bool:

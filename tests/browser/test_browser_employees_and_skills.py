@@ -25,8 +25,10 @@ from support.pages import (
     STATUS_WORDS,
     conversation,
     messages,
+    new_chat,
     notes,
     send,
+    start_chat,
     stored_call,
     tool_call,
 )
@@ -103,13 +105,16 @@ async def opened(page: Page, slug: str) -> str:
     return conversation_id
 
 
-async def new_chat(page: Page, slug: str) -> str:
-    """New chat → choose the employee; return the id of the (empty) conversation it opened."""
-    await page.get_by_test_id("new-chat").click()
-    await employee_option(page, slug).get_by_test_id("employee-choose").click()
-    conversation_id = await opened(page, slug)
-    await expect(page.get_by_test_id("composer-input")).to_be_enabled()
-    return conversation_id
+async def expect_avatar(where: Locator, employee: Shown) -> None:
+    """The avatar is the emoji, or the initials where this browser has no font to draw it."""
+    avatar = where.locator(".avatar")
+    await expect(avatar).to_have_attribute("data-avatar", employee.avatar)
+    initials = "".join(word[0].upper() for word in employee.name.split()[:2])
+    await expect(avatar).to_have_text(re.compile(f"^({re.escape(employee.avatar)}|{initials})$"))
+
+
+def posted_url_is_for(request: Request, conversation_id: str) -> bool:
+    return request.url.endswith(f"/api/conversations/{conversation_id}/messages")
 
 
 async def paused_call(page: Page, title: str) -> tuple[Locator, str]:
@@ -181,7 +186,7 @@ async def test_scout_starter_prompt_asks_a_form_and_the_answer_survives_a_reload
         option = options.nth(index)
         await expect(option).to_have_attribute("data-slug", employee.slug)
         choose = option.get_by_test_id("employee-choose")
-        await expect(choose.locator(".avatar")).to_have_text(employee.avatar)
+        await expect_avatar(choose, employee)
         await expect(choose.locator(".employee-name")).to_have_text(employee.name)
         await expect(choose).to_contain_text(employee.title)
         await expect(option.locator(".employee-about")).to_have_text(employee.about)
@@ -200,7 +205,7 @@ async def test_scout_starter_prompt_asks_a_form_and_the_answer_survives_a_reload
     header = page.get_by_test_id("conversation-employee")
     await expect(header.locator(".employee-name")).to_have_text("Scout")
     await expect(header).to_contain_text("Intake interviewer")
-    await expect(header.locator(".avatar")).to_have_text("🔭")
+    await expect_avatar(header, SCOUT)
     await expect(messages(page, "user")).to_have_text(["Ask me for my details"])
     await expect(page.get_by_test_id("employee-greeting")).to_have_count(0)
 
@@ -279,7 +284,7 @@ async def test_slash_notes_picked_with_the_keyboard_asks_approval_and_stores_the
     app: LiveServer, page: Page, tmp_path: Path
 ) -> None:
     await open_app(page)
-    conversation_id = await new_chat(page, "assistant")
+    await new_chat(page, "assistant")
     await expect(page.get_by_test_id("employee-greeting")).to_contain_text(
         "Hi, I'm Ada. I ask before I act."
     )
@@ -312,9 +317,11 @@ async def test_slash_notes_picked_with_the_keyboard_asks_approval_and_stores_the
     await expect(menu).to_have_count(0)
 
     async with page.expect_request(
-        lambda r: r.method == "POST" and r.url.endswith(f"/{conversation_id}/messages")
+        lambda r: r.method == "POST" and r.url.endswith("/messages")
     ) as posted:
         await page.keyboard.press("Enter")
+    conversation_id = await opened(page, "assistant")
+    assert posted_url_is_for(await posted.value, conversation_id)
     body = json.loads((await posted.value).post_data or "null")
     assert body == {
         "content": "/notes buy milk",
@@ -349,7 +356,7 @@ async def test_scout_has_no_notes_command_and_a_typed_one_is_refused(
     app: LiveServer, page: Page
 ) -> None:
     await open_app(page)
-    conversation_id = await new_chat(page, "scout")
+    await new_chat(page, "scout")
     listed = (await app.client.get("/api/employees/scout/commands")).json()
     assert "notes" not in [c["command"] for c in listed]
 
@@ -366,8 +373,9 @@ async def test_scout_has_no_notes_command_and_a_typed_one_is_refused(
     await expect(box).to_have_value("/notes buy milk")  # kept, so it can be fixed
     await expect(messages(page, "user")).to_have_count(0)
     assert notes(app) == []
-    detail = (await app.client.get(f"/api/conversations/{conversation_id}")).json()
-    assert detail["messages"] == []
+    # The refused first message leaves no conversation behind (a chat is kept from its
+    # first message on).
+    assert (await app.client.get("/api/conversations")).json() == []
 
 
 # --------------------------------------------------------------------------------------------
@@ -380,8 +388,7 @@ async def test_form_answer_refused_by_the_server_shows_field_errors_then_a_valid
 ) -> None:
     # Ada does not pin the ask skill: the offline model loads it first (ALLOW, no card).
     await open_app(page)
-    conversation_id = await new_chat(page, "assistant")
-    await send(page, "ask me for my details")
+    conversation_id = await start_chat(page, "ask me for my details", "assistant")
 
     row, call_id = await paused_call(page, "Ask to fill in a form")
     loaded = page.locator('[data-testid="tool-call"][data-status="succeeded"]')
@@ -464,8 +471,7 @@ async def test_form_email_the_browser_accepts_but_the_server_refuses_keeps_the_c
     }
     args = json.dumps({"title": "Contact", "fields": fields})
     await open_app(page)
-    conversation_id = await new_chat(page, "scout")
-    await send(page, f"use ask.form with {args}")
+    conversation_id = await start_chat(page, f"use ask.form with {args}", "scout")
 
     row, call_id = await paused_call(page, "Ask to fill in a form")
     await expect(row.locator("section.form-card h4")).to_have_text("Contact")
@@ -561,8 +567,7 @@ async def test_admin_allows_notes_add_for_ada_and_a_new_chat_adds_without_a_card
     await expect(switch).to_have_attribute("data-value", "ALLOW")
 
     # A new chat with Ada: the note is added at once, without a card.
-    conversation_id = await new_chat(page, "assistant")
-    await send(page, "add a note quick one")
+    conversation_id = await start_chat(page, "add a note quick one", "assistant")
     row = page.get_by_test_id("tool-call")
     await expect(row).to_have_count(1)
     await finished(page, row)

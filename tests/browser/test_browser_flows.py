@@ -19,8 +19,11 @@ from support.pages import (
     STATUS_WORDS,
     conversation,
     messages,
+    new_chat,
     notes,
+    open_conversation_id,
     send,
+    start_chat,
     stored_call,
     tool_call,
 )
@@ -42,22 +45,6 @@ async def open_app(page: Page, conversation_id: str | None = None) -> None:
     await expect(page.get_by_test_id("new-chat")).to_be_enabled()
     if conversation_id:
         await expect(conversation(page)).to_have_attribute("data-conversation-id", conversation_id)
-
-
-async def new_chat(page: Page) -> str:
-    """Click "New chat" and return the id of the conversation it opened."""
-    await page.get_by_test_id("new-chat").click()
-    await (
-        page.locator('[data-testid="employee-option"][data-slug="assistant"]')
-        .get_by_test_id("employee-choose")
-        .click()
-    )
-    view = conversation(page)
-    await expect(view).to_have_attribute("data-conversation-id", re.compile(r".+"))
-    await expect(page.get_by_test_id("composer-input")).to_be_enabled()
-    conversation_id = await view.get_attribute("data-conversation-id")
-    assert conversation_id
-    return conversation_id
 
 
 def item(page: Page, conversation_id: str) -> Locator:
@@ -109,12 +96,14 @@ async def test_choice_card_click_resumes_and_the_choice_survives_a_reload(
     app: LiveServer, page: Page, tmp_path: Path
 ) -> None:
     await open_app(page)
-    conversation_id = await new_chat(page)
+    await new_chat(page)
 
-    # The employee's starter prompt is this very request; clicking it sends it.
+    # The employee's starter prompt is this very request; clicking it sends it (and stores
+    # the conversation, which only exists from its first message on).
     starter = page.get_by_test_id("starter-prompt").filter(has_text=CAT_REQUEST)
     await starter.click()
     await expect(messages(page, "user").last).to_have_text(CAT_REQUEST)
+    conversation_id = await open_conversation_id(page)
     await expect(page.get_by_test_id("starter-prompt")).to_have_count(0)
 
     row = await paused_call(page)
@@ -169,8 +158,7 @@ async def test_invalid_edit_shows_field_error_then_valid_edit_runs_edited_args(
     app: LiveServer, page: Page, tmp_path: Path
 ) -> None:
     await open_app(page)
-    conversation_id = await new_chat(page)
-    await send(page, "add a note buy milk")
+    conversation_id = await start_chat(page, "add a note buy milk")
 
     row = await paused_call(page, "Add a note")
     call_id = await call_id_of(row)
@@ -245,10 +233,8 @@ async def test_reject_with_reason_deletes_nothing_and_the_reply_acknowledges_it(
     app: LiveServer, page: Page, tmp_path: Path
 ) -> None:
     await open_app(page)
-    conversation_id = await new_chat(page)
-
     # First a note, approved as proposed.
-    await send(page, "add a note call the vet")
+    conversation_id = await start_chat(page, "add a note call the vet")
     added = await paused_call(page, "Add a note")
     await added.get_by_test_id("approve").click()
     await finished(page, added, "succeeded")
@@ -319,6 +305,11 @@ async def test_offline_badge_shows_on_the_welcome_page_and_in_a_conversation(
     await expect(page.get_by_test_id("offline-badge")).to_have_text("Offline model")
 
     await new_chat(page)
+    badge = page.get_by_test_id("new-conversation").get_by_test_id("offline-badge")
+    await expect(badge).to_be_visible()
+    await expect(badge).to_have_text("Offline model")
+
+    await send(page, "hello")
     badge = conversation(page).get_by_test_id("offline-badge")
     await expect(badge).to_be_visible()
     await expect(badge).to_have_text("Offline model")
@@ -368,7 +359,10 @@ async def test_new_chat_is_listed_first_in_the_sidebar(app: LiveServer, page: Pa
     await open_app(page)
     await expect(item(page, older)).to_be_visible()  # the list has loaded
 
-    conversation_id = await new_chat(page)
+    await new_chat(page)
+    # An empty new chat is not stored: the list still holds only the older one.
+    await expect(page.get_by_test_id("conversation-item")).to_have_count(1)
+    conversation_id = await start_chat(page, "hello")
 
     entries = page.get_by_test_id("conversation-item")
     await expect(entries).to_have_count(2)
@@ -405,7 +399,7 @@ async def test_new_chat_stays_in_the_sidebar_when_the_first_list_answer_arrives_
     await open_app(page)
     route, stale = await asyncio.wait_for(held, timeout=10)
 
-    conversation_id = await new_chat(page)
+    conversation_id = await start_chat(page, "hello")
     await route.fulfill(response=stale)  # the list as it was before the new chat existed
 
     # Once the older conversation shows, the page has applied a list; it must hold both.
@@ -418,8 +412,7 @@ async def test_streamed_reply_shows_as_a_draft_and_stop_ends_the_run(
     app: LiveServer, page: Page, tmp_path: Path
 ) -> None:
     await open_app(page)
-    conversation_id = await new_chat(page)
-    await send(page, "write a long answer")
+    conversation_id = await start_chat(page, "write a long answer")
 
     draft = page.get_by_test_id("draft")
     await expect(draft).to_contain_text("Part 1.")

@@ -146,9 +146,9 @@ def test_import_errors_point_at_the_line_in_tools_py(
         ("---\nname: bad\ndescription: x\ntags: [a, 3]\n---\n", 4, "tags[1]: Input should be"),
         ("---\nname: bad\nname: bad\ndescription: x\n---\n", 3, "duplicate key 'name'"),
         (
-            "---\nname: bad\ndescription: x\npermissions:\n  bad.x: DENY\n---\n",
+            "---\nname: bad\ndescription: x\npermissions:\n  bad.x: NEVER\n---\n",
             5,
-            "permissions['bad.x']: Input should be 'ALLOW' or 'ASK'",
+            "permissions['bad.x']: Input should be 'ALLOW', 'ASK' or 'DENY'",
         ),
         (
             "---\nname: bad\ndescription: x\ncards:\n  bad.x: fancy\n---\n",
@@ -482,7 +482,7 @@ async def test_declarative_tools_load_from_front_matter_and_tools_yaml(
     ("tools_yaml", "line", "reason"),
     [
         (TEMPLATE_TOOL.replace("kind: text_template", "kind: magic"), 2, "kind must be one of"),
-        (TEMPLATE_TOOL.replace("permission: ALLOW", "permission: DENY"), 5, "permission must be"),
+        (TEMPLATE_TOOL.replace("permission: ALLOW", "permission: NEVER"), 5, "permission must be"),
         (TEMPLATE_TOOL.replace("{arguments.name}", "{arguments.who}"), 10, ""),
         (TEMPLATE_TOOL.replace("greet.hello", "other.hello"), 1, "name must be 'greet'"),
         ("- 1\n", 1, "[0]: Input should be a valid dictionary"),
@@ -506,7 +506,7 @@ def test_declarative_tool_problems_point_into_tools_yaml(
 def test_declarative_problems_in_front_matter_point_at_the_front_matter_line(
     tmp_path, write_skill, registry, offline_settings
 ):
-    spec = TEMPLATE_TOOL.replace("permission: ALLOW", "permission: DENY")
+    spec = TEMPLATE_TOOL.replace("permission: ALLOW", "permission: NEVER")
     indented = "".join(f"  {line}\n" for line in spec.splitlines())
     write_skill("greet", md("greet", extra=f"tools:\n{indented}"))
 

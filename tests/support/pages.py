@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from playwright.async_api import Locator, Page, expect
@@ -36,6 +37,34 @@ async def send(page: Page, text: str) -> None:
     await page.get_by_test_id("send").click()
     await expect(box).to_have_value("")
     await expect(messages(page, "user").last).to_have_text(text)
+
+
+async def open_conversation_id(page: Page) -> str:
+    """The id of the stored conversation open on the page (waits until one is open)."""
+    view = conversation(page)
+    await expect(view).to_have_attribute("data-conversation-id", re.compile(r".+"))
+    conversation_id = await view.get_attribute("data-conversation-id")
+    assert conversation_id
+    return conversation_id
+
+
+async def new_chat(page: Page, slug: str = "assistant") -> None:
+    """New chat → choose the employee: a new chat opens (stored with its first message)."""
+    await page.get_by_test_id("new-chat").click()
+    await (
+        page.locator(f'[data-testid="employee-option"][data-slug="{slug}"]')
+        .get_by_test_id("employee-choose")
+        .click()
+    )
+    await expect(page.get_by_test_id("new-conversation")).to_have_attribute("data-employee", slug)
+    await expect(page.get_by_test_id("composer-input")).to_be_enabled()
+
+
+async def start_chat(page: Page, first_message: str, slug: str = "assistant") -> str:
+    """Open a new chat with ``slug``, send ``first_message``; return the stored conversation's id."""
+    await new_chat(page, slug)
+    await send(page, first_message)
+    return await open_conversation_id(page)
 
 
 def messages(page: Page, role: str) -> Locator:

@@ -122,7 +122,7 @@ def test_a_post_defaults_to_write_and_not_read_only():
         (["name"], ..., [], "missing required key 'name'"),
         (["name"], "other.current", ["name"], "must be 'weather' or start with 'weather.'"),
         (["title"], "", ["title"], "title must be a non-empty string"),
-        (["permission"], "DENY", ["permission"], "permission must be ALLOW or ASK"),
+        (["permission"], "NEVER", ["permission"], "permission must be ALLOW, ASK or DENY"),
         (["card"], "fancy", ["card"], "card must be one of"),
         (["timeout_s"], 0, ["timeout_s"], "timeout_s must be a number"),
         (["timeout_s"], True, ["timeout_s"], "timeout_s must be a number"),

@@ -174,7 +174,7 @@ def test_register_refuses_a_timeout_that_is_not_a_positive_number(registry, make
 def test_register_refuses_an_invalid_permission(registry, make_tool):
     reason = registration_reason(registry, make_tool(permission="MAYBE"))
 
-    assert reason == "permission 'MAYBE' is not one of ALLOW, ASK"
+    assert reason == "permission 'MAYBE' is not one of ALLOW, ASK, DENY"
 
 
 def test_register_turns_a_permission_string_into_the_enum(registry, make_tool):

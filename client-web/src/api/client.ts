@@ -5,6 +5,8 @@
  */
 import type {
   ApiErrorBody,
+  ApprovalOut,
+  ConversationPatch,
   CancelResult,
   CommandClaim,
   ConversationDetail,
@@ -145,6 +147,10 @@ export const api = {
   createConversation: (employee?: string) =>
     request<ConversationSummary>("POST", "/api/conversations", employee ? { employee } : {}),
   conversation: (id: string) => request<ConversationDetail>("GET", `/api/conversations/${enc(id)}`),
+  renameConversation: (id: string, title: string) =>
+    request<ConversationSummary>("PATCH", `/api/conversations/${enc(id)}`, { title } satisfies ConversationPatch),
+  /** Every call waiting for the caller across their conversations, newest first. */
+  approvals: () => request<ApprovalOut[]>("GET", "/api/approvals"),
   deleteConversation: (id: string) => request<void>("DELETE", `/api/conversations/${enc(id)}`),
   /** `command`: the slash command picked from the menu (the server re-resolves it). */
   postMessage: (id: string, content: string, command?: CommandClaim) =>

@@ -37,10 +37,59 @@ export function parseEvent(id: string, eventName: string, data: string): StreamE
   return { ...obj, type, seq } as StreamEvent;
 }
 
-/** Opens the stream and keeps it open until the returned function is called. */
+/** No bytes (events or the server's pings, every 15 s by default) for this long: the link is dead. */
+export const STALL_MS = 45_000;
+
+/**
+ * Opens the stream and keeps it open until the returned function is called.
+ *
+ * Reconnects by itself (backoff 0.5 s doubling to 10 s) after a dropped connection or a
+ * server restart, always with `Last-Event-ID` = the last seq seen, so nothing is missed or
+ * applied twice. A connection silent for `STALL_MS` (e.g. after the laptop slept) is
+ * dropped and reopened; coming back online or to a tab hidden for a while reconnects at once.
+ */
 export function openEventStream(opts: StreamOptions): () => void {
   const controller = new AbortController();
   const { signal } = controller;
+  let attempt: AbortController | null = null;
+  let lastActivity = Date.now();
+  let wake: (() => void) | null = null;
+
+  /** Drops the current connection (if any) and skips the backoff wait. */
+  const reconnectNow = () => {
+    attempt?.abort();
+    wake?.();
+  };
+
+  // Counts every chunk the server sends (pings included) as a sign of life.
+  const watchedFetch: typeof fetch = async (input, init) => {
+    const res = await fetch(input, init);
+    if (!res.body) return res;
+    const body = res.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, out) {
+          lastActivity = Date.now();
+          out.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+
+  const watchdog = setInterval(() => {
+    if (attempt && Date.now() - lastActivity > STALL_MS) reconnectNow();
+  }, 5_000);
+
+  let hiddenAt = 0;
+  const onVisibility = () => {
+    if (document.visibilityState === "hidden") hiddenAt = Date.now();
+    else if (hiddenAt && Date.now() - hiddenAt > 30_000) reconnectNow();
+  };
+  const hasWindow = typeof window !== "undefined";
+  if (hasWindow) {
+    window.addEventListener("online", reconnectNow);
+    document.addEventListener("visibilitychange", onVisibility);
+  }
 
   const loop = async () => {
     let delay = 500;
@@ -48,9 +97,15 @@ export function openEventStream(opts: StreamOptions): () => void {
     while (!signal.aborted) {
       opts.onState?.(first ? "connecting" : "reconnecting");
       first = false;
+      attempt = new AbortController();
+      const current = attempt;
+      const stop = () => current.abort();
+      signal.addEventListener("abort", stop);
+      lastActivity = Date.now();
       try {
         await fetchEventSource(opts.url, {
-          signal,
+          signal: current.signal,
+          fetch: watchedFetch,
           openWhenHidden: true,
           headers: { ...authHeaders(), "last-event-id": String(opts.lastSeq()) },
           async onopen(res) {
@@ -74,26 +129,38 @@ export function openEventStream(opts: StreamOptions): () => void {
           if (err.status === 401) notifyUnauthorized();
           if (err.status === 401 || err.status === 403 || err.status === 404) {
             opts.onState?.("closed", err);
-            return;
+            break;
           }
         }
+      } finally {
+        signal.removeEventListener("abort", stop);
+        attempt = null;
       }
       if (signal.aborted) break;
-      await sleep(delay, signal);
+      opts.onState?.("reconnecting");
+      await sleep(delay, signal, (w) => (wake = w));
+      wake = null;
       delay = Math.min(delay * 2, 10_000);
     }
-    opts.onState?.("closed");
+    clearInterval(watchdog);
+    if (hasWindow) {
+      window.removeEventListener("online", reconnectNow);
+      document.removeEventListener("visibilitychange", onVisibility);
+    }
+    if (signal.aborted) opts.onState?.("closed");
   };
   void loop();
   return () => controller.abort();
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+function sleep(ms: number, signal: AbortSignal, onWake: (wake: () => void) => void): Promise<void> {
   return new Promise((resolve) => {
     const t = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
+    const done = () => {
       clearTimeout(t);
       resolve();
-    });
+    };
+    onWake(done);
+    signal.addEventListener("abort", done, { once: true });
   });
 }

@@ -315,6 +315,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Grants
+         * @description The caller's live grants (unrevoked, unexpired), newest first.
+         */
+        get: operations["get_grants_api_grants_get"];
+        put?: never;
+        /**
+         * Post Grant
+         * @description Make a grant: calls of the tool it covers run without asking until it expires.
+         */
+        post: operations["post_grant_api_grants_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/grants/{grant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Grant
+         * @description Revoke a grant; the next call of its tool asks again.
+         */
+        delete: operations["delete_grant_api_grants__grant_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Actions
+         * @description The caller's "AI actions" switch for every employee.
+         */
+        get: operations["get_actions_api_actions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/actions/{employee}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Put Actions
+         * @description Turn AI actions on (for a bounded time) or off (waiting write calls are cancelled).
+         *
+         *     The web client sends ``X-Interlock-Client: web``; the audit log names the channel from it.
+         */
+        put: operations["put_actions_api_actions__employee__put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/skills": {
         parameters: {
             query?: never;
@@ -379,10 +465,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tool-calls/{tool_call_id}/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post Result
+         * @description The browser's result of a frontend call (``awaiting_client``); the run then resumes.
+         */
+        post: operations["post_result_api_tool_calls__tool_call_id__result_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * ActionsIn
+         * @description Turn the "AI actions" switch on (for ``INTERLOCK_ACTIONS_GRANT_DAYS``) or off.
+         */
+        ActionsIn: {
+            /** On */
+            on: boolean;
+        };
+        /**
+         * ActionsOut
+         * @description One employee's "AI actions" switch for the caller.
+         *
+         *     Attributes:
+         *         on: Write tools may run (each at its usual level).
+         *         on_until: End of the current period; None when off.
+         *         lapsed_at: When the last period ran out, if it ran out rather than being turned off.
+         *         changed_by: ``default`` (started by the first message), ``person``, or ``none``.
+         *         grant_days: How long turning it on lasts, in days.
+         *         cancelled_calls: Ids of the waiting write calls closed by turning it off (PUT only).
+         */
+        ActionsOut: {
+            /** Employee */
+            employee: string;
+            /** Employee Name */
+            employee_name: string;
+            /** On */
+            on: boolean;
+            /** On Until */
+            on_until: string | null;
+            /** Lapsed At */
+            lapsed_at: string | null;
+            /**
+             * Changed By
+             * @enum {string}
+             */
+            changed_by: "default" | "person" | "none";
+            /** Changed At */
+            changed_at: string | null;
+            /** Grant Days */
+            grant_days: number;
+            /**
+             * Cancelled Calls
+             * @default []
+             */
+            cancelled_calls: string[];
+        };
         /**
          * ApprovalOut
          * @description A call waiting for the caller, with the conversation it belongs to.
@@ -395,6 +547,28 @@ export interface components {
         CancelResult: {
             /** Cancelled Run Id */
             cancelled_run_id: string | null;
+        };
+        /**
+         * ClientErrorIn
+         * @description A failure reported by the browser: a tool error code and an English sentence.
+         */
+        ClientErrorIn: {
+            /** Code */
+            code: string;
+            /** Message */
+            message: string;
+        };
+        /**
+         * ClientResultIn
+         * @description The browser's result: ``{"text", "data"?}`` on success, or ``{"error": {"code",
+         *     "message"}}`` (``code`` one of the tool error codes).
+         */
+        ClientResultIn: {
+            /** Text */
+            text?: string | null;
+            /** Data */
+            data?: unknown;
+            error?: components["schemas"]["ClientErrorIn"] | null;
         };
         /**
          * CommandClaim
@@ -516,6 +690,9 @@ export interface components {
          *             ``message`` the result without running the tool.
          *         args: The edited arguments (``edit`` only), checked against the tool's schema.
          *         message: Reason (``reject``) or answer text (``respond``).
+         *         remember: "Don't ask again" (approve and edit only; rejects are never remembered):
+         *             a grant for this tool in this conversation or for this employee, made in the
+         *             same transaction as the decision.
          */
         DecisionIn: {
             /**
@@ -529,6 +706,7 @@ export interface components {
             } | null;
             /** Message */
             message?: string | null;
+            remember?: components["schemas"]["RememberIn"] | null;
         };
         /**
          * DecisionOut
@@ -697,6 +875,92 @@ export interface components {
         ErrorOut: {
             error: components["schemas"]["ErrorDetail"];
         };
+        /**
+         * GrantIn
+         * @description A grant made directly (``POST /api/grants``), not from a decision.
+         *
+         *     Attributes:
+         *         tool: Registered tool name.
+         *         scope: ``conversation`` (needs ``conversation_id``) or ``employee`` (needs
+         *             ``employee``, or takes the employee of ``conversation_id``).
+         *         conversation_id: One of the caller's conversations.
+         *         employee: Employee slug.
+         *         args: Only calls with exactly these args (checked against the tool's schema).
+         *         days: Lasts this many days (1 to 30) ...
+         *         expires_at: ... or until this time (server clock, at most 30 days ahead). Neither:
+         *             the server's default (``INTERLOCK_GRANT_DAYS``).
+         */
+        GrantIn: {
+            /** Tool */
+            tool: string;
+            /**
+             * Scope
+             * @enum {string}
+             */
+            scope: "conversation" | "employee";
+            /** Conversation Id */
+            conversation_id?: string | null;
+            /** Employee */
+            employee?: string | null;
+            /** Args */
+            args?: {
+                [key: string]: unknown;
+            } | null;
+            /** Days */
+            days?: number | null;
+            /** Expires At */
+            expires_at?: string | null;
+        };
+        /**
+         * GrantOut
+         * @description A live grant, as the Permissions page lists it.
+         *
+         *     ``args`` None means any args. ``void_reason`` says why the grant no longer covers calls
+         *     (the tool changed, or is no longer asked); None while it does.
+         */
+        GrantOut: {
+            /** Id */
+            id: string;
+            /** Tool */
+            tool: string;
+            /** Tool Title */
+            tool_title: string;
+            /** Employee */
+            employee: string;
+            /** Employee Name */
+            employee_name: string;
+            /**
+             * Scope
+             * @enum {string}
+             */
+            scope: "conversation" | "employee";
+            /** Conversation Id */
+            conversation_id: string | null;
+            /** Conversation Title */
+            conversation_title: string | null;
+            /** Args */
+            args: {
+                [key: string]: unknown;
+            } | null;
+            /** Uses */
+            uses: number;
+            /** Last Used At */
+            last_used_at: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Expires At
+             * Format: date-time
+             */
+            expires_at: string;
+            /** Source Call Id */
+            source_call_id: string | null;
+            /** Void Reason */
+            void_reason: string | null;
+        };
         /** HealthOut */
         HealthOut: {
             /** Status */
@@ -810,6 +1074,32 @@ export interface components {
             name: string;
             /** Offline */
             offline: boolean;
+        };
+        /**
+         * RememberIn
+         * @description "Don't ask again", sent with an approve or edit decision.
+         *
+         *     Attributes:
+         *         scope: ``conversation``: this tool in this conversation; ``employee``: this tool in
+         *             all of the person's conversations with this employee.
+         *         exact_args: Only calls with exactly the args that ran this time (the edited args for
+         *             an edit).
+         *         days: How long the grant lasts, 1 to 30; the server's default
+         *             (``INTERLOCK_GRANT_DAYS``, 7) when omitted.
+         */
+        RememberIn: {
+            /**
+             * Scope
+             * @enum {string}
+             */
+            scope: "conversation" | "employee";
+            /**
+             * Exact Args
+             * @default false
+             */
+            exact_args: boolean;
+            /** Days */
+            days?: number | null;
         };
         /** RunCancelled */
         RunCancelled: {
@@ -1060,6 +1350,7 @@ export interface components {
          *     (``result_cut``); ``result_chars`` is the length of the whole text, which
          *     ``GET /api/tool-calls/{id}/output`` serves. ``write``, ``destructive``, ``execution`` and
          *     ``modal`` come from the tool's declaration (false / ``server`` when it is unknown).
+         *     ``grant_id`` names the "don't ask again" grant that let the call run without a card.
          */
         ToolCallOut: {
             /** Id */
@@ -1119,6 +1410,8 @@ export interface components {
             result_cut: boolean;
             error: components["schemas"]["ToolErrorOut"] | null;
             decision: components["schemas"]["DecisionOut"] | null;
+            /** Grant Id */
+            grant_id: string | null;
             /**
              * Created At
              * Format: date-time
@@ -1825,6 +2118,191 @@ export interface operations {
             };
         };
     };
+    get_grants_api_grants_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantOut"][];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    post_grant_api_grants_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GrantIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantOut"];
+                };
+            };
+            /** @description conversation or employee unknown or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description unknown tool, past or too distant expiry, tool not granted */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    delete_grant_api_grants__grant_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                grant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description unknown or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_actions_api_actions_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionsOut"][];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    put_actions_api_actions__employee__put: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-interlock-client"?: string | null;
+            };
+            path: {
+                employee: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionsIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionsOut"];
+                };
+            };
+            /** @description unknown employee */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     list_skills_api_skills_get: {
         parameters: {
             query?: never;
@@ -1939,6 +2417,69 @@ export interface operations {
                 };
                 content: {
                     "text/plain": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    post_result_api_tool_calls__tool_call_id__result_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClientResultIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolCallOut"];
+                };
+            };
+            /** @description unknown or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not_frontend, or not_awaiting_result (details.status) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_output (details.errors) or a malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };

@@ -106,7 +106,12 @@ export type CommandClaim = S["CommandClaim"];
 export type MessageCreate = S["MessageCreate"];
 export type ToolAnnotationsOut = S["ToolAnnotationsOut"];
 export type ToolOut = Narrow<S["ToolOut"], { permission: Permission }>;
-export type ConversationSummary = S["ConversationSummary"];
+/** `pending`: calls waiting for the caller (issue 6; optional until every server sends it). */
+export type ConversationSummary = S["ConversationSummary"] & { pending?: number };
+/** PATCH /api/conversations/{id}. */
+export interface ConversationPatch {
+  title: string;
+}
 
 /** How a call's confirmation reads (computed by the tool on the server; issue 6). */
 export interface ConfirmationOut {
@@ -164,6 +169,12 @@ export type MessageOut = Narrow<
 >;
 
 export type ConversationDetail = Replace<S["ConversationDetail"], { messages: MessageOut[] }>;
+
+/** One entry of GET /api/approvals: a call waiting for the caller and its conversation. */
+export interface ApprovalOut {
+  tool_call: ToolCallOut;
+  conversation: ConversationSummary;
+}
 
 export type MessageAccepted = S["MessageAccepted"];
 export type CancelResult = S["CancelResult"];

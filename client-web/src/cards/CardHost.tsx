@@ -8,7 +8,7 @@ import { cardFor } from "./registry";
 
 export function CardHost({ call }: { call: ToolCallOut }) {
   const { tools } = useAppData();
-  const { dispatch, refresh, owned } = useConversationActions();
+  const { dispatch, refresh, owned, connected } = useConversationActions();
   const [busy, setBusy] = useState(false);
   const [conflict, setConflict] = useState<string | null>(null);
 
@@ -37,7 +37,7 @@ export function CardHost({ call }: { call: ToolCallOut }) {
 
   const tool = tools[call.name];
   const Card = cardFor(call, tool);
-  const live = call.status === "interrupted" && call.decision == null && owned;
+  const live = call.status === "interrupted" && call.decision == null && owned && connected;
   return (
     <div className="card-host">
       <Card call={call} tool={tool} title={toolTitle(tools, call.name, call.title)} live={live} busy={busy} decide={decide} />

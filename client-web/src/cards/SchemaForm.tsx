@@ -5,9 +5,9 @@
  * Import it lazily: rjsf + Ajv are most of the bundle.
  */
 import Form from "@rjsf/core";
-import type { RJSFSchema } from "@rjsf/utils";
+import type { RJSFSchema, UiSchema } from "@rjsf/utils";
 import validator from "@rjsf/validator-ajv8";
-import { useMemo, type ReactNode } from "react";
+import { useMemo, useState, type ReactNode } from "react";
 import type { FieldError, JsonObject } from "../api/types";
 import { pathLabel, toErrorSchema } from "./approval/fieldErrors";
 
@@ -25,6 +25,30 @@ interface Props {
   children: ReactNode;
 }
 
+/**
+ * Long or multi-line text gets a textarea (an <input> would drop its line breaks): string
+ * properties of `schema` whose value in `data` has a line break or is long, or whose schema
+ * allows more than 200 characters.
+ */
+export function textAreas(schema: JsonObject, data: JsonObject): UiSchema {
+  const props = schema.properties;
+  const ui: UiSchema = {};
+  if (!props || typeof props !== "object") return ui;
+  for (const [key, prop] of Object.entries(props as Record<string, unknown>)) {
+    if (!prop || typeof prop !== "object") continue;
+    const p = prop as JsonObject;
+    if (p.type !== "string" || "enum" in p || "format" in p) continue;
+    const value = data[key];
+    const long = typeof value === "string" && (value.includes("\n") || value.length > 80);
+    const roomy = typeof p.maxLength !== "number" || p.maxLength > 200;
+    if (long || (roomy && typeof value === "string" && value.length > 40)) {
+      const lines = typeof value === "string" ? value.split("\n").length : 3;
+      ui[key] = { "ui:widget": "textarea", "ui:options": { rows: Math.min(16, Math.max(3, lines)) } };
+    }
+  }
+  return ui;
+}
+
 /** rjsf's Ajv is draft-07; the server validates with its own 2020-12 schema, so drop `$schema`. */
 export function formSchema(schema: JsonObject): RJSFSchema {
   const { $schema: _ignored, ...rest } = schema;
@@ -34,6 +58,8 @@ export function formSchema(schema: JsonObject): RJSFSchema {
 export function SchemaForm({ schema, formData, fieldErrors, disabled, idPrefix, errorsLabel, onChange, onSubmit, children }: Props) {
   const rjsfSchema = useMemo(() => formSchema(schema), [schema]);
   const extraErrors = useMemo(() => toErrorSchema(fieldErrors), [fieldErrors]);
+  // Decided once, from the first values (a widget must not change while the person types).
+  const [uiSchema] = useState(() => textAreas(schema, formData));
   return (
     <div className="edit-form">
       {fieldErrors.length > 0 && (
@@ -47,6 +73,7 @@ export function SchemaForm({ schema, formData, fieldErrors, disabled, idPrefix, 
       )}
       <Form
         schema={rjsfSchema}
+        uiSchema={uiSchema}
         validator={validator}
         formData={formData}
         idPrefix={idPrefix}

@@ -1,9 +1,10 @@
 /**
  * The message box: Enter sends, Shift+Enter is a newline; disabled while a run is going.
+ * While decisions wait, it says so and that sending cancels them, and asks once before sending.
  * Typing `/` at the start opens the employee's slash commands; a picked command is sent
  * with its claim (`command: {skill, command}`) while the text still starts with it.
  */
-import { useId, useMemo, useState, type KeyboardEvent } from "react";
+import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { asApiError, type ApiError } from "../api/client";
 import type { CommandClaim, SlashCommandOut } from "../api/types";
 import { candidatesFrom, claimFor, completion, filterCommands, moveActive, typedCommand } from "./slash";
@@ -14,18 +15,39 @@ interface Props {
   running: boolean;
   /** Slash commands available to the conversation's employee. */
   commands: SlashCommandOut[];
+  /** Decisions waiting in this conversation (sending a message cancels them). */
+  waiting?: number;
+  /** The stream is open (a network error shown here clears when it comes back). */
+  connected?: boolean;
   onSend: (content: string, command?: CommandClaim) => Promise<void>;
   onCancel: () => void;
 }
 
-export function Composer({ disabled, running, commands, onSend, onCancel }: Props) {
+export function Composer({ disabled, running, commands, waiting = 0, connected = true, onSend, onCancel }: Props) {
   const [text, setText] = useState("");
   const [picked, setPicked] = useState<SlashCommandOut | null>(null);
   const [active, setActive] = useState(0);
   const [dismissed, setDismissed] = useState(false);
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
+  /** The claim of a send waiting for "Send and cancel them" (null: not asking). */
+  const [confirming, setConfirming] = useState<{ claim: CommandClaim | undefined } | null>(null);
   const inputId = useId();
+  const warningId = useId();
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
+
+  // A network error from the outage is stale once the stream is back.
+  useEffect(() => {
+    if (connected) setError((e) => (e && e.status === 0 ? null : e));
+  }, [connected]);
+  // Nothing waits any more (decided elsewhere): no need to ask.
+  useEffect(() => {
+    if (waiting === 0) setConfirming(null);
+  }, [waiting]);
+  useEffect(() => {
+    if (confirming) confirmRef.current?.focus();
+  }, [confirming]);
   const menuId = useId();
   const blocked = disabled || sending;
 
@@ -47,8 +69,13 @@ export function Composer({ disabled, running, commands, onSend, onCancel }: Prop
   };
 
   // Validation (empty, too long, unknown command) is the server's: its 422 message is shown as is.
-  const send = async (claim = claimFor(text, picked)) => {
+  const send = async (claim = claimFor(text, picked), confirmed = false) => {
     if (blocked) return;
+    if (waiting > 0 && !confirmed) {
+      if (text.trim() !== "") setConfirming({ claim });
+      return;
+    }
+    setConfirming(null);
     setSending(true);
     setError(null);
     try {
@@ -56,6 +83,7 @@ export function Composer({ disabled, running, commands, onSend, onCancel }: Prop
       setText("");
       setPicked(null);
     } catch (e) {
+      inputRef.current?.focus();
       setError(asApiError(e));
     } finally {
       setSending(false);
@@ -81,11 +109,22 @@ export function Composer({ disabled, running, commands, onSend, onCancel }: Prop
         return;
       }
     }
+    if (e.key === "Escape" && confirming) {
+      e.preventDefault();
+      setConfirming(null);
+      return;
+    }
     if (e.key === "Enter" && !e.shiftKey) {
       e.preventDefault();
       if (text !== "") void send();
     }
   };
+
+  const keepWaiting = () => {
+    setConfirming(null);
+    inputRef.current?.focus();
+  };
+  const decisions = waiting === 1 ? "1 decision is" : `${waiting} decisions are`;
 
   return (
     <form
@@ -101,7 +140,9 @@ export function Composer({ disabled, running, commands, onSend, onCancel }: Prop
           Message
         </label>
         <textarea
+          ref={inputRef}
           id={inputId}
+          aria-describedby={waiting > 0 ? warningId : undefined}
           data-testid="composer-input"
           rows={3}
           placeholder={running ? "Working…" : "Write a message (Enter to send, Shift+Enter for a new line, / for commands)"}
@@ -126,6 +167,44 @@ export function Composer({ disabled, running, commands, onSend, onCancel }: Prop
           Send
         </button>
       </div>
+      {waiting > 0 && (
+        <p id={warningId} className="composer-warning" data-testid="composer-warning">
+          {decisions} waiting for you. Sending a message cancels {waiting === 1 ? "it" : "them"}.
+        </p>
+      )}
+      {confirming && (
+        <div
+          className="composer-confirm"
+          role="alertdialog"
+          aria-label="Send and cancel the waiting decisions?"
+          data-testid="composer-confirm"
+          onKeyDown={(e) => {
+            if (e.key === "Escape") {
+              e.preventDefault();
+              keepWaiting();
+            }
+          }}
+        >
+          <p>
+            Send this message and cancel the {waiting === 1 ? "waiting call" : `${waiting} waiting calls`}?
+          </p>
+          <div className="actions">
+            <button
+              ref={confirmRef}
+              type="button"
+              className="primary"
+              data-testid="composer-confirm-send"
+              disabled={blocked}
+              onClick={() => void send(confirming.claim, true)}
+            >
+              Send and cancel {waiting === 1 ? "it" : "them"}
+            </button>
+            <button type="button" data-testid="composer-confirm-keep" onClick={keepWaiting}>
+              Keep waiting
+            </button>
+          </div>
+        </div>
+      )}
       {error && <ComposerError error={error} disabled={blocked} onPick={(claim) => void send(claim)} />}
     </form>
   );

@@ -1,30 +1,58 @@
-/** One open conversation: loads it, follows its stream, and hosts the messages and composer. */
-import { useEffect, useMemo, useRef } from "react";
+/**
+ * One open conversation: loads it, follows its stream, and hosts the messages and composer,
+ * plus the progress around them (thinking, "Ada is waiting for you", connection), the
+ * operation log, and the keyboard path to waiting decisions (announced; Alt+J jumps).
+ */
+import { useEffect, useMemo, useRef, useState } from "react";
 import { ApiError, api } from "../api/client";
 import type { CommandClaim, EmployeeOut } from "../api/types";
 import { useAppData } from "../state/appData";
+import { announceActivity } from "../state/broadcast";
 import { ConversationActionsContext, type ConversationActions } from "../state/conversationActions";
+import { allToolCalls, isThinking, waitingCalls } from "../state/reducer";
 import { useCommands } from "../state/useCommands";
 import { useConversation } from "../state/useConversation";
 import { Avatar } from "./Avatar";
 import { Composer } from "./Composer";
 import { ConversationHeader } from "./ConversationHeader";
 import { MessageList } from "./MessageList";
+import { OperationLog } from "./OperationLog";
+import { WaitingBanner, focusCall } from "./WaitingBanner";
+import { toolTitle } from "../state/appData";
 
 interface Props {
   id: string;
+  /** A tool call to bring into view once loaded (from the Approvals view). */
+  focusCallId?: string;
   offline: boolean | null;
   /** The title from the conversation list (refreshed as runs end; the detail is read once). */
   listTitle?: string | null;
   /** Called when the conversation's status changes (the list shows status and title). */
   onChanged: () => void;
+  /** Created a moment ago in this tab: replay its stream from the start (see useConversation). */
+  fresh?: boolean;
+  /** The number of calls waiting for the person here, whenever it changes. */
+  onWaiting?: (id: string, waiting: number) => void;
 }
 
-export function ConversationView({ id, offline, listTitle, onChanged }: Props) {
-  const { state, dispatch, refresh, loadError, stream } = useConversation(id);
-  const { employees } = useAppData();
+const LOG_KEY = "interlock.opLogOpen";
+
+export function ConversationView({ id, focusCallId, offline, listTitle, fresh = false, onChanged, onWaiting }: Props) {
+  const { state, dispatch, refresh, loadError, stream, connected } = useConversation(id, fresh);
+  const { employees, tools } = useAppData();
   const commands = useCommands(state.employee);
-  const actions = useMemo<ConversationActions>(() => ({ dispatch, refresh, owned: true }), [dispatch, refresh]);
+  const actions = useMemo<ConversationActions>(
+    () => ({ dispatch, refresh, owned: true, connected }),
+    [dispatch, refresh, connected],
+  );
+  const [logOpen, setLogOpen] = useState(() => readFlag(LOG_KEY));
+  const [announcement, setAnnouncement] = useState("");
+  const composerRef = useRef<HTMLDivElement>(null);
+
+  const waiting = useMemo(() => waitingCalls(state), [state]);
+  const waitingKey = waiting.map((c) => c.id).join(",");
+  const employee = state.employee ? employees[state.employee] : undefined;
+  const name = employee?.name ?? "Your employee";
 
   const lastStatus = useRef(state.status);
   useEffect(() => {
@@ -32,9 +60,57 @@ export function ConversationView({ id, offline, listTitle, onChanged }: Props) {
     lastStatus.current = state.status;
   }, [state.status, onChanged]);
 
+  // Tell the shell (tab title, sidebar) and the other tabs when the waiting set changes;
+  // announce a new waiting call; and move focus on when the focused card was decided.
+  const seen = useRef<Set<string> | null>(null);
+  useEffect(() => {
+    if (!state.id) return;
+    onWaiting?.(id, waiting.length);
+    const before = seen.current;
+    const now = new Set(waiting.map((c) => c.id));
+    seen.current = now;
+    if (before === null) return; // first load: nothing is "new"
+    announceActivity({ kind: "conversation", id });
+    const added = waiting.filter((c) => !before.has(c.id));
+    if (added.length > 0) {
+      const titles = added.map((c) => toolTitle(tools, c.name, c.title)).join(", ");
+      setAnnouncement(
+        `${name} is waiting for your decision: ${titles}. Press Alt+J to go to ${added.length === 1 ? "it" : "the first one"}.`,
+      );
+    }
+    const gone = [...before].filter((cid) => !now.has(cid));
+    if (gone.length > 0) moveFocusAfterDecision(gone, waiting.map((c) => c.id), composerRef.current);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [waitingKey, state.id]);
+
+  // Open at a given call (from the Approvals view) once it is on the page.
+  const focused = useRef<string | null>(null);
+  useEffect(() => {
+    if (!focusCallId || focused.current === focusCallId || !state.toolCalls[focusCallId]) return;
+    focused.current = focusCallId;
+    requestAnimationFrame(() => focusCall(focusCallId));
+  }, [focusCallId, state.toolCalls]);
+
+  // Alt+J: jump to the first waiting decision.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.altKey && !e.ctrlKey && !e.metaKey && (e.key === "j" || e.key === "J" || e.code === "KeyJ")) {
+        const first = waitingCalls(stateRef.current)[0];
+        if (first) {
+          e.preventDefault();
+          focusCall(first.id);
+        }
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+  const stateRef = useRef(state);
+  stateRef.current = state;
+
   if (!state.id) {
     return (
-      <main className="conversation">
+      <main className="conversation" data-testid="conversation-loading">
         {loadError ? (
           <p className="error pad" role="alert">
             {loadError.message}
@@ -59,18 +135,31 @@ export function ConversationView({ id, offline, listTitle, onChanged }: Props) {
     api.cancel(id).catch(() => void refresh());
   };
 
-  const employee = state.employee ? employees[state.employee] : undefined;
   const running = state.status === "running";
+  const toggleLog = () => {
+    setLogOpen(!logOpen);
+    writeFlag(LOG_KEY, !logOpen);
+  };
   return (
     <ConversationActionsContext.Provider value={actions}>
-      <main className="conversation" data-testid="conversation" data-conversation-id={id} data-status={state.status}>
+      <main
+        className="conversation"
+        data-testid="conversation"
+        data-conversation-id={id}
+        data-status={state.status}
+        data-connected={connected ? "true" : "false"}
+      >
         <ConversationHeader
           title={listTitle || state.title}
           state={state}
           employee={employee}
           offline={offline ?? state.model?.offline ?? false}
           stream={stream}
+          logOpen={logOpen}
+          logCount={allToolCalls(state).length}
+          onToggleLog={toggleLog}
         />
+        {logOpen && <OperationLog state={state} />}
         <MessageList state={state} empty={employee ? <Greeting employee={employee} /> : "Say hello to start."} />
         {state.messages.length === 0 && employee && employee.starter_prompts.length > 0 && !running && (
           <div className="starters" aria-label="Starter prompts">
@@ -81,10 +170,26 @@ export function ConversationView({ id, offline, listTitle, onChanged }: Props) {
             ))}
           </div>
         )}
+        <div className="progress-line" aria-live="polite">
+          {isThinking(state) && (
+            <p className="thinking" data-testid="thinking">
+              <span className="spinner" aria-hidden="true" />
+              {name} is thinking…
+            </p>
+          )}
+          {!connected && stream !== "connecting" && (
+            <p className="offline-note" data-testid="disconnected-note">
+              Connection lost. Reconnecting… Decisions are paused until it is back.
+            </p>
+          )}
+        </div>
+        <div className="visually-hidden" aria-live="assertive" data-testid="announcer">
+          {announcement}
+        </div>
         {state.runError && (
           <div className="run-error" role="alert" data-testid="run-error">
             <span>
-              <code>{state.runError.error.code}</code> {state.runError.error.message}
+              {state.runError.error.message} <span className="muted small">({state.runError.error.code})</span>
             </span>
             <button type="button" className="link" onClick={() => dispatch({ type: "local.dismissError" })}>
               Dismiss
@@ -96,13 +201,62 @@ export function ConversationView({ id, offline, listTitle, onChanged }: Props) {
             {loadError.message}
           </p>
         )}
-        <Composer disabled={running} running={running} commands={commands} onSend={send} onCancel={cancel} />
+        {state.status === "paused" && (
+          <WaitingBanner name={name} count={waiting.length} onJump={() => waiting[0] && focusCall(waiting[0].id)} />
+        )}
+        <div ref={composerRef}>
+          <Composer
+            disabled={running}
+            running={running}
+            commands={commands}
+            waiting={waiting.length}
+            connected={connected}
+            onSend={send}
+            onCancel={cancel}
+          />
+        </div>
       </main>
     </ConversationActionsContext.Provider>
   );
 }
 
-function Greeting({ employee }: { employee: EmployeeOut }) {
+/**
+ * After a decision the card's buttons disable and focus falls to the page: move it to the
+ * next waiting card, or to the composer when none is left. Focus the person placed elsewhere
+ * (typing in the composer, another card) is left alone.
+ */
+function moveFocusAfterDecision(decided: string[], stillWaiting: string[], composer: HTMLElement | null) {
+  const active = document.activeElement as HTMLElement | null;
+  const row = active?.closest<HTMLElement>('[data-testid="tool-call"]');
+  const lost =
+    !active ||
+    active === document.body ||
+    (active as HTMLButtonElement).disabled === true ||
+    (row != null && decided.includes(row.dataset.toolCallId ?? ""));
+  if (!lost) return;
+  requestAnimationFrame(() => {
+    if (stillWaiting.length > 0 && focusCall(stillWaiting[0])) return;
+    composer?.querySelector<HTMLTextAreaElement>("textarea:not(:disabled)")?.focus();
+  });
+}
+
+function readFlag(key: string): boolean {
+  try {
+    return localStorage.getItem(key) === "1";
+  } catch {
+    return false;
+  }
+}
+
+function writeFlag(key: string, value: boolean) {
+  try {
+    localStorage.setItem(key, value ? "1" : "0");
+  } catch {
+    /* private mode: the panel just does not remember */
+  }
+}
+
+export function Greeting({ employee }: { employee: EmployeeOut }) {
   return (
     <div className="greeting" data-testid="employee-greeting">
       <Avatar avatar={employee.avatar} name={employee.name} size="lg" />

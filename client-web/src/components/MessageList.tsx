@@ -1,7 +1,7 @@
 /** The conversation's messages, tool call rows under their assistant message, and the live draft. */
 import { useEffect, useMemo, useRef, type ReactNode } from "react";
 import type { MessageOut, ToolCallOut } from "../api/types";
-import { orphanToolCalls, toolCallsOf, toolMessagesByCall, type ConversationState } from "../state/reducer";
+import { isStopped, orphanToolCalls, toolCallsOf, toolMessagesByCall, type ConversationState } from "../state/reducer";
 import { BatchBar } from "../cards/batch/BatchBar";
 import { FoldedText, needsFold } from "./FoldedText";
 import { Markdown } from "./Markdown";
@@ -32,7 +32,13 @@ export function MessageList({ state, empty }: { state: ConversationState; empty?
     >
       {visible.length === 0 && drafts.length === 0 && empty && <div className="empty">{empty}</div>}
       {visible.map((m) => (
-        <Message key={String(m.id)} message={m} calls={toolCallsOf(state, m.id)} toolMessages={toolMessages} />
+        <Message
+          key={String(m.id)}
+          message={m}
+          calls={toolCallsOf(state, m.id)}
+          toolMessages={toolMessages}
+          stopped={isStopped(state, m)}
+        />
       ))}
       {orphans.length > 0 && (
         <div className="message assistant">
@@ -53,10 +59,13 @@ function Message({
   message,
   calls,
   toolMessages,
+  stopped = false,
 }: {
   message: MessageOut;
   calls: ToolCallOut[];
   toolMessages: Record<string, MessageOut>;
+  /** The person stopped this reply's run: it ends where it was cut. */
+  stopped?: boolean;
 }) {
   const isUser = message.role === "user";
   return (
@@ -74,6 +83,11 @@ function Message({
         message.content && <Markdown text={message.content} />
       )}
       {calls.length > 0 && <ToolCalls calls={calls} toolMessages={toolMessages} />}
+      {stopped && (
+        <p className="stopped-mark small muted" data-testid="stopped">
+          Stopped
+        </p>
+      )}
     </div>
   );
 }

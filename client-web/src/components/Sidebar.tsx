@@ -1,3 +1,10 @@
+/**
+ * The conversation list (newest first) with the "Approvals" link and each conversation's
+ * waiting decisions; a conversation can be renamed (inline; Enter saves, Esc cancels) and
+ * deleted (asks first). Below 700 px wide the sidebar is a drawer (see App).
+ */
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { asApiError } from "../api/client";
 import type { ConversationSummary } from "../api/types";
 import { isAdmin, useAppData } from "../state/appData";
 
@@ -5,40 +12,65 @@ interface Props {
   conversations: ConversationSummary[];
   activeId: string | null;
   adminActive: boolean;
+  approvalsActive: boolean;
+  /** Decisions waiting across conversations (the Approvals link's count). */
+  waitingTotal: number;
+  /** The live count of the open conversation (fresher than the list's). */
+  openWaiting?: { id: string; waiting: number } | null;
   /** Opens the employee picker. */
   onNew: () => void;
   onOpen: (id: string) => void;
+  onApprovals: () => void;
+  onRename: (id: string, title: string) => Promise<void>;
+  onDelete: (id: string) => Promise<void>;
 }
 
-export function Sidebar({ conversations, activeId, adminActive, onNew, onOpen }: Props) {
+const STATUS_WORDS: Record<string, string> = { running: "working", paused: "waiting" };
+
+export function Sidebar(props: Props) {
+  const { conversations, activeId, adminActive, approvalsActive, waitingTotal, openWaiting } = props;
   const { employees, me } = useAppData();
   return (
-    <nav className="sidebar" aria-label="Conversations">
+    <nav className="sidebar" aria-label="Conversations" id="sidebar">
       <div className="sidebar-head">
         <span className="brand">Interlock</span>
-        <button type="button" className="primary" data-testid="new-chat" onClick={onNew}>
+        <button type="button" className="primary" data-testid="new-chat" onClick={props.onNew}>
           New chat
         </button>
       </div>
+      <a
+        href="#/approvals"
+        className={approvalsActive ? "nav-link approvals-link active" : "nav-link approvals-link"}
+        aria-current={approvalsActive ? "page" : undefined}
+        data-testid="approvals-link"
+        onClick={(e) => {
+          e.preventDefault();
+          props.onApprovals();
+        }}
+      >
+        Approvals
+        {waitingTotal > 0 && (
+          <span className="count-badge" data-testid="approvals-count" aria-label={`${waitingTotal} waiting`}>
+            {waitingTotal}
+          </span>
+        )}
+      </a>
       <ul className="conversation-list">
-        {conversations.map((c) => (
-          <li key={c.id}>
-            <button
-              type="button"
-              className={c.id === activeId ? "conversation-link active" : "conversation-link"}
-              aria-current={c.id === activeId ? "page" : undefined}
-              data-testid="conversation-item"
-              data-conversation-id={c.id}
-              onClick={() => onOpen(c.id)}
-            >
-              <span className="conversation-title" title={c.title || undefined}>{c.title || "New conversation"}</span>
-              <span className="conversation-meta">
-                <EmployeeName name={(c.employee && employees[c.employee]?.name) || c.employee} />
-                {c.status !== "idle" && <span className={`badge status-${c.status}`}>{c.status}</span>}
-              </span>
-            </button>
-          </li>
-        ))}
+        {conversations.map((c) => {
+          const waiting = openWaiting && openWaiting.id === c.id ? openWaiting.waiting : (c.pending ?? 0);
+          return (
+            <ConversationItem
+              key={c.id}
+              conversation={c}
+              active={c.id === activeId}
+              waiting={waiting}
+              employeeName={(c.employee && employees[c.employee]?.name) || c.employee}
+              onOpen={props.onOpen}
+              onRename={props.onRename}
+              onDelete={props.onDelete}
+            />
+          );
+        })}
         {conversations.length === 0 && <li className="muted small pad">No conversations yet.</li>}
       </ul>
       {isAdmin(me) && (
@@ -52,11 +84,200 @@ export function Sidebar({ conversations, activeId, adminActive, onNew, onOpen }:
   );
 }
 
-/** The conversation's employee; a long name is cut with an ellipsis (full name on hover). */
-function EmployeeName({ name }: { name: string | null | undefined }) {
+interface ItemProps {
+  conversation: ConversationSummary;
+  active: boolean;
+  waiting: number;
+  employeeName: string | null | undefined;
+  onOpen: (id: string) => void;
+  onRename: (id: string, title: string) => Promise<void>;
+  onDelete: (id: string) => Promise<void>;
+}
+
+function ConversationItem({ conversation: c, active, waiting, employeeName, onOpen, onRename, onDelete }: ItemProps) {
+  const [mode, setMode] = useState<"view" | "rename" | "delete">("view");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const renameButton = useRef<HTMLButtonElement>(null);
+  const deleteButton = useRef<HTMLButtonElement>(null);
+  const confirmButton = useRef<HTMLButtonElement>(null);
+  const title = c.title || "New conversation";
+
+  useEffect(() => {
+    if (mode === "delete") confirmButton.current?.focus();
+  }, [mode]);
+
+  const close = (focus: "rename" | "delete") => {
+    setMode("view");
+    setError(null);
+    requestAnimationFrame(() => (focus === "rename" ? renameButton : deleteButton).current?.focus());
+  };
+
+  const run = async (work: () => Promise<void>, after: () => void) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await work();
+      after();
+    } catch (e) {
+      setError(asApiError(e).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
   return (
-    <span className="conversation-employee" title={name || undefined}>
-      {name}
-    </span>
+    <li className={active ? "conversation-item active" : "conversation-item"} data-testid="conversation-entry" data-conversation-id={c.id}>
+      {mode === "rename" ? (
+        <RenameForm
+          initial={c.title ?? ""}
+          busy={busy}
+          onCancel={() => close("rename")}
+          onSave={(next) => void run(() => onRename(c.id, next), () => close("rename"))}
+        />
+      ) : (
+        <div className="conversation-row">
+          <button
+            type="button"
+            className={active ? "conversation-link active" : "conversation-link"}
+            aria-current={active ? "page" : undefined}
+            data-testid="conversation-item"
+            data-conversation-id={c.id}
+            data-waiting={waiting}
+            onClick={() => onOpen(c.id)}
+          >
+            <span className="conversation-title" title={c.title || undefined}>
+              {title}
+            </span>
+            <span className="conversation-meta">
+              <span className="conversation-employee" title={employeeName || undefined}>
+                {employeeName}
+              </span>
+              {waiting > 0 ? (
+                <span className="badge status-paused" data-testid="conversation-waiting">
+                  {waiting === 1 ? "1 decision" : `${waiting} decisions`}
+                </span>
+              ) : (
+                c.status !== "idle" && <span className={`badge status-${c.status}`}>{STATUS_WORDS[c.status] ?? c.status}</span>
+              )}
+            </span>
+          </button>
+          <div className="conversation-tools">
+            <button
+              ref={renameButton}
+              type="button"
+              className="icon"
+              aria-label={`Rename “${title}”`}
+              title="Rename"
+              data-testid="conversation-rename"
+              onClick={() => setMode("rename")}
+            >
+              ✎
+            </button>
+            <button
+              ref={deleteButton}
+              type="button"
+              className="icon"
+              aria-label={`Delete “${title}”`}
+              title="Delete"
+              data-testid="conversation-delete"
+              onClick={() => setMode("delete")}
+            >
+              🗑︎
+            </button>
+          </div>
+        </div>
+      )}
+      {mode === "delete" && (
+        <div
+          className="confirm-delete sidebar-confirm"
+          role="alertdialog"
+          aria-label={`Delete “${title}”?`}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") {
+              e.preventDefault();
+              close("delete");
+            }
+          }}
+        >
+          <span>Delete this conversation and its history? This cannot be undone.</span>
+          <div className="actions">
+            <button
+              ref={confirmButton}
+              type="button"
+              className="danger"
+              disabled={busy}
+              data-testid="conversation-delete-confirm"
+              onClick={() => void run(() => onDelete(c.id), () => setMode("view"))}
+            >
+              {busy ? "Deleting…" : "Delete"}
+            </button>
+            <button type="button" disabled={busy} data-testid="conversation-delete-cancel" onClick={() => close("delete")}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
+      {error && (
+        <p className="error small" role="alert" data-testid="conversation-error">
+          {error}
+        </p>
+      )}
+    </li>
+  );
+}
+
+function RenameForm({
+  initial,
+  busy,
+  onSave,
+  onCancel,
+}: {
+  initial: string;
+  busy: boolean;
+  onSave: (title: string) => void;
+  onCancel: () => void;
+}) {
+  const [value, setValue] = useState(initial);
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    input.current?.focus();
+    input.current?.select();
+  }, []);
+  const trimmed = value.trim();
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (trimmed && trimmed !== initial) onSave(trimmed);
+    else onCancel();
+  };
+  return (
+    <form className="rename-form" onSubmit={submit} data-testid="rename-form">
+      <label className="visually-hidden" htmlFor="rename-input">
+        Conversation title
+      </label>
+      <input
+        id="rename-input"
+        ref={input}
+        value={value}
+        maxLength={200}
+        disabled={busy}
+        data-testid="rename-input"
+        onChange={(e) => setValue(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Escape") {
+            e.preventDefault();
+            onCancel();
+          }
+        }}
+      />
+      <div className="actions">
+        <button type="submit" className="primary small" disabled={busy || !trimmed} data-testid="rename-save">
+          Save
+        </button>
+        <button type="button" className="small" disabled={busy} onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }

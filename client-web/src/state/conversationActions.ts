@@ -7,12 +7,15 @@ export interface ConversationActions {
   refresh: () => Promise<void>;
   /** The API only returns the viewer's own conversations, so this is true there. */
   owned: boolean;
+  /** The event stream is open; while it reconnects cards do not offer decisions. */
+  connected: boolean;
 }
 
 export const ConversationActionsContext = createContext<ConversationActions>({
   dispatch: () => {},
   refresh: async () => {},
   owned: false,
+  connected: true,
 });
 
 export function useConversationActions(): ConversationActions {

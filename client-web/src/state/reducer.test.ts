@@ -3,6 +3,9 @@ import type { StreamEvent } from "../api/types";
 import { detail, message, sequence, toolCall } from "../test/fixtures";
 import {
   initialState,
+  isStopped,
+  isThinking,
+  waitingCalls,
   orphanToolCalls,
   reducer,
   toolCallsOf,
@@ -260,5 +263,131 @@ describe("slash commands and answers", () => {
     // The POST answer (interrupted) is older than the stream's succeeded state.
     expect(reducer(s, { type: "local.toolCall", toolCall: { ...asked, decision } })).toBe(s);
     expect(s.toolCalls.call_1).toMatchObject({ status: "succeeded", decision: { type: "respond", message: "yes" } });
+  });
+});
+
+describe("decisions made elsewhere (another person or another tab)", () => {
+  const decision = (over: Record<string, unknown> = {}) => ({
+    id: "dec_9", type: "approve" as const, user_id: "user_bob", user_name: "bob", args: null, message: null,
+    proposed_args: { text: "hi" }, created_at: "2025-01-01T00:00:05Z", ...over,
+  });
+  const paused = () => {
+    const ev = sequence();
+    const s = apply(load(), [
+      ev({ type: "run.started", run_id: "run_1", trigger: "message" }),
+      ev({ type: "message.completed", run_id: "run_1", message: message({ id: 2, role: "assistant", content: "" }) }),
+      ev({ type: "tool_call.interrupted", run_id: "run_1", tool_call: toolCall({ status: "interrupted" }) }),
+      ev({ type: "tool_call.interrupted", run_id: "run_1", tool_call: toolCall({ id: "call_2", status: "interrupted", created_at: "2025-01-01T00:00:01Z" }) }),
+      ev({ type: "run.paused", run_id: "run_1", pending: ["call_1", "call_2"] }),
+    ]);
+    return { s, ev };
+  };
+
+  it("a decision seen on the stream closes that card only", () => {
+    const { s, ev } = paused();
+    expect(waitingCalls(s).map((c) => c.id)).toEqual(["call_1", "call_2"]);
+    const next = apply(s, [
+      ev({ type: "tool_call.decided", run_id: "run_1", tool_call: toolCall({ status: "interrupted", decision: decision() }) }),
+    ]);
+    expect(waitingCalls(next).map((c) => c.id)).toEqual(["call_2"]);
+    expect(next.toolCalls.call_1.decision?.user_id).toBe("user_bob");
+    expect(next.status).toBe("paused");
+  });
+
+  it("a late answer to this tab's own POST does not undo a newer state from the stream", () => {
+    const { s, ev } = paused();
+    const running = apply(s, [
+      ev({ type: "tool_call.decided", run_id: "run_1", tool_call: toolCall({ status: "interrupted", decision: decision() }) }),
+      ev({ type: "run.started", run_id: "run_2", trigger: "resume" }),
+      ev({ type: "tool_call.running", run_id: "run_2", tool_call: toolCall({ status: "running", decision: decision() }) }),
+    ]);
+    const afterPost = reducer(running, {
+      type: "local.toolCall",
+      toolCall: toolCall({ status: "interrupted", decision: decision({ user_id: "user_local" }) }),
+    });
+    expect(afterPost.toolCalls.call_1.status).toBe("running");
+    expect(afterPost.toolCalls.call_1.decision?.user_id).toBe("user_bob");
+  });
+
+  it("an undecided snapshot never reopens a call decided elsewhere", () => {
+    const { s, ev } = paused();
+    const decided = apply(s, [
+      ev({ type: "tool_call.decided", run_id: "run_1", tool_call: toolCall({ status: "interrupted", decision: decision() }) }),
+    ]);
+    const stale = reducer(decided, { type: "local.toolCall", toolCall: toolCall({ status: "interrupted" }) });
+    expect(waitingCalls(stale).map((c) => c.id)).toEqual(["call_2"]);
+  });
+});
+
+describe("reconnect replay", () => {
+  it("applies each event once when the stream replays after a drop", () => {
+    const ev = sequence();
+    const events = [
+      ev({ type: "run.started", run_id: "run_1", trigger: "message" }),
+      ev({ type: "message.completed", run_id: "run_1", message: message() }),
+      ev({ type: "message.delta", run_id: "run_1", delta: "Hel" }),
+      ev({ type: "message.delta", run_id: "run_1", delta: "lo" }),
+    ];
+    const before = apply(load(), events.slice(0, 3));
+    // The connection dropped after seq 3; the server replays from Last-Event-ID (or from the
+    // start when it did not know the id): seen events are skipped, the rest applied once.
+    const after = apply(before, events);
+    expect(after.drafts).toEqual({ run_1: "Hello" });
+    expect(after.messages).toHaveLength(1);
+    expect(after.lastSeq).toBe(4);
+    expect(apply(after, events)).toBe(after);
+  });
+
+  it("a reload while disconnected keeps the newer sequence and skips older replays", () => {
+    const ev = sequence();
+    const s = apply(load(), [ev({ type: "run.started", run_id: "run_1", trigger: "message" })]);
+    const reloaded = reducer(s, {
+      type: "reset",
+      detail: detail({ status: "idle", last_event_seq: 5, messages: [message(), message({ id: 2, role: "assistant", content: "Hi" })] }),
+    });
+    const replayed = apply(reloaded, [
+      { type: "message.completed", run_id: "run_1", seq: 2, message: message() },
+      { type: "message.delta", run_id: "run_1", seq: 3, delta: "Hi" },
+    ]);
+    expect(replayed.messages).toHaveLength(2);
+    expect(replayed.drafts).toEqual({});
+    expect(replayed.lastSeq).toBe(5);
+  });
+});
+
+describe("progress", () => {
+  it("thinks until the first token or call, and marks a stopped reply", () => {
+    const ev = sequence();
+    let s = apply(load(), [ev({ type: "run.started", run_id: "run_1", trigger: "message" })]);
+    expect(s.activeRunId).toBe("run_1");
+    expect(isThinking(s)).toBe(true);
+    s = apply(s, [ev({ type: "message.delta", run_id: "run_1", delta: "Part 1." })]);
+    expect(isThinking(s)).toBe(false);
+    const partial = message({ id: 2, role: "assistant", content: "Part 1." });
+    s = apply(s, [
+      ev({ type: "message.completed", run_id: "run_1", message: partial }),
+      ev({ type: "run.cancelled", run_id: "run_1", reason: "cancelled by the person" }),
+    ]);
+    expect(s.status).toBe("idle");
+    expect(s.activeRunId).toBeNull();
+    expect(isThinking(s)).toBe(false);
+    expect(isStopped(s, partial)).toBe(true);
+    expect(isStopped(s, message({ id: 3, role: "assistant", run_id: "run_2" }))).toBe(false);
+  });
+
+  it("does not think while a tool call runs", () => {
+    const ev = sequence();
+    const s = apply(load(), [
+      ev({ type: "run.started", run_id: "run_1", trigger: "message" }),
+      ev({ type: "tool_call.running", run_id: "run_1", tool_call: toolCall({ status: "running", permission: "ALLOW" }) }),
+    ]);
+    expect(isThinking(s)).toBe(false);
+  });
+
+  it("counts a browser tool's call as waiting", () => {
+    const s = apply(load(), [
+      { type: "tool_call.created", run_id: "run_1", seq: 1, tool_call: toolCall({ status: "awaiting_client" }) },
+    ]);
+    expect(waitingCalls(s).map((c) => c.id)).toEqual(["call_1"]);
   });
 });

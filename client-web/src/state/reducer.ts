@@ -35,6 +35,10 @@ export interface ConversationState {
   drafts: Record<string, string>;
   /** Runs that reached a terminal event (so a late 202 does not mark them running). */
   finishedRuns: Record<string, true>;
+  /** Runs the person stopped (run.cancelled): their partial reply is marked "stopped". */
+  stoppedRuns: Record<string, true>;
+  /** The run going now (run.started or the POST /messages answer), null when none. */
+  activeRunId: string | null;
   lastSeq: number;
   runError: RunError | null;
 }
@@ -58,6 +62,8 @@ export const initialState: ConversationState = {
   toolCalls: {},
   drafts: {},
   finishedRuns: {},
+  stoppedRuns: {},
+  activeRunId: null,
   lastSeq: 0,
   runError: null,
 };
@@ -80,6 +86,8 @@ export function stateFromDetail(detail: ConversationDetail, prev?: ConversationS
     // A draft survives a refresh only while a run is still streaming.
     drafts: sameConversation && detail.status === "running" ? prev.drafts : {},
     finishedRuns: sameConversation ? prev.finishedRuns : {},
+    stoppedRuns: sameConversation ? prev.stoppedRuns : {},
+    activeRunId: sameConversation && detail.status === "running" ? prev.activeRunId : null,
     lastSeq: sameConversation ? Math.max(prev.lastSeq, detail.last_event_seq) : detail.last_event_seq,
     runError: sameConversation ? prev.runError : null,
   };
@@ -94,7 +102,7 @@ export function reducer(state: ConversationState, action: Action): ConversationS
       return { ...applyEvent(state, action.event), lastSeq: action.event.seq };
     case "local.sent":
       if (state.finishedRuns[action.runId]) return state;
-      return { ...state, status: "running", runError: null };
+      return { ...state, status: "running", activeRunId: action.runId, runError: null };
     case "local.toolCall": {
       // The POST answer can be older than what the stream already delivered.
       const known = state.toolCalls[action.toolCall.id];
@@ -109,7 +117,7 @@ export function reducer(state: ConversationState, action: Action): ConversationS
 function applyEvent(state: ConversationState, event: StreamEvent): ConversationState {
   switch (event.type) {
     case "run.started":
-      return { ...state, status: "running", runError: null };
+      return { ...state, status: "running", activeRunId: event.run_id, runError: null };
     case "message.delta": {
       const key = event.run_id ?? "";
       return { ...state, drafts: { ...state.drafts, [key]: (state.drafts[key] ?? "") + event.delta } };
@@ -129,8 +137,11 @@ function applyEvent(state: ConversationState, event: StreamEvent): ConversationS
     case "run.paused":
       return endRun(state, event.run_id, "paused");
     case "run.completed":
-    case "run.cancelled":
       return endRun(state, event.run_id, "idle");
+    case "run.cancelled": {
+      const ended = endRun(state, event.run_id, "idle");
+      return event.run_id ? { ...ended, stoppedRuns: { ...ended.stoppedRuns, [event.run_id]: true } } : ended;
+    }
     case "run.failed":
       return { ...endRun(state, event.run_id, "idle"), runError: { runId: event.run_id, error: event.error } };
   }
@@ -161,7 +172,7 @@ function upsertToolCall(state: ConversationState, toolCall: ToolCallOut): Conver
   return { ...state, toolCalls: { ...state.toolCalls, [toolCall.id]: toolCall } };
 }
 
-const STATUS_RANK: Record<string, number> = { pending: 0, interrupted: 1, running: 2 };
+const STATUS_RANK: Record<string, number> = { pending: 0, interrupted: 1, awaiting_client: 2, running: 2 };
 const rank = (tc: ToolCallOut) => STATUS_RANK[tc.status] ?? 3;
 
 /** True when `a` is a later state of the call than `b`. */
@@ -177,7 +188,8 @@ function endRun(state: ConversationState, runId: string | null, status: Conversa
     delete drafts[runId];
     finishedRuns[runId] = true;
   }
-  return { ...state, status, drafts, finishedRuns };
+  const activeRunId = state.activeRunId === runId ? null : state.activeRunId;
+  return { ...state, status, drafts, finishedRuns, activeRunId };
 }
 
 function stripToolCalls(m: MessageOut): MessageOut {
@@ -211,6 +223,36 @@ export function toolMessagesByCall(state: ConversationState): Record<string, Mes
   const out: Record<string, MessageOut> = {};
   for (const m of state.messages) if (m.role === "tool" && m.tool_call_id) out[m.tool_call_id] = m;
   return out;
+}
+
+/** True when the call waits for the person: undecided interrupt, or a browser tool's result. */
+export function isWaiting(call: ToolCallOut): boolean {
+  return (call.status === "interrupted" && call.decision == null) || call.status === "awaiting_client";
+}
+
+/** Calls waiting for the person, oldest first (the order they were proposed in). */
+export function waitingCalls(state: ConversationState): ToolCallOut[] {
+  return Object.values(state.toolCalls).filter(isWaiting).sort(byCreated);
+}
+
+/** Every tool call of the conversation, oldest first (the operation log). */
+export function allToolCalls(state: ConversationState): ToolCallOut[] {
+  return Object.values(state.toolCalls).sort(byCreated);
+}
+
+/**
+ * The run is going but nothing shows yet: no streamed text, no call running or waiting.
+ * That is when the "thinking" indicator shows.
+ */
+export function isThinking(state: ConversationState): boolean {
+  if (state.status !== "running") return false;
+  if (Object.values(state.drafts).some((text) => text.length > 0)) return false;
+  return !Object.values(state.toolCalls).some((c) => c.status === "running" || c.status === "pending");
+}
+
+/** True when the assistant message ended because the person stopped its run. */
+export function isStopped(state: ConversationState, message: MessageOut): boolean {
+  return message.role === "assistant" && message.run_id != null && state.stoppedRuns[message.run_id] === true;
 }
 
 function byCreated(a: ToolCallOut, b: ToolCallOut): number {

@@ -11,9 +11,16 @@ export interface ConversationHandle {
   refresh: () => Promise<void>;
   loadError: ApiError | null;
   stream: StreamState;
+  /** The stream is open: cards may decide (they disable while it reconnects). */
+  connected: boolean;
 }
 
-export function useConversation(id: string): ConversationHandle {
+/**
+ * `replayAll`: read the whole event stream from the start instead of after the loaded detail,
+ * for a conversation created a moment ago (its first run may already be streaming, and its
+ * draft must show from the first token). Cheap: a new conversation has few events.
+ */
+export function useConversation(id: string, replayAll = false): ConversationHandle {
   const [state, dispatch] = useReducer(reducer, initialState);
   const [loadError, setLoadError] = useState<ApiError | null>(null);
   const [stream, setStream] = useState<StreamState>("connecting");
@@ -39,8 +46,9 @@ export function useConversation(id: string): ConversationHandle {
     api.conversation(id).then(
       (detail) => {
         if (cancelled) return;
-        dispatch({ type: "reset", detail });
-        lastSeq.current = detail.last_event_seq;
+        const from = replayAll ? 0 : detail.last_event_seq;
+        dispatch({ type: "reset", detail: { ...detail, last_event_seq: from } });
+        lastSeq.current = from;
         close = openEventStream({
           url: api.eventsUrl(id),
           lastSeq: () => lastSeq.current,
@@ -51,6 +59,7 @@ export function useConversation(id: string): ConversationHandle {
           onState: (s, err) => {
             setStream(s);
             if (err) setLoadError(err);
+            else if (s === "open") setLoadError(null); // back: errors from the outage are stale
           },
         });
       },
@@ -62,7 +71,15 @@ export function useConversation(id: string): ConversationHandle {
       cancelled = true;
       close?.();
     };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- replayAll is read once, at open
   }, [id]);
 
-  return { state: state.id === id ? state : initialState, dispatch, refresh, loadError, stream };
+  return {
+    state: state.id === id ? state : initialState,
+    dispatch,
+    refresh,
+    loadError,
+    stream,
+    connected: stream === "open",
+  };
 }

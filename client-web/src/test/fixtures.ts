@@ -26,6 +26,7 @@ export function toolCall(over: Partial<ToolCallOut> = {}): ToolCallOut {
     result_cut: false,
     error: null,
     decision: null,
+    grant_id: null,
     created_at: T0,
     started_at: null,
     finished_at: null,

@@ -19,6 +19,7 @@ from interlock.api.routers import (
     conversations,
     employees,
     events,
+    permissions,
     skills,
     tool_calls,
 )
@@ -63,8 +64,21 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         responses={"4XX": {"model": ErrorOut, "description": "An error with a stable code."}},
     )
     install_error_handlers(app)
-    app.add_middleware(GuardMiddleware, max_request_bytes=settings.max_request_bytes)
-    for module in (approvals, catalog, conversations, employees, events, skills, tool_calls):
+    app.add_middleware(
+        GuardMiddleware,
+        max_request_bytes=settings.max_request_bytes,
+        body_timeout_s=settings.request_body_timeout_s,
+    )
+    for module in (
+        approvals,
+        catalog,
+        conversations,
+        employees,
+        events,
+        permissions,
+        skills,
+        tool_calls,
+    ):
         app.include_router(module.router)
 
     if (settings.client_dist / "index.html").is_file():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -11,6 +12,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match, Mount
 
 from interlock.errors import InterlockError, StorageBusy, error_body
 
@@ -38,6 +40,7 @@ _HTTP_CODES = {
     403: "permission_denied",
     404: "not_found",
     405: "method_not_allowed",
+    408: "request_timeout",
     409: "conflict",
     413: "too_large",
     422: "invalid_request",
@@ -69,12 +72,22 @@ def install_error_handlers(app: FastAPI) -> None:
         return JSONResponse(error_body(exc_out), status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _HTTP_CODES.get(exc.status_code, "http_error")
-        body = {"error": {"code": code, "message": str(exc.detail)}}
-        return JSONResponse(
-            body, status_code=exc.status_code, headers=getattr(exc, "headers", None)
-        )
+        headers = dict(getattr(exc, "headers", None) or {})
+        message = str(exc.detail)
+        path = request.url.path
+        if exc.status_code == 405:
+            allowed = allowed_methods(request.app, path) or _split(headers.get("Allow", ""))
+            if allowed:
+                headers["Allow"] = ", ".join(allowed)
+            message = f"{path} does not accept {request.method}" + (
+                f"; it accepts {', '.join(allowed)}." if allowed else "."
+            )
+        elif exc.status_code == 404 and message == HTTPStatus.NOT_FOUND.phrase:
+            message = f"Nothing is at {path}."
+        body = {"error": {"code": code, "message": message}}
+        return JSONResponse(body, status_code=exc.status_code, headers=headers or None)
 
     @app.exception_handler(OperationalError)
     async def _operational(_request: Request, exc: OperationalError) -> JSONResponse:
@@ -84,6 +97,30 @@ def install_error_handlers(app: FastAPI) -> None:
         log.exception("database error")
         internal = InterlockError("Internal error.")
         return JSONResponse(error_body(internal), status_code=500)
+
+
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def allowed_methods(app: Any, path: str) -> list[str]:
+    """Every method some API route of ``app`` accepts at ``path`` (empty for none).
+
+    Starlette's own 405 names only the first matching route's methods, but a path such as
+    ``/api/conversations`` is served by several routes (GET and POST). Mounts (the web
+    client's static files) are left out: they take any method and answer 405 themselves.
+    """
+    allowed: list[str] = []
+    for method in _METHODS:
+        scope = {"type": "http", "path": path, "method": method, "root_path": "", "app": app}
+        for route in app.router.routes:
+            if not isinstance(route, Mount) and route.matches(scope)[0] == Match.FULL:
+                allowed.append(method)
+                break
+    return allowed
+
+
+def _split(header: str) -> list[str]:
+    return [part.strip() for part in header.split(",") if part.strip()]
 
 
 def _jsonable(value: Any) -> Any:

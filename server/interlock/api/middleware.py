@@ -3,6 +3,10 @@
 * Request bodies over ``max_request_bytes`` are refused with 413 ``too_large`` before they are
   buffered (a declared ``Content-Length`` is checked first, then the bytes as they arrive),
   so an unauthenticated client cannot make the server hold a huge body in memory.
+* A request body must arrive whole within ``body_timeout_s`` seconds of the request's start,
+  else 408 ``request_timeout``: a client trickling bytes cannot hold a handler forever. Once
+  the body is in, waiting for the client to leave (event streams) has no time limit.
+* A 408 closes the connection (``Connection: close``): the rest of the body may never come.
 * Paths with NUL or other control characters are refused with 404 ``not_found``: no id
   contains them, and some databases (PostgreSQL) cannot even compare them.
 * Every response carries security headers; pages get a Content-Security-Policy that only
@@ -11,6 +15,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -30,16 +35,18 @@ SECURITY_HEADERS = [
 
 
 class GuardMiddleware:
-    """Size limit, path check and security headers (see the module docstring).
+    """Size and time limits, path check and security headers (see the module docstring).
 
     Args:
         app: The wrapped ASGI app.
         max_request_bytes: Largest request body accepted, in bytes.
+        body_timeout_s: Seconds a request body may take to arrive whole.
     """
 
-    def __init__(self, app: ASGIApp, max_request_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_request_bytes: int, body_timeout_s: float = 30.0) -> None:
         self.app = app
         self.max_request_bytes = max_request_bytes
+        self.body_timeout_s = body_timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -58,28 +65,41 @@ class GuardMiddleware:
             return
 
         received = 0
-        too_large = False
+        # No body to wait for: GET & co. without Content-Length or Transfer-Encoding.
+        body_done = declared in (None, b"0") and b"transfer-encoding" not in headers
+        deadline = asyncio.get_running_loop().time() + self.body_timeout_s
+        refusal: tuple[int, str, str] | None = None
         answered = False
 
-        async def limited_receive() -> Message:
-            nonlocal received, too_large
-            if too_large:
+        async def guarded_receive() -> Message:
+            nonlocal received, refusal, body_done
+            if refusal is not None:
                 return {"type": "http.disconnect"}
-            message = await receive()
+            if body_done:
+                return await receive()
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
+            except TimeoutError:
+                # Stop reading: the app sees the client gone; the answer is ours.
+                refusal = (408, "request_timeout", self._timeout_message())
+                return {"type": "http.disconnect"}
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_request_bytes:
-                    # Stop reading: the app sees the client gone; the answer is ours.
-                    too_large = True
+                    refusal = (413, "too_large", self._too_large_message())
                     return {"type": "http.disconnect"}
+                body_done = not message.get("more_body", False)
+            else:
+                body_done = True
             return message
 
         async def guarded_send(message: Message) -> None:
             nonlocal answered
-            if too_large:
+            if refusal is not None:
                 if not answered:
                     answered = True
-                    await _error(send, 413, "too_large", self._too_large_message())
+                    await _error(send, *refusal, close=refusal[0] == 408)
                 return
             if message["type"] == "http.response.start":
                 answered = True
@@ -87,29 +107,29 @@ class GuardMiddleware:
             await send(message)
 
         try:
-            await self.app(scope, limited_receive, guarded_send)
+            await self.app(scope, guarded_receive, guarded_send)
         except Exception:
-            if not too_large:
+            if refusal is None:
                 raise
-        if too_large and not answered:
-            await _error(send, 413, "too_large", self._too_large_message())
+        if refusal is not None and not answered:
+            await _error(send, *refusal, close=refusal[0] == 408)
 
     def _too_large_message(self) -> str:
         return f"The request body is over {self.max_request_bytes} bytes."
 
+    def _timeout_message(self) -> str:
+        return f"The request body did not arrive within {self.body_timeout_s:g} seconds."
 
-async def _error(send: Send, status: int, code: str, message: str) -> None:
+
+async def _error(send: Send, status: int, code: str, message: str, *, close: bool = False) -> None:
     body: dict[str, Any] = {"error": {"code": code, "message": message}}
     payload = json.dumps(body).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(payload)).encode()),
-                *SECURITY_HEADERS,
-            ],
-        }
-    )
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(payload)).encode()),
+        *SECURITY_HEADERS,
+    ]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": payload})

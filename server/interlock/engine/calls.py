@@ -18,6 +18,7 @@ from sqlmodel import col
 from interlock.employees import Employee
 from interlock.engine.records import close_call, error_text, rejected_text, view
 from interlock.engine.turn import LOAD_SKILL, effective_permission
+from interlock.permissions import actions_on, is_action
 from interlock.storage import Database, Decision, DecisionType, ToolCall, ToolCallStatus
 from interlock.storage.models import utcnow
 from interlock.streaming import EventBus
@@ -102,9 +103,17 @@ class CallExecutor:
             and not employee.may_load(str(args.get("name")))
         ):
             return ToolError("not_found", f"No skill {args.get('name')!r} can be loaded here.")
-        if effective_permission(tool, employee) == "DENY":
-            # An admin denied the tool after the call was proposed: it never runs.
-            return ToolError("permission_denied", f"The tool {tool.name!r} is not allowed here.")
+        with self.db.session() as session:
+            on = actions_on(session, context.user_id, employee.slug)
+        if effective_permission(tool, employee, actions_on=on) == "DENY":
+            # Denied after the call was proposed (an admin, or AI actions turned off or
+            # lapsed): it never runs.
+            return ToolError(
+                "permission_denied",
+                f"The tool {tool.name!r} is not allowed here."
+                if on or not is_action(tool)
+                else f"The tool {tool.name!r} is not allowed: AI actions are off.",
+            )
         if tool.check is not None and isinstance(args, dict):
             timeout = (
                 tool.timeout_s if tool.timeout_s is not None else self.registry.default_timeout_s

@@ -16,9 +16,10 @@ from sqlmodel import Session
 
 from interlock.audit import ALLOW_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
+from interlock.engine.grants import apply_grant
 from interlock.engine.records import view
-from interlock.engine.turn import effective_permission
 from interlock.errors import BadRequest, Forbidden
+from interlock.permissions import effective_permission, is_action
 from interlock.skills import SkillCatalog
 from interlock.storage import Conversation, Message, MessageRole, ToolCall, ToolCallStatus
 from interlock.storage.models import new_id
@@ -83,14 +84,20 @@ def resolve_command(
     employee: Employee,
     catalog: SkillCatalog,
     registry: ToolRegistry,
+    *,
+    actions_on: bool = True,
 ) -> ResolvedCommand | None:
     """Resolve ``content`` to a command, or None for an ordinary message.
+
+    ``actions_on`` is the person's "AI actions" switch for the employee (off denies its
+    write tools).
 
     Raises:
         BadRequest: ``slash_command_unknown``, ``slash_command_ambiguous`` (``details.candidates``),
             ``slash_command_unavailable``, or ``invalid_args`` (``details.errors``) when the
             filled args break the tool's schema.
-        Forbidden: ``permission_denied`` when the employee denies the bound tool.
+        Forbidden: ``permission_denied`` when the bound tool is denied (by the tool, the
+            employee, or the "AI actions" switch).
     """
     parsed = parse_command(content)
     if parsed is None:
@@ -100,9 +107,13 @@ def resolve_command(
     name, query = parsed
     matches = catalog.commands_named(name)
     usable = [(s, c) for s, c in matches if s.status == "loaded" and employee.may_load(s.name)]
-    allowed = [(s, c) for s, c in usable if employee.tool_overrides.get(c.tool) != "DENY"]
+    allowed = [
+        (s, c) for s, c in usable if _permission(registry, c.tool, employee, actions_on) != "DENY"
+    ]
     if claim is None and usable and not allowed:
-        raise Forbidden(f"/{name} runs a tool that is not allowed for this employee.")
+        raise Forbidden(
+            _denied_text(f"/{name} runs a tool", employee, actions_on, usable, registry)
+        )
     if claim is None:
         usable = allowed  # a denied command is not a candidate, as in the menu
     if claim is not None:
@@ -138,8 +149,10 @@ def resolve_command(
     tool = registry.get(command.tool)
     if tool is None:
         raise BadRequest(f"/{name} is bound to a missing tool.", code="slash_command_unavailable")
-    if effective_permission(tool, employee) == "DENY":
-        raise Forbidden(f"The tool {tool.name!r} is not allowed for this employee.")
+    if effective_permission(tool, employee, actions_on=actions_on) == "DENY":
+        raise Forbidden(
+            _denied_text(f"The tool {tool.name!r}", employee, actions_on, chosen, registry)
+        )
     args = fill_args(command.args, query)
     errors = registry.validate_args(tool, args)
     if errors:
@@ -160,12 +173,15 @@ def propose_command(
     employee: Employee,
     run_id: str,
     command: ResolvedCommand,
+    *,
+    actions_on: bool = True,
 ) -> None:
     """Stage an assistant message proposing the command's one tool call.
 
     The call goes through the permission gate like a model's: ``ASK`` pauses as
     ``interrupted``, ``ALLOW`` stays ``pending`` for the run to execute. The command's skill
-    becomes loaded in the conversation, so the model can follow up with its tools.
+    becomes loaded in the conversation, so the model can follow up with its tools. A live
+    grant ("don't ask again") covering the call lets it run without a card.
     """
     message = Message(
         conversation_id=conversation.id, run_id=run_id, role=MessageRole.assistant, content=""
@@ -173,7 +189,7 @@ def propose_command(
     session.add(message)
     session.flush()
     assert message.id is not None
-    permission = effective_permission(command.tool, employee)
+    permission = effective_permission(command.tool, employee, actions_on=actions_on)
     call = ToolCall(
         id=command.call_id,
         conversation_id=conversation.id,
@@ -185,6 +201,14 @@ def propose_command(
         proposed_args=command.args,
     )
     session.add(call)
+    apply_grant(
+        session,
+        call,
+        command.tool,
+        permission,
+        user_id=conversation.owner_id,
+        employee=employee.slug,
+    )
     if (
         command.skill not in conversation.loaded_skills
         and command.skill not in employee.pinned_skills
@@ -210,7 +234,7 @@ def propose_command(
             proposed_args=call.proposed_args,
             executed_args=call.proposed_args,
         )
-    if permission == "ASK":
+    if permission == "ASK" and call.grant_id is None:
         call.status = ToolCallStatus.interrupted
         call.confirmation = command.confirmation
         session.add(call)
@@ -220,3 +244,27 @@ def propose_command(
             conversation.id,
             ToolCallInterrupted(run_id=run_id, tool_call=view(session, registry, call)),
         )
+
+
+def _permission(registry: ToolRegistry, name: str, employee: Employee, actions_on: bool) -> str:
+    tool = registry.get(name)
+    if tool is None:
+        return employee.tool_overrides.get(name, "ASK")
+    return effective_permission(tool, employee, actions_on=actions_on)
+
+
+def _denied_text(
+    subject: str,
+    employee: Employee,
+    actions_on: bool,
+    candidates: list[Any],
+    registry: ToolRegistry,
+) -> str:
+    """Why a command's tool is denied, for the person."""
+    tools = [registry.get(c.tool) for _s, c in candidates]
+    if not actions_on and any(t is not None and is_action(t) for t in tools):
+        return (
+            f"{subject} that changes things, and AI actions for {employee.name} are off. "
+            "Turn them on under Permissions."
+        )
+    return f"{subject} that is not allowed for this employee."

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -17,10 +18,21 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from interlock.audit import Channel, Outcome, record_outcome
+from interlock.employees import Employee
 from interlock.engine.records import view
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, NotFound
-from interlock.storage import Conversation, Decision, DecisionType, ToolCall, ToolCallStatus
+from interlock.permissions import actions_on, create_grant, is_action
+from interlock.permissions.shapes import RememberIn
+from interlock.storage import (
+    Conversation,
+    Decision,
+    DecisionType,
+    Grant,
+    ToolCall,
+    ToolCallStatus,
+)
+from interlock.storage.models import utcnow
 from interlock.storage.text import check_storable
 from interlock.storage.views import DecisionOut, ToolCallOut, decision_out
 from interlock.streaming.events import ToolCallDecided
@@ -40,6 +52,9 @@ class DecisionIn(BaseModel):
             ``message`` the result without running the tool.
         args: The edited arguments (``edit`` only), checked against the tool's schema.
         message: Reason (``reject``) or answer text (``respond``).
+        remember: "Don't ask again" (approve and edit only; rejects are never remembered):
+            a grant for this tool in this conversation or for this employee, made in the
+            same transaction as the decision.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -47,6 +62,7 @@ class DecisionIn(BaseModel):
     type: Literal["approve", "edit", "reject", "respond"]
     args: dict[str, Any] | None = None
     message: str | None = Field(default=None, max_length=MAX_DECISION_MESSAGE_CHARS)
+    remember: RememberIn | None = None
 
     @model_validator(mode="after")
     def _storable(self) -> DecisionIn:
@@ -85,7 +101,10 @@ async def decide(
         NotFound: Unknown call, or not the caller's.
         Conflict: ``not_interrupted``; ``details`` carries ``status`` and the recorded ``decision``.
         BadRequest: ``invalid_args`` with ``details.errors`` (edit; respond to a tool with
-            ``check_response``), or a missing field.
+            ``check_response``), a missing field, or ``cannot_remember`` (``remember`` on a
+            reject or respond, or for a tool that cannot be granted).
+        Conflict: ``actions_off`` when approving a write call while the person's "AI actions"
+            switch for the employee is off.
     """
     _check_shape(body)
     with engine.db.session() as session:
@@ -101,6 +120,19 @@ async def decide(
         if employee is not None and employee.disabled:
             raise Conflict(f"{employee.name} is disabled; nothing runs.", code="employee_disabled")
         question = engine.registry.get(call.name)
+        runs = body.type in (DecisionType.approve, DecisionType.edit)
+        if (
+            runs
+            and question is not None
+            and employee is not None
+            and is_action(question)
+            and not actions_on(session, user_id, employee.slug)
+        ):
+            raise Conflict(
+                f"AI actions for {employee.name} are off, so this cannot run. Turn them on "
+                "under Permissions, or reject the call.",
+                code="actions_off",
+            )
         if (
             question is not None
             and question.check_response is not None
@@ -142,6 +174,8 @@ async def decide(
         session.add(decision)
         try:
             session.flush()
+            if body.remember is not None and employee is not None:
+                remember(engine, session, call, conversation, employee, body)
         except IntegrityError:
             session.rollback()
             winner = session.exec(
@@ -180,6 +214,35 @@ async def decide(
     return out
 
 
+def remember(
+    engine: Engine,
+    session: Session,
+    call: ToolCall,
+    conversation: Conversation,
+    employee: Employee,
+    body: DecisionIn,
+) -> Grant:
+    """Make the grant a decision's ``remember`` asks for (in the decision's transaction)."""
+    assert body.remember is not None
+    days = body.remember.days or engine.settings.grant_days
+    args = body.args if body.type == DecisionType.edit else call.proposed_args
+    now = utcnow()
+    return create_grant(
+        session,
+        registry=engine.registry,
+        employee=employee,
+        user_id=conversation.owner_id,
+        tool_name=call.name,
+        scope=body.remember.scope,
+        conversation=conversation,
+        args=args if body.remember.exact_args and isinstance(args, dict) else None,
+        expires_at=now + timedelta(days=days),
+        source_call_id=call.id,
+        actions_on=actions_on(session, conversation.owner_id, employee.slug),
+        now=now,
+    )
+
+
 def _check_shape(body: DecisionIn) -> None:
     if body.type == DecisionType.edit and body.args is None:
         raise BadRequest(
@@ -193,6 +256,11 @@ def _check_shape(body: DecisionIn) -> None:
         raise BadRequest("Only an edit carries args.", code="invalid_request")
     if body.type == DecisionType.respond and not (body.message and body.message.strip()):
         raise BadRequest("A respond decision needs a message.", code="invalid_request")
+    if body.remember is not None and body.type not in (DecisionType.approve, DecisionType.edit):
+        raise BadRequest(
+            "Only an approval can be remembered; rejects and answers are never remembered.",
+            code="cannot_remember",
+        )
 
 
 def _response_errors(tool: Tool | None, args: Any, message: str) -> list[FieldError]:

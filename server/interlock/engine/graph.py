@@ -22,7 +22,8 @@ from sqlmodel import col, select
 from interlock.audit import ALLOW_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
 from interlock.engine.calls import CallExecutor
-from interlock.engine.history import load_history, to_model_messages
+from interlock.engine.grants import apply_grant
+from interlock.engine.history import HistoryCache
 from interlock.engine.preflight import Prepared, prepare_calls
 from interlock.engine.proposals import message_text, read_proposals
 from interlock.engine.records import (
@@ -33,6 +34,7 @@ from interlock.engine.records import (
 )
 from interlock.engine.turn import TurnPlan, plan_turn
 from interlock.errors import InterlockError
+from interlock.permissions import actions_on
 from interlock.skills import SkillCatalog
 from interlock.storage import (
     Conversation,
@@ -94,6 +96,7 @@ def build_graph(deps: GraphDeps) -> Any:
 class _Nodes:
     def __init__(self, deps: GraphDeps) -> None:
         self.d = deps
+        self.history = HistoryCache(deps.registry)
         self.calls = CallExecutor(deps.db, deps.bus, deps.registry)
 
     # -- routing -------------------------------------------------------------------------
@@ -127,9 +130,9 @@ class _Nodes:
             conversation = session.get(Conversation, conversation_id)
             assert conversation is not None
             employee = d.employee_of(conversation.employee)
-            plan = plan_turn(conversation, employee, d.catalog, d.registry)
-            messages, calls = load_history(session, conversation_id)
-        history = to_model_messages(messages, calls, d.registry, plan.system_prompt)
+            on = actions_on(session, conversation.owner_id, employee.slug)
+            plan = plan_turn(conversation, employee, d.catalog, d.registry, actions_on=on)
+            history = self.history.model_messages(session, conversation_id, plan.system_prompt)
         model = d.model_for(employee)
         bound = model.bind_tools(d.registry.provider_specs(plan.offered)) if plan.offered else model
 
@@ -201,6 +204,15 @@ class _Nodes:
                     raw_args=proposal.raw_args if proposal.args is None else None,
                 )
                 session.add(call)
+                if item.problem is None and tool is not None:
+                    apply_grant(
+                        session,
+                        call,
+                        tool,
+                        str(plan.permissions[tool.name]),
+                        user_id=state["user_id"],
+                        employee=plan.employee,
+                    )
                 calls.append((call, item))
             session.flush()
             views = [view(session, d.registry, call) for call, _ in calls]
@@ -214,6 +226,7 @@ class _Nodes:
                     session, conversation_id, ToolCallCreated(run_id=run_id, tool_call=call_view)
                 )
             for call, item in calls:
+                tool = item.tool
                 if item.problem is not None:
                     close_call(
                         session,
@@ -226,7 +239,7 @@ class _Nodes:
                         error_code=item.code,
                         error_message=item.problem,
                     )
-                elif item.tool is not None and plan.permissions[item.tool.name] == Permission.ALLOW:
+                elif tool is not None and plan.permissions[tool.name] == Permission.ALLOW:
                     record_outcome(
                         session,
                         call=call,
@@ -237,7 +250,11 @@ class _Nodes:
                         proposed_args=call.proposed_args,
                         executed_args=call.proposed_args,
                     )
-                elif item.tool is not None and plan.permissions[item.tool.name] == Permission.ASK:
+                elif (
+                    tool is not None
+                    and plan.permissions[tool.name] == Permission.ASK
+                    and call.grant_id is None
+                ):
                     call.status = ToolCallStatus.interrupted
                     call.confirmation = item.confirmation
                     session.add(call)

@@ -1,37 +1,60 @@
-"""Build the model's view of a conversation from Interlock's tables.
+"""Build the model's view of a conversation from Interlock's tables, incrementally.
 
 Rules kept here (OpenAI's and Anthropic's tool-message ordering): every assistant message
 with tool calls is followed at once by exactly one tool message per call, in call order,
 before any other message. Args shown to the model are the args that ran (``executed_args``)
 when the call ran, else the proposal.
+
+:class:`HistoryCache` keeps, per conversation, the model form of its *settled* prefix: the
+longest run of messages from the start in which every assistant message's calls all have
+their tool message. Such rows never change (messages are only ever added; a call is closed
+together with its tool message and stays as it is), so a model step reads only the messages
+after the prefix, converts them, and extends the prefix where they have settled: a step's
+work no longer grows with the conversation's length. The prefix is checked against storage
+on every use with one indexed count (the number of the conversation's messages up to the
+prefix's last id); any difference (a deleted conversation, a row committed late by another
+worker) drops the entry and the history is rebuilt from storage, so several workers sharing
+one database stay correct.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import threading
+from collections import OrderedDict, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from interlock.storage import Message, MessageRole, ToolCall
 from interlock.tools import ToolRegistry, provider_safe_name
 
+DEFAULT_MAX_CONVERSATIONS = 256
+
 
 def load_history(
-    session: Session, conversation_id: str
+    session: Session, conversation_id: str, after_id: int = 0
 ) -> tuple[list[Message], dict[int, list[ToolCall]]]:
-    """Return the conversation's messages in order and tool calls keyed by message id."""
+    """Return the conversation's messages in order and tool calls keyed by message id.
+
+    Args:
+        session: Open session.
+        conversation_id: The conversation.
+        after_id: Only messages with a larger id (and their calls); 0 for all.
+    """
     messages = list(
         session.exec(
             select(Message)
-            .where(Message.conversation_id == conversation_id)
+            .where(Message.conversation_id == conversation_id, col(Message.id) > after_id)
             .order_by(col(Message.id))
         ).all()
     )
     calls: dict[int, list[ToolCall]] = defaultdict(list)
     for call in session.exec(
         select(ToolCall)
-        .where(ToolCall.conversation_id == conversation_id)
+        .where(ToolCall.conversation_id == conversation_id, col(ToolCall.message_id) > after_id)
         .order_by(col(ToolCall.message_id), col(ToolCall.index))
     ).all():
         calls[call.message_id].append(call)
@@ -49,8 +72,15 @@ def to_model_messages(
     Raises:
         RuntimeError: A tool call has no tool message (the engine never calls the model then).
     """
+    return [SystemMessage(system_prompt), *_convert(messages, calls, registry)]
+
+
+def _convert(
+    messages: Sequence[Message], calls: dict[int, list[ToolCall]], registry: ToolRegistry
+) -> list[BaseMessage]:
+    """Model form of ``messages`` (no system message); see :func:`to_model_messages`."""
     tool_messages = {m.tool_call_id: m for m in messages if m.role == MessageRole.tool}
-    out: list[BaseMessage] = [SystemMessage(system_prompt)]
+    out: list[BaseMessage] = []
     for message in messages:
         if message.role == MessageRole.user:
             out.append(HumanMessage(message.content))
@@ -83,6 +113,104 @@ def to_model_messages(
                     )
                 )
     return out
+
+
+def settled_length(messages: Sequence[Message], calls: dict[int, list[ToolCall]]) -> int:
+    """Return how many leading ``messages`` are settled.
+
+    A prefix is settled when every assistant message in it has a tool message for each of its
+    calls inside the prefix too (so converting the prefix alone gives the same messages as
+    converting the whole list).
+    """
+    open_calls: set[str] = set()
+    settled = 0
+    for index, message in enumerate(messages):
+        if message.role == MessageRole.assistant and message.id is not None:
+            open_calls.update(call.id for call in calls.get(message.id, ()))
+        elif message.role == MessageRole.tool and message.tool_call_id is not None:
+            open_calls.discard(message.tool_call_id)
+        if not open_calls:
+            settled = index + 1
+    return settled
+
+
+@dataclass(frozen=True)
+class _Entry:
+    last_id: int
+    """Id of the last message of the settled prefix."""
+    count: int
+    """How many of the conversation's messages have an id up to ``last_id``."""
+    messages: tuple[BaseMessage, ...]
+    """Model form of the prefix (without the system message)."""
+
+
+class HistoryCache:
+    """Model-form history per conversation, extended step by step (see the module docstring).
+
+    Thread-safe; bounded to ``max_conversations`` entries, least recently used dropped first.
+
+    Args:
+        registry: Tool registry (provider names of the calls).
+        max_conversations: Conversations kept.
+    """
+
+    def __init__(
+        self, registry: ToolRegistry, max_conversations: int = DEFAULT_MAX_CONVERSATIONS
+    ) -> None:
+        self._registry = registry
+        self._max = max_conversations
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def model_messages(
+        self, session: Session, conversation_id: str, system_prompt: str
+    ) -> list[BaseMessage]:
+        """Return the history for a model call: the system message, then every message.
+
+        Same result as ``to_model_messages(*load_history(session, id), ...)``, reading only
+        the messages after the cached prefix.
+
+        Raises:
+            RuntimeError: A tool call has no tool message (the engine never calls the model then).
+        """
+        with self._lock:
+            entry = self._entries.get(conversation_id)
+        if entry is not None and not self._still_valid(session, conversation_id, entry):
+            entry = None
+        after = entry.last_id if entry else 0
+        messages, calls = load_history(session, conversation_id, after_id=after)
+        cut = settled_length(messages, calls)
+        prefix = entry.messages if entry else ()
+        if cut:
+            last_id = messages[cut - 1].id
+            assert last_id is not None
+            prefix = (*prefix, *_convert(messages[:cut], calls, self._registry))
+            entry = _Entry(last_id, (entry.count if entry else 0) + cut, prefix)
+        if entry is not None:
+            with self._lock:
+                self._entries[conversation_id] = entry
+                self._entries.move_to_end(conversation_id)
+                while len(self._entries) > self._max:
+                    self._entries.popitem(last=False)
+        rest = _convert(messages[cut:], calls, self._registry)
+        return [SystemMessage(system_prompt), *prefix, *rest]
+
+    def forget(self, conversation_id: str) -> None:
+        """Drop a conversation's entry (e.g. when it is deleted)."""
+        with self._lock:
+            self._entries.pop(conversation_id, None)
+
+    @staticmethod
+    def _still_valid(session: Session, conversation_id: str, entry: _Entry) -> bool:
+        count = session.exec(
+            select(func.count())
+            .select_from(Message)
+            .where(Message.conversation_id == conversation_id, col(Message.id) <= entry.last_id)
+        ).one()
+        return int(count) == entry.count
 
 
 def _shown_args(call: ToolCall) -> dict[str, object]:

@@ -14,6 +14,7 @@ from interlock.engine.commands import ResolvedCommand
 from interlock.engine.proposals import Proposal, field_hint
 from interlock.engine.turn import LOAD_SKILL, TurnPlan
 from interlock.errors import BadRequest
+from interlock.permissions import is_action
 from interlock.storage import Database
 from interlock.storage.models import new_id
 from interlock.tools import Permission, Tool, ToolContext, ToolError, ToolRegistry
@@ -124,6 +125,13 @@ def validate_proposal(
     if tool is None:
         known = registry.by_provider_name(proposal.name)
         if known is not None and known.name in plan.denied:
+            if not plan.actions_on and is_action(known):
+                return (
+                    f"The tool {known.name!r} is not allowed: the person has AI actions "
+                    "turned off for you (they can turn them on under Permissions).",
+                    "permission_denied",
+                    [],
+                )
             return f"The tool {known.name!r} is not allowed here.", "permission_denied", []
         if known is not None and known.skill is not None:
             return (

@@ -28,6 +28,7 @@ from interlock.engine.recovery import recover_runs
 from interlock.engine.turn import effective_permission
 from interlock.errors import Conflict, InterlockError, NotFound, error_body
 from interlock.models import create_chat_model
+from interlock.permissions import start_switch
 from interlock.settings import Settings
 from interlock.skills import SkillCatalog
 from interlock.storage import (
@@ -169,12 +170,17 @@ class Engine:
                     f"{employee.name} is disabled; start a conversation with someone else.",
                     code="employee_disabled",
                 )
-            command = resolve_command(content, claim, employee, self.catalog, self.registry)
+            switch = start_switch(
+                session, user_id, employee.slug, days=self.settings.actions_grant_days
+            )
+            command = resolve_command(
+                content, claim, employee, self.catalog, self.registry, actions_on=switch.on
+            )
             if command is not None:
                 command = await prepare_command(
                     self.registry,
                     command,
-                    effective_permission(command.tool, employee),
+                    effective_permission(command.tool, employee, actions_on=switch.on),
                     user_id=user_id,
                     conversation_id=conversation_id,
                     db=self.db,
@@ -216,7 +222,14 @@ class Engine:
             )
             if command is not None:
                 propose_command(
-                    session, self.bus, self.registry, conversation, employee, run.id, command
+                    session,
+                    self.bus,
+                    self.registry,
+                    conversation,
+                    employee,
+                    run.id,
+                    command,
+                    actions_on=switch.on,
                 )
             self.bus.commit(session)
         self._spawn(run.id, conversation_id, user_id)

@@ -2,9 +2,10 @@
 
 Progressive disclosure: the model sees every skill the employee may load (name and
 description), the instructions and tools of the active ones only (pinned by the employee, or
-loaded in this conversation with ``load_skill``). Employee overrides (``ALLOW`` / ``ASK`` /
-``DENY``) apply to any tool; a ``DENY`` tool is never offered and a call to it is refused
-with ``permission_denied``.
+loaded in this conversation with ``load_skill``). Levels (``ALLOW`` / ``ASK`` / ``DENY``) come
+from :mod:`interlock.permissions`: the tool, the employee's overrides and the person's "AI
+actions" switch; a ``DENY`` tool is never offered and a call to it is refused with
+``permission_denied``.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from interlock.employees import Employee
+from interlock.permissions import effective_permission
+from interlock.permissions.levels import LOAD_SKILL
 from interlock.skills import SkillCatalog
 from interlock.storage import Conversation
 from interlock.tools import Permission, Tool, ToolRegistry
 
-LOAD_SKILL = "load_skill"
+__all__ = ["LOAD_SKILL", "TurnPlan", "effective_permission", "plan_turn"]
 
 
 @dataclass
@@ -30,6 +33,8 @@ class TurnPlan:
         denied: Registered tools the employee denies.
         active_skills: Skills whose tools are offered.
         loadable_skills: Skills the model may still load.
+        actions_on: The owner's "AI actions" switch for the employee.
+        employee: The employee's slug.
     """
 
     system_prompt: str
@@ -38,18 +43,8 @@ class TurnPlan:
     denied: set[str] = field(default_factory=set)
     active_skills: list[str] = field(default_factory=list)
     loadable_skills: list[str] = field(default_factory=list)
-
-
-def effective_permission(tool: Tool, employee: Employee) -> str:
-    """Return ``ALLOW``, ``ASK`` or ``DENY`` for ``tool`` under ``employee``'s overrides.
-
-    A question tool (one answered by the person's ``respond`` decision, such as ``ask.form``)
-    always asks: without the person there is no answer, so ``ALLOW`` counts as ``ASK``.
-    """
-    permission = employee.tool_overrides.get(tool.name, str(tool.permission))
-    if permission == "ALLOW" and tool.check_response is not None:
-        return "ASK"
-    return permission
+    actions_on: bool = True
+    employee: str = ""
 
 
 def plan_turn(
@@ -57,8 +52,18 @@ def plan_turn(
     employee: Employee,
     catalog: SkillCatalog,
     registry: ToolRegistry,
+    *,
+    actions_on: bool = True,
 ) -> TurnPlan:
-    """Work out the prompt and tools for the next model call of ``conversation``."""
+    """Work out the prompt and tools for the next model call of ``conversation``.
+
+    Args:
+        conversation: The conversation.
+        employee: Its employee.
+        catalog: Loaded skills.
+        registry: Tool registry.
+        actions_on: The owner's "AI actions" switch for the employee; off denies write tools.
+    """
     usable = [s for s in catalog.loaded() if employee.may_load(s.name)]
     active_names = set(employee.pinned_skills) | set(conversation.loaded_skills or [])
     active = [s for s in usable if s.name in active_names]
@@ -69,7 +74,7 @@ def plan_turn(
     permissions: dict[str, Permission] = {}
     denied: set[str] = set()
     for tool in registry.tools():
-        permission = effective_permission(tool, employee)
+        permission = effective_permission(tool, employee, actions_on=actions_on)
         if permission == "DENY":
             denied.add(tool.name)
             continue
@@ -97,4 +102,6 @@ def plan_turn(
         denied=denied,
         active_skills=sorted(active_set),
         loadable_skills=[s.name for s in loadable],
+        actions_on=actions_on,
+        employee=employee.slug,
     )

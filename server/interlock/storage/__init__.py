@@ -2,6 +2,7 @@
 
 from interlock.storage.db import Database
 from interlock.storage.models import (
+    ActionSwitch,
     AuditRecord,
     Conversation,
     Decision,
@@ -9,6 +10,7 @@ from interlock.storage.models import (
     Document,
     EmployeeRecord,
     Event,
+    Grant,
     Message,
     MessageRole,
     Note,
@@ -22,6 +24,7 @@ from interlock.storage.models import (
 )
 
 __all__ = [
+    "ActionSwitch",
     "AuditRecord",
     "Conversation",
     "Database",
@@ -30,6 +33,7 @@ __all__ = [
     "Document",
     "EmployeeRecord",
     "Event",
+    "Grant",
     "Message",
     "MessageRole",
     "Note",

@@ -29,6 +29,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def as_utc(value: datetime) -> datetime:
+    """Return ``value`` as aware UTC; SQLite hands back naive datetimes that were stored UTC."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
 def new_id(prefix: str) -> str:
     """Return a new opaque id such as ``conv_3f2a...`` (prefix + 32 hex digits)."""
     return f"{prefix}_{uuid.uuid4().hex}"
@@ -182,6 +187,8 @@ class ToolCall(SQLModel, table=True):
     # text is then in ``tool_outputs``).
     result_chars: int | None = None
     result_cut: bool = False
+    # The "don't ask again" grant that let this call run without a card, if any.
+    grant_id: str | None = Field(default=None, max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
     started_at: datetime | None = None
     finished_at: datetime | None = None
@@ -213,6 +220,52 @@ class Decision(SQLModel, table=True):
     message: str | None = Field(default=None, sa_column=Column(Text))
     proposed_args: Any = Field(default=None, sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class ActionSwitch(SQLModel, table=True):
+    """A person's "AI actions" switch for one employee: on while ``now < on_until``.
+
+    Off (``on_until`` None or past) makes every write tool of the employee ``DENY`` for that
+    person. Turning it on sets ``on_until`` a bounded time ahead; use never extends it.
+    """
+
+    __tablename__ = "action_switches"
+
+    user_id: str = Field(primary_key=True, max_length=64)
+    employee: str = Field(primary_key=True, max_length=100)
+    on_until: datetime | None = None
+    # "default" (started with the first message to the employee) or "person".
+    changed_by: str = Field(default="default", max_length=20)
+    changed_at: datetime = Field(default_factory=utcnow)
+
+
+class Grant(SQLModel, table=True):
+    """A remembered approval ("don't ask again") of one tool for one person.
+
+    ``scope`` is ``conversation`` (``conversation_id`` set) or ``employee`` (all of the
+    person's conversations with ``employee``). ``args`` narrows it to those exact args (their
+    canonical JSON is ``args_key``); ``schema_hash`` voids it when the tool's schema or
+    permission changes.
+    """
+
+    __tablename__ = "grants"
+    __table_args__ = (Index("ix_grants_user_employee_tool", "user_id", "employee", "tool"),)
+
+    id: str = Field(default_factory=lambda: new_id("grant"), primary_key=True)
+    user_id: str = Field(max_length=64)
+    employee: str = Field(max_length=100)
+    tool: str = Field(max_length=200)
+    scope: str = Field(max_length=20)
+    conversation_id: str | None = Field(default=None, max_length=64)
+    args: Any = Field(default=None, sa_column=Column(JSON))
+    args_key: str | None = Field(default=None, sa_column=Column(Text))
+    schema_hash: str = Field(max_length=64)
+    source_call_id: str | None = Field(default=None, max_length=64)
+    uses: int = 0
+    last_used_at: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime
+    revoked_at: datetime | None = None
 
 
 class Event(SQLModel, table=True):

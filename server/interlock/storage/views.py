@@ -63,6 +63,7 @@ class ToolCallOut(BaseModel):
     (``result_cut``); ``result_chars`` is the length of the whole text, which
     ``GET /api/tool-calls/{id}/output`` serves. ``write``, ``destructive``, ``execution`` and
     ``modal`` come from the tool's declaration (false / ``server`` when it is unknown).
+    ``grant_id`` names the "don't ask again" grant that let the call run without a card.
     """
 
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
@@ -90,6 +91,7 @@ class ToolCallOut(BaseModel):
     result_cut: bool = False
     error: ToolErrorOut | None = None
     decision: DecisionOut | None = None
+    grant_id: str | None = None
     created_at: datetime
     started_at: datetime | None = None
     finished_at: datetime | None = None
@@ -194,6 +196,7 @@ def tool_call_out(
         result_cut=bool(call.result_cut),
         error=error,
         decision=decision_out(decision, decided_by) if decision else None,
+        grant_id=call.grant_id,
         created_at=call.created_at,
         started_at=call.started_at,
         finished_at=call.finished_at,

@@ -33,10 +33,12 @@ that does not fit its declared shape (``output_schema``, a missing response path
 
 
 class Permission(StrEnum):
-    """Whether a call runs at once (``ALLOW``) or pauses for a person's decision (``ASK``)."""
+    """Whether a call runs at once (``ALLOW``), pauses for a person's decision (``ASK``), or
+    is never offered to the model (``DENY``; a call to it fails ``permission_denied``)."""
 
     ALLOW = "ALLOW"
     ASK = "ASK"
+    DENY = "DENY"
 
 
 @dataclass(frozen=True)

@@ -123,9 +123,9 @@ def build_declarative_tool(spec: dict[str, Any], *, skill: str, settings: Settin
     title = _string(spec, "title", [])
     description = _string(spec, "description", [])
     permission = spec.get("permission", "ASK")
-    if permission not in ("ALLOW", "ASK"):
+    if permission not in ("ALLOW", "ASK", "DENY"):
         raise DeclarativeToolError(
-            f"permission must be ALLOW or ASK, got {permission!r}", ["permission"]
+            f"permission must be ALLOW, ASK or DENY, got {permission!r}", ["permission"]
         )
     if "input_schema" not in spec:
         raise DeclarativeToolError("missing required key 'input_schema'", [])

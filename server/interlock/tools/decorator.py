@@ -68,7 +68,8 @@ def tool(
             (field validators included) then runs as part of ``check_args``, its errors
             reported with pydantic's error type as ``rule``. The handler still gets a dict.
         output_schema: JSON Schema of ``ToolResult.data`` (copied), checked after each call.
-        permission: ``ASK`` pauses for a person's decision, ``ALLOW`` runs at once.
+        permission: ``ASK`` pauses for a person's decision, ``ALLOW`` runs at once, ``DENY``
+            is never offered to the model (an employee override may still allow it).
         write: True when the tool changes data.
         annotations: Behaviour hints (read-only, destructive, idempotent, open-world).
         timeout_s: Seconds before the call fails with ``timeout``; None uses the registry's.

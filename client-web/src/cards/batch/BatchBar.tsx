@@ -8,7 +8,8 @@ import { batchOf } from "./batch";
 
 export function BatchBar({ calls }: { calls: ToolCallOut[] }) {
   const { tools } = useAppData();
-  const { dispatch, refresh, owned } = useConversationActions();
+  const { dispatch, refresh, owned: mine, connected } = useConversationActions();
+  const owned = mine && connected;
   const [busy, setBusy] = useState(false);
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState("");

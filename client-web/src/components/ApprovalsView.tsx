@@ -1,0 +1,121 @@
+/**
+ * Approvals: every call waiting for this person across their conversations, newest first
+ * (GET /api/approvals), each with its employee and conversation and a link to its card.
+ *
+ * Live: re-read when a conversation changes in this tab or another (broadcast), when the
+ * window gets focus or becomes visible, and every 10 s while visible.
+ */
+import { useCallback, useEffect, useRef, useState } from "react";
+import { asApiError, type ApiError } from "../api/client";
+import { api } from "../api/client";
+import type { ApprovalOut } from "../api/types";
+import { toolTitle, useAppData } from "../state/appData";
+import { onActivity } from "../state/broadcast";
+import { statusWords } from "../cards/status/status";
+import { argsSummary } from "../cards/fields/schemaFields";
+import { routeHash } from "../state/route";
+import { Avatar } from "./Avatar";
+
+/** Re-read at least this often while the view is visible. */
+export const APPROVALS_REFRESH_MS = 10_000;
+
+export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) => void }) {
+  const { tools, employees } = useAppData();
+  const [items, setItems] = useState<ApprovalOut[] | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const request = useRef(0);
+  const onLoadedRef = useRef(onLoaded);
+  onLoadedRef.current = onLoaded;
+
+  const load = useCallback(() => {
+    const mine = ++request.current;
+    api.approvals().then(
+      (list) => {
+        if (mine !== request.current) return; // an older answer arriving last
+        setItems(list);
+        setError(null);
+        onLoadedRef.current?.(list);
+      },
+      (e: unknown) => mine === request.current && setError(asApiError(e)),
+    );
+  }, []);
+
+  useEffect(() => {
+    load();
+    const offActivity = onActivity(load);
+    const onVisible = () => document.visibilityState === "visible" && load();
+    window.addEventListener("focus", load);
+    document.addEventListener("visibilitychange", onVisible);
+    const timer = window.setInterval(() => document.visibilityState === "visible" && load(), APPROVALS_REFRESH_MS);
+    return () => {
+      offActivity();
+      window.removeEventListener("focus", load);
+      document.removeEventListener("visibilitychange", onVisible);
+      window.clearInterval(timer);
+    };
+  }, [load]);
+
+  return (
+    <main className="approvals" data-testid="approvals-view">
+      <header className="conversation-header">
+        <div className="conversation-heading">
+          <h1>Approvals</h1>
+          <p className="muted small">Every call waiting for your decision, newest first.</p>
+        </div>
+        <button type="button" className="small" onClick={load} data-testid="approvals-refresh">
+          Refresh
+        </button>
+      </header>
+      <div className="approvals-body">
+        {error && (
+          <p className="error" role="alert">
+            {error.message}
+          </p>
+        )}
+        {items === null && !error && <p className="muted">Loading…</p>}
+        {items !== null && items.length === 0 && (
+          <p className="muted" data-testid="approvals-empty">
+            Nothing is waiting for you.
+          </p>
+        )}
+        {items !== null && items.length > 0 && (
+          <ul className="approval-list" aria-label="Waiting decisions">
+            {items.map(({ tool_call: call, conversation }) => {
+              const employee = conversation.employee ? employees[conversation.employee] : undefined;
+              const args = call.executed_args ?? call.proposed_args;
+              const summary = call.confirmation?.summary || argsSummary(tools[call.name]?.input_schema, args);
+              return (
+                <li key={call.id} className="approval-item" data-testid="approval-item" data-tool-call-id={call.id} data-conversation-id={conversation.id}>
+                  <a className="approval-link" href={routeHash({ kind: "conversation", id: conversation.id, call: call.id })}>
+                    <span className="approval-who">
+                      {employee && <Avatar avatar={employee.avatar} name={employee.name} size="sm" />}
+                      <strong>{employee?.name ?? conversation.employee ?? "Employee"}</strong>
+                      <span className="muted"> in </span>
+                      <span className="approval-conversation">{conversation.title || "New conversation"}</span>
+                    </span>
+                    <span className="approval-what">
+                      <span className="approval-tool">{toolTitle(tools, call.name, call.title)}</span>
+                      <span className="approval-summary">{summary}</span>
+                    </span>
+                    <span className="approval-meta small muted">
+                      <span className={`badge tone-${statusWords(call).tone}`}>{statusWords(call).label}</span>{" "}
+                      <time dateTime={call.created_at}>{whenText(call.created_at)}</time>
+                    </span>
+                  </a>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </div>
+    </main>
+  );
+}
+
+/** "today 14:03", else the date and time, in the browser's locale. */
+function whenText(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  const time = d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+  return d.toDateString() === new Date().toDateString() ? `today ${time}` : `${d.toLocaleDateString()} ${time}`;
+}

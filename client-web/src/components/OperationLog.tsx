@@ -1,0 +1,102 @@
+/**
+ * The operation log: every tool call of the conversation, oldest first (newest last), one
+ * line each: time, tool, args summary, status in words, who decided, result summary. A row
+ * opens to the full args and result (each cut at 10,000 characters). Text only, never HTML.
+ */
+import { useId, useMemo, useState } from "react";
+import type { MessageOut, ToolCallOut } from "../api/types";
+import { toolTitle, useAppData } from "../state/appData";
+import {
+  argsDetail,
+  argsSummary,
+  clipDetail,
+  decidedBy,
+  resultSummary,
+  resultText,
+  timeOfDay,
+} from "../state/opLog";
+import { statusWords } from "../cards/status/status";
+import { allToolCalls, toolMessagesByCall, type ConversationState } from "../state/reducer";
+
+export function OperationLog({ state }: { state: ConversationState }) {
+  const calls = useMemo(() => allToolCalls(state), [state]);
+  const toolMessages = useMemo(() => toolMessagesByCall(state), [state]);
+  return (
+    <section className="op-log" aria-label="Operation log" data-testid="operation-log">
+      {calls.length === 0 ? (
+        <p className="muted small op-log-empty">No tool calls yet.</p>
+      ) : (
+        <ol role="log" aria-label="Tool calls, newest last" className="op-log-rows">
+          {calls.map((c) => (
+            <LogRow key={c.id} call={c} toolMessage={toolMessages[c.id]} />
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+function LogRow({ call, toolMessage }: { call: ToolCallOut; toolMessage?: MessageOut }) {
+  const { tools, me } = useAppData();
+  const [open, setOpen] = useState(false);
+  const detailId = useId();
+  const who = decidedBy(call, me);
+  const result = resultSummary(call, toolMessage);
+  const status = statusWords(call);
+  return (
+    <li className="op-log-row" data-testid="log-row" data-tool-call-id={call.id} data-status={call.status}>
+      <button
+        type="button"
+        className="op-log-line"
+        aria-expanded={open}
+        aria-controls={detailId}
+        onClick={() => setOpen(!open)}
+      >
+        <time className="op-log-time" dateTime={call.created_at}>
+          {timeOfDay(call.created_at)}
+        </time>
+        <span className="op-log-tool">{toolTitle(tools, call.name, call.title)}</span>
+        <span className="op-log-args" data-testid="log-args">
+          {argsSummary(call)}
+        </span>
+        <span className={`badge status-${call.status} tone-${status.tone}`} data-testid="log-status" data-status={call.status}>
+          {status.label}
+        </span>
+        {who && (
+          <span className="op-log-who small muted" data-testid="log-who">
+            {who === "allowed" ? "allowed without asking" : `by ${who}`}
+          </span>
+        )}
+        {result && (
+          <span className="op-log-result small" data-testid="log-result">
+            {result}
+          </span>
+        )}
+      </button>
+      {open && <LogDetail id={detailId} call={call} toolMessage={toolMessage} />}
+    </li>
+  );
+}
+
+function LogDetail({ id, call, toolMessage }: { id: string; call: ToolCallOut; toolMessage?: MessageOut }) {
+  const args = clipDetail(argsDetail(call));
+  const result = clipDetail(resultText(call, toolMessage));
+  return (
+    <div id={id} className="op-log-detail" data-testid="log-detail">
+      <h4>Arguments</h4>
+      <pre className="op-log-text" data-testid="log-full-args">
+        {args.text}
+      </pre>
+      {args.omitted > 0 && <p className="muted small">{args.omitted.toLocaleString()} more characters not shown.</p>}
+      <h4>Result</h4>
+      {result.text ? (
+        <pre className="op-log-text" data-testid="log-full-result">
+          {result.text}
+        </pre>
+      ) : (
+        <p className="muted small">No result yet.</p>
+      )}
+      {result.omitted > 0 && <p className="muted small">{result.omitted.toLocaleString()} more characters not shown.</p>}
+    </div>
+  );
+}

@@ -1,0 +1,32 @@
+/** The README's "Write your own card", done: a module outside cards/ registers a card and an invoke. */
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import type { ToolResultIn } from "../api/types";
+import { CardHost } from "../cards/CardHost";
+import { cardFor, invokerFor } from "../cards";
+import { forgetStarted, runFrontendCall } from "../cards/frontend/runner";
+import { toolCall } from "../test/fixtures";
+import "./index";
+
+describe("a card registered by a module of its own", () => {
+  it("renders for its tool name instead of the generic card", () => {
+    const call = toolCall({ name: "weather.alert", status: "interrupted", proposed_args: { city: "Oslo", level: 2 } });
+    expect(cardFor(call).name).toBe("WeatherAlertCard");
+    const out = renderToStaticMarkup(<CardHost call={call} />);
+    expect(out).toContain('data-testid="weather-summary">Send a level 2 of 5 alert for Oslo</h4>');
+    expect(out).not.toContain('data-testid="approve"'); // not the generic ApprovalCard
+  });
+
+  it("runs its invoke when the call waits for the browser and posts the result", async () => {
+    forgetStarted();
+    expect(invokerFor("weather.units")).toBeTypeOf("function");
+    const posted: Array<[string, ToolResultIn]> = [];
+    const call = toolCall({ id: "call_units", name: "weather.units", status: "awaiting_client", execution: "frontend", proposed_args: {} });
+    const outcome = await runFrontendCall(call, { invoker: invokerFor, post: async (id, body) => void posted.push([id, body]) });
+    expect(outcome).toBe("posted");
+    expect(posted).toHaveLength(1);
+    const [id, body] = posted[0];
+    expect(id).toBe("call_units");
+    expect("text" in body && body.data).toEqual({ units: expect.stringMatching(/^(metric|imperial)$/) });
+  });
+});

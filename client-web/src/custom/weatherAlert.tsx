@@ -1,0 +1,38 @@
+import { registerTool, type CardProps } from "../cards";
+
+/** A card of its own for the `weather.alert` tool (see "Add a tool in five minutes"). */
+function WeatherAlertCard({ call, live, busy, decide }: CardProps) {
+  const city = String(call.proposed_args?.city ?? "?");
+  const level = Number(call.proposed_args?.level ?? 0);
+  return (
+    <section className="card" aria-label={`Weather alert for ${city}`}>
+      <h4 data-testid="weather-summary">
+        Send a level {level} of 5 alert for {city}
+      </h4>
+      <meter min={0} max={5} value={level} aria-label="Alert level" />
+      {live && (
+        <div className="actions">
+          <button type="button" className="primary" disabled={busy} onClick={() => void decide({ type: "approve" })}>
+            Send alert
+          </button>
+          <button type="button" disabled={busy} onClick={() => void decide({ type: "reject" })}>
+            Don't send
+          </button>
+        </div>
+      )}
+      {call.decision && <p data-testid="decision">{call.decision.type === "reject" ? "Not sent" : "Sent"}</p>}
+    </section>
+  );
+}
+
+registerTool("weather.alert", { card: WeatherAlertCard });
+
+/** A tool run by the browser (declared `execution="frontend"` on the server). */
+registerTool("weather.units", {
+  invoke: () => {
+    const locale = Intl.NumberFormat().resolvedOptions().locale;
+    const imperial = ["en-US", "en-LR", "my-MM"].includes(locale);
+    const units = imperial ? "imperial" : "metric";
+    return { text: `The person uses ${units} units.`, data: { units } };
+  },
+});

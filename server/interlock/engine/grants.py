@@ -1,0 +1,64 @@
+"""Grants ("don't ask again") applied to calls as they are proposed.
+
+A proposed ``ASK`` call covered by a live grant skips its card: it stays ``pending`` (and
+runs like an ``ALLOW`` call), its record names the grant (``tool_calls.grant_id``), the
+audit log records it as ``allowed`` by ``policy:<grant id>``, and the grant counts one use,
+all in the transaction that stores the call.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import Session
+
+from interlock.audit import Channel, Outcome, record_outcome
+from interlock.permissions import find_grant, use_grant
+from interlock.storage import ToolCall
+from interlock.tools import Tool
+
+
+def apply_grant(
+    session: Session,
+    call: ToolCall,
+    tool: Tool,
+    permission: str,
+    *,
+    user_id: str,
+    employee: str,
+) -> str | None:
+    """Let ``call`` run under a live grant when one covers it.
+
+    Args:
+        session: The transaction storing the call.
+        call: The new call (not yet interrupted), its ``proposed_args`` checked.
+        tool: Its tool.
+        permission: Its effective level (only ``ASK`` can be covered).
+        user_id: The conversation's owner.
+        employee: The conversation's employee slug.
+
+    Returns:
+        The grant's id (also set as ``call.grant_id``), or None: the call asks as usual.
+    """
+    grant = find_grant(
+        session,
+        user_id=user_id,
+        employee=employee,
+        conversation_id=call.conversation_id,
+        tool=tool,
+        permission=permission,
+        args=call.proposed_args,
+    )
+    if grant is None or not use_grant(session, grant):
+        return None
+    call.grant_id = grant.id
+    session.add(call)
+    record_outcome(
+        session,
+        call=call,
+        decider=f"policy:{grant.id}",
+        channel=Channel.system,
+        outcome=Outcome.allowed,
+        reason=None,
+        proposed_args=call.proposed_args,
+        executed_args=call.proposed_args,
+    )
+    return grant.id

@@ -1,0 +1,113 @@
+"""The "AI actions" switch, per person and employee.
+
+On means the employee's write tools follow their usual levels; off means they are ``DENY`` for
+that person. Being on always has an end (``on_until``, ``INTERLOCK_ACTIONS_GRANT_DAYS`` after it
+was turned on); use never extends it, and once it lapses the switch is off until the person
+turns it on again. The first message a person sends to an employee starts the first period
+(so nothing changes for people who never touch the switch, for those days).
+
+Every time is the server's clock (:func:`~interlock.storage.models.utcnow`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
+
+from interlock.storage import ActionSwitch
+from interlock.storage.models import as_utc, utcnow
+
+
+@dataclass(frozen=True)
+class SwitchState:
+    """Where a switch stands.
+
+    Attributes:
+        on: Whether the employee's write tools may run for the person now.
+        on_until: When the current period ends (UTC); None when off, or never started.
+        changed_by: ``default`` (started by the first message), ``person``, or ``none``.
+        changed_at: Last change (UTC); None when never started.
+        lapsed_at: When the last period ran out, if it ran out (rather than being turned off).
+    """
+
+    on: bool
+    on_until: datetime | None
+    changed_by: str
+    changed_at: datetime | None
+    lapsed_at: datetime | None = None
+
+
+def switch_state(
+    session: Session, user_id: str, employee: str, *, now: datetime | None = None
+) -> SwitchState:
+    """Return the switch of ``user_id`` for ``employee``; never started counts as on."""
+    row = session.get(ActionSwitch, (user_id, employee))
+    if row is None:
+        return SwitchState(on=True, on_until=None, changed_by="none", changed_at=None)
+    return _state(row, now or utcnow())
+
+
+def actions_on(session: Session, user_id: str, employee: str) -> bool:
+    """True when the employee's write tools may run for ``user_id`` now."""
+    return switch_state(session, user_id, employee).on
+
+
+def start_switch(session: Session, user_id: str, employee: str, *, days: int) -> SwitchState:
+    """Start the first period (``days`` long) when the switch has never been set; else no-op.
+
+    Runs inside the caller's transaction (flushed, not committed). Of two concurrent
+    starts one insert wins; the other reads the winner's row.
+    """
+    row = session.get(ActionSwitch, (user_id, employee))
+    if row is None:
+        now = utcnow()
+        row = ActionSwitch(
+            user_id=user_id,
+            employee=employee,
+            on_until=now + timedelta(days=days),
+            changed_by="default",
+            changed_at=now,
+        )
+        try:
+            with session.begin_nested():
+                session.add(row)
+        except IntegrityError:
+            found = session.get(ActionSwitch, (user_id, employee), populate_existing=True)
+            assert found is not None
+            row = found
+    return _state(row, utcnow())
+
+
+def set_switch(
+    session: Session, user_id: str, employee: str, *, on: bool, days: int
+) -> SwitchState:
+    """Turn the switch on (for ``days`` from now) or off. The caller commits.
+
+    Turning it on while on starts a new period of ``days`` from now (a person's explicit
+    choice, not use).
+    """
+    now = utcnow()
+    row = session.get(ActionSwitch, (user_id, employee), with_for_update=True)
+    if row is None:
+        row = ActionSwitch(user_id=user_id, employee=employee)
+    row.on_until = now + timedelta(days=days) if on else None
+    row.changed_by = "person"
+    row.changed_at = now
+    session.add(row)
+    session.flush()
+    return _state(row, now)
+
+
+def _state(row: ActionSwitch, now: datetime) -> SwitchState:
+    on_until = as_utc(row.on_until) if row.on_until is not None else None
+    on = on_until is not None and now < on_until
+    return SwitchState(
+        on=on,
+        on_until=on_until if on else None,
+        changed_by=row.changed_by,
+        changed_at=as_utc(row.changed_at),
+        lapsed_at=on_until if on_until is not None and not on else None,
+    )
