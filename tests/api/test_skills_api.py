@@ -159,6 +159,8 @@ async def test_broken_skill_folders_are_listed_as_failed_and_the_rest_works(
         skills = response.json()
         assert [s["name"] for s in skills] == [
             "ask",
+            "browser",
+            "documents",
             "notes",
             "suggestions",
             "badmatter",
