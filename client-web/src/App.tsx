@@ -14,6 +14,7 @@ import { EmployeePicker } from "./components/EmployeePicker";
 import { NewChatView } from "./components/NewChatView";
 import { Sidebar } from "./components/Sidebar";
 import { TokenPrompt } from "./components/TokenPrompt";
+import { PermissionsPage } from "./permissions/PermissionsPage";
 import { AppDataContext, indexBy, type AppData } from "./state/appData";
 import { announceActivity, onActivity } from "./state/broadcast";
 import { parseHash, routeHash, type Route } from "./state/route";
@@ -95,7 +96,9 @@ export function App() {
         ? "Approvals"
         : route.kind === "admin"
           ? "Admin"
-          : null;
+          : route.kind === "permissions"
+            ? "Permissions"
+            : null;
   useEffect(() => {
     document.title = documentTitle(totalWaiting, pageTitle);
   }, [totalWaiting, pageTitle]);
@@ -197,6 +200,7 @@ export function App() {
           activeId={openId}
           adminActive={route.kind === "admin"}
           approvalsActive={route.kind === "approvals"}
+          permissionsActive={route.kind === "permissions"}
           waitingTotal={totalWaiting}
           openWaiting={liveOpen}
           onNew={() => navigate({ kind: "home" })}
@@ -226,6 +230,8 @@ export function App() {
           />
         ) : route.kind === "approvals" ? (
           <ApprovalsView key={authVersion} />
+        ) : route.kind === "permissions" ? (
+          <PermissionsPage key={authVersion} />
         ) : route.kind === "admin" ? (
           <AdminPage key={authVersion} />
         ) : (

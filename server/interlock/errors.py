@@ -74,10 +74,11 @@ class PayloadTooLarge(InterlockError):
     status = 413
 
 
-class StorageBusy(InterlockError):
-    """The database stayed locked past its busy timeout; nothing was written (503)."""
+class DatabaseBusy(InterlockError):
+    """A lock or a database connection was not had within ``INTERLOCK_DB_LOCK_TIMEOUT_S``;
+    the transaction was rolled back, so nothing was written (503)."""
 
-    code = "storage_busy"
+    code = "database_busy"
     status = 503
 
 

@@ -63,7 +63,14 @@ class Settings(BaseSettings):
 
     Attributes:
         database_url: SQLAlchemy URL. SQLite (default, ``./var/interlock.db``) or PostgreSQL
-            (``postgresql+psycopg://user@host/db``).
+            (``postgresql+psycopg://user@host/db``; needed for several workers).
+        db_lock_timeout_s: Longest wait for a database lock or connection, in seconds; a
+            request waiting longer fails with 503 ``database_busy`` and writes nothing
+            (SQLite's busy timeout, PostgreSQL's ``lock_timeout``).
+        db_statement_timeout_s: PostgreSQL's ``statement_timeout``, in seconds.
+        run_lease_s: A run belongs to the server process holding its lease; a process that
+            stops renewing it (killed, cut off) has its runs taken over by another after
+            this many seconds.
         model: ``provider:model`` for any LangChain chat model (``openai:gpt-4o-mini``,
             ``anthropic:claude-sonnet-4-5``, ``ollama:llama3.1``). Unset: the built-in offline model.
         model_base_url: Base URL of an OpenAI-compatible server (vLLM, llama.cpp, LM Studio).
@@ -105,6 +112,9 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="INTERLOCK_", env_file=".env", extra="ignore")
 
     database_url: str = "sqlite:///./var/interlock.db"
+    db_lock_timeout_s: float = Field(default=5.0, gt=0, le=600)
+    db_statement_timeout_s: float = Field(default=30.0, gt=0, le=3600)
+    run_lease_s: float = Field(default=10.0, ge=1, le=3600)
     model: str | None = None
     model_base_url: str | None = None
     model_api_key: SecretStr | None = None

@@ -323,7 +323,7 @@ async def test_a_restart_keeps_frontend_calls_waiting(api_settings: Settings) ->
             session.add(conversation)
             session.commit()
 
-        server.services.engine.recover()
+        await server.services.engine.recover()
 
         assert _row(server, call_id) == ("awaiting_client", 0)
         posted = await _post(server, call_id, {"text": "UTC", "data": {"time_zone": "UTC"}})

@@ -113,3 +113,39 @@ async def test_with_no_page_open_the_call_waits_then_runs_and_a_forged_result_is
         f"/api/tool-calls/{call['id']}/result", json={"text": "Again."}, headers=ann
     )
     assert again.status_code == 409, again.text
+
+
+async def test_selection_asks_first_then_runs_with_the_edited_args(
+    app: LiveServer, page: Page
+) -> None:
+    conversation_id = await app.new_conversation()
+    await page.goto(f"/#/c/{conversation_id}")
+    await expect(conversation(page)).to_have_attribute("data-conversation-id", conversation_id)
+    request = 'use browser.selection with {"purpose": "quote it"}'
+    await send(page, request)
+    row = page.locator('[data-testid="tool-call"][data-tool-name="browser.selection"]')
+    await expect(row).to_have_attribute("data-status", "interrupted")
+    await expect(row.get_by_test_id("card-summary")).to_contain_text("to quote it")
+    await expect(row.get_by_test_id("approve")).to_have_text("Share selection")
+
+    # The person selects their own message on the page, then edits the purpose.
+    await page.evaluate(
+        """() => {
+            const el = document.querySelector('[data-testid="message"][data-role="user"] .plain');
+            const range = document.createRange();
+            range.selectNodeContents(el);
+            getSelection().removeAllRanges();
+            getSelection().addRange(range);
+        }"""
+    )
+    call_id = await row.get_attribute("data-tool-call-id")
+    await row.get_by_test_id("edit").click()
+    await row.locator(f"#edit_{call_id}_purpose").fill("cite it")
+    await row.get_by_test_id("edit-submit").click()
+
+    await expect(row).to_have_attribute("data-status", "succeeded")
+    await expect(row.get_by_test_id("decision")).to_have_text("Edited and approved")
+    await expect(conversation(page)).to_have_attribute("data-status", "idle")
+    [call] = await calls_named(app, conversation_id, "browser.selection")
+    assert call["executed_args"] == {"purpose": "cite it"}
+    assert call["result_data"] == {"text": request}

@@ -167,7 +167,8 @@ async def test_engine_respond_runs_nothing_and_the_persons_text_is_the_tool_mess
         assert completed["tool_call"]["id"] == call_id
         assert completed["tool_call"]["executed_args"] is None
         assert completed["tool_call"]["decision"]["message"] == answer
-        assert completed["message"]["content"] == answer
+        assert completed["tool_call"]["result_text"] == answer
+        assert completed["message"]["content"] == ""  # the same text is not sent twice
         assert completed["message"]["tool_status"] == "success"
 
         assert_every_model_input_valid(model)

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from interlock.storage.models import as_utc
+from interlock.storage.users import create_user
 from support.live import LiveServer, live_server
 
 from .conftest import decide_and_wait, notes, only, set_grant_expiry, stored_call, turn
@@ -248,3 +249,45 @@ async def test_grants_api_refuses_bad_input(perm_settings: Settings) -> None:
         expires = as_utc(datetime.fromisoformat(grant["expires_at"]))
         assert expires == as_utc(datetime.fromisoformat(in_a_day))
         assert (await server.client.delete("/api/grants/grant_unknown")).status_code == 404
+
+
+async def test_grants_and_switches_are_per_person(perm_settings: Settings) -> None:
+    model = ScriptedChatModel(responses=[_add("mine"), "Done.", _add("theirs")])
+    async with live_server(perm_settings, model=model) as server:
+        _ann, ann_token = create_user(server.services.db, "ann")
+        _bob, bob_token = create_user(server.services.db, "bob")
+        ann = {"Authorization": f"Bearer {ann_token}"}
+        bob = {"Authorization": f"Bearer {bob_token}"}
+        server.client.headers.update(ann)
+        ann_conversation = await server.new_conversation()
+        grant = await _approve_remembering(server, ann_conversation, "mine", scope="employee")
+
+        client = server.client
+        assert (await client.get("/api/grants", headers=bob)).json() == []
+        response = await client.delete(f"/api/grants/{grant['id']}", headers=bob)
+        assert response.status_code == 404
+        response = await client.post(
+            "/api/grants",
+            headers=bob,
+            json={
+                "tool": "notes.add",
+                "scope": "conversation",
+                "conversation_id": ann_conversation,
+            },
+        )
+        assert response.status_code == 404, response.text
+        response = await client.put("/api/actions/assistant", headers=bob, json={"on": False})
+        assert response.status_code == 200
+
+        # Bob's grant list, switch and conversations do not touch Ann's.
+        states = {a["employee"]: a for a in (await client.get("/api/actions")).json()}
+        assert states["assistant"]["on"] is True
+        assert [g["id"] for g in (await client.get("/api/grants")).json()] == [grant["id"]]
+
+        # Ann's employee-wide grant does not reach Bob's conversations.
+        server.client.headers.update(bob)
+        response = await client.put("/api/actions/assistant", json={"on": True})
+        assert response.status_code == 200
+        bob_conversation = await server.new_conversation()
+        log = await turn(server, bob_conversation, "add theirs")
+        assert only(log, "tool_call.interrupted")["grant_id"] is None

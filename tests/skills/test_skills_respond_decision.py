@@ -17,9 +17,9 @@ from interlock.streaming import EventBus
 
 
 class FakeEngine(SimpleNamespace):
-    """What :func:`decide` uses of the engine: db, registry, bus, resume_if_decided."""
+    """What :func:`decide` uses of the engine: db, registry, bus, schedule_resume."""
 
-    def resume_if_decided(self, conversation_id: str, message_id: int, user_id: str) -> None:
+    def schedule_resume(self, conversation_id: str, message_id: int, user_id: str) -> None:
         self.resumed.append(message_id)
         self.resume_called.set()
 

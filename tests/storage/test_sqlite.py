@@ -7,20 +7,19 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from interlock.storage import Database
-from interlock.storage.db import SQLITE_BUSY_TIMEOUT_MS
 
 
 def test_every_connection_gets_the_pragmas(tmp_path: Path) -> None:
-    database = Database(f"sqlite:///{tmp_path / 'nested' / 'interlock.db'}")
+    database = Database(f"sqlite:///{tmp_path / 'nested' / 'interlock.db'}", lock_timeout_s=2.5)
     try:
         with database.engine.connect() as first, database.engine.connect() as second:
             for connection in (first, second):
                 assert connection.execute(sa.text("PRAGMA journal_mode")).scalar() == "wal"
-                assert connection.execute(sa.text("PRAGMA busy_timeout")).scalar() == 5000
+                busy_timeout = connection.execute(sa.text("PRAGMA busy_timeout")).scalar()
+                assert busy_timeout == 2500  # the lock timeout, in milliseconds
                 assert connection.execute(sa.text("PRAGMA foreign_keys")).scalar() == 1
     finally:
         database.dispose()
-    assert SQLITE_BUSY_TIMEOUT_MS == 5000
     assert (tmp_path / "nested" / "interlock.db").exists()
 
 
@@ -29,5 +28,14 @@ def test_postgresql_scheme_uses_psycopg() -> None:
     try:
         assert database.url.drivername == "postgresql+psycopg"
         assert not database.is_sqlite
+    finally:
+        database.dispose()
+
+
+def test_the_busy_timeout_defaults_to_five_seconds(tmp_path: Path) -> None:
+    database = Database(f"sqlite:///{tmp_path / 'interlock.db'}")
+    try:
+        with database.engine.connect() as connection:
+            assert connection.execute(sa.text("PRAGMA busy_timeout")).scalar() == 5000
     finally:
         database.dispose()

@@ -27,6 +27,10 @@ class LiveServer:
     client: httpx.AsyncClient
     services: Services
 
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1])
+
     async def new_conversation(self) -> str:
         response = await self.client.post("/api/conversations", json={})
         assert response.status_code == 201, response.text
@@ -52,11 +56,16 @@ async def live_server(
     *,
     model: BaseChatModel | None = None,
     headers: dict[str, str] | None = None,
+    port: int = 0,
 ) -> AsyncIterator[LiveServer]:
-    """Serve Interlock with ``settings`` (storage already migrated) on a free loopback port."""
+    """Serve Interlock with ``settings`` (storage already migrated) on a loopback port.
+
+    ``port`` 0 picks a free one; a test restarting "the same server" passes the port the first
+    one had (``LiveServer.port``), so open pages reconnect to it.
+    """
     services = Services.build(settings, model=model)
     app = create_app(settings, services)
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     try:

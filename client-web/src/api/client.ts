@@ -4,6 +4,7 @@
  * app can ask for a token.
  */
 import type {
+  ActionsOut,
   ApiErrorBody,
   ApprovalOut,
   ConversationPatch,
@@ -15,6 +16,8 @@ import type {
   EmployeeCreate,
   EmployeeOut,
   EmployeePatch,
+  GrantIn,
+  GrantOut,
   HealthOut,
   MeOut,
   MessageAccepted,
@@ -166,5 +169,13 @@ export const api = {
     request<ToolCallOut>("POST", `/api/tool-calls/${enc(toolCallId)}/result`, body),
   /** The tool's whole text output (the call's result_text may be cut). */
   toolOutput: (toolCallId: string) => requestText(`/api/tool-calls/${enc(toolCallId)}/output`),
+  /** The caller's live "don't ask again" grants, newest first. */
+  grants: () => request<GrantOut[]>("GET", "/api/grants"),
+  createGrant: (body: GrantIn) => request<GrantOut>("POST", "/api/grants", body),
+  revokeGrant: (id: string) => request<void>("DELETE", `/api/grants/${enc(id)}`),
+  /** The caller's "AI actions" switch for every employee. */
+  actions: () => request<ActionsOut[]>("GET", "/api/actions"),
+  setActions: (employee: string, on: boolean) =>
+    request<ActionsOut>("PUT", `/api/actions/${enc(employee)}`, { on }),
   eventsUrl: (id: string) => `/api/conversations/${enc(id)}/events`,
 };

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { parseEvent } from "./events";
+import { describe, expect, it, vi } from "vitest";
+import { openEventStream, parseEvent } from "./events";
 
 describe("parseEvent", () => {
   it("parses a frame's data", () => {
@@ -17,5 +17,59 @@ describe("parseEvent", () => {
     expect(parseEvent("1", "x", "{not json")).toBeNull();
     expect(parseEvent("1", "", JSON.stringify({ type: "something.else", seq: 1 }))).toBeNull();
     expect(parseEvent("", "", JSON.stringify({ type: "run.completed" }))).toBeNull();
+  });
+});
+
+describe("openEventStream", () => {
+  const frame = (seq: number) =>
+    `id: ${seq}\nevent: run.started\ndata: ${JSON.stringify({ type: "run.started", seq, run_id: "r", trigger: "message" })}\n\n`;
+
+  /** A response streaming `frames`, then closing (or staying open when `hold`). */
+  const sse = (frames: string[], hold = false) =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const f of frames) controller.enqueue(new TextEncoder().encode(f));
+          if (!hold) controller.close();
+        },
+      }),
+      { status: 200, headers: { "content-type": "text/event-stream" } },
+    );
+
+  it("reconnects by itself after the server closes the stream, resuming after the last seq", async () => {
+    const win = Object.assign(new EventTarget(), { setTimeout, clearTimeout });
+    const doc = Object.assign(new EventTarget(), { hidden: false, visibilityState: "visible" });
+    vi.stubGlobal("window", win);
+    vi.stubGlobal("document", doc);
+    const sent: string[] = [];
+    const answers = [sse([frame(1), frame(2)]), sse([frame(3)], true)];
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (_url: string, init: RequestInit) => {
+        sent.push((init.headers as Record<string, string>)["last-event-id"]);
+        return answers.shift() ?? sse([], true);
+      }),
+    );
+    try {
+      const seen: number[] = [];
+      const states: string[] = [];
+      let last = 0;
+      const close = openEventStream({
+        url: "/api/conversations/c/events",
+        lastSeq: () => last,
+        onEvent: (e) => {
+          seen.push(e.seq);
+          last = e.seq;
+        },
+        onState: (s) => states.push(s),
+      });
+      await vi.waitFor(() => expect(seen).toEqual([1, 2, 3]), { timeout: 3000 });
+      close();
+      await vi.waitFor(() => expect(states.at(-1)).toBe("closed"));
+      expect(sent).toEqual(["0", "2"]);
+      expect(states).toEqual(["connecting", "open", "reconnecting", "open", "closed"]);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });

@@ -95,7 +95,7 @@ export function openEventStream(opts: StreamOptions): () => void {
     let delay = 500;
     let first = true;
     while (!signal.aborted) {
-      opts.onState?.(first ? "connecting" : "reconnecting");
+      if (first) opts.onState?.("connecting");
       first = false;
       attempt = new AbortController();
       const current = attempt;

@@ -35,6 +35,8 @@ export interface paths {
         /**
          * Health
          * @description Liveness, version and which model answers (``offline`` for the built-in one).
+         *
+         *     Touches no database and runs on the event loop, so it answers while the database waits.
          */
         get: operations["health_api_health_get"];
         put?: never;

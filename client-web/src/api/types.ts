@@ -177,13 +177,20 @@ export interface ApprovalOut {
 }
 
 export type MessageAccepted = S["MessageAccepted"];
+/** A live "don't ask again" grant (GET /api/grants). */
+export type GrantOut = S["GrantOut"];
+export type GrantIn = S["GrantIn"];
+/** One employee's "AI actions" switch for the caller (GET /api/actions). */
+export type ActionsOut = S["ActionsOut"];
 export type CancelResult = S["CancelResult"];
 
 /** Each variant must be a valid generated `DecisionIn` body. */
 type CheckedDecision<T extends S["DecisionIn"]> = T;
+/** "Don't ask again" on an approve or edit (never on a reject or respond). */
+export type RememberIn = S["RememberIn"];
 export type DecisionIn = CheckedDecision<
-  | { type: "approve" }
-  | { type: "edit"; args: JsonObject }
+  | { type: "approve"; remember?: RememberIn }
+  | { type: "edit"; args: JsonObject; remember?: RememberIn }
   | { type: "reject"; message?: string }
   | { type: "respond"; message: string }
 >;

@@ -3,7 +3,7 @@
  * (GET /api/approvals), each with its employee and conversation and a link to its card.
  *
  * Live: re-read when a conversation changes in this tab or another (broadcast), when the
- * window gets focus or becomes visible, and every 10 s while visible.
+ * window gets focus or becomes visible, and every 5 s while visible.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { asApiError, type ApiError } from "../api/client";
@@ -17,7 +17,7 @@ import { routeHash } from "../state/route";
 import { Avatar } from "./Avatar";
 
 /** Re-read at least this often while the view is visible. */
-export const APPROVALS_REFRESH_MS = 10_000;
+export const APPROVALS_REFRESH_MS = 5_000;
 
 export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) => void }) {
   const { tools, employees } = useAppData();

@@ -6,6 +6,7 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import { ApiError, api } from "../api/client";
 import type { CommandClaim, EmployeeOut } from "../api/types";
+import { ActionsBanner } from "../permissions/ActionsBanner";
 import { useAppData } from "../state/appData";
 import { announceActivity } from "../state/broadcast";
 import { ConversationActionsContext, type ConversationActions } from "../state/conversationActions";
@@ -69,19 +70,47 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
     const before = seen.current;
     const now = new Set(waiting.map((c) => c.id));
     seen.current = now;
-    if (before === null) return; // first load: nothing is "new"
-    announceActivity({ kind: "conversation", id });
-    const added = waiting.filter((c) => !before.has(c.id));
+    if (before !== null) announceActivity({ kind: "conversation", id });
+    // New waiting calls are announced (on opening the conversation, every waiting one).
+    const added = waiting.filter((c) => !before?.has(c.id));
     if (added.length > 0) {
       const titles = added.map((c) => toolTitle(tools, c.name, c.title)).join(", ");
       setAnnouncement(
         `${name} is waiting for your decision: ${titles}. Press Alt+J to go to ${added.length === 1 ? "it" : "the first one"}.`,
       );
     }
-    const gone = [...before].filter((cid) => !now.has(cid));
-    if (gone.length > 0) moveFocusAfterDecision(gone, waiting.map((c) => c.id), composerRef.current);
+    const gone = before ? [...before].filter((cid) => !now.has(cid)) : [];
+    if (gone.length > 0 && focusWasLost(gone)) {
+      const next = waiting[0];
+      requestAnimationFrame(() => {
+        if (next && focusCall(next.id)) return;
+        focusComposer.current = true; // once the composer is enabled again (the run resumes)
+        focusComposerIfReady();
+      });
+    }
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [waitingKey, state.id]);
+
+  // After the last decision, focus goes to the composer as soon as it can take it.
+  const focusComposer = useRef(false);
+  const focusComposerIfReady = () => {
+    if (!focusComposer.current) return;
+    const box = composerRef.current?.querySelector<HTMLTextAreaElement>("textarea:not(:disabled)");
+    if (!box) return;
+    const active = document.activeElement;
+    if (active && active !== box && active !== document.body && !(active as HTMLButtonElement).disabled) {
+      focusComposer.current = false; // the person moved on: leave their focus alone
+      return;
+    }
+    box.focus();
+    // The resumed run disables the composer for a while (focus drops): keep the wish until
+    // the conversation is idle again.
+    if (stateRef.current.status === "idle") focusComposer.current = false;
+  };
+  useEffect(() => {
+    if (state.status !== "running") requestAnimationFrame(focusComposerIfReady);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [state.status]);
 
   // Open at a given call (from the Approvals view) once it is on the page.
   const focused = useRef<string | null>(null);
@@ -201,6 +230,7 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
             {loadError.message}
           </p>
         )}
+        {state.employee && <ActionsBanner employee={state.employee} version={state.status} />}
         {state.status === "paused" && (
           <WaitingBanner name={name} count={waiting.length} onJump={() => waiting[0] && focusCall(waiting[0].id)} />
         )}
@@ -221,23 +251,19 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
 }
 
 /**
- * After a decision the card's buttons disable and focus falls to the page: move it to the
- * next waiting card, or to the composer when none is left. Focus the person placed elsewhere
- * (typing in the composer, another card) is left alone.
+ * After a decision the card's buttons disable or go and focus falls to the page: true when
+ * focus is on nothing, on a disabled control, or still inside a card that was just decided.
+ * Focus the person placed elsewhere (typing in the composer, another card) is left alone.
  */
-function moveFocusAfterDecision(decided: string[], stillWaiting: string[], composer: HTMLElement | null) {
+function focusWasLost(decided: string[]): boolean {
   const active = document.activeElement as HTMLElement | null;
   const row = active?.closest<HTMLElement>('[data-testid="tool-call"]');
-  const lost =
+  return (
     !active ||
     active === document.body ||
     (active as HTMLButtonElement).disabled === true ||
-    (row != null && decided.includes(row.dataset.toolCallId ?? ""));
-  if (!lost) return;
-  requestAnimationFrame(() => {
-    if (stillWaiting.length > 0 && focusCall(stillWaiting[0])) return;
-    composer?.querySelector<HTMLTextAreaElement>("textarea:not(:disabled)")?.focus();
-  });
+    (row != null && decided.includes(row.dataset.toolCallId ?? ""))
+  );
 }
 
 function readFlag(key: string): boolean {

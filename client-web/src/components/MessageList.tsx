@@ -47,7 +47,7 @@ export function MessageList({ state, empty }: { state: ConversationState; empty?
       )}
       {drafts.map(([runId, text]) => (
         <div key={`draft:${runId}`} className="message assistant streaming" data-testid="draft" data-run-id={runId}>
-          <Markdown text={text} />
+          <DraftText text={text} />
           <span className="cursor" aria-hidden="true" />
         </div>
       ))}
@@ -100,5 +100,24 @@ function ToolCalls({ calls, toolMessages }: { calls: ToolCallOut[]; toolMessages
         <ToolCallRow key={c.id} call={c} toolMessage={toolMessages[c.id]} />
       ))}
     </div>
+  );
+}
+
+/** Past this size a streaming draft shows only its tail, as plain text (cheap per token). */
+const DRAFT_TAIL = 20_000;
+
+/**
+ * The reply being streamed: Markdown while short; a long one (say 1 MB) shows its last 20,000
+ * characters as plain text until it is stored, so each token does not re-parse the whole text.
+ */
+function DraftText({ text }: { text: string }) {
+  if (text.length <= DRAFT_TAIL) return <Markdown text={text} />;
+  return (
+    <>
+      <p className="muted small" data-testid="draft-size">
+        {text.length.toLocaleString()} characters so far; the latest are shown.
+      </p>
+      <p className="plain draft-tail">{text.slice(-DRAFT_TAIL)}</p>
+    </>
   );
 }

@@ -95,7 +95,10 @@ export function Modal({ title, onClose, busy = false, cancelLabel = "Cancel", ac
             ✕
           </button>
         </header>
-        <div className="modal-body">{children}</div>
+        {/* Focusable, so its scrolled content can be read with the keyboard alone. */}
+        <div className="modal-body" tabIndex={0} role="region" aria-labelledby={titleId}>
+          {children}
+        </div>
         <footer className="modal-foot actions">
           <button type="button" ref={cancelRef} data-testid="modal-cancel" disabled={busy} onClick={requestClose}>
             {cancelLabel}

@@ -26,11 +26,13 @@ export function OperationLog({ state }: { state: ConversationState }) {
       {calls.length === 0 ? (
         <p className="muted small op-log-empty">No tool calls yet.</p>
       ) : (
-        <ol role="log" aria-label="Tool calls, newest last" className="op-log-rows">
-          {calls.map((c) => (
-            <LogRow key={c.id} call={c} toolMessage={toolMessages[c.id]} />
-          ))}
-        </ol>
+        <div role="log" aria-label="Tool calls, newest last">
+          <ol className="op-log-rows">
+            {calls.map((c) => (
+              <LogRow key={c.id} call={c} toolMessage={toolMessages[c.id]} />
+            ))}
+          </ol>
+        </div>
       )}
     </section>
   );

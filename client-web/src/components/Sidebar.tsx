@@ -13,6 +13,7 @@ interface Props {
   activeId: string | null;
   adminActive: boolean;
   approvalsActive: boolean;
+  permissionsActive?: boolean;
   /** Decisions waiting across conversations (the Approvals link's count). */
   waitingTotal: number;
   /** The live count of the open conversation (fresher than the list's). */
@@ -73,13 +74,21 @@ export function Sidebar(props: Props) {
         })}
         {conversations.length === 0 && <li className="muted small pad">No conversations yet.</li>}
       </ul>
-      {isAdmin(me) && (
-        <div className="sidebar-foot">
+      <div className="sidebar-foot">
+        <a
+          href="#/permissions"
+          className={props.permissionsActive ? "nav-link active" : "nav-link"}
+          aria-current={props.permissionsActive ? "page" : undefined}
+          data-testid="permissions-link"
+        >
+          Permissions
+        </a>
+        {isAdmin(me) && (
           <a href="#/admin" className={adminActive ? "nav-link active" : "nav-link"} aria-current={adminActive ? "page" : undefined} data-testid="admin-link">
             Admin: employees and skills
           </a>
-        </div>
-      )}
+        )}
+      </div>
     </nav>
   );
 }

@@ -12,6 +12,7 @@ import { runFrontendCall, wantsRun } from "../cards/frontend/runner";
 import { hasCard } from "../cards/registry";
 import { StatusBadge, StatusSentence } from "../cards/status/StatusBadge";
 import { notRun } from "../cards/status/status";
+import { GrantNote } from "../permissions/GrantNote";
 import { toolTitle, useAppData } from "../state/appData";
 import { useConversationActions } from "../state/conversationActions";
 import { FoldedText, needsFold } from "./FoldedText";
@@ -55,6 +56,7 @@ export function ToolCallRow({ call, toolMessage }: { call: ToolCallOut; toolMess
         </div>
       )}
       {!card || !notRun(call) ? <StatusSentence call={call} /> : null}
+      <GrantNote call={call} />
       <ResultSummary call={call} toolMessage={toolMessage} title={toolTitle(tools, call.name, call.title)} />
       {card && <CardHost call={call} />}
     </div>

@@ -20,18 +20,21 @@ export function WaitingBanner({ name, count, onJump }: { name: string; count: nu
 }
 
 /**
- * Moves focus to the tool call's card: a control marked `data-initial-focus` (a destructive
- * card marks Cancel), else its first enabled control that is not a danger button, else the
- * row itself.
+ * Moves focus to the tool call's card: a control marked `data-initial-focus`, else its
+ * primary action (Approve), else Reject (a destructive card's action is never focused
+ * first), else its first enabled control, else the row itself.
  */
 export function focusCall(callId: string): boolean {
   const row = document.querySelector<HTMLElement>(`[data-testid="tool-call"][data-tool-call-id="${CSS.escape(callId)}"]`);
   if (!row) return false;
   row.scrollIntoView({ block: "center" });
+  const enabled = (selector: string) => row.querySelector<HTMLElement>(`.card-host ${selector}:not(:disabled)`);
   const target =
-    row.querySelector<HTMLElement>("[data-initial-focus]:not(:disabled)") ??
-    row.querySelector<HTMLElement>(".card-host button:not(:disabled):not(.danger)") ??
-    row.querySelector<HTMLElement>(".card-host button:not(:disabled)");
+    enabled("[data-initial-focus]") ??
+    enabled("button.primary") ??
+    enabled('[data-testid="reject"]') ??
+    enabled(".actions button:not(.danger)") ??
+    enabled("button:not(.danger)");
   if (target) {
     target.focus();
   } else {

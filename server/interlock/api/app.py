@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -25,6 +26,7 @@ from interlock.api.routers import (
 )
 from interlock.api.services import Services
 from interlock.settings import Settings
+from interlock.streaming.listener import EventListener
 
 CLIENT_MISSING = (
     "<!doctype html><title>Interlock</title><p>The web client is not built. "
@@ -45,7 +47,13 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         built = services or Services.build(settings)
         app.state.services = built
-        built.engine.recover()
+        built.bus.bind_loop(asyncio.get_running_loop())
+        listener: EventListener | None = None
+        if not built.db.is_sqlite:  # live events and control messages between processes
+            listener = EventListener(built.bus, built.db.url, built.engine.on_control)
+            listener.start()
+            app.state.listener = listener
+        await built.engine.recover()
         if services is None:  # a real server (tests pass their own services)
             # Libraries leave ~200k long-lived objects: keep them out of every full collection.
             gc.collect()
@@ -54,6 +62,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             yield
         finally:
             await built.engine.aclose()
+            if listener is not None:
+                await listener.aclose()
             if services is None:
                 built.db.dispose()
 

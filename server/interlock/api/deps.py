@@ -85,7 +85,7 @@ async def current_user(request: Request, services: ServicesDep) -> User:
     if header:
         scheme, _, token = header.partition(" ")
         user = (
-            user_by_token(db, token.strip())
+            await db.run(user_by_token, db, token.strip())
             if scheme.lower() == "bearer" and token.strip()
             else None
         )
@@ -95,10 +95,10 @@ async def current_user(request: Request, services: ServicesDep) -> User:
     if (
         _is_loopback(settings.host)
         and _addressed_to_loopback(request)
-        and not _token_users_exist(services)
+        and not await _token_users_exist(services)
     ):
         if services.local_user is None:
-            services.local_user = get_or_create_local_user(db)
+            services.local_user = await db.run(get_or_create_local_user, db)
         return services.local_user
     raise Unauthorized(
         "Send 'Authorization: Bearer <token>' (interlock users create NAME prints one)."
@@ -111,11 +111,11 @@ USERS_RECHECK_S = 1.0
 """While no user exists, how often to look again (``interlock users create`` runs elsewhere)."""
 
 
-def _token_users_exist(services: Services) -> bool:
+async def _token_users_exist(services: Services) -> bool:
     """Whether any user with a token exists; once true it stays true (users are not removed)."""
     now = time.monotonic()
     if not services.token_users_exist and now - services.users_checked_at >= USERS_RECHECK_S:
-        services.token_users_exist = count_users(services.db) > 0
+        services.token_users_exist = await services.db.run(count_users, services.db) > 0
         services.users_checked_at = now
     return services.token_users_exist
 

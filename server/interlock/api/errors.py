@@ -14,7 +14,8 @@ from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Mount
 
-from interlock.errors import InterlockError, StorageBusy, error_body
+from interlock.errors import DatabaseBusy, InterlockError, error_body
+from interlock.storage.db import is_busy_error
 
 log = logging.getLogger(__name__)
 
@@ -91,8 +92,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(OperationalError)
     async def _operational(_request: Request, exc: OperationalError) -> JSONResponse:
-        if "locked" in str(exc).lower() or "busy" in str(exc).lower():
-            busy = StorageBusy("The database is busy; nothing was written. Try again.")
+        if is_busy_error(exc):  # a session outside Database.session: same answer
+            busy = DatabaseBusy("The database is busy; nothing was written. Try again.")
             return JSONResponse(error_body(busy), status_code=busy.status)
         log.exception("database error")
         internal = InterlockError("Internal error.")

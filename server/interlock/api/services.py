@@ -39,7 +39,11 @@ class Services:
             settings: Server settings.
             model: A chat model to use instead of the one the settings name (tests, scripts).
         """
-        db = Database(settings.database_url)
+        db = Database(
+            settings.database_url,
+            lock_timeout_s=settings.db_lock_timeout_s,
+            statement_timeout_s=max(settings.db_statement_timeout_s, settings.db_lock_timeout_s),
+        )
         bus = EventBus(db)
         registry = ToolRegistry(
             max_result_chars=settings.max_tool_result_chars,

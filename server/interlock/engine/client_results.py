@@ -12,7 +12,6 @@ exactly one wins; then the run resumes when nothing else of that message waits.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
@@ -91,6 +90,22 @@ async def submit_result(
     limit = engine.settings.max_client_result_bytes
     if size > limit:
         raise PayloadTooLarge(f"The result is {size:,} bytes; the limit is {limit:,}.")
+    out, conversation_id, message_id, owner_id = await engine.db.run(
+        _record, engine, user_id, tool_call_id, body
+    )
+    # Resume in a task of its own: the answer and the completed event go out first.
+    engine.schedule_resume(conversation_id, message_id, owner_id)
+    return out
+
+
+def _record(
+    engine: Engine, user_id: str, tool_call_id: str, body: ClientResultIn
+) -> tuple[ToolCallOut, str, int, str]:
+    """The checks and the transaction of :func:`submit_result` (database thread).
+
+    Returns:
+        ``(call view, conversation_id, message_id, owner_id)``.
+    """
     with engine.db.session() as session:
         call = session.get(ToolCall, tool_call_id)
         conversation = session.get(Conversation, call.conversation_id) if call else None
@@ -154,16 +169,7 @@ async def submit_result(
             session.rollback()
             raise _not_awaiting(_status_now(engine, tool_call_id)) from None
         out = view(session, engine.registry, call)
-        conversation_id, message_id, owner_id = (
-            call.conversation_id,
-            call.message_id,
-            conversation.owner_id,
-        )
-    # Resume on the loop's next turn: the answer and the completed event go out first.
-    asyncio.get_running_loop().call_soon(
-        engine.resume_if_decided, conversation_id, message_id, owner_id
-    )
-    return out
+        return out, call.conversation_id, call.message_id, conversation.owner_id
 
 
 def _status_now(engine: Engine, tool_call_id: str) -> str:

@@ -8,7 +8,6 @@ decisions on one call exactly one wins: ``decisions.tool_call_id`` is unique.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import timedelta
 from typing import Any, Literal
@@ -107,6 +106,22 @@ async def decide(
             switch for the employee is off.
     """
     _check_shape(body)
+    out, conversation_id, message_id, owner_id = await engine.db.run(
+        _record, engine, user_id, tool_call_id, body, channel
+    )
+    # Resume in a task of its own: the answer and the decided event go out first.
+    engine.schedule_resume(conversation_id, message_id, owner_id)
+    return out
+
+
+def _record(
+    engine: Engine, user_id: str, tool_call_id: str, body: DecisionIn, channel: str
+) -> tuple[ToolCallOut, str, int, str]:
+    """The transaction of :func:`decide` (database thread).
+
+    Returns:
+        ``(call view, conversation_id, message_id, owner_id)``.
+    """
     with engine.db.session() as session:
         call = session.get(ToolCall, tool_call_id)
         conversation = session.get(Conversation, call.conversation_id) if call else None
@@ -175,7 +190,7 @@ async def decide(
         try:
             session.flush()
             if body.remember is not None and employee is not None:
-                remember(engine, session, call, conversation, employee, body)
+                remember(engine, session, user_id, call, conversation, employee, body)
         except IntegrityError:
             session.rollback()
             winner = session.exec(
@@ -202,28 +217,30 @@ async def decide(
             session, call.conversation_id, ToolCallDecided(run_id=call.run_id, tool_call=out)
         )
         engine.bus.commit(session)
-        message_id, conversation_id, owner_id = (
-            call.message_id,
-            call.conversation_id,
-            conversation.owner_id,
-        )
-    # Resume on the loop's next turn: the answer and the decided event go out first.
-    asyncio.get_running_loop().call_soon(
-        engine.resume_if_decided, conversation_id, message_id, owner_id
-    )
-    return out
+        return out, call.conversation_id, call.message_id, conversation.owner_id
 
 
 def remember(
     engine: Engine,
     session: Session,
+    user_id: str,
     call: ToolCall,
     conversation: Conversation,
     employee: Employee,
     body: DecisionIn,
 ) -> Grant:
-    """Make the grant a decision's ``remember`` asks for (in the decision's transaction)."""
+    """Make the grant a decision's ``remember`` asks for (in the decision's transaction).
+
+    Raises:
+        BadRequest: ``cannot_remember`` when the decider is not the conversation's owner (a
+            grant is the owner's own choice), or the tool cannot be granted.
+    """
     assert body.remember is not None
+    if user_id != conversation.owner_id:
+        raise BadRequest(
+            "Only the conversation's owner can choose not to be asked again.",
+            code="cannot_remember",
+        )
     days = body.remember.days or engine.settings.grant_days
     args = body.args if body.type == DecisionType.edit else call.proposed_args
     now = utcnow()

@@ -16,11 +16,13 @@ from typing import Any, Literal, TypedDict
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk
+from langchain_core.messages.ai import add_ai_message_chunks
 from langgraph.graph import END, START, StateGraph
 from sqlmodel import col, select
 
 from interlock.audit import ALLOW_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
+from interlock.engine.binding import BoundModels
 from interlock.engine.calls import CallExecutor
 from interlock.engine.grants import apply_grant
 from interlock.engine.history import HistoryCache
@@ -98,6 +100,7 @@ class _Nodes:
         self.d = deps
         self.history = HistoryCache(deps.registry)
         self.calls = CallExecutor(deps.db, deps.bus, deps.registry)
+        self.bound = BoundModels(deps.registry)
 
     # -- routing -------------------------------------------------------------------------
     def route_start(self, state: TurnState) -> str:
@@ -134,25 +137,27 @@ class _Nodes:
             plan = plan_turn(conversation, employee, d.catalog, d.registry, actions_on=on)
             history = self.history.model_messages(session, conversation_id, plan.system_prompt)
         model = d.model_for(employee)
-        bound = model.bind_tools(d.registry.provider_specs(plan.offered)) if plan.offered else model
+        bound = self.bound.bind(model, plan.offered)
 
-        aggregate: AIMessageChunk | None = None
+        # Chunks are merged once at the end: merging them one by one is quadratic.
+        chunks: list[AIMessageChunk] = []
         deltas = DeltaBuffer(d.bus, conversation_id, run_id, d.delta_window_s)
         try:
             async for chunk in bound.astream(history):
                 if not isinstance(chunk, AIMessageChunk):
                     continue
-                aggregate = chunk if aggregate is None else aggregate + chunk
+                chunks.append(chunk)
                 deltas.add(message_text(chunk.content))
         except asyncio.CancelledError:
             # Stopped mid-answer: keep the text the person already saw (tool calls dropped).
             deltas.flush()
-            partial = message_text(aggregate.content) if aggregate else ""
+            partial = message_text(_merged(chunks).content) if chunks else ""
             if partial.strip():
                 self._store_answer(state, partial, [], plan)
             raise
         deltas.flush()
 
+        aggregate = _merged(chunks) if chunks else None
         text = message_text(aggregate.content) if aggregate else ""
         proposals = read_proposals(aggregate)
         try:
@@ -303,6 +308,11 @@ class _Nodes:
                 else:
                     self.calls.close_decided(run_id, call, decision)
         return {"outcome": "paused" if waiting else "continue"}
+
+
+def _merged(chunks: list[AIMessageChunk]) -> AIMessageChunk:
+    """Merge a model's streamed chunks in one pass (``a + b + c`` copies the text each time)."""
+    return add_ai_message_chunks(chunks[0], *chunks[1:])
 
 
 def _stored_name(registry: ToolRegistry, tool: Tool | None, provider_name: str) -> str:

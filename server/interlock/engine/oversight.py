@@ -9,7 +9,6 @@ runs that no longer wait for anything.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import timedelta
 
@@ -166,18 +165,24 @@ async def switch_actions(
     Raises:
         NotFound: Unknown employee.
     """
-    employee = engine.employees.get(slug)
+    employee = await engine.db.run(engine.employees.get, slug)
     if employee is None:
         raise NotFound("No such employee.")
     days = engine.settings.actions_grant_days
-    with engine.db.session() as session:
-        state = set_switch(session, user_id, slug, on=on, days=days)
-        closed = [] if on else _cancel_waiting_actions(engine, session, user_id, employee, channel)
-        engine.bus.commit(session)
+
+    def transaction() -> tuple[SwitchState, list[tuple[str, str, int]]]:
+        with engine.db.session() as session:
+            state = set_switch(session, user_id, slug, on=on, days=days)
+            closed = (
+                [] if on else _cancel_waiting_actions(engine, session, user_id, employee, channel)
+            )
+            engine.bus.commit(session)
+        return state, closed
+
+    state, closed = await engine.db.run(transaction)
     log.info("AI actions for %s turned %s by %s", slug, "on" if on else "off", user_id)
-    loop = asyncio.get_running_loop()
     for conversation_id, message_id in sorted({(c, m) for _id, c, m in closed}):
-        loop.call_soon(engine.resume_if_decided, conversation_id, message_id, user_id)
+        engine.schedule_resume(conversation_id, message_id, user_id)
     out = _switch_out(employee, state, days)
     out.cancelled_calls = [call_id for call_id, _c, _m in closed]
     return out

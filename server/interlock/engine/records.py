@@ -146,14 +146,15 @@ def close_call(
     )
     session.add(tool_message)
     session.flush()
+    call_view = view(session, registry, call)
+    message_view = message_out(tool_message)
+    if call_view.result_text == message_view.content:
+        # The same (possibly 60,000-character) text is in the call: not sent twice.
+        message_view.content = ""
     bus.stage(
         session,
         call.conversation_id,
-        ToolCallCompleted(
-            run_id=run_id,
-            tool_call=view(session, registry, call),
-            message=message_out(tool_message),
-        ),
+        ToolCallCompleted(run_id=run_id, tool_call=call_view, message=message_view),
     )
 
 

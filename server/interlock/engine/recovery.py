@@ -26,11 +26,12 @@ RESTART_REASON = (
 )
 
 
-def recover_runs(engine: Engine) -> list[str]:
-    """Repair stale runs; call once at start-up, before serving.
+def recover_runs(engine: Engine) -> list[tuple[str, int, str]]:
+    """Repair stale runs; call once at start-up (a blocking call: database thread).
 
     Returns:
-        The ids of the resume runs started (their tasks need a running event loop).
+        ``(conversation_id, message_id, owner_id)`` of paused messages that may be ready to
+        resume: the caller tries :meth:`Engine.resume_if_decided` on each.
     """
     with engine.db.session() as session:
         stale = session.exec(select(Run).where(Run.status == RunStatus.running)).all()
@@ -58,7 +59,6 @@ def recover_runs(engine: Engine) -> list[str]:
         engine.end_run(
             run.id, run.conversation_id, RunStatus.failed, error=error, keep_interrupted=True
         )
-    resumed: list[str] = []
     with engine.db.session() as session:
         candidates = session.exec(
             select(ToolCall.conversation_id, ToolCall.message_id, Conversation.owner_id)
@@ -69,8 +69,4 @@ def recover_runs(engine: Engine) -> list[str]:
             )
             .distinct()
         ).all()
-    for conversation_id, message_id, owner_id in candidates:
-        run_id = engine.resume_if_decided(conversation_id, message_id, owner_id)
-        if run_id:
-            resumed.append(run_id)
-    return resumed
+    return [(c, m, o) for c, m, o in candidates]

@@ -105,6 +105,9 @@ class Engine:
             )
         )
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._background: set[asyncio.Task[Any]] = set()
+        self._ended_early: set[str] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._closing = False
 
     def employee_of(self, slug: str) -> Employee:
@@ -134,6 +137,15 @@ class Engine:
             raise NotFound("No such conversation.")
         return conversation
 
+    def last_event_seq(self, user_id: str, conversation_id: str) -> int:
+        """Return the conversation's last event sequence (a blocking call).
+
+        Raises:
+            NotFound: Not the caller's conversation.
+        """
+        with self.db.session() as session:
+            return self.owned_conversation(session, user_id, conversation_id).last_event_seq
+
     async def post_message(
         self,
         user_id: str,
@@ -156,7 +168,15 @@ class Engine:
             Conflict: ``run_active`` while another run is active; ``employee_disabled``;
                 ``employee_deleted``.
             BadRequest: A slash command that cannot run (see ``resolve_command``).
+            DatabaseBusy: A lock was not had in time; nothing was written.
         """
+        self._loop = asyncio.get_running_loop()
+        return await self.db.run(self._store_message, user_id, conversation_id, content, claim)
+
+    def _store_message(
+        self, user_id: str, conversation_id: str, content: str, claim: CommandClaim | None
+    ) -> tuple[str, int]:
+        """The transaction of :meth:`post_message` (database thread); starts the run's task."""
         with self.db.session() as session:
             conversation = self.owned_conversation(session, user_id, conversation_id)
             if self.employees.get(conversation.employee) is None:
@@ -177,14 +197,20 @@ class Engine:
                 content, claim, employee, self.catalog, self.registry, actions_on=switch.on
             )
             if command is not None:
-                command = await prepare_command(
-                    self.registry,
-                    command,
-                    effective_permission(command.tool, employee, actions_on=switch.on),
-                    user_id=user_id,
-                    conversation_id=conversation_id,
-                    db=self.db,
-                )
+                # The tool's check and confirmation may be async: run them on the event loop
+                # (this is a database thread; the loop waits for it without blocking).
+                assert self._loop is not None
+                command = asyncio.run_coroutine_threadsafe(
+                    prepare_command(
+                        self.registry,
+                        command,
+                        effective_permission(command.tool, employee, actions_on=switch.on),
+                        user_id=user_id,
+                        conversation_id=conversation_id,
+                        db=self.db,
+                    ),
+                    self._loop,
+                ).result()
             run = Run(conversation_id=conversation_id, trigger="message")
             if not self._claim(session, conversation_id, run.id):
                 raise Conflict(
@@ -232,15 +258,34 @@ class Engine:
                     actions_on=switch.on,
                 )
             self.bus.commit(session)
-        self._spawn(run.id, conversation_id, user_id)
+        self._spawn_soon(run.id, conversation_id, user_id)
         return run.id, message.id
 
-    def resume_if_decided(self, conversation_id: str, message_id: int, user_id: str) -> str | None:
+    def schedule_resume(self, conversation_id: str, message_id: int, user_id: str) -> None:
+        """Call :meth:`resume_if_decided` in a task of its own (after the caller's answer)."""
+        task = asyncio.create_task(self.resume_if_decided(conversation_id, message_id, user_id))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def resume_if_decided(
+        self, conversation_id: str, message_id: int, user_id: str
+    ) -> str | None:
         """Start a resume run when no call of ``message_id`` waits any more (for a decision,
         or for the browser's result).
 
         Returns:
             The new run's id, or None when calls still wait or another run holds the claim.
+        """
+        self._loop = asyncio.get_running_loop()
+        return await self.db.run(self.claim_resume, conversation_id, message_id, user_id)
+
+    def claim_resume(self, conversation_id: str, message_id: int, user_id: str) -> str | None:
+        """Start a resume run if every call of ``message_id`` is decided.
+
+        A blocking call (database thread); the run's task starts on the event loop.
+
+        Returns:
+            The new run's id (``run.started`` stored), or None.
         """
         with self.db.session() as session:
             waiting = session.exec(
@@ -259,7 +304,7 @@ class Engine:
             session.add(run)
             self.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="resume"))
             self.bus.commit(session)
-        self._spawn(run.id, conversation_id, user_id)
+        self._spawn_soon(run.id, conversation_id, user_id)
         return run.id
 
     def _claim(self, session: Session, conversation_id: str, run_id: str) -> bool:
@@ -272,7 +317,24 @@ class Engine:
         )
         return bool(result.rowcount == 1)
 
+    def _spawn_soon(self, run_id: str, conversation_id: str, user_id: str) -> None:
+        """Start the run's task on the event loop; called right after the claim's commit.
+
+        Called from a database thread, so the run starts even when the request that claimed
+        it is cancelled meanwhile (the client left).
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            assert self._loop is not None, "no event loop to run on"
+            self._loop.call_soon_threadsafe(self._spawn, run_id, conversation_id, user_id)
+        else:
+            self._spawn(run_id, conversation_id, user_id)
+
     def _spawn(self, run_id: str, conversation_id: str, user_id: str) -> None:
+        if run_id in self._ended_early:  # cancelled between its claim and its task's start
+            self._ended_early.discard(run_id)
+            return
         task = asyncio.create_task(
             self._drive(run_id, conversation_id, user_id), name=f"run {run_id}"
         )
@@ -294,12 +356,16 @@ class Engine:
         except asyncio.CancelledError:
             if self._closing:  # shutdown: leave the run for recover() at the next start
                 return
-            self.end_run(
-                run_id, conversation_id, RunStatus.cancelled, reason="cancelled by the person"
+            await self.db.run(
+                self.end_run,
+                run_id,
+                conversation_id,
+                RunStatus.cancelled,
+                reason="cancelled by the person",
             )
             return
         except InterlockError as exc:
-            self.end_run(run_id, conversation_id, RunStatus.failed, error=exc)
+            await self.db.run(self.end_run, run_id, conversation_id, RunStatus.failed, error=exc)
             return
         except Exception as exc:  # a model or provider failure: report it, keep the server up
             log.exception("run %s failed", run_id)
@@ -307,20 +373,21 @@ class Engine:
                 f"The model call failed ({type(exc).__name__}); the server log has the details.",
                 code="model_error",
             )
-            self.end_run(run_id, conversation_id, RunStatus.failed, error=error)
+            await self.db.run(self.end_run, run_id, conversation_id, RunStatus.failed, error=error)
             return
         status = RunStatus.paused if final["outcome"] == "paused" else RunStatus.completed
-        self.end_run(run_id, conversation_id, status)
+        await self.db.run(self.end_run, run_id, conversation_id, status)
         if status == RunStatus.paused:
             # A decision or a browser result may have landed while this run still held the
             # conversation: its own resume could not start then, so start it now.
-            self._resume_latest(conversation_id, user_id)
+            await self.db.run(self._resume_latest, conversation_id, user_id)
 
     def _resume_latest(self, conversation_id: str, user_id: str) -> None:
+        """Try a resume of the latest message (a blocking call: database thread)."""
         with self.db.session() as session:
             calls = latest_assistant_calls(session, conversation_id)
         if calls:
-            self.resume_if_decided(conversation_id, calls[0].message_id, user_id)
+            self.claim_resume(conversation_id, calls[0].message_id, user_id)
 
     def end_run(
         self,
@@ -335,8 +402,9 @@ class Engine:
     ) -> None:
         """Write the run's one terminal event and release the conversation.
 
-        ``decider`` is who ended it (a user id for a person's cancel), for the audit records of
-        the calls it closes.
+        A blocking call (database thread): async code runs it with ``db.run``. ``decider`` is
+        who ended it (a user id for a person's cancel), for the audit records of the calls it
+        closes.
         """
         with self.db.session() as session:
             run = session.get(Run, run_id)
@@ -394,17 +462,19 @@ class Engine:
         Raises:
             NotFound: Not the caller's conversation.
         """
-        with self.db.session() as session:
-            conversation = self.owned_conversation(session, user_id, conversation_id)
-            active = conversation.active_run_id
+        self._loop = asyncio.get_running_loop()
+        active = await self.db.run(self._active_run, user_id, conversation_id)
         if active is not None:
             task = self._tasks.get(active)
             if task is not None:
                 task.cancel()
                 await asyncio.wait({task}, timeout=CANCEL_WAIT_S)
+            else:  # claimed, its task not started yet: it must not start after this
+                self._ended_early.add(active)
             # Ends the run unless its task already did: also covers a task cancelled before
             # its first step (its body never ran) and a task lost to a crash.
-            self.end_run(
+            await self.db.run(
+                self.end_run,
                 active,
                 conversation_id,
                 RunStatus.cancelled,
@@ -412,6 +482,13 @@ class Engine:
                 decider=user_id,
             )
             return active
+        return await self.db.run(self._cancel_pause, user_id, conversation_id)
+
+    def _active_run(self, user_id: str, conversation_id: str) -> str | None:
+        with self.db.session() as session:
+            return self.owned_conversation(session, user_id, conversation_id).active_run_id
+
+    def _cancel_pause(self, user_id: str, conversation_id: str) -> str | None:
         with self.db.session() as session:
             calls = latest_assistant_calls(session, conversation_id)
             closed = cancel_open_calls(
@@ -425,22 +502,47 @@ class Engine:
             self.bus.commit(session)
         return calls[0].run_id if closed and calls else None
 
+    def on_control(self, verb: str, argument: str) -> None:
+        """Handle a control message from another server process (PostgreSQL ``NOTIFY``).
+
+        ``cancel <run_id>``: cancel the run's task when this process drives it.
+        """
+        if verb == "cancel":
+            task = self._tasks.get(argument)
+            if task is not None:
+                task.cancel()
+
     # -- restart -------------------------------------------------------------------------
-    def recover(self) -> list[str]:
-        """Repair runs that were active when the server stopped (see ``engine.recovery``)."""
-        return recover_runs(self)
+    async def recover(self) -> list[str]:
+        """Repair runs that were active when the server stopped (see ``engine.recovery``).
+
+        Returns:
+            The ids of the resume runs started.
+        """
+        self._loop = asyncio.get_running_loop()
+        self.bus.bind_loop(self._loop)
+        candidates = await self.db.run(recover_runs, self)
+        resumed: list[str] = []
+        for conversation_id, message_id, owner_id in candidates:
+            run_id = await self.resume_if_decided(conversation_id, message_id, owner_id)
+            if run_id:
+                resumed.append(run_id)
+        return resumed
 
     async def aclose(self) -> None:
         """Stop run tasks at shutdown (bounded wait); :meth:`recover` repairs them at the next start."""
         self._closing = True
-        tasks = list(self._tasks.values())
+        tasks = list(self._tasks.values()) + list(self._background)
         for task in tasks:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=CANCEL_WAIT_S)
 
     async def wait_idle(self, timeout_s: float = 30.0) -> None:
-        """Wait until no run task is left (tests and benchmarks), at most ``timeout_s``."""
+        """Wait until no run task (nor scheduled resume) is left, at most ``timeout_s``.
+
+        For tests and benchmarks.
+        """
         async with asyncio.timeout(timeout_s):
-            while self._tasks:
-                await asyncio.wait(list(self._tasks.values()))
+            while self._tasks or self._background:
+                await asyncio.wait([*self._tasks.values(), *self._background])

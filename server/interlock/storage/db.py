@@ -1,73 +1,177 @@
-"""Database engine and sessions.
+"""Database engine, sessions and the bounded thread pool every database call runs on.
 
-SQLite (default) runs in WAL mode with a busy timeout, so readers never block the writer and a
-writer waits instead of failing at once; PostgreSQL is used when ``database_url`` says so.
-Every request or task opens its own short session with :meth:`Database.session`; no session is
-shared across tasks.
+The server never touches the database on its event loop: async code calls
+``await db.run(fn, *args)``, which runs the plain synchronous function ``fn`` (one
+transaction, written with ordinary SQLAlchemy sessions) on a small thread pool of this
+database. A call stuck on a lock therefore holds one pool thread, never the loop, so
+``/api/health`` and open streams keep answering.
+
+Waiting is bounded by ``lock_timeout_s`` (``INTERLOCK_DB_LOCK_TIMEOUT_S``): SQLite's busy
+timeout, PostgreSQL's ``lock_timeout`` and the wait for a pooled connection. Past it the call
+fails with :class:`~interlock.errors.DatabaseBusy` (503 ``database_busy``) and its
+transaction is rolled back, so nothing is half written. PostgreSQL sessions also carry a
+``statement_timeout``. SQLite runs in WAL mode, so readers never wait for the writer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+import functools
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlmodel import Session, create_engine
 
-SQLITE_BUSY_TIMEOUT_MS = 5_000
+from interlock.errors import DatabaseBusy
+
+DEFAULT_LOCK_TIMEOUT_S = 5.0
+DEFAULT_STATEMENT_TIMEOUT_S = 30.0
+DB_THREADS = 12
+"""Threads running database calls. PostgreSQL's pool (10 + 20 overflow) covers two sessions
+per thread (a function may open a second, short session, e.g. the employee cache)."""
+
+# PostgreSQL SQLSTATEs: lock_not_available (lock_timeout), query_canceled
+# (statement_timeout), serialization and deadlock failures.
+_PG_BUSY_STATES = {"55P03", "57014", "40001", "40P01"}
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class Database:
-    """Owns the SQLAlchemy engine.
+    """Owns the SQLAlchemy engine and the thread pool database calls run on.
 
     Args:
         url: SQLAlchemy URL; ``postgresql://`` is read as ``postgresql+psycopg://``.
+        lock_timeout_s: Longest wait for a lock or a pooled connection, in seconds, before a
+            call fails with ``database_busy``.
+        statement_timeout_s: PostgreSQL's ``statement_timeout``, in seconds (longer than
+            ``lock_timeout_s``, so a wait for a lock ends as ``database_busy`` first).
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
+        statement_timeout_s: float = DEFAULT_STATEMENT_TIMEOUT_S,
+    ) -> None:
         parsed = make_url(url)
         if parsed.drivername in ("postgresql", "postgres"):
             parsed = parsed.set(drivername="postgresql+psycopg")
         self.url = parsed
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
+        self.lock_timeout_s = lock_timeout_s
         kwargs: dict[str, Any] = {}
         if self.is_sqlite:
             if parsed.database and parsed.database != ":memory:":
                 Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-            kwargs["connect_args"] = {
-                "check_same_thread": False,
-                "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000,
-            }
+                kwargs["pool_timeout"] = lock_timeout_s
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": lock_timeout_s}
         else:
+            lock_ms, statement_ms = int(lock_timeout_s * 1000), int(statement_timeout_s * 1000)
+            kwargs["connect_args"] = {
+                "options": f"-c lock_timeout={lock_ms} -c statement_timeout={statement_ms}"
+            }
+            kwargs["pool_timeout"] = lock_timeout_s
             kwargs["pool_size"] = 10
             kwargs["max_overflow"] = 20
             kwargs["pool_pre_ping"] = True
         self.engine: Engine = create_engine(parsed, **kwargs)
         if self.is_sqlite:
-            event.listen(self.engine, "connect", _sqlite_on_connect)
+            event.listen(
+                self.engine,
+                "connect",
+                functools.partial(_sqlite_on_connect, busy_timeout_ms=int(lock_timeout_s * 1000)),
+            )
+        self._executor: ThreadPoolExecutor | None = None
+        self._executor_pid = 0
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        """Yield a new session; commit is the caller's, rollback happens on error."""
+        """Yield a new session; commit is the caller's, rollback happens on error.
+
+        Raises:
+            DatabaseBusy: A lock or a pooled connection was not had within ``lock_timeout_s``
+                (the transaction is rolled back).
+        """
         with Session(self.engine, expire_on_commit=False) as session:
             try:
                 yield session
-            except BaseException:
+            except BaseException as exc:
                 session.rollback()
+                if is_busy_error(exc):
+                    raise DatabaseBusy(
+                        "The database is busy; nothing was written. Try again."
+                    ) from exc
                 raise
 
+    async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """Run the synchronous ``fn(*args, **kwargs)`` on the database thread pool.
+
+        ``fn`` opens its own session(s), usually one transaction. When the caller is
+        cancelled, the call still runs to its end (a thread cannot be stopped) and the
+        cancellation is raised only after it, so nothing the caller does next overlaps it.
+
+        Returns:
+            What ``fn`` returns.
+
+        Raises:
+            DatabaseBusy: From ``fn`` (see :meth:`session`); any other exception of ``fn``.
+        """
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._pool(), functools.partial(fn, *args, **kwargs))
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            if not future.done():
+                await asyncio.wait({future})
+            raise
+
+    def _pool(self) -> ThreadPoolExecutor:
+        # A forked worker process must not inherit its parent's threads: make its own.
+        if self._executor is None or self._executor_pid != os.getpid():
+            self._executor = ThreadPoolExecutor(DB_THREADS, thread_name_prefix="interlock-db")
+            self._executor_pid = os.getpid()
+        return self._executor
+
     def dispose(self) -> None:
-        """Close every pooled connection."""
+        """Stop the thread pool (waiting for running calls) and close pooled connections."""
+        if self._executor is not None and self._executor_pid == os.getpid():
+            self._executor.shutdown(wait=True)
+        self._executor = None
         self.engine.dispose()
 
 
-def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
+def is_busy_error(exc: BaseException) -> bool:
+    """Whether ``exc`` means "waited too long for a lock or a connection".
+
+    Args:
+        exc: An exception raised by SQLAlchemy or a driver.
+    """
+    if isinstance(exc, DatabaseBusy | PoolTimeout):
+        return True
+    if not isinstance(exc, OperationalError):
+        return False
+    state = getattr(exc.orig, "sqlstate", None)
+    if state in _PG_BUSY_STATES:
+        return True
+    text = str(exc.orig).lower()
+    return "database is locked" in text or "database is busy" in text
+
+
+def _sqlite_on_connect(dbapi_connection: Any, _record: Any, *, busy_timeout_ms: int) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    cursor.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()

@@ -4,16 +4,26 @@ Events are staged on the caller's database session, so an event and the state ch
 reports are committed together (nothing half written), and are handed to live subscribers
 only after that commit. Sequence numbers come from ``conversations.last_event_seq``, bumped
 with ``UPDATE ... RETURNING`` in the same transaction, so they are gap-free per conversation.
+
+Commits happen on the database thread pool; delivery to subscribers is handed back to the
+event loop thread (``call_soon_threadsafe``). Several server processes on one PostgreSQL
+database: the committing transaction also sends ``NOTIFY interlock_events`` with the
+conversation and sequence range, and every other process's
+:class:`~interlock.streaming.listener.EventListener` reads those rows and delivers them to its
+own subscribers. A subscriber that sees a gap or falls behind re-reads storage from its last
+sequence, so events arrive once and in order whatever process wrote them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from sqlalchemy import bindparam, insert, update
+from sqlalchemy import bindparam, func, insert, update
 from sqlalchemy import event as sa_event
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from interlock.storage import Conversation, Database, Event
@@ -33,6 +43,9 @@ _BUMP_SEQ = (
 )
 _INSERT_EVENT = insert(Event.__table__)  # type: ignore[attr-defined]
 _STAGED_KEY = "interlock_staged_events"
+EVENTS_CHANNEL = "interlock_events"
+"""PostgreSQL channel: payload ``<origin> <conversation_id> <first seq> <last seq>``."""
+_NOTIFY = sa_select(func.pg_notify(bindparam("channel"), bindparam("payload")))
 
 
 @dataclass(frozen=True)
@@ -66,6 +79,13 @@ class EventBus:
     def __init__(self, db: Database) -> None:
         self._db = db
         self._subscribers: dict[str, set[Subscription]] = defaultdict(set)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.origin = uuid.uuid4().hex
+        """This process's name in NOTIFY payloads (its own notifications are skipped)."""
+
+    def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Deliver events committed on other threads on ``loop`` (the server's)."""
+        self._loop = loop
 
     def stage(self, session: Session, conversation_id: str, event: StreamEvent) -> int:
         """Assign ``event`` the next sequence number and add it to ``session``.
@@ -105,25 +125,58 @@ class EventBus:
         return int(seq)
 
     def commit(self, session: Session) -> None:
-        """Commit ``session`` and then deliver the events staged on it."""
+        """Commit ``session`` and then deliver the events staged on it.
+
+        On PostgreSQL the transaction also notifies the other server processes (one
+        ``NOTIFY`` per conversation, committed with the events). Callable from any thread.
+        """
         staged: list[tuple[str, StoredEvent]] = session.info.pop(_STAGED_KEY, [])
         try:
+            if staged and not self._db.is_sqlite:
+                self._notify(session, staged)
             session.commit()
         except BaseException:
             session.rollback()
             raise
+        if not staged:
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is not None:
+            self._deliver_all(staged)
+        elif self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._deliver_all, staged)
+
+    def _notify(self, session: Session, staged: list[tuple[str, StoredEvent]]) -> None:
+        ranges: dict[str, list[int]] = {}
         for conversation_id, stored in staged:
-            self._deliver(conversation_id, stored)
+            seqs = ranges.setdefault(conversation_id, [stored.seq, stored.seq])
+            seqs[0], seqs[1] = min(seqs[0], stored.seq), max(seqs[1], stored.seq)
+        connection = session.connection()
+        for conversation_id, (first, last) in ranges.items():
+            payload = f"{self.origin} {conversation_id} {first} {last}"
+            connection.execute(_NOTIFY, {"channel": EVENTS_CHANNEL, "payload": payload})
 
     def publish(self, conversation_id: str, event: StreamEvent) -> int:
-        """Stage, commit and deliver one event in its own transaction."""
+        """Stage, commit and deliver one event in its own transaction (a blocking call)."""
         with self._db.session() as session:
             seq = self.stage(session, conversation_id, event)
             self.commit(session)
         return seq
 
+    async def apublish(self, conversation_id: str, event: StreamEvent) -> int:
+        """:meth:`publish` on the database thread pool."""
+        return await self._db.run(self.publish, conversation_id, event)
+
     def subscribe(self, conversation_id: str) -> Subscription:
-        """Start buffering live events of ``conversation_id``; pair with :meth:`unsubscribe`."""
+        """Start buffering live events of ``conversation_id``; pair with :meth:`unsubscribe`.
+
+        Call on the event loop thread.
+        """
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
         subscription = Subscription(conversation_id)
         self._subscribers[conversation_id].add(subscription)
         return subscription
@@ -141,7 +194,10 @@ class EventBus:
         return len(self._subscribers.get(conversation_id, ()))
 
     def replay(self, conversation_id: str, after_seq: int, limit: int = 1_000) -> list[StoredEvent]:
-        """Return stored events with ``seq > after_seq`` in order, at most ``limit``."""
+        """Return stored events with ``seq > after_seq`` in order, at most ``limit``.
+
+        A blocking call: async code uses :meth:`areplay`.
+        """
         with self._db.session() as session:
             rows = session.exec(
                 select(Event.seq, Event.type, Event.data)
@@ -151,6 +207,34 @@ class EventBus:
             ).all()
         return [StoredEvent(seq=seq, type=type_, data=data) for seq, type_, data in rows]
 
+    async def areplay(
+        self, conversation_id: str, after_seq: int, limit: int = 1_000
+    ) -> list[StoredEvent]:
+        """:meth:`replay` on the database thread pool."""
+        return await self._db.run(self.replay, conversation_id, after_seq, limit)
+
+    def deliver(self, conversation_id: str, events: list[StoredEvent]) -> None:
+        """Hand events read from storage (written by another process) to live subscribers.
+
+        Call on the event loop thread.
+        """
+        for stored in events:
+            self._deliver(conversation_id, stored)
+
+    def resync_all(self) -> None:
+        """Make every live subscriber re-read storage from its last sequence.
+
+        Used when notifications may have been missed (the listener reconnected). Call on the
+        event loop thread.
+        """
+        for subscriptions in self._subscribers.values():
+            for subscription in subscriptions:
+                _overflow(subscription)
+
+    def _deliver_all(self, staged: list[tuple[str, StoredEvent]]) -> None:
+        for conversation_id, stored in staged:
+            self._deliver(conversation_id, stored)
+
     def _deliver(self, conversation_id: str, stored: StoredEvent) -> None:
         for subscription in tuple(self._subscribers.get(conversation_id, ())):
             if subscription.overflowed:
@@ -159,10 +243,15 @@ class EventBus:
                 subscription.queue.put_nowait(stored)
             except asyncio.QueueFull:
                 # A slow reader: drop its buffer; it re-reads storage from its last seq.
-                subscription.overflowed = True
-                while not subscription.queue.empty():
-                    subscription.queue.get_nowait()
+                _overflow(subscription)
             subscription.wakeup.set()
+
+
+def _overflow(subscription: Subscription) -> None:
+    subscription.overflowed = True
+    while not subscription.queue.empty():
+        subscription.queue.get_nowait()
+    subscription.wakeup.set()
 
 
 def _drop_staged(session: Session) -> None:

@@ -61,6 +61,9 @@ class ToolCallAwaitingClient(_Event):
     tool_call: ToolCallOut
 
 
+# A call ended, with its tool message. The message's ``content`` is empty when it is the
+# call's ``result_text`` (a result is not sent twice in one event); ``GET`` of the
+# conversation has it in full. (A comment, not a docstring: it would change the OpenAPI.)
 class ToolCallCompleted(_Event):
     type: Literal["tool_call.completed"] = "tool_call.completed"
     tool_call: ToolCallOut

@@ -64,7 +64,7 @@ async def event_frames(
             # Read storage: at the start, after the live buffer overflowed, or on a gap.
             subscription.overflowed = False
             while True:
-                batch = bus.replay(conversation_id, last)
+                batch = await bus.areplay(conversation_id, last)
                 for stored in batch:
                     yield _frame(stored)
                     last = stored.seq

@@ -7,7 +7,8 @@
    ``failed`` (or ``timeout``);
 2. :func:`check_result` normalizes the return value to a :class:`ToolResult` and checks its
    data (JSON, then the tool's ``output_schema``);
-3. :func:`cut_text` cuts a long result text, with a note saying how much was cut.
+3. :func:`cut_text` cuts a long result text, with a note saying how much was cut, and
+   :func:`cap_data` drops data whose JSON is longer than the same limit, with a note.
 """
 
 from __future__ import annotations
@@ -168,6 +169,34 @@ def cut_text(text: str, limit: int) -> str:
         f"{head}\n\n[Result cut: showing the first {limit:,} of {total:,} characters"
         f"{lines}; {total - limit:,} cut.]"
     )
+
+
+def cap_data(result: ToolResult, limit: int) -> ToolResult:
+    """Drop ``result.data`` when its JSON is longer than ``limit`` characters, saying so.
+
+    Data cannot be cut the way text is (half a JSON value is not a value), so data over the
+    limit is dropped and a note is added to the text: the call's card and event stay small
+    (20 MB of data would otherwise be a 20 MB event, replayed on every reconnect).
+
+    Args:
+        result: A checked result (:func:`check_result`); changed in place.
+        limit: Most characters of data kept (the registry's ``max_result_chars``).
+
+    Returns:
+        ``result``, with ``data`` None and the text ending with
+        ``"\n\n[Result data dropped: {size:,} characters of data; the limit is {limit:,}.]"``
+        when the data was over the limit.
+    """
+    if result.data is None:
+        return result
+    size = len(json.dumps(result.data, ensure_ascii=False, separators=(",", ":")))
+    if size > limit:
+        logger.warning("Dropped %d characters of tool result data (limit %d)", size, limit)
+        result.data = None
+        result.text += (
+            f"\n\n[Result data dropped: {size:,} characters of data; the limit is {limit:,}.]"
+        )
+    return result
 
 
 def _is_async(handler: object) -> bool:

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from interlock.tools.base import FieldError, Permission, Tool, ToolContext, ToolResult
-from interlock.tools.execution import check_result, run_handler
+from interlock.tools.execution import cap_data, check_result, run_handler
 from interlock.tools.execution import cut_text as _cut_text
 from interlock.tools.registration import (
     MAX_TOOL_NAME_CHARS,
@@ -259,7 +259,8 @@ class ToolRegistry:
             A new :class:`ToolResult`: a ``str`` return becomes ``ToolResult(text)``; text longer
             than ``max_result_chars`` keeps its head and ends with a note (see
             :func:`interlock.tools.execution.cut_text`), and the whole text is kept in
-            ``full_text``.
+            ``full_text``; data whose JSON is longer than ``max_result_chars`` is dropped,
+            with a note (:func:`interlock.tools.execution.cap_data`).
 
         Raises:
             ToolError: ``timeout`` past ``tool.timeout_s`` (or ``default_timeout_s``) seconds;
@@ -276,7 +277,7 @@ class ToolRegistry:
         if len(result.text) > self.max_result_chars:
             result.full_text = result.text
             result.text = self.cut_text(result.text)
-        return result
+        return cap_data(result, self.max_result_chars)
 
     def output_errors(self, tool: Tool, data: Any) -> list[FieldError]:
         """Check result ``data`` against the tool's ``output_schema`` (``[]`` without one).

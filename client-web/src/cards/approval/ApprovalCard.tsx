@@ -13,7 +13,10 @@ import { DecisionSummary } from "../DecisionSummary";
 import { ArgFields, LongText } from "../fields/ArgFields";
 import { isDestructive, ToolCardHeader } from "../ToolCardHeader";
 import type { CardProps } from "../types";
+import { NO_REMEMBER, rememberBody, type RememberChoiceValue } from "../../permissions/describe";
 import { fieldErrorsFrom } from "./fieldErrors";
+import { RememberChoice } from "./RememberChoice";
+import "../../permissions/permissions.css";
 
 // rjsf + Ajv are most of the bundle: load them when a form is first opened.
 const EditForm = lazy(() => import("./EditForm").then((m) => ({ default: m.EditForm })));
@@ -32,6 +35,8 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
   const [error, setError] = useState<string | null>(null);
   const [fieldErrors, setFieldErrors] = useState<FieldError[]>([]);
   const [details, setDetails] = useState(false);
+  const [remember, setRemember] = useState<RememberChoiceValue>(NO_REMEMBER);
+  const remembered = rememberBody(remember);
   const rejectRef = useRef<HTMLButtonElement>(null);
   const reasonId = useId();
   const detailId = useId();
@@ -58,7 +63,8 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
     setError(err.message);
   };
 
-  const submitEdit = (edited: JsonObject) => run({ type: "edit", args: edited });
+  const submitEdit = (edited: JsonObject) =>
+    run(remembered ? { type: "edit", args: edited, remember: remembered } : { type: "edit", args: edited });
 
   const action = (
     <button
@@ -66,7 +72,7 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
       className={destructive ? "danger solid" : "primary"}
       data-testid="approve"
       disabled={busy}
-      onClick={() => run({ type: "approve" })}
+      onClick={() => run(remembered ? { type: "approve", remember: remembered } : { type: "approve" })}
     >
       {busy ? <span className="spinner" aria-hidden="true" /> : null}
       {actionLabel}
@@ -102,7 +108,10 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
               )}
             </>
           ) : (
-            <ArgFields schema={schema} args={args} />
+            <>
+              {call.decision?.type === "edit" && <p className="muted small fields-caption">As proposed</p>}
+              <ArgFields schema={schema} args={args} />
+            </>
           )}
           <ViewJson value={args} />
         </>
@@ -111,6 +120,9 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
         <DecisionSummary call={call} schema={schema} />
       ) : (
         <>
+          {live && mode !== "reject" && call.permission === "ASK" && (
+            <RememberChoice value={remember} onChange={setRemember} toolTitle={title} disabled={busy} />
+          )}
           {live && mode === "idle" && (
             <div className="actions">
               {destructive ? (

@@ -14,6 +14,9 @@ export function trackSelection(doc: Document | undefined = typeof document === "
   if (tracking || !doc) return;
   tracking = true;
   doc.addEventListener("selectionchange", () => {
+    // Text selected inside a field (the card's own inputs) is not "the page's" selection.
+    const active = doc.activeElement;
+    if (active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement) return;
     const text = doc.getSelection()?.toString() ?? "";
     if (text.trim()) lastSelection = text;
   });

@@ -54,8 +54,11 @@ class MeOut(BaseModel):
 
 
 @router.get("/health")
-def health(settings: SettingsDep) -> HealthOut:
-    """Liveness, version and which model answers (``offline`` for the built-in one)."""
+async def health(settings: SettingsDep) -> HealthOut:
+    """Liveness, version and which model answers (``offline`` for the built-in one).
+
+    Touches no database and runs on the event loop, so it answers while the database waits.
+    """
     return HealthOut(status="ok", version=__version__, model=ModelOut(**describe_model(settings)))
 
 

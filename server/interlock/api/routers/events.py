@@ -48,9 +48,8 @@ async def stream_events(
     An unknown, future or garbage ``Last-Event-ID`` replays from the start. Pings are SSE
     comments every ``ping_interval_s`` seconds. A client leaving does not stop a run.
     """
-    with engine.db.session() as session:
-        conversation = engine.owned_conversation(session, user.id, conversation_id)
-        after = parse_last_event_id(last_event_id, conversation.last_event_seq)
+    last_seq = await engine.db.run(engine.last_event_seq, user.id, conversation_id)
+    after = parse_last_event_id(last_event_id, last_seq)
     return EventSourceResponse(
         event_frames(engine.bus, conversation_id, after),
         headers=SSE_HEADERS,

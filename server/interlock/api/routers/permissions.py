@@ -23,7 +23,7 @@ router = APIRouter(prefix="/api", tags=["permissions"])
 @router.get("/grants")
 async def get_grants(user: CurrentUser, engine: EngineDep) -> list[GrantOut]:
     """The caller's live grants (unrevoked, unexpired), newest first."""
-    return list_grants(engine, user.id)
+    return await engine.db.run(list_grants, engine, user.id)
 
 
 @router.post(
@@ -36,7 +36,7 @@ async def get_grants(user: CurrentUser, engine: EngineDep) -> list[GrantOut]:
 )
 async def post_grant(body: GrantIn, user: CurrentUser, engine: EngineDep) -> GrantOut:
     """Make a grant: calls of the tool it covers run without asking until it expires."""
-    return add_grant(engine, user.id, body)
+    return await engine.db.run(add_grant, engine, user.id, body)
 
 
 @router.delete(
@@ -46,14 +46,14 @@ async def post_grant(body: GrantIn, user: CurrentUser, engine: EngineDep) -> Gra
 )
 async def delete_grant(grant_id: str, user: CurrentUser, engine: EngineDep) -> Response:
     """Revoke a grant; the next call of its tool asks again."""
-    remove_grant(engine, user.id, grant_id)
+    await engine.db.run(remove_grant, engine, user.id, grant_id)
     return Response(status_code=204)
 
 
 @router.get("/actions")
 async def get_actions(user: CurrentUser, engine: EngineDep) -> list[ActionsOut]:
     """The caller's "AI actions" switch for every employee."""
-    return list_switches(engine, user.id)
+    return await engine.db.run(list_switches, engine, user.id)
 
 
 @router.put("/actions/{employee}", responses={404: {"description": "unknown employee"}})

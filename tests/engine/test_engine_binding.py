@@ -1,0 +1,33 @@
+"""Engine: a model is bound to a tool set once, and the bound model is what a fresh bind gives."""
+
+from __future__ import annotations
+
+from interlock.api.services import Services
+from interlock.engine.binding import MAX_BOUND, BoundModels
+from interlock.models import ScriptedChatModel
+from interlock.settings import Settings
+
+
+def test_engine_bound_models_are_reused_per_model_and_tool_set(engine_settings: Settings) -> None:
+    services = Services.build(engine_settings)
+    try:
+        registry = services.registry
+        tools = registry.tools()
+        model = ScriptedChatModel(responses=["x"])
+        cache = BoundModels(registry)
+
+        assert cache.bind(model, []) is model
+        first = cache.bind(model, tools[:2])
+        assert cache.bind(model, tools[:2]) is first
+        assert cache.bind(model, tools[:3]) is not first
+        assert cache.bind(ScriptedChatModel(responses=["y"]), tools[:2]) is not first
+        # The same specs a fresh bind would send.
+        fresh = model.bind_tools(registry.provider_specs(tools[:2]))
+        assert isinstance(first, ScriptedChatModel) and isinstance(fresh, ScriptedChatModel)
+        assert first.bound_tools == fresh.bound_tools and len(first.bound_tools) == 2
+
+        for n in range(MAX_BOUND + 1):  # bounded: starts over past MAX_BOUND entries
+            cache.bind(ScriptedChatModel(responses=[str(n)]), tools[:1])
+        assert len(cache._bound) <= MAX_BOUND
+    finally:
+        services.db.dispose()
