@@ -277,16 +277,19 @@ async def test_the_waiting_card_comes_back_live_after_a_server_restart(
 
 
 class DroppableProxy:
-    """A TCP proxy on 127.0.0.1 in front of the server that can drop every connection.
+    """A TCP proxy on 127.0.0.1 in front of the server that can break its connections.
 
     ``drop()`` closes all open connections (the event stream included) and refuses new ones
-    until ``restore()``: a dropped network, as the browser sees it.
+    until ``restore()``: a dropped network, as the browser sees it. ``freeze()`` silently
+    discards everything on the open connections without closing them (a link that died while
+    the machine slept); new connections work.
     """
 
     def __init__(self, target_port: int) -> None:
         self.target_port = target_port
         self.down = False
         self.writers: set[asyncio.StreamWriter] = set()
+        self.frozen: set[asyncio.StreamWriter] = set()
         self.server: asyncio.Server | None = None
 
     @property
@@ -313,6 +316,9 @@ class DroppableProxy:
     def restore(self) -> None:
         self.down = False
 
+    def freeze(self) -> None:
+        self.frozen |= self.writers
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self.down:
             writer.close()
@@ -323,6 +329,8 @@ class DroppableProxy:
         async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
             try:
                 while data := await src.read(65536):
+                    if dst in self.frozen:
+                        continue  # lost on a dead link
                     dst.write(data)
                     await dst.drain()
             except (ConnectionError, OSError):
@@ -364,6 +372,33 @@ async def test_a_dropped_stream_reconnects_and_replays_what_it_missed(
             messages(page, "assistant").filter(has_text="Done — I added note")
         ).to_have_count(1)
         await expect(page.get_by_test_id("disconnected-note")).to_have_count(0)
+
+
+async def test_a_stream_that_died_in_sleep_reconnects_when_the_machine_wakes(
+    app: LiveServer, browser: Browser
+) -> None:
+    conversation_id, [call_id] = await paused_with(app, "add a note after sleep")
+    async with DroppableProxy(app.port) as proxy, new_page(browser, proxy.url) as page:
+        await page.clock.install()  # time flows as usual until it jumps forward below
+        await open_conversation(page, conversation_id)
+        row = tool_call(page, call_id)
+        await expect(page.get_by_test_id("connection")).to_have_attribute("data-state", "open")
+        await expect(row.get_by_test_id("approve")).to_be_enabled()
+
+        # The machine sleeps: the open connection dies without a word, and meanwhile the
+        # call is approved elsewhere. Nothing reaches the page.
+        proxy.freeze()
+        decided = await app.decide(call_id, type="approve")
+        assert decided.status_code == 200, decided.text
+        await app.idle()
+        await expect(row).to_have_attribute("data-status", "interrupted")
+
+        # It wakes 10 minutes later: timers fire late, the page reconnects and catches up.
+        await page.clock.fast_forward("10:00")
+        await expect(row).to_have_attribute("data-status", "succeeded")
+        await expect(
+            messages(page, "assistant").filter(has_text="Done — I added note")
+        ).to_have_count(1)
 
 
 async def test_two_browser_contexts_stay_in_step(

@@ -110,6 +110,11 @@ async def test_conversation_scope_does_not_reach_other_conversations(
         log = await turn(server, second, "add b")
         assert only(log, "tool_call.interrupted")["grant_id"] is None
 
+        # Deleting the conversation takes its grants with it.
+        assert len((await server.client.get("/api/grants")).json()) == 1
+        assert (await server.client.delete(f"/api/conversations/{first}")).status_code == 204
+        assert (await server.client.get("/api/grants")).json() == []
+
 
 async def test_an_edit_remembers_the_args_that_ran(perm_settings: Settings) -> None:
     model = ScriptedChatModel(responses=[_add("mlik"), "Done.", _add("milk"), "Done."])

@@ -45,8 +45,9 @@ export const STALL_MS = 45_000;
  *
  * Reconnects by itself (backoff 0.5 s doubling to 10 s) after a dropped connection or a
  * server restart, always with `Last-Event-ID` = the last seq seen, so nothing is missed or
- * applied twice. A connection silent for `STALL_MS` (e.g. after the laptop slept) is
- * dropped and reopened; coming back online or to a tab hidden for a while reconnects at once.
+ * applied twice. A connection silent for `STALL_MS` is dropped and reopened; waking from
+ * sleep (timers late), coming back online, a resumed frozen tab, or a tab hidden for a while
+ * reconnect at once.
  */
 export function openEventStream(opts: StreamOptions): () => void {
   const controller = new AbortController();
@@ -76,8 +77,14 @@ export function openEventStream(opts: StreamOptions): () => void {
     return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 
+  // Every 5 s: a silent connection is dead; a tick far later than due means the machine
+  // slept (timers stop), and the connection is almost surely gone: reconnect at once.
+  let lastTick = Date.now();
   const watchdog = setInterval(() => {
-    if (attempt && Date.now() - lastActivity > STALL_MS) reconnectNow();
+    const now = Date.now();
+    const slept = now - lastTick > 15_000;
+    lastTick = now;
+    if (attempt && (slept || now - lastActivity > STALL_MS)) reconnectNow();
   }, 5_000);
 
   let hiddenAt = 0;
@@ -89,6 +96,7 @@ export function openEventStream(opts: StreamOptions): () => void {
   if (hasWindow) {
     window.addEventListener("online", reconnectNow);
     document.addEventListener("visibilitychange", onVisibility);
+    document.addEventListener("resume", reconnectNow); // a frozen tab was resumed
   }
 
   const loop = async () => {
@@ -146,6 +154,7 @@ export function openEventStream(opts: StreamOptions): () => void {
     if (hasWindow) {
       window.removeEventListener("online", reconnectNow);
       document.removeEventListener("visibilitychange", onVisibility);
+      document.removeEventListener("resume", reconnectNow);
     }
     if (signal.aborted) opts.onState?.("closed");
   };

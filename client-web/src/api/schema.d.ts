@@ -127,7 +127,8 @@ export interface paths {
         post?: never;
         /**
          * Delete Conversation
-         * @description Delete a conversation and every row that belongs to it. 409 while a run is active.
+         * @description Delete a conversation and every row that belongs to it (its grants too). 409 while a
+         *     run is active.
          */
         delete: operations["delete_conversation_api_conversations__conversation_id__delete"];
         options?: never;
@@ -789,6 +790,14 @@ export interface components {
              * @default false
              */
             disabled: boolean;
+            /** Approvers */
+            approvers?: string[];
+            /** Approval Timeout S */
+            approval_timeout_s?: number | null;
+            /** Tool Approvals */
+            tool_approvals?: {
+                [key: string]: components["schemas"]["ToolApprovalRule"];
+            };
             /** Slug */
             slug: string;
         };
@@ -824,6 +833,14 @@ export interface components {
             };
             /** System Prompt */
             system_prompt: string;
+            /** Approvers */
+            approvers: string[];
+            /** Approval Timeout S */
+            approval_timeout_s: number | null;
+            /** Tool Approvals */
+            tool_approvals: {
+                [key: string]: components["schemas"]["ToolApprovalRule"];
+            };
         };
         /**
          * EmployeePatch
@@ -856,6 +873,14 @@ export interface components {
             starter_prompts?: string[] | null;
             /** Disabled */
             disabled?: boolean | null;
+            /** Approvers */
+            approvers?: string[] | null;
+            /** Approval Timeout S */
+            approval_timeout_s?: number | null;
+            /** Tool Approvals */
+            tool_approvals?: {
+                [key: string]: components["schemas"]["ToolApprovalRule"];
+            } | null;
         };
         /**
          * ErrorDetail
@@ -1260,6 +1285,58 @@ export interface components {
             open_world: boolean;
         };
         /**
+         * ToolApprovalRule
+         * @description An employee's approval rule for one tool, over the tool's own declaration.
+         *
+         *     Attributes:
+         *         timeout_s: Seconds a call waits for a decision before it expires; None keeps the
+         *             tool's (else the employee's, else the server's).
+         *         require_approver: Only an approver may approve; None keeps the tool's.
+         *         approvals_required: Distinct people who must approve (1 to 5); None keeps the tool's.
+         */
+        ToolApprovalRule: {
+            /** Timeout S */
+            timeout_s?: number | null;
+            /** Require Approver */
+            require_approver?: boolean | null;
+            /** Approvals Required */
+            approvals_required?: number | null;
+        };
+        /**
+         * ToolCallApprovalOut
+         * @description One person's approval of a call that needs several (``approvals_required`` > 1).
+         */
+        ToolCallApprovalOut: {
+            /** User Id */
+            user_id: string;
+            /** User Name */
+            user_name: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+        };
+        /**
+         * ToolCallApproved
+         * @description One person approved a call that needs more approvals (``tool_call.approvals``).
+         */
+        ToolCallApproved: {
+            /**
+             * Seq
+             * @default 0
+             */
+            seq: number;
+            /** Run Id */
+            run_id?: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_call.approved";
+            tool_call: components["schemas"]["ToolCallOut"];
+        };
+        /**
          * ToolCallAwaitingClient
          * @description A frontend call (``execution="frontend"``) is ready for the person's browser to run.
          */
@@ -1352,6 +1429,9 @@ export interface components {
          *     (``result_cut``); ``result_chars`` is the length of the whole text, which
          *     ``GET /api/tool-calls/{id}/output`` serves. ``write``, ``destructive``, ``execution`` and
          *     ``modal`` come from the tool's declaration (false / ``server`` when it is unknown).
+         *     ``expires_at`` is the server-clock deadline of an interrupted call (then it expires);
+         *     ``approvals`` lists who approved so far when ``approvals_required`` > 1;
+         *     ``require_approver`` means the conversation's owner may not approve it.
          *     ``grant_id`` names the "don't ask again" grant that let the call run without a card.
          */
         ToolCallOut: {
@@ -1423,6 +1503,23 @@ export interface components {
             started_at: string | null;
             /** Finished At */
             finished_at: string | null;
+            /** Expires At */
+            expires_at: string | null;
+            /**
+             * Approvals Required
+             * @default 1
+             */
+            approvals_required: number;
+            /**
+             * Require Approver
+             * @default false
+             */
+            require_approver: boolean;
+            /**
+             * Approvals
+             * @default []
+             */
+            approvals: components["schemas"]["ToolCallApprovalOut"][];
         };
         /** ToolCallRunning */
         ToolCallRunning: {
@@ -2106,7 +2203,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["RunStarted"] | components["schemas"]["MessageDelta"] | components["schemas"]["MessageCompleted"] | components["schemas"]["ToolCallCreated"] | components["schemas"]["ToolCallInterrupted"] | components["schemas"]["ToolCallDecided"] | components["schemas"]["ToolCallRunning"] | components["schemas"]["ToolCallAwaitingClient"] | components["schemas"]["ToolCallCompleted"] | components["schemas"]["RunPaused"] | components["schemas"]["RunCompleted"] | components["schemas"]["RunFailed"] | components["schemas"]["RunCancelled"];
+                    "text/event-stream": components["schemas"]["RunStarted"] | components["schemas"]["MessageDelta"] | components["schemas"]["MessageCompleted"] | components["schemas"]["ToolCallCreated"] | components["schemas"]["ToolCallInterrupted"] | components["schemas"]["ToolCallDecided"] | components["schemas"]["ToolCallApproved"] | components["schemas"]["ToolCallRunning"] | components["schemas"]["ToolCallAwaitingClient"] | components["schemas"]["ToolCallCompleted"] | components["schemas"]["RunPaused"] | components["schemas"]["RunCompleted"] | components["schemas"]["RunFailed"] | components["schemas"]["RunCancelled"];
                 };
             };
             /** @description An error with a stable code. */

@@ -209,12 +209,15 @@ export type MessageCompleted = Replace<Sent<S["MessageCompleted"]>, { message: M
 export type ToolCallCreated = Narrow<Sent<S["ToolCallCreated"]>, { tool_call: ToolCallOut }>;
 export type ToolCallInterrupted = Narrow<Sent<S["ToolCallInterrupted"]>, { tool_call: ToolCallOut }>;
 export type ToolCallDecided = Narrow<Sent<S["ToolCallDecided"]>, { tool_call: ToolCallOut }>;
+/** One approval of a call that needs several; `tool_call.approvals` lists who so far. */
+export type ToolCallApproved = Narrow<Sent<S["ToolCallApproved"]>, { tool_call: ToolCallOut }>;
 export type ToolCallRunning = Narrow<Sent<S["ToolCallRunning"]>, { tool_call: ToolCallOut }>;
 export type ToolCallAwaitingClient = Narrow<Sent<S["ToolCallAwaitingClient"]>, { tool_call: ToolCallOut }>;
 export type ToolCallEvent =
   | ToolCallCreated
   | ToolCallInterrupted
   | ToolCallDecided
+  | ToolCallApproved
   | ToolCallRunning
   | ToolCallAwaitingClient;
 /** May carry the tool message written for the call. */
@@ -251,6 +254,7 @@ const EVENT_TYPES: { [K in WireStreamEvent["type"]]: K extends StreamEventType ?
   "tool_call.created": true,
   "tool_call.interrupted": true,
   "tool_call.decided": true,
+  "tool_call.approved": true,
   "tool_call.running": true,
   "tool_call.awaiting_client": true,
   "tool_call.completed": true,

@@ -51,7 +51,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         listener: EventListener | None = None
         if not built.db.is_sqlite:  # live events and control messages between processes
             listener = EventListener(built.bus, built.db.url, built.engine.on_control)
-            listener.start()
+            await listener.start(wait_s=built.settings.db_lock_timeout_s)
             app.state.listener = listener
         await built.engine.recover()
         if services is None:  # a real server (tests pass their own services)

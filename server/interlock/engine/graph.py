@@ -24,6 +24,7 @@ from interlock.audit import ALLOW_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
 from interlock.engine.binding import BoundModels
 from interlock.engine.calls import CallExecutor
+from interlock.engine.expiry import Deadlines
 from interlock.engine.grants import apply_grant
 from interlock.engine.history import HistoryCache
 from interlock.engine.preflight import Prepared, prepare_calls
@@ -54,7 +55,6 @@ from interlock.streaming.deltas import DeltaBuffer
 from interlock.streaming.events import (
     MessageCompleted,
     ToolCallCreated,
-    ToolCallInterrupted,
 )
 from interlock.tools import Permission, Tool, ToolRegistry
 
@@ -81,6 +81,7 @@ class GraphDeps:
     delta_window_s: float
     employee_of: Callable[[str], Employee]
     model_for: Callable[[Employee], BaseChatModel]
+    deadlines: Deadlines
 
 
 def build_graph(deps: GraphDeps) -> Any:
@@ -153,7 +154,7 @@ class _Nodes:
             deltas.flush()
             partial = message_text(_merged(chunks).content) if chunks else ""
             if partial.strip():
-                self._store_answer(state, partial, [], plan)
+                self._store_answer(state, partial, [], plan, employee)
             raise
         deltas.flush()
 
@@ -171,15 +172,20 @@ class _Nodes:
             )
         except asyncio.CancelledError:
             if text.strip():
-                self._store_answer(state, text, [], plan)
+                self._store_answer(state, text, [], plan, employee)
             raise
-        self._store_answer(state, text, prepared, plan)
+        self._store_answer(state, text, prepared, plan, employee)
         # With tool calls the tools node runs next, even when every call already failed its
         # checks: the model must see those error tool messages and answer again.
         return {"steps": state["steps"] + 1, "outcome": "continue" if proposals else "completed"}
 
     def _store_answer(
-        self, state: TurnState, text: str, prepared: list[Prepared], plan: TurnPlan
+        self,
+        state: TurnState,
+        text: str,
+        prepared: list[Prepared],
+        plan: TurnPlan,
+        employee: Employee,
     ) -> None:
         """Store the assistant message and its calls, failing refused ones at once."""
         d = self.d
@@ -260,17 +266,8 @@ class _Nodes:
                     and plan.permissions[tool.name] == Permission.ASK
                     and call.grant_id is None
                 ):
-                    call.status = ToolCallStatus.interrupted
                     call.confirmation = item.confirmation
-                    session.add(call)
-                    session.flush()
-                    d.bus.stage(
-                        session,
-                        conversation_id,
-                        ToolCallInterrupted(
-                            run_id=run_id, tool_call=view(session, d.registry, call)
-                        ),
-                    )
+                    d.deadlines.interrupt(session, d.bus, d.registry, call, employee, run_id)
             d.bus.commit(session)
 
     # -- tools ---------------------------------------------------------------------------

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sqlalchemy.orm import aliased
 from sqlmodel import col, select
 
 from interlock.engine.records import close_call, error_text
 from interlock.errors import InterlockError
-from interlock.storage import Conversation, Run, RunStatus, ToolCall, ToolCallStatus
+from interlock.storage import Conversation, Decision, Run, RunStatus, ToolCall, ToolCallStatus
 
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
@@ -60,12 +61,25 @@ def recover_runs(engine: Engine) -> list[tuple[str, int, str]]:
             run.id, run.conversation_id, RunStatus.failed, error=error, keep_interrupted=True
         )
     with engine.db.session() as session:
+        # Only messages none of whose calls still waits for a decision: a thousand paused
+        # conversations must not cost a thousand resume attempts at start-up.
+        other = aliased(ToolCall)
+        waiting = (
+            select(other.id)
+            .outerjoin(Decision, col(Decision.tool_call_id) == other.id)
+            .where(
+                other.message_id == ToolCall.message_id,
+                other.status == ToolCallStatus.interrupted,
+                col(Decision.id).is_(None),
+            )
+        )
         candidates = session.exec(
             select(ToolCall.conversation_id, ToolCall.message_id, Conversation.owner_id)
             .join(Conversation, col(Conversation.id) == col(ToolCall.conversation_id))
             .where(
                 ToolCall.status == ToolCallStatus.interrupted,
                 col(Conversation.active_run_id).is_(None),
+                ~waiting.exists(),
             )
             .distinct()
         ).all()

@@ -17,6 +17,7 @@ from sqlmodel import Session, col, select
 from interlock.audit import SYSTEM_DECIDER
 from interlock.employees import DEFAULT_EMPLOYEE, Employee, EmployeeDirectory
 from interlock.engine.commands import CommandClaim, propose_command, resolve_command
+from interlock.engine.expiry import Deadlines, ExpirySweeper, expire_due
 from interlock.engine.graph import GraphDeps, TurnState, build_graph
 from interlock.engine.preflight import prepare_command
 from interlock.engine.records import (
@@ -92,6 +93,8 @@ class Engine:
         self.employees = employees
         self.model = model
         self._models: dict[str, BaseChatModel] = {}
+        self.deadlines = Deadlines(settings)
+        self.sweeper = ExpirySweeper(self, settings.approval_sweep_interval_s)
         self._graph = build_graph(
             GraphDeps(
                 db=db,
@@ -102,6 +105,7 @@ class Engine:
                 delta_window_s=settings.delta_window_s,
                 employee_of=self.employee_of,
                 model_for=self.model_for,
+                deadlines=self.deadlines,
             )
         )
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -251,6 +255,7 @@ class Engine:
                     session,
                     self.bus,
                     self.registry,
+                    self.deadlines,
                     conversation,
                     employee,
                     run.id,
@@ -306,6 +311,29 @@ class Engine:
             self.bus.commit(session)
         self._spawn_soon(run.id, conversation_id, user_id)
         return run.id
+
+    def resume_after_close(self, conversation_id: str, message_id: int) -> str | None:
+        """Resume the owner's run once a call of ``message_id`` was closed by the server.
+
+        A blocking call (database thread).
+
+        Returns:
+            The new run's id, or None (calls still wait, or a run is active).
+        """
+        with self.db.session() as session:
+            conversation = session.get(Conversation, conversation_id)
+            if conversation is None:
+                return None
+            owner_id = conversation.owner_id
+        return self.claim_resume(conversation_id, message_id, owner_id)
+
+    def _resume_latest(self, conversation_id: str, user_id: str) -> str | None:
+        """Resume the conversation's latest assistant message if nothing of it waits any more."""
+        with self.db.session() as session:
+            calls = latest_assistant_calls(session, conversation_id)
+        if not calls:
+            return None
+        return self.claim_resume(conversation_id, calls[0].message_id, user_id)
 
     def _claim(self, session: Session, conversation_id: str, run_id: str) -> bool:
         result = session.exec(  # type: ignore[call-overload]
@@ -377,17 +405,10 @@ class Engine:
             return
         status = RunStatus.paused if final["outcome"] == "paused" else RunStatus.completed
         await self.db.run(self.end_run, run_id, conversation_id, status)
-        if status == RunStatus.paused:
-            # A decision or a browser result may have landed while this run still held the
-            # conversation: its own resume could not start then, so start it now.
+        if status == RunStatus.paused and not self._closing:
+            # A decision or an expiry may have landed after the tools node looked and before
+            # the pause was written (its own resume found this run active): go on now.
             await self.db.run(self._resume_latest, conversation_id, user_id)
-
-    def _resume_latest(self, conversation_id: str, user_id: str) -> None:
-        """Try a resume of the latest message (a blocking call: database thread)."""
-        with self.db.session() as session:
-            calls = latest_assistant_calls(session, conversation_id)
-        if calls:
-            self.claim_resume(conversation_id, calls[0].message_id, user_id)
 
     def end_run(
         self,
@@ -527,11 +548,15 @@ class Engine:
             run_id = await self.resume_if_decided(conversation_id, message_id, owner_id)
             if run_id:
                 resumed.append(run_id)
+        # Calls whose deadline passed while the server was down are closed before serving.
+        await self.db.run(expire_due, self)
+        self.sweeper.start()
         return resumed
 
     async def aclose(self) -> None:
         """Stop run tasks at shutdown (bounded wait); :meth:`recover` repairs them at the next start."""
         self._closing = True
+        await self.sweeper.aclose()
         tasks = list(self._tasks.values()) + list(self._background)
         for task in tasks:
             task.cancel()

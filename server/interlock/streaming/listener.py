@@ -26,6 +26,8 @@ from sqlalchemy.engine import URL
 from interlock.streaming.bus import EVENTS_CHANNEL, EventBus
 
 CONTROL_CHANNEL = "interlock_control"
+LISTENER_APPLICATION = "interlock-listener"
+"""``application_name`` of the listening connection (seen in ``pg_stat_activity``)."""
 RECONNECT_MIN_S = 0.2
 RECONNECT_MAX_S = 5.0
 
@@ -61,10 +63,17 @@ class EventListener:
         self.listening = asyncio.Event()
         """Set while the LISTEN connection is open (tests wait for it)."""
 
-    def start(self) -> None:
-        """Start listening in a background task of the running loop."""
+    async def start(self, wait_s: float) -> None:
+        """Start listening in a background task; wait up to ``wait_s`` for ``LISTEN``.
+
+        Past the wait (database unreachable) it keeps trying in the background.
+        """
         self._bus.bind_loop(asyncio.get_running_loop())
         self._task = asyncio.create_task(self._listen_forever(), name="interlock listener")
+        try:
+            await asyncio.wait_for(self.listening.wait(), wait_s)
+        except TimeoutError:
+            log.warning("not listening for other workers' events yet; still trying")
 
     async def aclose(self) -> None:
         """Stop listening."""
@@ -75,17 +84,18 @@ class EventListener:
 
     async def _listen_forever(self) -> None:
         pause = RECONNECT_MIN_S
-        reconnecting = False
         while True:
             try:
-                connection = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
+                connection = await psycopg.AsyncConnection.connect(
+                    self._conninfo, autocommit=True, application_name=LISTENER_APPLICATION
+                )
                 async with connection:
                     await connection.execute(f"LISTEN {EVENTS_CHANNEL}")
                     await connection.execute(f"LISTEN {CONTROL_CHANNEL}")
                     self.listening.set()
                     pause = RECONNECT_MIN_S
-                    if reconnecting:
-                        self._bus.resync_all()
+                    # Anything sent before LISTEN took effect: subscribers re-read storage.
+                    self._bus.resync_all()
                     async for notify in connection.notifies():
                         await self._handle(notify.channel, notify.payload)
             except asyncio.CancelledError:
@@ -93,7 +103,6 @@ class EventListener:
                 raise
             except Exception as exc:  # the connection dropped: listen again, then catch up
                 self.listening.clear()
-                reconnecting = True
                 log.warning("event listener lost its connection (%s); reconnecting", exc)
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, RECONNECT_MAX_S)

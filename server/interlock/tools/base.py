@@ -185,6 +185,11 @@ class Tool:
             runs it and posts the result to ``POST /api/tool-calls/{id}/result``; the
             handler is never called).
         modal: The card asks to be reviewed in a modal (large content, complex editing).
+        approval_timeout_s: Seconds an ``ASK`` call waits for a decision before it expires;
+            None uses the employee's or the server's (``INTERLOCK_APPROVAL_TIMEOUT_S``).
+        require_approver: True when the conversation's owner may not approve the call: only
+            one of the employee's approvers may (the owner may still reject it).
+        approvals_required: Distinct people who must approve (1 to 5); any reject ends it.
         skill: The skill the tool belongs to, set by the skill loader; None for core tools.
         provider_name: Name sent to model providers (``^[a-zA-Z0-9_-]{1,64}$``), set by the
             registry.
@@ -209,3 +214,6 @@ class Tool:
     confirmation: ConfirmationFn | None = None
     execution: Execution = "server"
     modal: bool = False
+    approval_timeout_s: float | None = None
+    require_approver: bool = False
+    approvals_required: int = 1

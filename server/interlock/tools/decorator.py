@@ -49,6 +49,9 @@ def tool(
     confirmation: ConfirmationFn | None = None,
     execution: Execution = "server",
     modal: bool = False,
+    approval_timeout_s: float | None = None,
+    require_approver: bool = False,
+    approvals_required: int = 1,
 ) -> Callable[[Handler], Tool]:
     """Turn ``handler(args: dict, ctx: ToolContext)`` (sync or async) into a :class:`Tool`.
 
@@ -85,6 +88,10 @@ def tool(
         execution: ``server``, or ``frontend`` for a tool the person's browser runs (the
             decorated function is then never called; give it a docstring only).
         modal: The card asks to be reviewed in a modal.
+        approval_timeout_s: Seconds an ``ASK`` call waits for a decision before it expires;
+            None uses the employee's or the server's setting.
+        require_approver: Only an approver (not the conversation's owner) may approve.
+        approvals_required: Distinct people who must approve, 1 to 5.
 
     Returns:
         A decorator returning the :class:`Tool`.
@@ -125,6 +132,9 @@ def tool(
             confirmation=confirmation,
             execution=execution,
             modal=modal,
+            approval_timeout_s=approval_timeout_s,
+            require_approver=require_approver,
+            approvals_required=approvals_required,
         )
 
     return decorate

@@ -13,10 +13,20 @@ from interlock.api.deps import CurrentUser, DbDep, EngineDep, ServicesDep, Setti
 from interlock.api.summaries import summaries, summary
 from interlock.employees import DEFAULT_EMPLOYEE
 from interlock.engine.commands import CommandClaim
-from interlock.engine.records import view, waiting_for_person
+from interlock.engine.records import approvals_of, view, waiting_for_person
 from interlock.errors import BadRequest, Conflict
 from interlock.models import describe_model
-from interlock.storage import Conversation, Decision, Event, Message, Run, ToolCall, ToolOutput
+from interlock.storage import (
+    Conversation,
+    Decision,
+    Event,
+    Grant,
+    Message,
+    Run,
+    ToolCall,
+    ToolCallApproval,
+    ToolOutput,
+)
 from interlock.storage.models import utcnow
 from interlock.storage.text import check_storable
 from interlock.storage.views import ConversationSummary, MessageOut, ToolCallOut, message_out
@@ -142,14 +152,22 @@ def get_conversation(
                 select(Decision).where(Decision.conversation_id == conversation_id)
             ).all()
         }
-        calls: dict[int, list[ToolCallOut]] = {}
-        for call in session.exec(
+        rows = session.exec(
             select(ToolCall)
             .where(ToolCall.conversation_id == conversation_id)
             .order_by(col(ToolCall.index))
-        ).all():
+        ).all()
+        approvals = approvals_of(session, [c.id for c in rows if c.approvals_required > 1])
+        calls: dict[int, list[ToolCallOut]] = {}
+        for call in rows:
             calls.setdefault(call.message_id, []).append(
-                view(session, engine.registry, call, decisions.get(call.id))
+                view(
+                    session,
+                    engine.registry,
+                    call,
+                    decisions.get(call.id),
+                    approvals.get(call.id, []),
+                )
             )
         head = summary(session, conversation)
         return ConversationDetail(
@@ -177,12 +195,13 @@ def rename_conversation(
 
 @router.delete("/{conversation_id}", status_code=status.HTTP_204_NO_CONTENT)
 def delete_conversation(conversation_id: str, user: CurrentUser, engine: EngineDep) -> Response:
-    """Delete a conversation and every row that belongs to it. 409 while a run is active."""
+    """Delete a conversation and every row that belongs to it (its grants too). 409 while a
+    run is active."""
     with engine.db.session() as session:
         conversation = engine.owned_conversation(session, user.id, conversation_id)
         if conversation.active_run_id:
             raise Conflict("Cancel the active run before deleting.", code="run_active")
-        for table in (Event, Decision, ToolOutput, ToolCall, Message, Run):
+        for table in (Event, Decision, ToolCallApproval, ToolOutput, ToolCall, Message, Run, Grant):
             session.exec(delete(table).where(col(table.conversation_id) == conversation_id))  # type: ignore[call-overload]
         session.delete(conversation)
         session.commit()
