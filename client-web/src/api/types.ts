@@ -170,10 +170,18 @@ export type MessageOut = Narrow<
 
 export type ConversationDetail = Replace<S["ConversationDetail"], { messages: MessageOut[] }>;
 
-/** One entry of GET /api/approvals: a call waiting for the caller and its conversation. */
+/**
+ * One entry of GET /api/approvals: a call waiting for the caller and its conversation.
+ * `role: "approver"` entries wait in someone else's conversation (the caller is one of the
+ * employee's approvers): they carry the owner's name and the message that proposed the call,
+ * and the conversation itself cannot be opened.
+ */
 export interface ApprovalOut {
   tool_call: ToolCallOut;
   conversation: ConversationSummary;
+  role?: "owner" | "approver";
+  requested_by?: string | null;
+  message?: string | null;
 }
 
 export type MessageAccepted = S["MessageAccepted"];

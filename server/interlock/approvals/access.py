@@ -15,7 +15,15 @@ from sqlmodel import Session, col, select
 
 from interlock.employees import Employee
 from interlock.employees.spec import GROUP_PREFIX
-from interlock.storage import Conversation, GroupMember, User
+from interlock.storage import (
+    Conversation,
+    Decision,
+    GroupMember,
+    Message,
+    ToolCall,
+    ToolCallStatus,
+    User,
+)
 
 Role = Literal["owner", "approver"]
 
@@ -71,3 +79,37 @@ def employees_approved_by(session: Session, user: User, employees: Iterable[Empl
         if user.name in names or groups & wanted:
             slugs.append(employee.slug)
     return slugs
+
+
+def waiting_for_approver(
+    session: Session, user: User, employees: Iterable[Employee], limit: int
+) -> list[tuple[ToolCall, Conversation, str, str]]:
+    """Calls waiting in other people's conversations of the employees ``user`` approves.
+
+    Only what a decision needs is returned with each call: its conversation row (for ids and
+    the employee; callers must not show its title), the owner's name and the text of the
+    assistant message that proposed the call, nothing else of the conversation.
+
+    Returns:
+        ``(call, conversation, owner name, proposing message text)``, newest first, at most
+        ``limit``.
+    """
+    slugs = employees_approved_by(session, user, employees)
+    if not slugs:
+        return []
+    rows = session.exec(
+        select(ToolCall, Conversation, User.name, Message.content)
+        .join(Conversation, col(Conversation.id) == col(ToolCall.conversation_id))
+        .join(Message, col(Message.id) == col(ToolCall.message_id))
+        .outerjoin(User, col(User.id) == col(Conversation.owner_id))
+        .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
+        .where(
+            col(Conversation.employee).in_(slugs),
+            col(Conversation.owner_id) != user.id,
+            col(ToolCall.status) == ToolCallStatus.interrupted,
+            col(Decision.id).is_(None),
+        )
+        .order_by(col(ToolCall.created_at).desc(), col(ToolCall.index))
+        .limit(limit)
+    ).all()
+    return [(call, conv, owner or "someone", text) for call, conv, owner, text in rows]

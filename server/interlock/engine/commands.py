@@ -209,7 +209,7 @@ def propose_command(
         command.tool,
         permission,
         user_id=conversation.owner_id,
-        employee=employee.slug,
+        employee=employee,
     )
     if (
         command.skill not in conversation.loaded_skills

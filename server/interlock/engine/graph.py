@@ -222,11 +222,12 @@ class _Nodes:
                         tool,
                         str(plan.permissions[tool.name]),
                         user_id=state["user_id"],
-                        employee=plan.employee,
+                        employee=employee,
                     )
                 calls.append((call, item))
             session.flush()
-            views = [view(session, d.registry, call) for call, _ in calls]
+            # New calls: no decision can exist yet (saves a query per call).
+            views = [view(session, d.registry, call, None) for call, _ in calls]
             d.bus.stage(
                 session,
                 conversation_id,

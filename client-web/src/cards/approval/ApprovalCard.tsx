@@ -23,13 +23,18 @@ const EditForm = lazy(() => import("./EditForm").then((m) => ({ default: m.EditF
 
 type Mode = "idle" | "reject" | "edit";
 
+/** "Don't ask again" is the owner's choice for an ASK call no one else has to approve. */
+function canRemember(call: CardProps["call"]): boolean {
+  return call.permission === "ASK" && !call.require_approver && (call.approvals_required ?? 1) <= 1;
+}
+
 /** Whether the person is typing somewhere (then a new card does not take the focus). */
 function typing(): boolean {
   const el = document.activeElement;
   return (el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement) && el.value.length > 0;
 }
 
-export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProps) {
+export function ApprovalCard({ call, tool, title, live, busy, decide, canApprove = true }: CardProps) {
   const [mode, setMode] = useState<Mode>("idle");
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -129,12 +134,14 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
         </>
       ) : (
         <>
-          {live && mode !== "reject" && call.permission === "ASK" && (
+          {live && mode !== "reject" && canRemember(call) && canApprove && (
             <RememberChoice value={remember} onChange={setRemember} toolTitle={title} disabled={busy} />
           )}
           {live && mode === "idle" && (
             <div className="actions">
-              {destructive ? (
+              {!canApprove ? (
+                rejectButton
+              ) : destructive ? (
                 <>
                   {rejectButton}
                   {editButton}

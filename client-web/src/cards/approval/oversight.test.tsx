@@ -81,3 +81,16 @@ describe("ApprovalProgress", () => {
     expect(renderToStaticMarkup(<ApprovalProgress call={toolCall({ status: "interrupted" })} owned />)).toBe("");
   });
 });
+
+describe("ApprovalCard for a call needing an approver", () => {
+  it("offers only Reject to the owner", async () => {
+    const { ApprovalCard } = await import("./ApprovalCard");
+    const call = toolCall({ status: "interrupted", require_approver: true });
+    const html = renderToStaticMarkup(
+      <ApprovalCard call={call} tool={undefined} title="Add a note" live busy={false} decide={async () => null} canApprove={false} />,
+    );
+    expect(html).toContain('data-testid="reject"');
+    expect(html).not.toContain('data-testid="approve"');
+    expect(html).not.toContain('data-testid="edit"');
+  });
+});
