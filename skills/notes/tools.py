@@ -2,30 +2,90 @@
 
 Each note is the value ``{"text": ...}`` under its id; it belongs to the owner of the
 conversation (``ctx.user_id``), so a person never sees or deletes another person's notes. An
-add or a delete is one undo step for the person (Undo on the card).
+add or a delete is one undo step for the person (Undo on the call's card).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from interlock.tools import Permission, ToolAnnotations, ToolContext, ToolError, ToolResult, tool
+from interlock.tools import (
+    Confirmation,
+    Permission,
+    ToolAnnotations,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    tool,
+)
 
 MAX_NOTE_CHARS = 2000
 """Longest note, in characters."""
+
+QUOTE_CHARS = 80
+"""Longest note text quoted in a one-sentence summary; the whole text is in ``detail``."""
 NAMESPACE = "notes"
-
-
-def _label(note_id: str, text: str) -> str:
-    """Words for a person naming a note: ``note #3: “buy milk”`` (long texts shortened)."""
-    short = _one_line(text)
-    short = short if len(short) <= 60 else short[:59] + "…"
-    return f"note #{note_id}: “{short}”"
 
 
 def _one_line(text: str) -> str:
     """Return ``text`` with its line breaks turned into spaces, for one-line listings."""
     return " ".join(text.splitlines())
+
+
+def _quoted(text: str) -> str:
+    """``“buy milk”``: the note on one line, cut past :data:`QUOTE_CHARS` with "…"."""
+    line = " ".join(_one_line(text).split())
+    return f"“{line if len(line) <= QUOTE_CHARS else line[: QUOTE_CHARS - 1] + '…'}”"
+
+
+def _owned_note(note_id: int, ctx: ToolContext) -> str:
+    """Return the text of note ``note_id`` of ``ctx.user_id``.
+
+    Raises:
+        ToolError: ``not_found`` when no such note exists or another person owns it (the two
+            cases read the same, so ids of others' notes are not revealed).
+    """
+    value = ctx.store.get(NAMESPACE, str(note_id))
+    if not isinstance(value, dict):
+        raise ToolError(
+            "not_found",
+            f"There is no note #{note_id}.",
+            hint="Call notes.list to see the ids of the person's notes.",
+        )
+    return str(value.get("text", ""))
+
+
+def _label(note_id: int | str, text: str) -> str:
+    """Words naming a note for the undo step: ``note #3: “buy milk”``."""
+    return f"note #{note_id}: {_quoted(text)}"
+
+
+def confirm_add(args: dict[str, Any], ctx: ToolContext) -> Confirmation:
+    """The card of ``notes.add``: the note's text, action "Add note"."""
+    text = str(args["text"]).strip()
+    return Confirmation(
+        title="Add a note",
+        summary=f"Add a note: {_quoted(text)}",
+        action_label="Add note",
+        detail=text if "\n" in text or len(text) > QUOTE_CHARS else None,
+    )
+
+
+def check_delete(args: dict[str, Any], ctx: ToolContext) -> None:
+    """The note must exist and be the person's (``not_found`` otherwise: no card)."""
+    _owned_note(int(args["id"]), ctx)
+
+
+def confirm_delete(args: dict[str, Any], ctx: ToolContext) -> Confirmation:
+    """The card of ``notes.delete``: names the note's text; says how to take it back."""
+    note_id = int(args["id"])
+    text = _owned_note(note_id, ctx)
+    return Confirmation(
+        title="Delete a note",
+        summary=f"Delete note #{note_id}: {_quoted(text)}. You can undo it from this card.",
+        action_label="Delete",
+        detail=text if "\n" in text or len(text) > QUOTE_CHARS else None,
+    )
 
 
 @tool(
@@ -84,12 +144,12 @@ def list_notes(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     },
     permission=Permission.ASK,
     write=True,
+    confirmation=confirm_add,
 )
 def add_note(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """Store ``args["text"]`` (surrounding spaces removed) as a note of ``ctx.user_id``."""
     text = str(args["text"]).strip()
-    key = ctx.store.add(NAMESPACE, {"text": text}, label=_label("{key}", text))
-    note_id = int(key)
+    note_id = int(ctx.store.add(NAMESPACE, {"text": text}, label=_label("{key}", text)))
     return ToolResult(text=f"Added note #{note_id}: {text}", data={"id": note_id, "text": text})
 
 
@@ -108,6 +168,8 @@ def add_note(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     permission=Permission.ASK,
     write=True,
     annotations=ToolAnnotations(destructive=True),
+    check=check_delete,
+    confirmation=confirm_delete,
 )
 def delete_note(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """Delete note ``args["id"]`` of ``ctx.user_id``.
@@ -117,14 +179,11 @@ def delete_note(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             cases read the same, so ids of others' notes are not revealed).
     """
     note_id = int(args["id"])
-    value = ctx.store.get(NAMESPACE, str(note_id))
-    if value is None or not ctx.store.delete(
-        NAMESPACE, str(note_id), label=_label(str(note_id), str(value.get("text", "")))
-    ):
+    text = _owned_note(note_id, ctx)
+    if not ctx.store.delete(NAMESPACE, str(note_id), label=_label(note_id, text)):
         raise ToolError(
             "not_found",
             f"There is no note #{note_id}.",
             hint="Call notes.list to see the ids of the person's notes.",
         )
-    text = str(value.get("text", ""))
     return ToolResult(text=f"Deleted note #{note_id}: {text}", data={"id": note_id, "text": text})

@@ -205,7 +205,6 @@ async def test_a_long_text_edit_shows_a_line_diff_that_survives_a_reload(
     assert stored["executed_args"]["headline"] == "Launch day"
 
 
-@pytest.mark.skip(reason="needs GET /api/tool-calls/{id}/output and result_chars (server, issue 6)")
 async def test_a_5_mb_result_stays_responsive_and_show_all_opens_it_whole(
     app: LiveServer, page: Page, tmp_path: Path
 ) -> None:
@@ -324,7 +323,6 @@ async def test_the_modal_traps_focus_closes_without_deciding_and_holds_while_dec
     await expect(row.get_by_test_id("decision")).to_have_text("Approved")
 
 
-@pytest.mark.skip(reason="needs the server's confirmations (issue 6, S6)")
 async def test_the_delete_card_names_the_note_and_its_button_says_delete(
     app: LiveServer, page: Page, tmp_path: Path
 ) -> None:
@@ -343,7 +341,7 @@ async def test_the_delete_card_names_the_note_and_its_button_says_delete(
     summary = row.get_by_test_id("card-summary")
     await expect(summary).to_contain_text("buy milk")
     await expect(summary).to_contain_text(f"#{note_id}")
-    await expect(row.locator(".card")).to_contain_text("cannot be undone")
+    await expect(row.locator(".card")).to_contain_text("deletes data")
     action = row.get_by_test_id("approve")
     await expect(action).to_have_text("Delete")
     await expect(action).to_have_class(re.compile(r"\bdanger\b"))
@@ -361,7 +359,6 @@ async def test_the_delete_card_names_the_note_and_its_button_says_delete(
     assert stored["decision"]["type"] == "approve"
 
 
-@pytest.mark.skip(reason="needs the server's documents skill (issue 6, S6)")
 async def test_the_documents_modal_opens_edits_and_approves_and_esc_decides_nothing(
     app: LiveServer, page: Page, tmp_path: Path
 ) -> None:
@@ -422,4 +419,21 @@ async def test_the_documents_modal_opens_edits_and_approves_and_esc_decides_noth
     await expect(row.get_by_test_id("decision")).to_have_text("Edited and approved")
     stored = await stored_call(app, conversation_id, call_id)
     assert stored["executed_args"]["markdown"] == second + "- four\n"
+    assert await page.evaluate("window.__pwned") is None
+
+
+async def test_hostile_text_in_a_confirmation_summary_and_detail_stays_inert(
+    app: LiveServer, page: Page
+) -> None:
+    hostile = '<img src=x onerror="window.__pwned=1"> <a href="javascript:alert(1)">go</a>'
+    await start(app, page, f"add a note {hostile}")
+    row, _ = await only_waiting(page)
+    summary = row.get_by_test_id("card-summary")
+    await expect(summary).to_contain_text('<img src=x onerror="window.__pwned=1">')
+    await row.get_by_test_id("card-details").click()
+    await expect(row.get_by_test_id("card-detail")).to_contain_text("<a href=")
+    await expect(row.locator("img, a[href^='javascript']")).to_have_count(0)
+    await row.get_by_test_id("approve").click()
+    await expect(row).to_have_attribute("data-status", "succeeded")
+    await expect(page.locator("img, a[href^='javascript']")).to_have_count(0)
     assert await page.evaluate("window.__pwned") is None

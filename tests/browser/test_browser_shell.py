@@ -152,7 +152,7 @@ async def test_approvals_view_lists_waiting_calls_newest_first_and_leads_to_the_
     ids = [await items.nth(i).get_attribute("data-tool-call-id") for i in range(3)]
     assert ids[2] == older_call
     assert set(ids[:2]) == set(newer_calls)
-    oldest = items.nth(2)
+    oldest = view.locator(f'[data-testid="approval-item"][data-tool-call-id="{older_call}"]')
     await expect(oldest).to_contain_text("Ada")
     await expect(oldest).to_contain_text("Groceries")
     await expect(oldest).to_contain_text("Add a note")
@@ -586,5 +586,6 @@ async def test_avatars_fall_back_to_initials_without_an_emoji_font(
 
 
 def save_doc_screenshot(path: Path, name: str) -> None:
-    if os.environ.get("INTERLOCK_DOCS_SCREENSHOTS") == "1":
+    # INTERLOCK_TEST_*: the suite clears other INTERLOCK_* variables for each test.
+    if os.environ.get("INTERLOCK_TEST_DOCS_SCREENSHOTS") == "1":
         shutil.copyfile(path, DOCS / name)

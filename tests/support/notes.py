@@ -30,3 +30,15 @@ def insert_note(db: Database, owner_id: str, text: str) -> int:
         session.add(entry)
         session.commit()
         return entry.id
+
+
+def remove_note(db: Database, note_id: int) -> None:
+    """Delete a note's row directly (as if removed elsewhere; no undo step)."""
+    with db.session() as session:
+        entry = session.exec(
+            select(StoreEntry).where(
+                StoreEntry.namespace == "notes", StoreEntry.key == str(note_id)
+            )
+        ).one()
+        session.delete(entry)
+        session.commit()

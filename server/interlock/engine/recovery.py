@@ -2,7 +2,8 @@
 
 Calls caught ``running`` are failed (never re-run: their outcome is unknown, so an approved
 call executes at most once); calls never started are failed too; ``interrupted`` calls stay
-open, so a pause survives a restart. Conversations whose calls were all decided before the
+open, so a pause survives a restart, and so do ``awaiting_client`` calls (a frontend call's
+result may still come from the browser). Conversations whose calls were all decided before the
 stop get a resume run.
 """
 

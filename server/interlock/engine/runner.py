@@ -19,8 +19,14 @@ from interlock.employees import DEFAULT_EMPLOYEE, Employee, EmployeeDirectory
 from interlock.engine.commands import CommandClaim, propose_command, resolve_command
 from interlock.engine.expiry import Deadlines, ExpirySweeper, expire_due
 from interlock.engine.graph import GraphDeps, TurnState, build_graph
-from interlock.engine.records import cancel_open_calls, latest_assistant_calls
+from interlock.engine.preflight import prepare_command
+from interlock.engine.records import (
+    cancel_open_calls,
+    latest_assistant_calls,
+    waiting_for_person,
+)
 from interlock.engine.recovery import recover_runs
+from interlock.engine.turn import effective_permission
 from interlock.errors import Conflict, InterlockError, NotFound, error_body
 from interlock.models import create_chat_model
 from interlock.permissions import start_switch
@@ -194,6 +200,21 @@ class Engine:
             command = resolve_command(
                 content, claim, employee, self.catalog, self.registry, actions_on=switch.on
             )
+            if command is not None:
+                # The tool's check and confirmation may be async: run them on the event loop
+                # (this is a database thread; the loop waits for it without blocking).
+                assert self._loop is not None
+                command = asyncio.run_coroutine_threadsafe(
+                    prepare_command(
+                        self.registry,
+                        command,
+                        effective_permission(command.tool, employee, actions_on=switch.on),
+                        user_id=user_id,
+                        conversation_id=conversation_id,
+                        db=self.db,
+                    ),
+                    self._loop,
+                ).result()
             run = Run(conversation_id=conversation_id, trigger="message")
             if not self._claim(session, conversation_id, run.id):
                 raise Conflict(
@@ -254,7 +275,8 @@ class Engine:
     async def resume_if_decided(
         self, conversation_id: str, message_id: int, user_id: str
     ) -> str | None:
-        """Start a resume run when no call of ``message_id`` waits for a decision any more.
+        """Start a resume run when no call of ``message_id`` waits any more (for a decision,
+        or for the browser's result).
 
         Returns:
             The new run's id, or None when calls still wait or another run holds the claim.
@@ -276,8 +298,7 @@ class Engine:
                 .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
                 .where(
                     ToolCall.message_id == message_id,
-                    ToolCall.status == ToolCallStatus.interrupted,
-                    col(Decision.id).is_(None),
+                    waiting_for_person(),
                 )
             ).first()
             if waiting is not None:
@@ -415,7 +436,7 @@ class Engine:
                 pending = [
                     c.id
                     for c in latest_assistant_calls(session, conversation_id)
-                    if c.status == ToolCallStatus.interrupted
+                    if c.status in (ToolCallStatus.interrupted, ToolCallStatus.awaiting_client)
                 ]
                 terminal = RunPaused(run_id=run_id, pending=pending)
             elif status == RunStatus.completed:

@@ -7,6 +7,7 @@ from interlock.storage.models import (
     Conversation,
     Decision,
     DecisionType,
+    Document,
     EmployeeRecord,
     Event,
     Grant,
@@ -21,6 +22,7 @@ from interlock.storage.models import (
     ToolCall,
     ToolCallApproval,
     ToolCallStatus,
+    ToolOutput,
     User,
 )
 
@@ -31,6 +33,7 @@ __all__ = [
     "Database",
     "Decision",
     "DecisionType",
+    "Document",
     "EmployeeRecord",
     "Event",
     "Grant",
@@ -45,5 +48,6 @@ __all__ = [
     "ToolCall",
     "ToolCallApproval",
     "ToolCallStatus",
+    "ToolOutput",
     "User",
 ]

@@ -88,7 +88,7 @@ class ToolStore:
             assert entry.id is not None
             entry.key = str(entry.id)
             self._write(
-                session, entry, value, present=True, label=label.replace("{key}", entry.key)
+                session, entry, value, present=True, label=label.replace("{key}", entry.key, 1)
             )
             session.commit()
             return entry.key
