@@ -16,7 +16,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from sqlmodel import select
 
-from interlock.engine.runner import NEW_MESSAGE_REASON
+from interlock.engine.messages import NEW_MESSAGE_REASON
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from interlock.storage import Note

@@ -19,6 +19,7 @@ from interlock.storage.models import (
     ToolCall,
     ToolCallStatus,
     User,
+    Worker,
 )
 
 __all__ = [
@@ -40,4 +41,5 @@ __all__ = [
     "ToolCall",
     "ToolCallStatus",
     "User",
+    "Worker",
 ]
