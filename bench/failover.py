@@ -130,21 +130,38 @@ class _Conversation:
             if frame.type in TERMINAL:
                 return frame
 
-    async def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
+    async def post(self, path: str, body: dict[str, Any], *, retry: bool = True) -> httpx.Response:
+        """POST to this conversation's worker; when it was killed, move to the other one.
+
+        With ``retry`` the same body is sent again there; without, the move is made and
+        :class:`httpx.TransportError` raised, so the caller can send something else.
+        """
         while True:
             try:
                 return await self.client.http.post(path, json=body)
             except httpx.TransportError:
                 if self.worker == 1 and self.run.killed:
                     await self._move()
-                    continue
+                    if retry:
+                        continue
                 raise
 
     async def cycle(self, i: int) -> str:
         """One cycle, whatever the kill does to it; return how it ended."""
-        text = ASK_PROMPT.format(name=f"e{self.k}-{i}")
+        attempt = 0
         while True:
-            response = await self.post(f"/api/conversations/{self.id}/messages", {"content": text})
+            # A message resent after the kill gets a new note text: the first one may have
+            # been stored (and its note added) before the worker died.
+            text = ASK_PROMPT.format(name=f"e{self.k}-{i}" + "r" * attempt)
+            attempt += 1
+            try:
+                response = await self.post(
+                    f"/api/conversations/{self.id}/messages", {"content": text}, retry=False
+                )
+            except httpx.TransportError:
+                if self.k % 2 == 1 and self.run.killed:  # moved: send a new text there
+                    continue
+                raise
             if response.status_code == 409:  # a taken-over run is still going: wait for it
                 await self.until_terminal()
                 continue

@@ -3,12 +3,13 @@
 Checked by behaviour, not by version: two server processes on one fresh PostgreSQL database,
 a stream open on the first, a message posted to the second; the events must reach the stream
 (PostgreSQL LISTEN/NOTIFY between workers). (e) also needs run leases
-(``INTERLOCK_RUN_LEASE_S``), looked up in the settings.
+(``INTERLOCK_RUN_LEASE_S``), looked up in the settings, the code and the storage tables.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 from functools import cache
 
 from client import InterlockClient
@@ -55,7 +56,23 @@ async def _probe(stream_url: str, post_url: str) -> str | None:
 
 
 def lease_problem() -> str | None:
-    """Return why runs cannot be taken over by another worker (``None`` when they can)."""
+    """Return why runs cannot be taken over by another worker (``None`` when they can).
+
+    Run leases are looked for in the code (``interlock.engine.leases``) and in storage (a
+    ``workers`` table, or a table or column with ``lease`` in its name).
+    """
+    from sqlmodel import SQLModel
+
+    import interlock.storage  # noqa: F401  (registers every table)
+
     if "run_lease_s" not in Settings.model_fields:
         return "no run leases in this server (setting INTERLOCK_RUN_LEASE_S does not exist yet)"
-    return None
+    if importlib.util.find_spec("interlock.engine.leases") is not None:
+        return None
+    tables = SQLModel.metadata.tables.values()
+    if any(
+        t.name == "workers" or "lease" in t.name or any("lease" in c.name for c in t.columns)
+        for t in tables
+    ):
+        return None
+    return "no run leases in this server yet (no lease code or table)"

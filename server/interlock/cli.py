@@ -19,7 +19,7 @@ from sqlalchemy.engine import make_url
 from interlock.audit import verify_chain
 from interlock.errors import InterlockError
 from interlock.settings import Settings
-from interlock.storage import migrate
+from interlock.storage import groups, migrate
 from interlock.storage.db import Database
 from interlock.storage.models import Role
 from interlock.storage.users import count_users, create_user, list_users
@@ -33,10 +33,14 @@ db_app = typer.Typer(help="Database migrations.", no_args_is_help=True)
 users_app = typer.Typer(help="Users and their bearer tokens.", no_args_is_help=True)
 skills_app = typer.Typer(help="Skill folders: check and list them.", no_args_is_help=True)
 audit_app = typer.Typer(help="The audit log of decisions and outcomes.", no_args_is_help=True)
+groups_app = typer.Typer(
+    help="Groups of users, named in an employee's approvers as group:NAME.", no_args_is_help=True
+)
 app.add_typer(db_app, name="db")
 app.add_typer(users_app, name="users")
 app.add_typer(skills_app, name="skills")
 app.add_typer(audit_app, name="audit")
+app.add_typer(groups_app, name="groups")
 
 WORKER_START_TIMEOUT_S = 60
 
@@ -336,3 +340,56 @@ def skills_list() -> None:
     core = [t for t in report.registry.tools() if t.skill is None]
     for tool in core:
         typer.echo(f"(core) tool {tool.name} {tool.permission}")
+
+
+def _groups_db() -> Database:
+    settings = Settings()
+    migrate.upgrade(settings.database_url)
+    return Database(settings.database_url)
+
+
+@groups_app.command("add")
+def groups_add(
+    group: Annotated[str, typer.Argument(help="Group name (lowercase, digits, '_', '.', '-').")],
+    user: Annotated[str, typer.Argument(help="The user's name.")],
+) -> None:
+    """Add a user to a group (the group exists once it has a member)."""
+    database = _groups_db()
+    try:
+        added = groups.add_member(database, group, user)
+    except InterlockError as exc:
+        raise _fail(exc.message) from None
+    finally:
+        database.dispose()
+    typer.echo(f"{user} {'is now' if added else 'already was'} in group {group!r}.")
+
+
+@groups_app.command("remove")
+def groups_remove(
+    group: Annotated[str, typer.Argument(help="Group name.")],
+    user: Annotated[str, typer.Argument(help="The user's name.")],
+) -> None:
+    """Remove a user from a group; takes effect on the next decision."""
+    database = _groups_db()
+    try:
+        removed = groups.remove_member(database, group, user)
+    except InterlockError as exc:
+        raise _fail(exc.message) from None
+    finally:
+        database.dispose()
+    typer.echo(f"{user} {'was removed from' if removed else 'was not in'} group {group!r}.")
+
+
+@groups_app.command("list")
+def groups_list() -> None:
+    """List groups and their members."""
+    database = _groups_db()
+    try:
+        found = groups.list_groups(database)
+    finally:
+        database.dispose()
+    if not found:
+        typer.echo("No groups: add a member with `interlock groups add GROUP USER`.", err=True)
+        return
+    for name, members in found.items():
+        typer.echo(f"{name}: {', '.join(members)}")

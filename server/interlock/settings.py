@@ -99,6 +99,10 @@ class Settings(BaseSettings):
             ``http_json`` tools may reach even when they resolve to loopback, private or other
             non-global addresses (``INTERLOCK_HTTP_ALLOWED_HOSTS='["localhost"]'``). Empty, and
             so off, by default: leave it empty in production (it opens an SSRF hole).
+        approval_timeout_s: Seconds a call waits for a decision before the server closes it as
+            ``expired`` (24 h), unless its tool or employee says otherwise.
+        approval_sweep_interval_s: Longest pause between two looks for expired calls, in
+            seconds; the sweeper also wakes at the next known deadline.
         actions_grant_days: How long turning an employee's "AI actions" switch on lasts, in
             days (7); use never extends it, and when it lapses the switch is off.
         grant_days: Default length of a "don't ask again" grant, in days (7; at most 30).
@@ -134,6 +138,8 @@ class Settings(BaseSettings):
     connections: dict[str, Connection] = Field(default_factory=dict)
     http_allowed_hosts: list[str] = Field(default_factory=list)
     http_ca_bundle: Path | None = None
+    approval_timeout_s: float = Field(default=24 * 3600.0, gt=0, le=30 * 24 * 3600.0)
+    approval_sweep_interval_s: float = Field(default=5.0, gt=0, le=3600)
     actions_grant_days: int = Field(default=7, ge=1, le=365)
     grant_days: int = Field(default=7, ge=1, le=30)
 

@@ -36,6 +36,9 @@ EMPLOYEE_FIELDS = {
     "available_skills",
     "tool_overrides",
     "system_prompt",
+    "approvers",
+    "approval_timeout_s",
+    "tool_approvals",
 }
 
 

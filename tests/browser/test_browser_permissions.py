@@ -54,6 +54,9 @@ async def test_dont_ask_again_then_no_card_on_the_next_call(
     first = await _waiting_card(page)
     await expect(first.get_by_test_id("remember-choice")).to_be_visible()
     await _approve_remembering(page, first, "conversation")
+    await expect(first.get_by_test_id("remember-done")).to_contain_text(
+        "will now run without asking in this conversation for 7 days"
+    )
 
     (grant,) = (await app.client.get("/api/grants")).json()
     assert grant["tool"] == "notes.add" and grant["conversation_id"] == conversation_id

@@ -254,7 +254,9 @@ async def test_engine_a_new_message_cancels_pending_calls_with_a_reason_then_the
         ).json() == []
         late = await server.decide(pending[0], type="approve")
         assert late.status_code == 409, late.text
-        assert late.json()["error"]["details"] == {"status": "cancelled", "decision": None}
+        details = late.json()["error"]["details"]
+        assert (details["status"], details["decision"]) == ("cancelled", None)
+        assert details["tool_call"]["status"] == "cancelled"
 
         assert_every_model_input_valid(model)
         history = model.received[1]

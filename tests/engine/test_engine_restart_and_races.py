@@ -16,6 +16,7 @@ import pytest
 from sqlalchemy import func
 from sqlmodel import select
 
+from interlock.engine.recovery import recover_runs
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from interlock.storage import Decision, Message, Note
@@ -195,3 +196,48 @@ async def test_engine_a_decision_that_loses_the_insert_race_gets_409_with_the_wi
         events = await _all_events(server, conversation_id)
         assert events.of("tool_call.decided") == []
         assert events.of("tool_call.running") == []
+
+
+async def test_engine_restart_resumes_only_pauses_whose_calls_were_all_decided(
+    engine_settings: Settings,
+) -> None:
+    before = ScriptedChatModel(
+        responses=[
+            scripted_message("Adding.", ("notes_add", {"text": "decided"})),
+            scripted_message("Adding.", ("notes_add", {"text": "waiting"})),
+        ]
+    )
+    calls: dict[str, tuple[str, str]] = {}
+    async with live_server(engine_settings, model=before) as server:
+        for text in ("decided", "waiting"):
+            conversation_id = await server.new_conversation()
+            await server.say(conversation_id, f"add a note {text}")
+            log = await collect(server.client, conversation_id, until=terminals(1))
+            assert log.types[-1] == "run.paused", log.types
+            calls[text] = (conversation_id, log.of("tool_call.interrupted")[0]["tool_call"]["id"])
+        # A decision stored just before the server stopped, its resume never started.
+        user_id = (await server.client.get("/api/me")).json()["id"]
+        with server.services.db.session() as session:
+            session.add(
+                Decision(
+                    tool_call_id=calls["decided"][1],
+                    conversation_id=calls["decided"][0],
+                    type="approve",
+                    user_id=user_id,
+                    proposed_args={"text": "decided"},
+                )
+            )
+            session.commit()
+
+    after = ScriptedChatModel(responses=["Added it after the restart."])
+    async with live_server(engine_settings, model=after) as server:
+        log = await collect(server.client, calls["decided"][0], until=terminals(2))
+        assert log.types[-1] == "run.completed", log.types
+        await server.idle()
+        assert _notes(server) == ["decided"] and after.calls_made == 1
+        pending = await server.client.get(f"/api/conversations/{calls['waiting'][0]}/pending")
+        assert [c["id"] for c in pending.json()] == [calls["waiting"][1]]
+        # What start-up recovery would try now: nothing (the other pause waits for a person).
+        engine = server.services.engine
+        found = await engine.db.run(recover_runs, engine, {engine.worker_id})
+        assert (found.repaired, found.resume, found.takeover) == ([], [], [])

@@ -11,7 +11,7 @@ from pathlib import Path
 from sqlmodel import select
 
 from interlock.employees import load_builtin
-from interlock.engine.turn import plan_turn
+from interlock.engine.turn import ACTIONS_OFF_NOTE, plan_turn
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from interlock.skills import load_catalog
@@ -78,6 +78,7 @@ async def test_off_denies_write_tools_and_on_gives_them_back(perm_settings: Sett
         offered = set(model.bound_tool_names_seen[0])
         assert "notes_add" not in offered and "notes_delete" not in offered
         assert "notes_list" in offered
+        assert ACTIONS_OFF_NOTE in str(model.received[0][0].content)
         call = only(log, "tool_call.completed")
         assert call["status"] == "failed" and call["error"]["code"] == "permission_denied"
         assert "AI actions turned off" in call["error"]["message"]

@@ -12,7 +12,7 @@ from sqlmodel import select
 from interlock.engine.decisions import DecisionIn, decide
 from interlock.errors import BadRequest
 from interlock.storage import Conversation, Decision, ToolCall, ToolCallStatus
-from interlock.storage.models import Message
+from interlock.storage.models import Message, utcnow
 from interlock.streaming import EventBus
 
 
@@ -33,6 +33,7 @@ def engine(database, builtin_registry) -> FakeEngine:
         resumed=[],
         resume_called=asyncio.Event(),
         employees=SimpleNamespace(get=lambda slug: None),
+        deadlines=SimpleNamespace(now=utcnow),
     )
 
 

@@ -203,3 +203,20 @@ def test_users_commands_never_touch_the_working_directory_database(sqlite_url: s
     finally:
         database.dispose()
     assert not (Path.cwd() / "var" / "interlock.db-journal").exists()
+
+
+def test_groups_add_list_remove(sqlite_url: str) -> None:
+    for name in ("ann", "bob"):
+        assert runner.invoke(cli.app, ["users", "create", name]).exit_code == 0
+    assert runner.invoke(cli.app, ["groups", "add", "finance", "ann"]).exit_code == 0
+    result = runner.invoke(cli.app, ["groups", "add", "finance", "bob"])
+    assert result.exit_code == 0 and "bob is now in group 'finance'" in result.stdout
+    again = runner.invoke(cli.app, ["groups", "add", "finance", "bob"])
+    assert "already was" in again.stdout
+    assert runner.invoke(cli.app, ["groups", "list"]).stdout == "finance: ann, bob\n"
+    assert runner.invoke(cli.app, ["groups", "remove", "finance", "ann"]).exit_code == 0
+    assert runner.invoke(cli.app, ["groups", "list"]).stdout == "finance: bob\n"
+    unknown = runner.invoke(cli.app, ["groups", "add", "finance", "nobody"])
+    assert unknown.exit_code == 1 and "No user named 'nobody'" in unknown.stderr
+    bad = runner.invoke(cli.app, ["groups", "add", "Fin ance", "bob"])
+    assert bad.exit_code == 1 and "group name" in bad.stderr

@@ -28,6 +28,7 @@ import type {
   ToolOut,
   ToolResultIn,
 } from "./types";
+import { noteServerDate } from "../state/serverClock";
 
 const TOKEN_KEY = "interlock.token";
 
@@ -112,6 +113,7 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   } catch (e) {
     throw new ApiError(0, { code: "network", message: `Cannot reach the server (${String(e)})` });
   }
+  noteServerDate(res.headers.get("Date"));
   if (res.status === 401) notifyUnauthorized();
   if (!res.ok) throw await errorFromResponse(res);
   if (res.status === 204) return undefined as T;

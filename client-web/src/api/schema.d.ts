@@ -650,6 +650,14 @@ export interface components {
              * @default false
              */
             disabled: boolean;
+            /** Approvers */
+            approvers?: string[];
+            /** Approval Timeout S */
+            approval_timeout_s?: number | null;
+            /** Tool Approvals */
+            tool_approvals?: {
+                [key: string]: components["schemas"]["ToolApprovalRule"];
+            };
             /** Slug */
             slug: string;
         };
@@ -685,6 +693,14 @@ export interface components {
             };
             /** System Prompt */
             system_prompt: string;
+            /** Approvers */
+            approvers: string[];
+            /** Approval Timeout S */
+            approval_timeout_s: number | null;
+            /** Tool Approvals */
+            tool_approvals: {
+                [key: string]: components["schemas"]["ToolApprovalRule"];
+            };
         };
         /**
          * EmployeePatch
@@ -717,6 +733,14 @@ export interface components {
             starter_prompts?: string[] | null;
             /** Disabled */
             disabled?: boolean | null;
+            /** Approvers */
+            approvers?: string[] | null;
+            /** Approval Timeout S */
+            approval_timeout_s?: number | null;
+            /** Tool Approvals */
+            tool_approvals?: {
+                [key: string]: components["schemas"]["ToolApprovalRule"];
+            } | null;
         };
         /**
          * ErrorDetail
@@ -1120,6 +1144,58 @@ export interface components {
             /** Open World */
             open_world: boolean;
         };
+        /**
+         * ToolApprovalRule
+         * @description An employee's approval rule for one tool, over the tool's own declaration.
+         *
+         *     Attributes:
+         *         timeout_s: Seconds a call waits for a decision before it expires; None keeps the
+         *             tool's (else the employee's, else the server's).
+         *         require_approver: Only an approver may approve; None keeps the tool's.
+         *         approvals_required: Distinct people who must approve (1 to 5); None keeps the tool's.
+         */
+        ToolApprovalRule: {
+            /** Timeout S */
+            timeout_s?: number | null;
+            /** Require Approver */
+            require_approver?: boolean | null;
+            /** Approvals Required */
+            approvals_required?: number | null;
+        };
+        /**
+         * ToolCallApprovalOut
+         * @description One person's approval of a call that needs several (``approvals_required`` > 1).
+         */
+        ToolCallApprovalOut: {
+            /** User Id */
+            user_id: string;
+            /** User Name */
+            user_name: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+        };
+        /**
+         * ToolCallApproved
+         * @description One person approved a call that needs more approvals (``tool_call.approvals``).
+         */
+        ToolCallApproved: {
+            /**
+             * Seq
+             * @default 0
+             */
+            seq: number;
+            /** Run Id */
+            run_id?: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_call.approved";
+            tool_call: components["schemas"]["ToolCallOut"];
+        };
         /** ToolCallCompleted */
         ToolCallCompleted: {
             /**
@@ -1189,6 +1265,9 @@ export interface components {
          * ToolCallOut
          * @description A tool call with its status, the args proposed and the args that actually ran.
          *
+         *     ``expires_at`` is the server-clock deadline of an interrupted call (then it expires);
+         *     ``approvals`` lists who approved so far when ``approvals_required`` > 1;
+         *     ``require_approver`` means the conversation's owner may not approve it.
          *     ``grant_id`` names the "don't ask again" grant that let the call run without a card.
          */
         ToolCallOut: {
@@ -1231,6 +1310,23 @@ export interface components {
             started_at: string | null;
             /** Finished At */
             finished_at: string | null;
+            /** Expires At */
+            expires_at: string | null;
+            /**
+             * Approvals Required
+             * @default 1
+             */
+            approvals_required: number;
+            /**
+             * Require Approver
+             * @default false
+             */
+            require_approver: boolean;
+            /**
+             * Approvals
+             * @default []
+             */
+            approvals: components["schemas"]["ToolCallApprovalOut"][];
         };
         /** ToolCallRunning */
         ToolCallRunning: {
@@ -1836,7 +1932,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["RunStarted"] | components["schemas"]["MessageDelta"] | components["schemas"]["MessageCompleted"] | components["schemas"]["ToolCallCreated"] | components["schemas"]["ToolCallInterrupted"] | components["schemas"]["ToolCallDecided"] | components["schemas"]["ToolCallRunning"] | components["schemas"]["ToolCallCompleted"] | components["schemas"]["RunPaused"] | components["schemas"]["RunCompleted"] | components["schemas"]["RunFailed"] | components["schemas"]["RunCancelled"];
+                    "text/event-stream": components["schemas"]["RunStarted"] | components["schemas"]["MessageDelta"] | components["schemas"]["MessageCompleted"] | components["schemas"]["ToolCallCreated"] | components["schemas"]["ToolCallInterrupted"] | components["schemas"]["ToolCallDecided"] | components["schemas"]["ToolCallApproved"] | components["schemas"]["ToolCallRunning"] | components["schemas"]["ToolCallCompleted"] | components["schemas"]["RunPaused"] | components["schemas"]["RunCompleted"] | components["schemas"]["RunFailed"] | components["schemas"]["RunCancelled"];
                 };
             };
             /** @description An error with a stable code. */

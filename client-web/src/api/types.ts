@@ -170,10 +170,18 @@ export type MessageOut = Narrow<
 
 export type ConversationDetail = Replace<S["ConversationDetail"], { messages: MessageOut[] }>;
 
-/** One entry of GET /api/approvals: a call waiting for the caller and its conversation. */
+/**
+ * One entry of GET /api/approvals: a call waiting for the caller and its conversation.
+ * `role: "approver"` entries wait in someone else's conversation (the caller is one of the
+ * employee's approvers): they carry the owner's name and the message that proposed the call,
+ * and the conversation itself cannot be opened.
+ */
 export interface ApprovalOut {
   tool_call: ToolCallOut;
   conversation: ConversationSummary;
+  role?: "owner" | "approver";
+  requested_by?: string | null;
+  message?: string | null;
 }
 
 export type MessageAccepted = S["MessageAccepted"];
@@ -209,8 +217,15 @@ export type MessageCompleted = Replace<Sent<S["MessageCompleted"]>, { message: M
 export type ToolCallCreated = Narrow<Sent<S["ToolCallCreated"]>, { tool_call: ToolCallOut }>;
 export type ToolCallInterrupted = Narrow<Sent<S["ToolCallInterrupted"]>, { tool_call: ToolCallOut }>;
 export type ToolCallDecided = Narrow<Sent<S["ToolCallDecided"]>, { tool_call: ToolCallOut }>;
+/** One approval of a call that needs several; `tool_call.approvals` lists who so far. */
+export type ToolCallApproved = Narrow<Sent<S["ToolCallApproved"]>, { tool_call: ToolCallOut }>;
 export type ToolCallRunning = Narrow<Sent<S["ToolCallRunning"]>, { tool_call: ToolCallOut }>;
-export type ToolCallEvent = ToolCallCreated | ToolCallInterrupted | ToolCallDecided | ToolCallRunning;
+export type ToolCallEvent =
+  | ToolCallCreated
+  | ToolCallInterrupted
+  | ToolCallDecided
+  | ToolCallApproved
+  | ToolCallRunning;
 /** May carry the tool message written for the call. */
 export type ToolCallCompleted = Replace<
   Sent<S["ToolCallCompleted"]>,
@@ -245,6 +260,7 @@ const EVENT_TYPES: { [K in WireStreamEvent["type"]]: K extends StreamEventType ?
   "tool_call.created": true,
   "tool_call.interrupted": true,
   "tool_call.decided": true,
+  "tool_call.approved": true,
   "tool_call.running": true,
   "tool_call.completed": true,
   "run.paused": true,

@@ -4,6 +4,8 @@ import { ApiError, api } from "../api/client";
 import type { DecisionIn, ToolCallOut } from "../api/types";
 import { useAppData, toolTitle } from "../state/appData";
 import { useConversationActions } from "../state/conversationActions";
+import { ApprovalProgress } from "./approval/ApprovalProgress";
+import { ExpiryCountdown } from "./approval/ExpiryCountdown";
 import { cardFor } from "./registry";
 
 export function CardHost({ call }: { call: ToolCallOut }) {
@@ -37,10 +39,13 @@ export function CardHost({ call }: { call: ToolCallOut }) {
 
   const tool = tools[call.name];
   const Card = cardFor(call, tool);
-  const live = call.status === "interrupted" && call.decision == null && owned && connected;
+  const waiting = call.status === "interrupted" && call.decision == null;
+  const live = waiting && owned && connected;
   return (
     <div className="card-host">
-      <Card call={call} tool={tool} title={toolTitle(tools, call.name, call.title)} live={live} busy={busy} decide={decide} />
+      <Card call={call} tool={tool} title={toolTitle(tools, call.name, call.title)} live={live} busy={busy} decide={decide} canApprove={!(call.require_approver && owned)} />
+      {waiting && <ApprovalProgress call={call} owned={owned} />}
+      {waiting && call.expires_at && <ExpiryCountdown expiresAt={call.expires_at} />}
       {conflict && (
         <p className="notice" role="status">
           Your decision was not applied ({conflict}). The recorded decision is shown.

@@ -9,6 +9,11 @@ export interface CardProps {
   title: string;
   /** Interrupted, undecided and owned by the viewer: the person can decide now. */
   live: boolean;
+  /**
+   * False when the viewer may not approve or edit (a call needing an approver, in the viewer's
+   * own conversation): only Reject is offered. Absent means true.
+   */
+  canApprove?: boolean;
   /** A decision POST is in flight. */
   busy: boolean;
   /** Posts the decision; resolves to the error (null on success). 409s are handled by the host. */

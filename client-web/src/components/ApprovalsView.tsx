@@ -14,13 +14,14 @@ import { onActivity } from "../state/broadcast";
 import { statusWords } from "../cards/status/status";
 import { argsSummary } from "../cards/fields/schemaFields";
 import { routeHash } from "../state/route";
+import { ApproverItem } from "./ApproverItem";
 import { Avatar } from "./Avatar";
 
 /** Re-read at least this often while the view is visible. */
 export const APPROVALS_REFRESH_MS = 5_000;
 
 export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) => void }) {
-  const { tools, employees } = useAppData();
+  const { tools, employees, me } = useAppData();
   const [items, setItems] = useState<ApprovalOut[] | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const request = useRef(0);
@@ -80,7 +81,21 @@ export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) 
         )}
         {items !== null && items.length > 0 && (
           <ul className="approval-list" aria-label="Waiting decisions">
-            {items.map(({ tool_call: call, conversation }) => {
+            {items.map((item) => {
+              const { tool_call: call, conversation } = item;
+              if (item.role === "approver") {
+                return (
+                  <ApproverItem
+                    key={call.id}
+                    item={item}
+                    tool={tools[call.name]}
+                    tools={tools}
+                    employee={conversation.employee ? employees[conversation.employee] : undefined}
+                    myId={me?.id}
+                    onDecided={load}
+                  />
+                );
+              }
               const employee = conversation.employee ? employees[conversation.employee] : undefined;
               const args = call.executed_args ?? call.proposed_args;
               const summary = call.confirmation?.summary || argsSummary(tools[call.name]?.input_schema, args);

@@ -127,6 +127,7 @@ function applyEvent(state: ConversationState, event: StreamEvent): ConversationS
     case "tool_call.created":
     case "tool_call.interrupted":
     case "tool_call.decided":
+    case "tool_call.approved":
     case "tool_call.running":
       return upsertToolCall(state, event.tool_call);
     case "tool_call.completed": {

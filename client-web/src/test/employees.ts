@@ -16,6 +16,9 @@ export function employee(over: Partial<EmployeeOut> = {}): EmployeeOut {
     available_skills: ["suggestions"],
     tool_overrides: { "notes.add": "DENY" },
     system_prompt: "You are Scout.",
+    approvers: [],
+    approval_timeout_s: null,
+    tool_approvals: {},
     ...over,
   };
 }

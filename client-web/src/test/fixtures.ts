@@ -23,6 +23,10 @@ export function toolCall(over: Partial<ToolCallOut> = {}): ToolCallOut {
     created_at: T0,
     started_at: null,
     finished_at: null,
+    expires_at: null,
+    approvals_required: 1,
+    require_approver: false,
+    approvals: [],
     ...over,
   };
 }

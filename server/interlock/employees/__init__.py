@@ -10,6 +10,7 @@ from interlock.employees.spec import (
     DEFAULT_EMPLOYEE,
     Employee,
     EmployeeFields,
+    ToolApprovalRule,
     ToolPermission,
     load_builtin,
 )
@@ -20,6 +21,7 @@ __all__ = [
     "Employee",
     "EmployeeDirectory",
     "EmployeeFields",
+    "ToolApprovalRule",
     "ToolPermission",
     "load_builtin",
 ]

@@ -121,8 +121,8 @@ class EmployeeDirectory:
             if record is None:
                 session.add(_to_record(employee))
             else:
-                for name in _FIELDS:
-                    setattr(record, name, getattr(employee, name))
+                for name, value in employee.model_dump(include=set(_FIELDS)).items():
+                    setattr(record, name, value)
                 record.updated_at = utcnow()
                 session.add(record)
             session.commit()
@@ -170,7 +170,7 @@ class EmployeeDirectory:
         tools = set(self._known_tools())
         named = set(employee.pinned_skills) | (set(employee.available_skills) - {ALL_SKILLS})
         bad_skills = sorted(named - skills)
-        bad_tools = sorted(set(employee.tool_overrides) - tools)
+        bad_tools = sorted((set(employee.tool_overrides) | set(employee.tool_approvals)) - tools)
         if bad_skills or bad_tools:
             parts = []
             if bad_skills:
@@ -214,8 +214,5 @@ def _from_record(record: EmployeeRecord) -> Employee:
 
 
 def _to_record(employee: Employee) -> EmployeeRecord:
-    return EmployeeRecord(
-        slug=employee.slug,
-        builtin=employee.builtin,
-        **{name: getattr(employee, name) for name in _FIELDS},
-    )
+    data = employee.model_dump(include=set(_FIELDS))
+    return EmployeeRecord(slug=employee.slug, builtin=employee.builtin, **data)

@@ -9,6 +9,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from interlock.approvals.rules import approval_timeout_problem, approvals_required_problem
 from interlock.models import check_model_spec
 from interlock.storage.text import check_storable
 
@@ -17,6 +18,43 @@ ALL_SKILLS = "*"
 """In ``available_skills``: every loaded skill may be loaded by this employee."""
 
 ToolPermission = Literal["ALLOW", "ASK", "DENY"]
+
+APPROVER_RE = re.compile(r"^(group:)?[^\s:][^\n\r]{0,199}$")
+GROUP_PREFIX = "group:"
+
+
+class ToolApprovalRule(BaseModel):
+    """An employee's approval rule for one tool, over the tool's own declaration.
+
+    Attributes:
+        timeout_s: Seconds a call waits for a decision before it expires; None keeps the
+            tool's (else the employee's, else the server's).
+        require_approver: Only an approver may approve; None keeps the tool's.
+        approvals_required: Distinct people who must approve (1 to 5); None keeps the tool's.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    timeout_s: float | None = None
+    require_approver: bool | None = None
+    approvals_required: int | None = None
+
+    @field_validator("approvals_required")
+    @classmethod
+    def _approvals(cls, value: int | None) -> int | None:
+        problem = approvals_required_problem(value) if value is not None else None
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("timeout_s", mode="before")
+    @classmethod
+    def _timeout(cls, value: object) -> object:
+        problem = approval_timeout_problem(value)
+        if problem:
+            raise ValueError(problem.replace("approval_timeout_s", "timeout_s"))
+        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
 
 BUILTIN_FILE = Path(__file__).with_name("builtin.yaml")
 DEFAULT_EMPLOYEE = "assistant"
@@ -38,6 +76,11 @@ class EmployeeFields(BaseModel):
         greeting: First line shown in a new conversation.
         starter_prompts: Suggested first messages.
         disabled: Hidden from users; no new messages in its conversations.
+        approvers: People who may decide calls in anyone's conversation with this employee,
+            besides the conversation's owner: user names, or ``group:<name>`` for a group.
+        approval_timeout_s: Seconds a call waits for a decision before it expires, for tools
+            that declare none; None uses the server's ``INTERLOCK_APPROVAL_TIMEOUT_S``.
+        tool_approvals: ``{tool name: ToolApprovalRule}`` overriding tools' own rules.
     """
 
     model_config = ConfigDict(extra="forbid", strict=True)
@@ -54,6 +97,25 @@ class EmployeeFields(BaseModel):
     greeting: str = Field(default="", max_length=2_000)
     starter_prompts: list[str] = Field(default_factory=list, max_length=10)
     disabled: bool = False
+    approvers: list[str] = Field(default_factory=list, max_length=100)
+    approval_timeout_s: float | None = None
+    tool_approvals: dict[str, ToolApprovalRule] = Field(default_factory=dict, max_length=500)
+
+    @field_validator("approvers")
+    @classmethod
+    def _approvers(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            if not APPROVER_RE.match(entry) or entry == GROUP_PREFIX:
+                raise ValueError(f"approvers: {entry!r} is neither a user name nor 'group:<name>'")
+        return list(dict.fromkeys(value))
+
+    @field_validator("approval_timeout_s", mode="before")
+    @classmethod
+    def _approval_timeout(cls, value: object) -> object:
+        problem = approval_timeout_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
     @field_validator("model")
     @classmethod

@@ -16,15 +16,16 @@ from sqlmodel import Session
 
 from interlock.audit import ALLOW_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
+from interlock.engine.expiry import Deadlines
 from interlock.engine.grants import apply_grant
 from interlock.engine.records import view
 from interlock.errors import BadRequest, Forbidden
 from interlock.permissions import effective_permission, is_action
 from interlock.skills import SkillCatalog
-from interlock.storage import Conversation, Message, MessageRole, ToolCall, ToolCallStatus
+from interlock.storage import Conversation, Message, MessageRole, ToolCall
 from interlock.storage.views import message_out
 from interlock.streaming import EventBus
-from interlock.streaming.events import MessageCompleted, ToolCallCreated, ToolCallInterrupted
+from interlock.streaming.events import MessageCompleted, ToolCallCreated
 from interlock.tools import Tool, ToolRegistry
 
 COMMAND_RE = re.compile(r"^/([a-z][a-z0-9_-]{0,31})(?:\s+(.*))?\s*$", re.DOTALL)
@@ -166,6 +167,7 @@ def propose_command(
     session: Session,
     bus: EventBus,
     registry: ToolRegistry,
+    deadlines: Deadlines,
     conversation: Conversation,
     employee: Employee,
     run_id: str,
@@ -231,14 +233,7 @@ def propose_command(
             executed_args=call.proposed_args,
         )
     if permission == "ASK" and call.grant_id is None:
-        call.status = ToolCallStatus.interrupted
-        session.add(call)
-        session.flush()
-        bus.stage(
-            session,
-            conversation.id,
-            ToolCallInterrupted(run_id=run_id, tool_call=view(session, registry, call)),
-        )
+        deadlines.interrupt(session, bus, registry, call, employee, run_id)
 
 
 def _permission(registry: ToolRegistry, name: str, employee: Employee, actions_on: bool) -> str:

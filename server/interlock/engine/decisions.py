@@ -1,26 +1,32 @@
 """Decisions on interrupted tool calls: approve, edit, reject, respond.
 
-The server re-checks everything: ownership (else 404), state (a call that is not
-interrupted or already decided answers 409 with the recorded decision) and, for ``edit``,
-the tool's JSON Schema (422 with per-field errors; the pause stays open). Of two concurrent
-decisions on one call exactly one wins: ``decisions.tool_call_id`` is unique.
+The server re-checks everything: who may decide (the owner or an approver, else 404; see
+``interlock.approvals.access``), state (a call that is not interrupted, already decided or
+past its deadline answers 409 with the recorded outcome) and, for ``edit``, the tool's JSON
+Schema (422 with per-field errors; the pause stays open). Of two concurrent decisions on one
+call exactly one wins (``decisions.tool_call_id`` is unique), and of a decision and the
+expiry sweeper exactly one wins (the guarded update of ``tool_calls.decided_at``, see
+``interlock.engine.expiry``).
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from sqlalchemy import func, or_, update
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
+from interlock.approvals.access import decider_role
 from interlock.audit import Channel, Outcome, record_outcome
 from interlock.employees import Employee
+from interlock.engine.expiry import expire_call
 from interlock.engine.records import view
 from interlock.engine.runner import Engine
-from interlock.errors import BadRequest, Conflict, NotFound
+from interlock.errors import BadRequest, Conflict, Forbidden, NotFound
 from interlock.permissions import actions_on, create_grant, is_action
 from interlock.permissions.shapes import RememberIn
 from interlock.storage import (
@@ -29,12 +35,13 @@ from interlock.storage import (
     DecisionType,
     Grant,
     ToolCall,
+    ToolCallApproval,
     ToolCallStatus,
 )
 from interlock.storage.models import utcnow
 from interlock.storage.text import check_storable
 from interlock.storage.views import ToolCallOut, decision_out
-from interlock.streaming.events import ToolCallDecided
+from interlock.streaming.events import ToolCallApproved, ToolCallDecided
 from interlock.tools import FieldError, Tool
 
 MAX_DECISION_MESSAGE_CHARS = 8_000
@@ -93,90 +100,129 @@ async def decide(
         body: The decision.
         channel: Where it came from (``web``, ``api``, ``mcp``), for the audit log.
 
+    Who: the conversation's owner or one of the employee's approvers (anyone else: 404). A
+    call with ``require_approver`` may not be approved by its owner (403 ``approver_required``);
+    one with ``approvals_required`` > 1 needs that many distinct people's approvals (each
+    recorded; the last one decides), and any reject ends it.
+
     Returns:
-        The tool call with its decision.
+        The tool call with its decision, or with the approvals so far when more are needed.
 
     Raises:
-        NotFound: Unknown call, or not the caller's.
-        Conflict: ``not_interrupted``; ``details`` carries ``status`` and the recorded ``decision``.
+        NotFound: Unknown call, or the caller may not decide it.
+        Forbidden: ``approver_required``: the owner tried to approve a call needing an approver.
+        Conflict: ``not_interrupted``; ``details`` carries ``status``, the recorded
+            ``decision`` and the call (``tool_call``; an ``expired`` call's outcome);
+            ``already_approved`` for a second approval by the same person.
         BadRequest: ``invalid_args`` with ``details.errors`` (edit; respond to a tool with
-            ``check_response``), a missing field, or ``cannot_remember`` (``remember`` on a
-            reject or respond, or for a tool that cannot be granted).
-        Conflict: ``actions_off`` when approving a write call while the person's "AI actions"
+            ``check_response``), ``invalid_request`` (a missing field, an edit of a call
+            needing several approvals), or ``cannot_remember`` (``remember`` on a reject or
+            respond, by an approver, on a call needing an approver or several approvals, or
+            for a tool that cannot be granted).
+        Conflict: ``actions_off`` when approving a write call while the owner's "AI actions"
             switch for the employee is off.
     """
     _check_shape(body)
-    out, conversation_id, message_id, owner_id = await engine.db.run(
-        _record, engine, user_id, tool_call_id, body, channel
-    )
-    # Resume in a task of its own: the answer and the decided event go out first.
-    engine.schedule_resume(conversation_id, message_id, owner_id)
+    out, resume = await engine.db.run(_record, engine, user_id, tool_call_id, body, channel)
+    if resume is not None:
+        # Resume in a task of its own: the answer and the decided event go out first.
+        engine.schedule_resume(*resume)
     return out
 
 
 def _record(
     engine: Engine, user_id: str, tool_call_id: str, body: DecisionIn, channel: str
-) -> tuple[ToolCallOut, str, int, str]:
+) -> tuple[ToolCallOut, tuple[str, int, str] | None]:
     """The transaction of :func:`decide` (database thread).
 
     Returns:
-        ``(call view, conversation_id, message_id, owner_id)``.
+        ``(call view, (conversation_id, message_id, owner_id))``; no resume (None) after an
+        approval that still needs more.
     """
     with engine.db.session() as session:
         call = session.get(ToolCall, tool_call_id)
         conversation = session.get(Conversation, call.conversation_id) if call else None
-        if call is None or conversation is None or conversation.owner_id != user_id:
+        employee = engine.employees.get(conversation.employee) if conversation else None
+        role = (
+            decider_role(session, user_id, conversation, employee)
+            if call is not None and conversation is not None
+            else None
+        )
+        if call is None or conversation is None or role is None:
             log.info("decision refused (not_found): tool call %s, user %s", tool_call_id, user_id)
             raise NotFound("No such tool call.")
         existing = session.exec(select(Decision).where(Decision.tool_call_id == call.id)).first()
-        if call.status != ToolCallStatus.interrupted or existing is not None:
-            raise _not_interrupted(call.id, call.status, existing)
-        employee = engine.employees.get(conversation.employee)
+        now = engine.deadlines.now()
+        if (
+            call.status != ToolCallStatus.interrupted
+            or existing is not None
+            or call.decided_at is not None
+            or (call.expires_at is not None and call.expires_at <= now)
+        ):
+            session.rollback()
+            raise _refusal(engine, tool_call_id, now)
         if employee is not None and employee.disabled:
             raise Conflict(f"{employee.name} is disabled; nothing runs.", code="employee_disabled")
-        question = engine.registry.get(call.name)
-        runs = body.type in (DecisionType.approve, DecisionType.edit)
+        approving = body.type in (DecisionType.approve, DecisionType.edit)
+        if approving and call.require_approver and role == "owner":
+            raise Forbidden(
+                "This action needs an approver's approval: you cannot approve your own call, "
+                "but you can reject it.",
+                code="approver_required",
+            )
+        tool = engine.registry.get(call.name)
         if (
-            runs
-            and question is not None
+            approving
+            and tool is not None
             and employee is not None
-            and is_action(question)
-            and not actions_on(session, user_id, employee.slug)
+            and is_action(tool)
+            and not actions_on(session, conversation.owner_id, employee.slug)
         ):
             raise Conflict(
                 f"AI actions for {employee.name} are off, so this cannot run. Turn them on "
                 "under Permissions, or reject the call.",
                 code="actions_off",
             )
-        if (
-            question is not None
-            and question.check_response is not None
-            and body.type in (DecisionType.approve, DecisionType.edit)
+        if body.remember is not None and (
+            role != "owner" or call.require_approver or call.approvals_required > 1
         ):
             raise BadRequest(
-                "This is a question: answer it with respond, or reject it.",
+                "Only the conversation's owner can say \"don't ask again\", and not for a call "
+                "that needs an approver or several approvals.",
+                code="cannot_remember",
+            )
+        if body.type == DecisionType.edit and call.approvals_required > 1:
+            raise BadRequest(
+                f"This call needs {call.approvals_required} people's approvals, so it cannot "
+                "be edited: approve it as proposed, or reject it with a reason.",
                 code="invalid_request",
             )
-        if body.type == DecisionType.edit:
-            tool = engine.registry.get(call.name)
-            if tool is None:
-                raise Conflict("The tool is no longer registered.", code="not_found")
-            errors = engine.registry.validate_args(tool, body.args)
-            if errors:
-                raise BadRequest(
-                    "The edited arguments do not match the tool's input schema.",
-                    code="invalid_args",
-                    details={"errors": [e.as_dict() for e in errors]},
+        _check_content(engine, call, body)
+        # Lock the row: refused past the deadline (server clock) or once decided elsewhere.
+        locked = session.exec(  # type: ignore[call-overload]
+            update(ToolCall)
+            .where(
+                col(ToolCall.id) == call.id,
+                col(ToolCall.status) == ToolCallStatus.interrupted,
+                col(ToolCall.decided_at).is_(None),
+                or_(col(ToolCall.expires_at).is_(None), col(ToolCall.expires_at) > now),
+            )
+            .values(decided_at=None)
+        ).rowcount
+        if locked != 1:
+            session.rollback()
+            raise _refusal(engine, tool_call_id, now)
+        if body.type == DecisionType.approve and call.approvals_required > 1:
+            given = _add_approval(session, call, user_id)
+            if given < call.approvals_required:
+                out = view(session, engine.registry, call, None)
+                engine.bus.stage(
+                    session,
+                    call.conversation_id,
+                    ToolCallApproved(run_id=call.run_id, tool_call=out),
                 )
-        if body.type == DecisionType.respond:
-            tool = engine.registry.get(call.name)
-            errors = _response_errors(tool, call.proposed_args, body.message or "")
-            if errors:
-                raise BadRequest(
-                    "The answer does not fit the question.",
-                    code="invalid_args",
-                    details={"errors": [e.as_dict() for e in errors]},
-                )
+                engine.bus.commit(session)
+                return out, None
         decision = Decision(
             tool_call_id=call.id,
             conversation_id=call.conversation_id,
@@ -187,16 +233,15 @@ def _record(
             proposed_args=call.proposed_args,
         )
         session.add(decision)
+        call.decided_at = now
+        session.add(call)
         try:
             session.flush()
             if body.remember is not None and employee is not None:
                 remember(engine, session, user_id, call, conversation, employee, body)
         except IntegrityError:
             session.rollback()
-            winner = session.exec(
-                select(Decision).where(Decision.tool_call_id == tool_call_id)
-            ).first()
-            raise _not_interrupted(tool_call_id, ToolCallStatus.interrupted, winner) from None
+            raise _refusal(engine, tool_call_id, now) from None
         runs = body.type in (DecisionType.approve, DecisionType.edit)
         record_outcome(
             session,
@@ -215,7 +260,93 @@ def _record(
             session, call.conversation_id, ToolCallDecided(run_id=call.run_id, tool_call=out)
         )
         engine.bus.commit(session)
-        return out, call.conversation_id, call.message_id, conversation.owner_id
+        return out, (call.conversation_id, call.message_id, conversation.owner_id)
+
+
+def _check_content(engine: Engine, call: ToolCall, body: DecisionIn) -> None:
+    """Check a decision's content against the tool: questions, edited args, answers."""
+    question = engine.registry.get(call.name)
+    if (
+        question is not None
+        and question.check_response is not None
+        and body.type in (DecisionType.approve, DecisionType.edit)
+    ):
+        raise BadRequest(
+            "This is a question: answer it with respond, or reject it.",
+            code="invalid_request",
+        )
+    if body.type == DecisionType.edit:
+        tool = engine.registry.get(call.name)
+        if tool is None:
+            raise Conflict("The tool is no longer registered.", code="not_found")
+        errors = engine.registry.validate_args(tool, body.args)
+        if errors:
+            raise BadRequest(
+                "The edited arguments do not match the tool's input schema.",
+                code="invalid_args",
+                details={"errors": [e.as_dict() for e in errors]},
+            )
+    if body.type == DecisionType.respond:
+        tool = engine.registry.get(call.name)
+        errors = _response_errors(tool, call.proposed_args, body.message or "")
+        if errors:
+            raise BadRequest(
+                "The answer does not fit the question.",
+                code="invalid_args",
+                details={"errors": [e.as_dict() for e in errors]},
+            )
+
+
+def _add_approval(session: Session, call: ToolCall, user_id: str) -> int:
+    """Record ``user_id``'s approval of ``call`` (row locked); return the approvals given.
+
+    Raises:
+        Conflict: ``already_approved`` when this person approved the call before.
+    """
+    approved_before = session.exec(
+        select(ToolCallApproval.id).where(
+            ToolCallApproval.tool_call_id == call.id, ToolCallApproval.user_id == user_id
+        )
+    ).first()
+    if approved_before is not None:
+        session.rollback()
+        raise Conflict(
+            f"You already approved this call; it needs {call.approvals_required} different "
+            "people's approvals.",
+            code="already_approved",
+        )
+    session.add(
+        ToolCallApproval(
+            tool_call_id=call.id, conversation_id=call.conversation_id, user_id=user_id
+        )
+    )
+    session.flush()
+    return int(
+        session.exec(
+            select(func.count())
+            .select_from(ToolCallApproval)
+            .where(ToolCallApproval.tool_call_id == call.id)
+        ).one()
+    )
+
+
+def _refusal(engine: Engine, tool_call_id: str, now: datetime) -> Conflict:
+    """The 409 for a call that cannot be decided now, with its recorded outcome.
+
+    A call past its deadline that no sweep closed yet is closed as ``expired`` here first
+    (exactly once, like the sweeper), so a late decision always meets the recorded outcome.
+    """
+    where = expire_call(engine, tool_call_id, now)
+    if where is not None:
+        engine.resume_after_close(*where)
+    with engine.db.session() as session:
+        call = session.get(ToolCall, tool_call_id)
+        assert call is not None
+        decision = session.exec(
+            select(Decision).where(Decision.tool_call_id == tool_call_id)
+        ).first()
+        out = view(session, engine.registry, call, decision)
+    return _not_interrupted(out, decision)
 
 
 def remember(
@@ -295,18 +426,24 @@ def _response_errors(tool: Tool | None, args: Any, message: str) -> list[FieldEr
         ]
 
 
-def _not_interrupted(tool_call_id: str, status: str, decision: Decision | None) -> Conflict:
+def _not_interrupted(call: ToolCallOut, decision: Decision | None) -> Conflict:
     log.info(
         "decision refused (not_interrupted): tool call %s is %s, decided %s",
-        tool_call_id,
-        status,
+        call.id,
+        call.status,
         decision.type if decision else "never",
     )
+    message = (
+        "Too late: nobody decided in time, so this call expired and did not run."
+        if call.status == ToolCallStatus.expired
+        else "This tool call is not waiting for a decision."
+    )
     return Conflict(
-        "This tool call is not waiting for a decision.",
+        message,
         code="not_interrupted",
         details={
-            "status": status,
+            "status": call.status,
             "decision": decision_out(decision).model_dump(mode="json") if decision else None,
+            "tool_call": call.model_dump(mode="json"),
         },
     )

@@ -24,6 +24,7 @@ from sqlmodel import col, select
 from interlock.audit import ALLOW_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
 from interlock.engine.binding import BoundModels
+from interlock.engine.expiry import Deadlines
 from interlock.engine.grants import apply_grant
 from interlock.engine.history import HistoryCache
 from interlock.engine.proposals import Proposal, field_hint, message_text, read_proposals
@@ -55,7 +56,6 @@ from interlock.streaming.deltas import DeltaBuffer
 from interlock.streaming.events import (
     MessageCompleted,
     ToolCallCreated,
-    ToolCallInterrupted,
     ToolCallRunning,
 )
 from interlock.tools import Permission, Tool, ToolContext, ToolError, ToolRegistry
@@ -83,6 +83,7 @@ class GraphDeps:
     delta_window_s: float
     employee_of: Callable[[str], Employee]
     model_for: Callable[[Employee], BaseChatModel]
+    deadlines: Deadlines
 
 
 def build_graph(deps: GraphDeps) -> Any:
@@ -151,20 +152,25 @@ class _Nodes:
             deltas.flush()
             partial = message_text(_merged(chunks).content) if chunks else ""
             if partial.strip():
-                self._store_answer(state, partial, [], plan)
+                self._store_answer(state, partial, [], plan, employee)
             raise
         deltas.flush()
 
         aggregate = _merged(chunks) if chunks else None
         text = message_text(aggregate.content) if aggregate else ""
         proposals = read_proposals(aggregate)
-        self._store_answer(state, text, proposals, plan)
+        self._store_answer(state, text, proposals, plan, employee)
         # With tool calls the tools node runs next, even when every call already failed its
         # checks: the model must see those error tool messages and answer again.
         return {"steps": state["steps"] + 1, "outcome": "continue" if proposals else "completed"}
 
     def _store_answer(
-        self, state: TurnState, text: str, proposals: list[Proposal], plan: TurnPlan
+        self,
+        state: TurnState,
+        text: str,
+        proposals: list[Proposal],
+        plan: TurnPlan,
+        employee: Employee,
     ) -> None:
         """Store the assistant message and its calls, failing malformed ones at once."""
         d = self.d
@@ -206,7 +212,8 @@ class _Nodes:
                     )
                 calls.append((call, tool, problem, code, field_errors))
             session.flush()
-            views = [view(session, d.registry, call) for call, *_ in calls]
+            # New calls: no decision can exist yet (saves a query per call).
+            views = [view(session, d.registry, call, None) for call, *_ in calls]
             d.bus.stage(
                 session,
                 conversation_id,
@@ -245,16 +252,7 @@ class _Nodes:
                     and plan.permissions[tool.name] == Permission.ASK
                     and call.grant_id is None
                 ):
-                    call.status = ToolCallStatus.interrupted
-                    session.add(call)
-                    session.flush()
-                    d.bus.stage(
-                        session,
-                        conversation_id,
-                        ToolCallInterrupted(
-                            run_id=run_id, tool_call=view(session, d.registry, call)
-                        ),
-                    )
+                    d.deadlines.interrupt(session, d.bus, d.registry, call, employee, run_id)
             d.bus.commit(session)
 
     def _check(

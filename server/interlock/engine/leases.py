@@ -21,10 +21,10 @@ import asyncio
 import logging
 import os
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from sqlalchemy import delete, func, select, update
 from sqlmodel import col
@@ -44,6 +44,9 @@ SWEEP_LOCK = 7_270_011
 """PostgreSQL advisory lock key held while sweeping (one process at a time)."""
 
 log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 class Leases:
@@ -180,6 +183,15 @@ class Leases:
                     session.exec(statement)  # type: ignore[call-overload]
                     session.commit()
             return found
+
+    def exclusively(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T | None:
+        """Run ``fn`` unless another process is sweeping (a blocking call).
+
+        Returns:
+            What ``fn`` returned, or None when another process holds the sweep lock.
+        """
+        with self._sweep_lock() as held:
+            return fn(*args, **kwargs) if held else None
 
     @contextmanager
     def _sweep_lock(self) -> Iterator[bool]:

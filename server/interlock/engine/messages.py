@@ -88,6 +88,7 @@ def store_message(
                 session,
                 engine.bus,
                 engine.registry,
+                engine.deadlines,
                 conversation,
                 employee,
                 run.id,

@@ -12,9 +12,17 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from interlock.audit import SYSTEM_DECIDER, Channel, Outcome, record_outcome
-from interlock.storage import Decision, Message, MessageRole, ToolCall, ToolCallStatus
+from interlock.storage import (
+    Decision,
+    Message,
+    MessageRole,
+    ToolCall,
+    ToolCallApproval,
+    ToolCallStatus,
+    User,
+)
 from interlock.storage.models import utcnow
-from interlock.storage.views import ToolCallOut, message_out, tool_call_out
+from interlock.storage.views import ToolCallApprovalOut, ToolCallOut, message_out, tool_call_out
 from interlock.streaming import EventBus
 from interlock.streaming.events import ToolCallCompleted
 from interlock.tools import ToolRegistry
@@ -36,6 +44,27 @@ def rejected_text(reason: str | None) -> str:
     )
 
 
+def expired_text(timeout_s: float) -> str:
+    """Tool message text for a call nobody decided before its deadline."""
+    return (
+        f"Not approved in time: nobody decided within {describe_duration(timeout_s)}, so the "
+        "call did not run. Do not retry it unless the person asks for it again."
+    )
+
+
+def describe_duration(seconds: float) -> str:
+    """``90`` -> ``1 minute 30 seconds``; ``86400`` -> ``24 hours``; ``2`` -> ``2 seconds``."""
+    total = max(0, round(seconds))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [
+        f"{value} {unit}{'' if value == 1 else 's'}"
+        for value, unit in ((hours, "hour"), (minutes, "minute"), (secs, "second"))
+        if value
+    ]
+    return " ".join(parts) or "0 seconds"
+
+
 def cancelled_text(reason: str) -> str:
     """Tool message text for a cancelled call."""
     return f"Cancelled: {reason}."
@@ -49,25 +78,55 @@ def view(
     registry: ToolRegistry,
     call: ToolCall,
     decision: Decision | object | None = _UNLOADED,
+    approvals: list[ToolCallApprovalOut] | None = None,
 ) -> ToolCallOut:
-    """Return the wire shape of ``call`` with its decision, title and card hint.
+    """Return the wire shape of ``call`` with its decision, approvals, title and card hint.
 
     Args:
-        session: Open session, used to load the decision unless ``decision`` is given.
+        session: Open session, used to load the decision unless ``decision`` is given, and
+            the approvals of a call needing several unless ``approvals`` is given.
         registry: Tool registry (titles and card hints).
         call: The tool call row.
         decision: The call's decision if already loaded (``None`` for none).
+        approvals: The call's approvals if already loaded.
     """
     if decision is _UNLOADED:
         decision = session.exec(select(Decision).where(Decision.tool_call_id == call.id)).first()
     assert decision is None or isinstance(decision, Decision)
+    if approvals is None and call.approvals_required > 1:
+        approvals = approvals_of(session, [call.id]).get(call.id, [])
     tool = registry.get(call.name)
     return tool_call_out(
         call,
         decision,
         title=tool.title if tool else None,
         card=tool.card if tool else None,
+        approvals=approvals,
     )
+
+
+def approvals_of(
+    session: Session, tool_call_ids: list[str]
+) -> dict[str, list[ToolCallApprovalOut]]:
+    """Return the approvals given so far, by call id, oldest first, with the approvers' names."""
+    if not tool_call_ids:
+        return {}
+    rows = session.exec(
+        select(ToolCallApproval, User.name)
+        .join(User, col(User.id) == col(ToolCallApproval.user_id), isouter=True)
+        .where(col(ToolCallApproval.tool_call_id).in_(tool_call_ids))
+        .order_by(col(ToolCallApproval.id))
+    ).all()
+    out: dict[str, list[ToolCallApprovalOut]] = {}
+    for approval, name in rows:
+        out.setdefault(approval.tool_call_id, []).append(
+            ToolCallApprovalOut(
+                user_id=approval.user_id,
+                user_name=name or approval.user_id,
+                created_at=approval.created_at,
+            )
+        )
+    return out
 
 
 def close_call(

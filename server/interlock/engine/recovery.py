@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sqlalchemy import update
+from sqlalchemy.orm import aliased
 from sqlmodel import col, select
 
 from interlock.engine.records import close_call, error_text
@@ -82,12 +83,25 @@ def recover_runs(engine: Engine, live_workers: set[str]) -> Recovery:
         if trigger != TAKEOVER:
             found.takeover.append((conversation_id, owner_id))
     with engine.db.session() as session:
+        # Only messages none of whose calls still waits for a decision: a thousand paused
+        # conversations must not cost a thousand resume attempts at start-up.
+        other = aliased(ToolCall)
+        waiting = (
+            select(other.id)
+            .outerjoin(Decision, col(Decision.tool_call_id) == other.id)
+            .where(
+                other.message_id == ToolCall.message_id,
+                other.status == ToolCallStatus.interrupted,
+                col(Decision.id).is_(None),
+            )
+        )
         candidates = session.exec(
             select(ToolCall.conversation_id, ToolCall.message_id, Conversation.owner_id)
             .join(Conversation, col(Conversation.id) == col(ToolCall.conversation_id))
             .where(
                 ToolCall.status == ToolCallStatus.interrupted,
                 col(Conversation.active_run_id).is_(None),
+                ~waiting.exists(),
             )
             .distinct()
         ).all()

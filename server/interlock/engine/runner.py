@@ -18,9 +18,11 @@ from interlock.audit import SYSTEM_DECIDER
 from interlock.employees import DEFAULT_EMPLOYEE, Employee, EmployeeDirectory
 from interlock.engine.cancels import CANCEL_WAIT_S, cancel_run
 from interlock.engine.commands import CommandClaim
+from interlock.engine.expiry import Deadlines, ExpirySweeper, expire_due
 from interlock.engine.graph import GraphDeps, TurnState, build_graph
 from interlock.engine.leases import Leases
 from interlock.engine.messages import store_message
+from interlock.engine.records import latest_assistant_calls
 from interlock.engine.terminals import end_run
 from interlock.errors import InterlockError, NotFound
 from interlock.models import create_chat_model
@@ -75,6 +77,8 @@ class Engine:
         self.employees = employees
         self.model = model
         self._models: dict[str, BaseChatModel] = {}
+        self.deadlines = Deadlines(settings)
+        self.sweeper = ExpirySweeper(self, settings.approval_sweep_interval_s)
         self._graph = build_graph(
             GraphDeps(
                 db=db,
@@ -85,6 +89,7 @@ class Engine:
                 delta_window_s=settings.delta_window_s,
                 employee_of=self.employee_of,
                 model_for=self.model_for,
+                deadlines=self.deadlines,
             )
         )
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -206,6 +211,29 @@ class Engine:
         self.spawn_soon(run.id, conversation_id, user_id)
         return run.id
 
+    def resume_after_close(self, conversation_id: str, message_id: int) -> str | None:
+        """Resume the owner's run once a call of ``message_id`` was closed by the server.
+
+        A blocking call (database thread).
+
+        Returns:
+            The new run's id, or None (calls still wait, or a run is active).
+        """
+        with self.db.session() as session:
+            conversation = session.get(Conversation, conversation_id)
+            if conversation is None:
+                return None
+            owner_id = conversation.owner_id
+        return self.claim_resume(conversation_id, message_id, owner_id)
+
+    def _resume_latest(self, conversation_id: str, user_id: str) -> str | None:
+        """Resume the conversation's latest assistant message if nothing of it waits any more."""
+        with self.db.session() as session:
+            calls = latest_assistant_calls(session, conversation_id)
+        if not calls:
+            return None
+        return self.claim_resume(conversation_id, calls[0].message_id, user_id)
+
     def claim(self, session: Session, conversation_id: str, run_id: str) -> bool:
         """Claim the conversation for ``run_id`` (compare-and-set); False when taken."""
         result = session.exec(  # type: ignore[call-overload]
@@ -284,6 +312,10 @@ class Engine:
             return
         status = RunStatus.paused if final["outcome"] == "paused" else RunStatus.completed
         await self.db.run(self.end_run, run_id, conversation_id, status)
+        if status == RunStatus.paused and not self._closing:
+            # A decision or an expiry may have landed after the tools node looked and before
+            # the pause was written (its own resume found this run active): go on now.
+            await self.db.run(self._resume_latest, conversation_id, user_id)
 
     def end_run(
         self,
@@ -367,11 +399,15 @@ class Engine:
         self._loop = asyncio.get_running_loop()
         self.bus.bind_loop(self._loop)
         await self.leases.start()
+        # Calls whose deadline passed while the server was down are closed before serving.
+        await self.db.run(expire_due, self)
+        self.sweeper.start()
 
     async def aclose(self) -> None:
         """Stop run tasks at shutdown (bounded wait) and leave: another worker, or the next
         start, takes the runs over."""
         self._closing = True
+        await self.sweeper.aclose()
         tasks = list(self._tasks.values()) + list(self._background)
         for task in tasks:
             task.cancel()

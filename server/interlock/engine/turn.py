@@ -19,7 +19,14 @@ from interlock.skills import SkillCatalog
 from interlock.storage import Conversation
 from interlock.tools import Permission, Tool, ToolRegistry
 
-__all__ = ["LOAD_SKILL", "TurnPlan", "effective_permission", "plan_turn"]
+__all__ = ["ACTIONS_OFF_NOTE", "LOAD_SKILL", "TurnPlan", "effective_permission", "plan_turn"]
+
+ACTIONS_OFF_NOTE = (
+    "The person has turned AI actions off for you: tools that change things are not available "
+    "now. If they ask you to change something, say so and tell them they can turn AI actions "
+    "on under Permissions."
+)
+"""Added to the system prompt while the person's "AI actions" switch is off."""
 
 
 @dataclass
@@ -86,6 +93,8 @@ def plan_turn(
         permissions[tool.name] = Permission(permission)
 
     parts = [employee.system_prompt.strip()]
+    if not actions_on:
+        parts.append(ACTIONS_OFF_NOTE)
     if loadable and LOAD_SKILL not in denied:
         lines = "\n".join(f"- {s.name}: {s.description}" for s in loadable)
         parts.append(

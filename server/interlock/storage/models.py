@@ -6,7 +6,7 @@ Messages, tool calls and decisions live here; the LangGraph graph keeps no copy 
 Tool call statuses (see :class:`ToolCallStatus`)::
 
     pending -> interrupted -> running -> succeeded | failed
-                interrupted -> rejected | cancelled
+                interrupted -> rejected | cancelled | expired
     pending -> running            (ALLOW calls skip ``interrupted``)
     pending -> failed             (malformed args, unknown tool: no card, no execution)
 """
@@ -64,6 +64,8 @@ class ToolCallStatus(StrEnum):
     failed = "failed"
     rejected = "rejected"
     cancelled = "cancelled"
+    # Nobody decided before ``expires_at``: closed by the server, never run.
+    expired = "expired"
 
 
 class DecisionType(StrEnum):
@@ -120,6 +122,13 @@ class EmployeeRecord(SQLModel, table=True):
         default_factory=dict, sa_column=Column(JSON, nullable=False)
     )
     greeting: str = Field(default="", sa_column=Column(Text, nullable=False))
+    # Oversight (see ``interlock.approvals``): who besides the owner may decide, the
+    # employee's approval timeout, and per-tool approval rules.
+    approvers: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    approval_timeout_s: float | None = None
+    tool_approvals: dict[str, Any] = Field(
+        default_factory=dict, sa_column=Column(JSON, nullable=False)
+    )
     starter_prompts: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     disabled: bool = False
     created_at: datetime = Field(default_factory=utcnow)
@@ -201,6 +210,39 @@ class ToolCall(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    # Approval policy, fixed when the call is interrupted (``interlock.approvals.policy``):
+    # the server-clock deadline, distinct approvals needed, and whether the owner may approve.
+    expires_at: datetime | None = Field(default=None, index=True)
+    approvals_required: int = 1
+    require_approver: bool = False
+    # Set in the same guarded update that records the final decision; the expiry sweeper
+    # only closes calls where it is still empty, so exactly one of the two wins.
+    decided_at: datetime | None = None
+
+
+class ToolCallApproval(SQLModel, table=True):
+    """One person's approval of a call that needs several (``approvals_required`` > 1)."""
+
+    __tablename__ = "tool_call_approvals"
+    __table_args__ = (
+        UniqueConstraint("tool_call_id", "user_id", name="uq_tool_call_approvals_call_user"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    tool_call_id: str = Field(max_length=64, index=True)
+    conversation_id: str = Field(max_length=64, index=True)
+    user_id: str = Field(max_length=64)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class GroupMember(SQLModel, table=True):
+    """A user's membership of a named group (groups exist through their members)."""
+
+    __tablename__ = "group_members"
+
+    group: str = Field(primary_key=True, max_length=100)
+    user_id: str = Field(primary_key=True, max_length=64, index=True)
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class Decision(SQLModel, table=True):

@@ -36,9 +36,22 @@ class DecisionOut(BaseModel):
     created_at: datetime
 
 
+class ToolCallApprovalOut(BaseModel):
+    """One person's approval of a call that needs several (``approvals_required`` > 1)."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+    user_id: str
+    user_name: str
+    created_at: datetime
+
+
 class ToolCallOut(BaseModel):
     """A tool call with its status, the args proposed and the args that actually ran.
 
+    ``expires_at`` is the server-clock deadline of an interrupted call (then it expires);
+    ``approvals`` lists who approved so far when ``approvals_required`` > 1;
+    ``require_approver`` means the conversation's owner may not approve it.
     ``grant_id`` names the "don't ask again" grant that let the call run without a card.
     """
 
@@ -63,6 +76,10 @@ class ToolCallOut(BaseModel):
     created_at: datetime
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    expires_at: datetime | None = None
+    approvals_required: int = 1
+    require_approver: bool = False
+    approvals: list[ToolCallApprovalOut] = []
 
 
 class MessageOut(BaseModel):
@@ -100,6 +117,7 @@ def tool_call_out(
     *,
     title: str | None = None,
     card: str | None = None,
+    approvals: list[ToolCallApprovalOut] | None = None,
 ) -> ToolCallOut:
     """Build the wire shape of ``call``; ``title`` defaults to the tool name."""
     error = (
@@ -127,6 +145,10 @@ def tool_call_out(
         created_at=call.created_at,
         started_at=call.started_at,
         finished_at=call.finished_at,
+        expires_at=call.expires_at,
+        approvals_required=call.approvals_required,
+        require_approver=call.require_approver,
+        approvals=approvals or [],
     )
 
 

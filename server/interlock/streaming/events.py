@@ -49,6 +49,13 @@ class ToolCallDecided(_Event):
     tool_call: ToolCallOut
 
 
+class ToolCallApproved(_Event):
+    """One person approved a call that needs more approvals (``tool_call.approvals``)."""
+
+    type: Literal["tool_call.approved"] = "tool_call.approved"
+    tool_call: ToolCallOut
+
+
 class ToolCallRunning(_Event):
     type: Literal["tool_call.running"] = "tool_call.running"
     tool_call: ToolCallOut
@@ -89,6 +96,7 @@ StreamEvent = Annotated[
     | ToolCallCreated
     | ToolCallInterrupted
     | ToolCallDecided
+    | ToolCallApproved
     | ToolCallRunning
     | ToolCallCompleted
     | RunPaused

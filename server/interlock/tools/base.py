@@ -143,6 +143,11 @@ class Tool:
         check_response: Checks a ``respond`` decision's message against the call's proposed
             arguments, ``check_response(args, message) -> list[FieldError]`` (``[]`` when the
             answer fits); None accepts any message.
+        approval_timeout_s: Seconds an ``ASK`` call waits for a decision before it expires;
+            None uses the employee's or the server's (``INTERLOCK_APPROVAL_TIMEOUT_S``).
+        require_approver: True when the conversation's owner may not approve the call: only
+            one of the employee's approvers may (the owner may still reject it).
+        approvals_required: Distinct people who must approve (1 to 5); any reject ends it.
         skill: The skill the tool belongs to, set by the skill loader; None for core tools.
         provider_name: Name sent to model providers (``^[a-zA-Z0-9_-]{1,64}$``), set by the
             registry.
@@ -163,3 +168,6 @@ class Tool:
     provider_name: str = ""
     skill: str | None = None
     check_response: ResponseCheck | None = None
+    approval_timeout_s: float | None = None
+    require_approver: bool = False
+    approvals_required: int = 1

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from interlock.approvals.rules import approval_timeout_problem, approvals_required_problem
 from interlock.settings import Connection, Settings
 from interlock.tools.base import (
     Handler,
@@ -54,6 +55,7 @@ SpecPath = list[str | int]
 COMMON_KEYS = frozenset(
     {"name", "kind", "title", "description", "permission", "write", "annotations"}
     | {"timeout_s", "input_schema", "output_schema", "card"}
+    | {"approval_timeout_s", "require_approver", "approvals_required"}
 )
 KIND_KEYS = {
     "text_template": frozenset({"template"}),
@@ -145,6 +147,14 @@ def build_declarative_tool(spec: dict[str, Any], *, skill: str, settings: Settin
             f"timeout_s must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:g}",
             ["timeout_s"],
         )
+    approvals_required = spec.get("approvals_required", 1)
+    approval_timeout_s = spec.get("approval_timeout_s")
+    for key, problem in (
+        ("approvals_required", approvals_required_problem(approvals_required)),
+        ("approval_timeout_s", approval_timeout_problem(approval_timeout_s)),
+    ):
+        if problem is not None:
+            raise DeclarativeToolError(problem, [key])
     properties = input_schema.get("properties")
     arguments = set(properties) if isinstance(properties, dict) else set()
     fields: dict[str, Any] = {
@@ -155,6 +165,9 @@ def build_declarative_tool(spec: dict[str, Any], *, skill: str, settings: Settin
         "output_schema": output_schema,
         "permission": Permission(permission),
         "card": card,
+        "approval_timeout_s": approval_timeout_s,
+        "require_approver": _bool(spec, "require_approver", False),
+        "approvals_required": approvals_required,
     }
     if kind == "text_template":
         if output_schema is not None:

@@ -35,6 +35,9 @@ def tool(
     timeout_s: float | None = None,
     card: str | None = None,
     check_args: ArgsCheck | None = None,
+    approval_timeout_s: float | None = None,
+    require_approver: bool = False,
+    approvals_required: int = 1,
 ) -> Callable[[Handler], Tool]:
     """Turn ``handler(args: dict, ctx: ToolContext)`` (sync or async) into a :class:`Tool`.
 
@@ -62,6 +65,10 @@ def tool(
         card: Client card hint (``approval``, ``choice``), None picks by tool name.
         check_args: Cross-field checks, ``check_args(args) -> list[FieldError]``, run after the
             schema passed (after the model's validation, when ``args_model`` is given).
+        approval_timeout_s: Seconds an ``ASK`` call waits for a decision before it expires;
+            None uses the employee's or the server's setting.
+        require_approver: Only an approver (not the conversation's owner) may approve.
+        approvals_required: Distinct people who must approve, 1 to 5.
 
     Returns:
         A decorator returning the :class:`Tool`.
@@ -98,6 +105,9 @@ def tool(
             timeout_s=timeout_s,
             card=card,
             check_args=checks,
+            approval_timeout_s=approval_timeout_s,
+            require_approver=require_approver,
+            approvals_required=approvals_required,
         )
 
     return decorate

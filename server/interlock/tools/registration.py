@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from interlock.approvals.rules import approval_timeout_problem, approvals_required_problem
 from interlock.tools.base import Permission, Tool, ToolAnnotations
 from interlock.tools.schema import (
     SchemaRuleError,
@@ -142,6 +143,14 @@ def check_tool(
         raise fail(f"permission {tool.permission!r} is not one of {allowed}") from None
     if tool.timeout_s is not None and (not is_finite_number(tool.timeout_s) or tool.timeout_s <= 0):
         raise fail(f"timeout_s must be a positive number of seconds, got {tool.timeout_s!r}")
+    for problem in (
+        approvals_required_problem(tool.approvals_required),
+        approval_timeout_problem(tool.approval_timeout_s),
+    ):
+        if problem is not None:
+            raise fail(problem)
+    if not isinstance(tool.require_approver, bool):
+        raise fail("require_approver must be true or false")
     if not isinstance(tool.annotations, ToolAnnotations):
         raise fail("annotations must be a ToolAnnotations")
     if tool.card is not None and not isinstance(tool.card, str):

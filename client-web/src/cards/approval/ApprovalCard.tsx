@@ -13,7 +13,7 @@ import { DecisionSummary } from "../DecisionSummary";
 import { ArgFields, LongText } from "../fields/ArgFields";
 import { isDestructive, ToolCardHeader } from "../ToolCardHeader";
 import type { CardProps } from "../types";
-import { NO_REMEMBER, rememberBody, type RememberChoiceValue } from "../../permissions/describe";
+import { NO_REMEMBER, rememberBody, rememberSummary, type RememberChoiceValue } from "../../permissions/describe";
 import { fieldErrorsFrom } from "./fieldErrors";
 import { RememberChoice } from "./RememberChoice";
 import "../../permissions/permissions.css";
@@ -29,7 +29,7 @@ function typing(): boolean {
   return (el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement) && el.value.length > 0;
 }
 
-export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProps) {
+export function ApprovalCard({ call, tool, title, live, busy, decide, canApprove = true }: CardProps) {
   const [mode, setMode] = useState<Mode>("idle");
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -37,6 +37,7 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
   const [details, setDetails] = useState(false);
   const [remember, setRemember] = useState<RememberChoiceValue>(NO_REMEMBER);
   const remembered = rememberBody(remember);
+  const [rememberSent, setRememberSent] = useState(false);
   const rejectRef = useRef<HTMLButtonElement>(null);
   const reasonId = useId();
   const detailId = useId();
@@ -56,6 +57,7 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
     if (!err) {
       setMode("idle");
       setFieldErrors([]);
+      if ((body.type === "approve" || body.type === "edit") && body.remember) setRememberSent(true);
       return;
     }
     if (err.status === 409) return; // the host refreshes and shows the recorded decision
@@ -117,7 +119,14 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
         </>
       )}
       {call.decision ? (
-        <DecisionSummary call={call} schema={schema} />
+        <>
+          <DecisionSummary call={call} schema={schema} />
+          {rememberSent && (
+            <p className="muted small" data-testid="remember-done">
+              {rememberSummary(remember, title).replace(" will run", " will now run")}
+            </p>
+          )}
+        </>
       ) : (
         <>
           {live && mode !== "reject" && call.permission === "ASK" && (
@@ -125,7 +134,9 @@ export function ApprovalCard({ call, tool, title, live, busy, decide }: CardProp
           )}
           {live && mode === "idle" && (
             <div className="actions">
-              {destructive ? (
+              {!canApprove ? (
+                rejectButton
+              ) : destructive ? (
                 <>
                   {rejectButton}
                   {editButton}

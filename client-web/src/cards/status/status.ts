@@ -30,7 +30,11 @@ export function statusWords(call: ToolCallOut): StatusWords {
     case "pending":
       return word("Getting ready", "run");
     case "interrupted":
-      if (!d) return word("Waiting for you", "wait");
+      if (!d) {
+        const needed = call.approvals_required ?? 1;
+        const given = call.approvals?.length ?? 0;
+        return word(needed > 1 && given > 0 ? `${given} of ${needed} approvals` : "Waiting for you", "wait");
+      }
       if (d.type === "reject") return word("Rejected", "off");
       return word(d.type === "respond" ? "Answered — waiting for the other decisions" : "Approved — waiting for the other decisions", "wait");
     case "awaiting_client":
@@ -49,7 +53,7 @@ export function statusWords(call: ToolCallOut): StatusWords {
     case "cancelled":
       return word("Cancelled", "off");
     case "expired":
-      return word("Expired", "off");
+      return word("Expired", "off", "Nobody decided in time, so it did not run.", null);
     default:
       return word(String(call.status), "off");
   }

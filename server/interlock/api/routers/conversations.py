@@ -12,7 +12,7 @@ from sqlmodel import col, select
 from interlock.api.deps import CurrentUser, DbDep, EngineDep, ServicesDep, SettingsDep
 from interlock.employees import DEFAULT_EMPLOYEE
 from interlock.engine.commands import CommandClaim
-from interlock.engine.records import view
+from interlock.engine.records import approvals_of, view
 from interlock.errors import BadRequest, Conflict
 from interlock.models import describe_model
 from interlock.storage import (
@@ -23,6 +23,7 @@ from interlock.storage import (
     Message,
     Run,
     ToolCall,
+    ToolCallApproval,
     ToolCallStatus,
 )
 from interlock.storage.text import check_storable
@@ -156,14 +157,22 @@ def get_conversation(
                 select(Decision).where(Decision.conversation_id == conversation_id)
             ).all()
         }
-        calls: dict[int, list[ToolCallOut]] = {}
-        for call in session.exec(
+        rows = session.exec(
             select(ToolCall)
             .where(ToolCall.conversation_id == conversation_id)
             .order_by(col(ToolCall.index))
-        ).all():
+        ).all()
+        approvals = approvals_of(session, [c.id for c in rows if c.approvals_required > 1])
+        calls: dict[int, list[ToolCallOut]] = {}
+        for call in rows:
             calls.setdefault(call.message_id, []).append(
-                view(session, engine.registry, call, decisions.get(call.id))
+                view(
+                    session,
+                    engine.registry,
+                    call,
+                    decisions.get(call.id),
+                    approvals.get(call.id, []),
+                )
             )
         summary = _summary(session, conversation)
         return ConversationDetail(
@@ -182,7 +191,7 @@ def delete_conversation(conversation_id: str, user: CurrentUser, engine: EngineD
         conversation = engine.owned_conversation(session, user.id, conversation_id)
         if conversation.active_run_id:
             raise Conflict("Cancel the active run before deleting.", code="run_active")
-        for table in (Event, Decision, ToolCall, Message, Run, Grant):
+        for table in (Event, Decision, ToolCallApproval, ToolCall, Message, Run, Grant):
             session.exec(delete(table).where(col(table.conversation_id) == conversation_id))  # type: ignore[call-overload]
         session.delete(conversation)
         session.commit()

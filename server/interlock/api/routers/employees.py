@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Response, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from interlock.api.deps import AdminUser, CurrentUser, ServicesDep
-from interlock.employees import Employee, EmployeeFields, ToolPermission
+from interlock.employees import Employee, EmployeeFields, ToolApprovalRule, ToolPermission
 from interlock.errors import BadRequest, NotFound
 
 router = APIRouter(prefix="/api/employees", tags=["employees"])
@@ -31,6 +31,9 @@ class EmployeeOut(BaseModel):
     available_skills: list[str]
     tool_overrides: dict[str, ToolPermission]
     system_prompt: str
+    approvers: list[str]
+    approval_timeout_s: float | None
+    tool_approvals: dict[str, ToolApprovalRule]
 
 
 class EmployeeCreate(EmployeeFields):
@@ -56,6 +59,9 @@ class EmployeePatch(BaseModel):
     greeting: str | None = None
     starter_prompts: list[str] | None = None
     disabled: bool | None = None
+    approvers: list[str] | None = None
+    approval_timeout_s: float | None = None
+    tool_approvals: dict[str, ToolApprovalRule] | None = None
 
 
 class SlashCommandOut(BaseModel):
@@ -110,7 +116,9 @@ def update_employee(
     ``model: null`` means the server's model; other fields sent as null are left unchanged.
     """
     changes = body.model_dump(exclude_unset=True)
-    changes = {k: v for k, v in changes.items() if v is not None or k == "model"}
+    changes = {
+        k: v for k, v in changes.items() if v is not None or k in ("model", "approval_timeout_s")
+    }
     if not changes:
         raise BadRequest("Send at least one field to change.")
     return _out(services.employees.update(slug, changes), admin=True)

@@ -1,0 +1,54 @@
+"""Limits of the approval rules, checked wherever a rule is declared.
+
+Kept free of other Interlock imports: tool registration, declarative tools, skill front matter
+and employees all check their values here, so a rule is refused at load time with the same
+reason everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+
+MAX_APPROVALS_REQUIRED = 5
+"""Most distinct people a call may need (``approvals_required``)."""
+
+MAX_APPROVAL_TIMEOUT_S = 30 * 24 * 3600.0
+"""Longest approval timeout a tool or employee may declare (30 days), in seconds."""
+
+
+def approvals_required_problem(value: object) -> str | None:
+    """Return why ``value`` is not a valid ``approvals_required``, or None when it is.
+
+    A call needs 1 to 5 distinct approvals: 0 would let it run with nobody's approval, and
+    more than 5 people are not gathered before a deadline.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"approvals_required must be a whole number from 1 to 5, got {value!r}"
+    if value < 1:
+        return (
+            f"approvals_required is {value}: at least 1 person must approve "
+            "(0 would let a call run with nobody's approval)"
+        )
+    if value > MAX_APPROVALS_REQUIRED:
+        return (
+            f"approvals_required is {value}: at most {MAX_APPROVALS_REQUIRED} distinct people "
+            "may be required"
+        )
+    return None
+
+
+def approval_timeout_problem(value: object) -> str | None:
+    """Return why ``value`` is not a valid approval timeout in seconds, or None when it is."""
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or not 0 < value <= MAX_APPROVAL_TIMEOUT_S
+    ):
+        return (
+            "approval_timeout_s must be a number of seconds above 0 and at most 30 days "
+            f"({MAX_APPROVAL_TIMEOUT_S:g}), got {value!r}"
+        )
+    return None

@@ -1,0 +1,221 @@
+"""Who may decide: the owner or the employee's approvers; ``require_approver``; several approvals.
+
+Users: ``owner`` (member, owns the conversations), ``ana`` and ``ben`` (approvers of the
+employee ``assistant``: ana by name, ben through the group ``finance``), ``eve`` (member, no
+role) and ``boss`` (admin, sets the employee's rules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+from sqlmodel import select
+
+from interlock.models import ScriptedChatModel, scripted_message
+from interlock.settings import Settings
+from interlock.storage import Database, Decision, Note, ToolCall
+from interlock.storage.groups import add_member
+from interlock.storage.users import create_user
+from support.live import LiveServer, live_server
+from support.sse import collect, terminals
+
+
+@dataclass
+class Office:
+    server: LiveServer
+    clients: dict[str, httpx.AsyncClient]
+
+    async def paused_call(self, text: str) -> tuple[str, dict[str, Any], str]:
+        owner = self.clients["owner"]
+        created = await owner.post("/api/conversations", json={})
+        conversation_id = created.json()["id"]
+        said = await owner.post(
+            f"/api/conversations/{conversation_id}/messages", json={"content": f"add {text}"}
+        )
+        assert said.status_code == 202, said.text
+        log = await collect(owner, conversation_id, until=terminals(1))
+        assert log.types[-1] == "run.paused", log.types
+        await self.server.idle()
+        return (
+            conversation_id,
+            log.of("tool_call.interrupted")[0]["tool_call"],
+            str(log.frames[-1].id),
+        )
+
+    async def decide(self, who: str, call_id: str, **body: Any) -> httpx.Response:
+        return await self.clients[who].post(f"/api/tool-calls/{call_id}/decision", json=body)
+
+    async def rules(self, **fields: Any) -> None:
+        response = await self.clients["boss"].patch("/api/employees/assistant", json=fields)
+        assert response.status_code == 200, response.text
+
+    def notes(self) -> list[str]:
+        """Notes added so far (the script's n-th call adds ``note n``)."""
+        with self.server.services.db.session() as session:
+            return sorted(n.text for n in session.exec(select(Note)).all())
+
+
+def _add(text: str) -> Any:
+    return scripted_message("Adding.", ("notes_add", {"text": text}))
+
+
+@pytest.fixture
+async def office(make_settings: Any) -> AsyncIterator[Office]:
+    settings: Settings = make_settings()
+    db = Database(settings.database_url)
+    tokens = {}
+    for name, role in (("boss", "admin"), ("owner", "member"), ("ana", "member")):
+        tokens[name] = create_user(db, name, role)[1]
+    for name in ("ben", "eve"):
+        tokens[name] = create_user(db, name, "member")[1]
+    add_member(db, "finance", "ben")
+    db.dispose()
+    script: list[Any] = []
+    for i in range(6):
+        script += [_add(f"note {i}"), "Done."]
+    model = ScriptedChatModel(responses=script)
+    headers = {"Authorization": f"Bearer {tokens['boss']}"}
+    async with live_server(settings, model=model, headers=headers) as server:
+        clients = {}
+        for name, token in tokens.items():
+            clients[name] = httpx.AsyncClient(
+                base_url=server.url, headers={"Authorization": f"Bearer {token}"}, timeout=15
+            )
+        try:
+            office = Office(server=server, clients=clients)
+            await office.rules(approvers=["ana", "group:finance"])
+            yield office
+        finally:
+            for client in clients.values():
+                await client.aclose()
+
+
+async def test_an_approver_decides_and_a_stranger_gets_404(office: Office) -> None:
+    conversation_id, call, last = await office.paused_call("a")
+    for who in ("eve",):
+        response = await office.decide(who, call["id"], type="approve")
+        assert response.status_code == 404, response.text
+        assert response.json()["error"]["code"] == "not_found"
+    # An approver cannot read the conversation itself.
+    response = await office.clients["ana"].get(f"/api/conversations/{conversation_id}")
+    assert response.status_code == 404
+    response = await office.decide("ben", call["id"], type="approve")  # through the group
+    assert response.status_code == 200, response.text
+    assert response.json()["decision"]["user_id"] != call["id"]
+    log = await collect(
+        office.clients["owner"], conversation_id, until=terminals(1), last_event_id=last
+    )
+    assert log.types[-1] == "run.completed", log.types
+    await office.server.idle()
+    assert office.notes() == ["note 0"]
+
+
+async def test_require_approver_refuses_the_owners_approval_but_not_their_reject(
+    office: Office,
+) -> None:
+    await office.rules(tool_approvals={"notes.add": {"require_approver": True}})
+    _conversation_id, call, _last = await office.paused_call("b")
+    assert call["require_approver"] is True
+    response = await office.decide("owner", call["id"], type="approve")
+    assert response.status_code == 403, response.text
+    assert response.json()["error"]["code"] == "approver_required"
+    response = await office.decide("owner", call["id"], type="edit", args={"text": "b2"})
+    assert response.status_code == 403, response.text
+    assert office.notes() == []
+    response = await office.decide("ana", call["id"], type="approve")
+    assert response.status_code == 200, response.text
+    await office.server.idle()
+    assert office.notes() == ["note 0"]
+
+    _conversation_id, call, _last = await office.paused_call("c")
+    response = await office.decide("owner", call["id"], type="reject", message="not now")
+    assert response.status_code == 200, response.text
+    await office.server.idle()
+    assert office.notes() == ["note 0"]
+
+
+async def test_two_approvals_from_distinct_people_run_the_call_once(office: Office) -> None:
+    await office.rules(tool_approvals={"notes.add": {"approvals_required": 2}})
+    conversation_id, call, last = await office.paused_call("d")
+    assert call["approvals_required"] == 2 and call["approvals"] == []
+
+    first = await office.decide("owner", call["id"], type="approve")
+    assert first.status_code == 200, first.text
+    body = first.json()
+    assert body["decision"] is None and body["status"] == "interrupted"
+    assert [a["user_name"] for a in body["approvals"]] == ["owner"]
+    again = await office.decide("owner", call["id"], type="approve")
+    assert again.status_code == 409, again.text
+    assert again.json()["error"]["code"] == "already_approved"
+    edit = await office.decide("ana", call["id"], type="edit", args={"text": "d2"})
+    assert edit.status_code == 422, edit.text
+    await office.server.idle()
+    assert office.notes() == []
+    pending = await office.clients["owner"].get(f"/api/conversations/{conversation_id}/pending")
+    assert [c["id"] for c in pending.json()] == [call["id"]]
+
+    second = await office.decide("ana", call["id"], type="approve")
+    assert second.status_code == 200, second.text
+    body = second.json()
+    assert body["decision"]["type"] == "approve"
+    assert [a["user_name"] for a in body["approvals"]] == ["owner", "ana"]
+    log = await collect(
+        office.clients["owner"], conversation_id, until=terminals(1), last_event_id=last
+    )
+    assert log.types[-1] == "run.completed", log.types
+    await office.server.idle()
+    assert office.notes() == ["note 0"]
+    events = await collect(
+        office.clients["owner"],
+        conversation_id,
+        until=lambda log: "run.completed" in log.types,
+    )
+    assert len(events.of("tool_call.approved")) == 1
+    assert len(events.of("tool_call.decided")) == 1
+    assert len(events.of("tool_call.running")) == 1
+    detail = (await office.clients["owner"].get(f"/api/conversations/{conversation_id}")).json()
+    (shown,) = [c for m in detail["messages"] for c in m["tool_calls"] if c["id"] == call["id"]]
+    assert [a["user_name"] for a in shown["approvals"]] == ["owner", "ana"]
+
+
+async def test_any_reject_ends_a_call_needing_two_approvals(office: Office) -> None:
+    await office.rules(tool_approvals={"notes.add": {"approvals_required": 2}})
+    _conversation_id, call, _last = await office.paused_call("e")
+    assert (await office.decide("ana", call["id"], type="approve")).status_code == 200
+    response = await office.decide("ben", call["id"], type="reject", message="no budget")
+    assert response.status_code == 200, response.text
+    late = await office.decide("owner", call["id"], type="approve")
+    assert late.status_code == 409, late.text
+    assert late.json()["error"]["details"]["decision"]["type"] == "reject"
+    await office.server.idle()
+    assert office.notes() == []
+    with office.server.services.db.session() as session:
+        row = session.get(ToolCall, call["id"])
+        assert row is not None and row.status == "rejected"
+        decisions = session.exec(select(Decision).where(Decision.tool_call_id == call["id"]))
+        assert [d.type for d in decisions.all()] == ["reject"]
+
+
+async def test_removing_an_approver_takes_effect_on_the_next_decision(office: Office) -> None:
+    _conversation_id, call, _last = await office.paused_call("f")
+    await office.rules(approvers=["ana"])
+    response = await office.decide("ben", call["id"], type="approve")
+    assert response.status_code == 404, response.text
+
+
+@pytest.mark.parametrize("value", [0, 6])
+async def test_approvals_required_out_of_range_is_refused_with_a_reason(
+    office: Office, value: int
+) -> None:
+    response = await office.clients["boss"].patch(
+        "/api/employees/assistant",
+        json={"tool_approvals": {"notes.add": {"approvals_required": value}}},
+    )
+    assert response.status_code == 422, response.text
+    text = response.text
+    assert "approvals_required" in text
+    assert ("at least 1" if value == 0 else "at most 5") in text

@@ -1,0 +1,120 @@
+"""C31: a pending call expires while nobody is there (oversight).
+
+A call with a 2 s approval timeout waits; the server stops for 5 s; it starts again; then the
+person approves. Must: the call is ``expired`` (not approved) within a second of start-up, the
+model got one tool message saying it was not approved in time, the run went on once, the late
+approval gets 409 with the recorded outcome, and the audit names ``timeout`` as the decider.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from langchain_core.messages import ToolMessage
+from sqlalchemy import func
+from sqlmodel import select
+
+from interlock.models import ScriptedChatModel, scripted_message
+from interlock.storage import AuditRecord, Message, Note, ToolCall
+from interlock.storage.models import utcnow
+from support.live import live_server
+from support.sse import collect, terminals
+from support.waits import wait_until
+
+TIMEOUT_S = 2
+DOWN_S = 5
+
+
+def _parse(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+async def test_case_c31_pending_call_expires_while_nobody_is_there(make_settings: Any) -> None:
+    settings = make_settings(approval_timeout_s=TIMEOUT_S)
+    before = ScriptedChatModel(
+        responses=[scripted_message("Adding it.", ("notes_add", {"text": "too late"}))]
+    )
+    async with live_server(settings, model=before) as server:
+        conversation_id = await server.new_conversation()
+        await server.say(conversation_id, "add a note: too late")
+        log = await collect(server.client, conversation_id, until=terminals(1))
+        assert log.types[-1] == "run.paused", log.types
+        call = log.of("tool_call.interrupted")[0]["tool_call"]
+        deadline = _parse(call["expires_at"])
+        waited = (deadline - _parse(call["created_at"])).total_seconds()
+        assert TIMEOUT_S <= waited < TIMEOUT_S + 1
+    stopped_at = utcnow()
+
+    # The server is down for 5 s; the call's deadline passes meanwhile.
+    await wait_until(
+        lambda: utcnow() >= stopped_at + timedelta(seconds=DOWN_S),
+        timeout_s=DOWN_S + 5,
+        what="the 5 s downtime",
+    )
+    assert utcnow() > deadline
+
+    after = ScriptedChatModel(responses=["It was not approved in time, so I did not add it."])
+    async with live_server(settings, model=after) as server:
+        serving_at = utcnow()
+        pending = await server.client.get(f"/api/conversations/{conversation_id}/pending")
+        assert pending.json() == []
+        with server.services.db.session() as session:
+            row = session.get(ToolCall, call["id"])
+            assert row is not None
+            assert row.status == "expired"
+            assert row.finished_at is not None
+            assert row.finished_at <= serving_at + timedelta(seconds=1)
+
+        # The run went on once: a resume run, one model call, completed.
+        log = await collect(server.client, conversation_id, until=terminals(2), timeout_s=15)
+        assert [t for t in log.types if t in ("run.started", "run.paused", "run.completed")][
+            -2:
+        ] == ["run.started", "run.completed"]
+        await server.idle()
+        assert after.calls_made == 1
+        (completed,) = [
+            e for e in log.of("tool_call.completed") if e["tool_call"]["id"] == call["id"]
+        ]
+        assert completed["tool_call"]["status"] == "expired"
+        assert completed["tool_call"]["error"]["code"] == "expired"
+        assert completed["message"]["tool_status"] == "error"
+        assert completed["message"]["content"].startswith("Not approved in time")
+
+        # The model got exactly one tool message for the call, saying so.
+        tool_messages = [
+            m
+            for m in after.received[0]
+            if isinstance(m, ToolMessage) and m.tool_call_id == call["id"]
+        ]
+        assert len(tool_messages) == 1
+        assert "not approved in time" in str(tool_messages[0].content).lower()
+        assert "do not retry" in str(tool_messages[0].content).lower()
+        with server.services.db.session() as session:
+            count = session.exec(
+                select(func.count()).select_from(Message).where(Message.tool_call_id == call["id"])
+            ).one()
+            assert count == 1
+            assert session.exec(select(Note)).all() == []
+            records = session.exec(
+                select(AuditRecord).where(AuditRecord.tool_call_id == call["id"])
+            ).all()
+            assert [(r.decider, r.outcome) for r in records] == [("timeout", "expired")]
+
+        # The late approval: 409 with the recorded outcome.
+        late = await server.decide(call["id"], type="approve")
+        assert late.status_code == 409, late.text
+        error = late.json()["error"]
+        assert error["code"] == "not_interrupted"
+        assert error["details"]["status"] == "expired"
+        assert error["details"]["decision"] is None
+        assert error["details"]["tool_call"]["status"] == "expired"
+        assert error["details"]["tool_call"]["error"]["code"] == "expired"
+        await server.idle()
+        assert after.calls_made == 1
+        with server.services.db.session() as session:
+            assert session.exec(select(Note)).all() == []
+            records = session.exec(
+                select(AuditRecord).where(AuditRecord.tool_call_id == call["id"])
+            ).all()
+            assert len(records) == 1  # the refused approval left no record
