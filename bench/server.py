@@ -260,8 +260,9 @@ def main() -> None:
     app = create_app(settings)  # exactly as `interlock serve` builds it
     config = uvicorn.Config(app, host=HOST, port=args.port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
-    # CPU time, not wall time: on a busy machine preemption would be charged to whatever ran.
-    profiler = cProfile.Profile(time.process_time) if args.profile is not None else None
+    # The main thread's CPU time, not wall time: on a busy machine preemption (and the
+    # database threads' work) would otherwise be charged to whatever ran.
+    profiler = cProfile.Profile(time.thread_time) if args.profile is not None else None
     if profiler is not None:
         profiler.enable()
     try:

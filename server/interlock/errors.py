@@ -67,6 +67,13 @@ class Conflict(InterlockError):
     status = 409
 
 
+class PayloadTooLarge(InterlockError):
+    """A body over a route's own size limit (413), e.g. a frontend tool's result."""
+
+    code = "payload_too_large"
+    status = 413
+
+
 class DatabaseBusy(InterlockError):
     """A lock or a database connection was not had within ``INTERLOCK_DB_LOCK_TIMEOUT_S``;
     the transaction was rolled back, so nothing was written (503)."""

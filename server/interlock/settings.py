@@ -85,6 +85,8 @@ class Settings(BaseSettings):
             ``request_timeout`` past it).
         tool_timeout_s: Default tool timeout in seconds when a tool declares none.
         max_tool_result_chars: Tool results longer than this are cut with a note (60,000).
+        max_client_result_bytes: Largest result a browser may post for a frontend tool call
+            (``POST /api/tool-calls/{id}/result``), in bytes (256 KiB); 413 above.
         ping_interval_s: Seconds between SSE keep-alive comments.
         delta_window_s: Streamed tokens arriving within this many seconds share one
             ``message.delta`` event (fewer writes); 0 sends one event per token.
@@ -128,6 +130,7 @@ class Settings(BaseSettings):
     request_body_timeout_s: float = Field(default=30.0, gt=0)
     tool_timeout_s: float = Field(default=30.0, gt=0)
     max_tool_result_chars: int = 60_000
+    max_client_result_bytes: int = Field(default=256 * 1024, ge=1024)
     ping_interval_s: float = Field(default=15.0, gt=0)
     delta_window_s: float = Field(default=0.02, ge=0, le=1)
     offline_token_delay_s: float = Field(default=0.0, ge=0)

@@ -11,15 +11,77 @@ from typing import Any
 from sqlmodel import col, select
 
 from interlock.storage import Note
-from interlock.tools import Permission, ToolAnnotations, ToolContext, ToolError, ToolResult, tool
+from interlock.tools import (
+    Confirmation,
+    Permission,
+    ToolAnnotations,
+    ToolContext,
+    ToolError,
+    ToolResult,
+    tool,
+)
 
 MAX_NOTE_CHARS = 2000
 """Longest note, in characters."""
+
+QUOTE_CHARS = 80
+"""Longest note text quoted in a one-sentence summary; the whole text is in ``detail``."""
 
 
 def _one_line(text: str) -> str:
     """Return ``text`` with its line breaks turned into spaces, for one-line listings."""
     return " ".join(text.splitlines())
+
+
+def _quoted(text: str) -> str:
+    """``“buy milk”``: the note on one line, cut past :data:`QUOTE_CHARS` with "…"."""
+    line = " ".join(_one_line(text).split())
+    return f"“{line if len(line) <= QUOTE_CHARS else line[: QUOTE_CHARS - 1] + '…'}”"
+
+
+def _owned_note(note_id: int, ctx: ToolContext) -> Note:
+    """Return note ``note_id`` of ``ctx.user_id``.
+
+    Raises:
+        ToolError: ``not_found`` when no such note exists or another person owns it (the two
+            cases read the same, so ids of others' notes are not revealed).
+    """
+    with ctx.db.session() as session:
+        note = session.get(Note, note_id)
+    if note is None or note.owner_id != ctx.user_id:
+        raise ToolError(
+            "not_found",
+            f"There is no note #{note_id}.",
+            hint="Call notes.list to see the ids of the person's notes.",
+        )
+    return note
+
+
+def confirm_add(args: dict[str, Any], ctx: ToolContext) -> Confirmation:
+    """The card of ``notes.add``: the note's text, action "Add note"."""
+    text = str(args["text"]).strip()
+    return Confirmation(
+        title="Add a note",
+        summary=f"Add a note: {_quoted(text)}",
+        action_label="Add note",
+        detail=text if "\n" in text or len(text) > QUOTE_CHARS else None,
+    )
+
+
+def check_delete(args: dict[str, Any], ctx: ToolContext) -> None:
+    """The note must exist and be the person's (``not_found`` otherwise: no card)."""
+    _owned_note(int(args["id"]), ctx)
+
+
+def confirm_delete(args: dict[str, Any], ctx: ToolContext) -> Confirmation:
+    """The card of ``notes.delete``: names the note's text; says it cannot be undone."""
+    note = _owned_note(int(args["id"]), ctx)
+    return Confirmation(
+        title="Delete a note",
+        summary=f"Delete note #{note.id}: {_quoted(note.text)}. This cannot be undone.",
+        action_label="Delete",
+        detail=note.text if "\n" in note.text or len(note.text) > QUOTE_CHARS else None,
+    )
 
 
 @tool(
@@ -81,6 +143,7 @@ def list_notes(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     },
     permission=Permission.ASK,
     write=True,
+    confirmation=confirm_add,
 )
 def add_note(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """Store ``args["text"]`` (surrounding spaces removed) as a note of ``ctx.user_id``."""
@@ -109,6 +172,8 @@ def add_note(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     permission=Permission.ASK,
     write=True,
     annotations=ToolAnnotations(destructive=True),
+    check=check_delete,
+    confirmation=confirm_delete,
 )
 def delete_note(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """Delete note ``args["id"]`` of ``ctx.user_id``.

@@ -14,6 +14,7 @@ from interlock.tools import FieldError, Permission, ToolContext, ToolError, Tool
 MIN_OPTIONS = 2
 MAX_OPTIONS = 6
 MAX_OPTION_CHARS = 200
+MAX_QUESTION_CHARS = 300
 
 
 def check_choice(args: dict[str, Any]) -> list[FieldError]:
@@ -35,12 +36,20 @@ def check_choice(args: dict[str, Any]) -> list[FieldError]:
     title="Suggestions",
     description=(
         f"Offer the person {MIN_OPTIONS} to {MAX_OPTIONS} short options to choose from, such as "
-        "next steps or answers to a question. Leave 'option' out: the person picks one and the "
-        "result says which."
+        "next steps or answers to a question, with the 'question' they answer. Leave 'option' "
+        "out: the person picks one (or declines) and the result says which."
     ),
     input_schema={
         "type": "object",
         "properties": {
+            "question": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": MAX_QUESTION_CHARS,
+                "pattern": r"\S",
+                "description": "The question the options answer, one short sentence; the "
+                "card's heading.",
+            },
             "options": {
                 "type": "array",
                 "items": {

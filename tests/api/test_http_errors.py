@@ -58,7 +58,7 @@ async def test_unknown_routes_answer_404_in_the_json_error_shape(quick_server: L
 async def test_405_lists_every_method_the_path_accepts(quick_server: LiveServer) -> None:
     cases = [
         ("PUT", "/api/conversations", "GET, POST"),
-        ("POST", "/api/conversations/conv_x", "GET, DELETE"),
+        ("POST", "/api/conversations/conv_x", "GET, PATCH, DELETE"),
         ("DELETE", "/api/health", "GET"),
         ("GET", "/api/tool-calls/call_x/decision", "POST"),
     ]

@@ -45,7 +45,7 @@ async def test_the_builtin_skills_are_listed_with_their_tools_and_commands(
         response = await server.client.get("/api/skills")
         assert response.status_code == 200, response.text
         skills = response.json()
-    assert [s["name"] for s in skills] == ["ask", "notes", "suggestions"]
+    assert [s["name"] for s in skills] == ["ask", "browser", "documents", "notes", "suggestions"]
     assert {s["status"] for s in skills} == {"loaded"}
     assert all(s["error"] is None for s in skills)
     by_name = _by_name(skills)
@@ -159,6 +159,8 @@ async def test_broken_skill_folders_are_listed_as_failed_and_the_rest_works(
         skills = response.json()
         assert [s["name"] for s in skills] == [
             "ask",
+            "browser",
+            "documents",
             "notes",
             "suggestions",
             "badmatter",
@@ -187,7 +189,7 @@ async def test_broken_skill_folders_are_listed_as_failed_and_the_rest_works(
 
         assert by_name["greet"]["status"] == "loaded" and by_name["greet"]["error"] is None
         assert by_name["greet"]["tools"] == ["greet.hello"]
-        for name in ("ask", "notes", "suggestions"):
+        for name in ("ask", "browser", "documents", "notes", "suggestions"):
             assert by_name[name]["status"] == "loaded"
 
         tools = {t["name"] for t in (await server.client.get("/api/tools")).json()}

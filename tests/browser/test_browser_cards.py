@@ -205,7 +205,6 @@ async def test_a_long_text_edit_shows_a_line_diff_that_survives_a_reload(
     assert stored["executed_args"]["headline"] == "Launch day"
 
 
-@pytest.mark.skip(reason="needs GET /api/tool-calls/{id}/output and result_chars (server, issue 6)")
 async def test_a_5_mb_result_stays_responsive_and_show_all_opens_it_whole(
     app: LiveServer, page: Page, tmp_path: Path
 ) -> None:
@@ -324,7 +323,6 @@ async def test_the_modal_traps_focus_closes_without_deciding_and_holds_while_dec
     await expect(row.get_by_test_id("decision")).to_have_text("Approved")
 
 
-@pytest.mark.skip(reason="needs the server's confirmations (issue 6, S6)")
 async def test_the_delete_card_names_the_note_and_its_button_says_delete(
     app: LiveServer, page: Page, tmp_path: Path
 ) -> None:
@@ -361,7 +359,6 @@ async def test_the_delete_card_names_the_note_and_its_button_says_delete(
     assert stored["decision"]["type"] == "approve"
 
 
-@pytest.mark.skip(reason="needs the server's documents skill (issue 6, S6)")
 async def test_the_documents_modal_opens_edits_and_approves_and_esc_decides_nothing(
     app: LiveServer, page: Page, tmp_path: Path
 ) -> None:

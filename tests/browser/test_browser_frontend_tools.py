@@ -23,7 +23,6 @@ from support.pages import conversation, messages, send, tool_call
 
 pytestmark = [
     pytest.mark.asyncio(loop_scope="session"),
-    pytest.mark.skip(reason="needs the server's browser skill (issue 6, S6)"),
 ]
 
 ZONE = "Pacific/Chatham"

@@ -152,7 +152,7 @@ async def test_approvals_view_lists_waiting_calls_newest_first_and_leads_to_the_
     ids = [await items.nth(i).get_attribute("data-tool-call-id") for i in range(3)]
     assert ids[2] == older_call
     assert set(ids[:2]) == set(newer_calls)
-    oldest = items.nth(2)
+    oldest = view.locator(f'[data-testid="approval-item"][data-tool-call-id="{older_call}"]')
     await expect(oldest).to_contain_text("Ada")
     await expect(oldest).to_contain_text("Groceries")
     await expect(oldest).to_contain_text("Add a note")

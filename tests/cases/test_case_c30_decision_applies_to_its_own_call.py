@@ -11,6 +11,7 @@ with exactly one outcome (one decision or one grant, one tool message, one audit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sqlmodel import col, func, select
@@ -74,7 +75,9 @@ def _notes(server: LiveServer) -> list[str]:
         return sorted(n.text for n in session.exec(select(Note)).all())
 
 
-async def test_case_c30_decision_applies_to_its_own_call(make_settings) -> None:  # type: ignore[no-untyped-def]
+async def test_case_c30_decision_applies_to_its_own_call(
+    make_settings: Callable[..., Settings],
+) -> None:
     settings: Settings = make_settings()
     model = ScriptedChatModel(
         responses=[

@@ -216,14 +216,14 @@ async def test_engine_a_new_message_cancels_pending_calls_with_a_reason_then_the
     model = ScriptedChatModel(
         responses=[
             scripted_message(
-                "Two things.", ("notes_add", {"text": "x"}), ("notes_delete", {"id": 99})
+                "Two things.", ("notes_add", {"text": "x"}), ("notes_add", {"text": "y"})
             ),
             "Sure, something else then.",
         ]
     )
     async with live_server(engine_settings, model=model) as server:
         conversation_id = await server.new_conversation()
-        await server.say(conversation_id, "add x and delete 99")
+        await server.say(conversation_id, "add x and y")
         log = await _read(server, conversation_id, None)
         assert log.types[-1] == "run.paused", log.types
         pending = [e["tool_call"]["id"] for e in log.of("tool_call.interrupted")]

@@ -296,3 +296,26 @@ async def test_grants_and_switches_are_per_person(perm_settings: Settings) -> No
         bob_conversation = await server.new_conversation()
         log = await turn(server, bob_conversation, "add theirs")
         assert only(log, "tool_call.interrupted")["grant_id"] is None
+
+
+async def test_a_grant_never_covers_a_tool_that_needs_an_approver(perm_settings: Settings) -> None:
+    model = ScriptedChatModel(responses=[_add("a"), "Done.", _add("b")])
+    async with live_server(perm_settings, model=model) as server:
+        conversation_id = await server.new_conversation()
+        await _approve_remembering(server, conversation_id, "a", scope="conversation")
+        response = await server.client.patch(
+            "/api/employees/assistant",
+            json={"tool_approvals": {"notes.add": {"approvals_required": 2}}},
+        )
+        assert response.status_code == 200, response.text
+        (listed,) = (await server.client.get("/api/grants")).json()
+        assert listed["void_reason"] == "The tool now needs an approver's decision; it will ask."
+        log = await turn(server, conversation_id, "add b")
+        assert only(log, "tool_call.interrupted")["grant_id"] is None
+
+        response = await server.client.post(
+            "/api/grants",
+            json={"tool": "notes.add", "scope": "conversation", "conversation_id": conversation_id},
+        )
+        assert response.status_code == 422, response.text
+        assert response.json()["error"]["code"] == "cannot_remember"

@@ -5,6 +5,7 @@ Each live test runs on SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -46,7 +47,9 @@ def _lapse(server: LiveServer) -> None:
         session.commit()
 
 
-async def test_the_first_message_starts_a_bounded_period(make_settings) -> None:  # type: ignore[no-untyped-def]
+async def test_the_first_message_starts_a_bounded_period(
+    make_settings: Callable[..., Settings],
+) -> None:
     settings = make_settings(actions_grant_days=3)
     async with live_server(settings, model=ScriptedChatModel(responses=["Hi."])) as server:
         conversation_id = await server.new_conversation()

@@ -55,8 +55,23 @@ def catalog(tmp_path, write_skill, offline_settings) -> tuple[ToolRegistry, Skil
 def test_the_catalog_lists_loaded_and_failed_skills(catalog):
     _, skills = catalog
 
-    assert list(skills.skills) == ["ask", "notes", "suggestions", "broken", "echo"]
-    assert [s.name for s in skills.loaded()] == ["ask", "notes", "suggestions", "echo"]
+    assert list(skills.skills) == [
+        "ask",
+        "browser",
+        "documents",
+        "notes",
+        "suggestions",
+        "broken",
+        "echo",
+    ]
+    assert [s.name for s in skills.loaded()] == [
+        "ask",
+        "browser",
+        "documents",
+        "notes",
+        "suggestions",
+        "echo",
+    ]
     broken = skills.get("broken")
     assert broken is not None
     assert (broken.status, broken.error) == (

@@ -57,7 +57,7 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_the_builtin_skills_check_clean(runner, in_tmp):
     result = runner.invoke(app, ["skills", "check"])
 
-    assert (result.exit_code, result.stdout) == (0, "3 skills OK\n")
+    assert (result.exit_code, result.stdout) == (0, "5 skills OK\n")
 
 
 def test_a_clean_folder_of_skills_prints_the_count(runner, in_tmp):
@@ -196,7 +196,13 @@ def test_check_skills_reports_the_catalog(offline_settings):
     report = check_skills([BUILTIN_SKILLS, BUILTIN_SKILLS / "notes"], offline_settings)
 
     assert report.ok
-    assert [s.name for s in report.skills] == ["ask", "notes", "suggestions"]
+    assert [s.name for s in report.skills] == [
+        "ask",
+        "browser",
+        "documents",
+        "notes",
+        "suggestions",
+    ]
     assert report.registry.get("load_skill") is not None
 
 

@@ -539,12 +539,14 @@ def test_the_builtin_skills_all_load(registry, offline_settings):
 
     assert [(s.name, s.status, s.tools) for s in skills] == [
         ("ask", "loaded", ("ask.choice", "ask.confirm", "ask.form")),
+        ("browser", "loaded", ("browser.selection", "browser.time_zone")),
+        ("documents", "loaded", ("documents.list", "documents.read", "documents.write")),
         ("notes", "loaded", ("notes.add", "notes.delete", "notes.list")),
         ("suggestions", "loaded", ("suggestions",)),
     ]
     assert all(s.description and s.instructions and s.version for s in skills)
-    notes = skills[1]
+    notes = skills[3]
     assert [(c.command, c.tool, c.render("milk")) for c in notes.commands] == [
         ("notes", "notes.add", {"text": "milk"})
     ]
-    assert skills[2].commands == ()
+    assert skills[4].commands == ()

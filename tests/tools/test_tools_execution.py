@@ -225,9 +225,25 @@ async def test_long_text_is_cut_with_a_note_giving_the_full_size(make_tool, ctx)
 
     result = await registry.execute(tool, {}, ctx)
 
-    assert (
-        result.text == "a" * 100 + "\n\n[Result cut: showing 100 of 5,000 characters; 4,900 cut.]"
+    assert result.text == (
+        "a" * 100 + "\n\n[Result cut: showing the first 100 of 5,000 characters; 4,900 cut.]"
     )
+    assert result.full_text == text
+
+
+async def test_a_cut_note_on_many_lines_says_which_lines_were_kept(make_tool, ctx):
+    registry = ToolRegistry(max_result_chars=25)
+    text = "".join(f"line {n}\n" for n in range(1, 1001))  # "line 1\n" is 7 characters
+    tool = registry.register(make_tool(handler=lambda args, context: text))
+
+    result = await registry.execute(tool, {}, ctx)
+
+    assert result.text.endswith(
+        f"[Result cut: showing the first 25 of {len(text):,} characters "
+        "(lines 1 to 4 of 1,001, the last one partly); "
+        f"{len(text) - 25:,} cut.]"
+    )
+    assert result.full_text == text
 
 
 async def test_the_default_limit_keeps_60000_characters(registry, make_tool, ctx):
@@ -239,9 +255,10 @@ async def test_the_default_limit_keeps_60000_characters(registry, make_tool, ctx
 
     assert result.text.startswith("x" * 60_000 + "\n\n")
     assert result.text.endswith(
-        "[Result cut: showing 60,000 of 5,000,000 characters; 4,940,000 cut.]"
+        "[Result cut: showing the first 60,000 of 5,000,000 characters; 4,940,000 cut.]"
     )
     assert result.data == [1]
+    assert result.full_text is not None and len(result.full_text) == 5_000_000
 
 
 async def test_text_exactly_at_the_limit_is_kept_whole(make_tool, ctx):

@@ -4,6 +4,28 @@
  */
 
 export interface paths {
+    "/api/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Approvals
+         * @description Calls waiting for the caller (interrupted and undecided, or awaiting the browser's
+         *     result) across their conversations, then those waiting for them as an approver, each
+         *     part newest first (at most 500 in all).
+         */
+        get: operations["list_approvals_api_approvals_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -112,7 +134,11 @@ export interface paths {
         delete: operations["delete_conversation_api_conversations__conversation_id__delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Rename Conversation
+         * @description Rename a conversation (422 ``invalid_request`` for an empty, long or control-character title).
+         */
+        patch: operations["rename_conversation_api_conversations__conversation_id__patch"];
         trace?: never;
     };
     "/api/conversations/{conversation_id}/messages": {
@@ -144,7 +170,8 @@ export interface paths {
         };
         /**
          * List Pending
-         * @description Tool calls waiting for a decision (interrupted and undecided), in call order.
+         * @description Tool calls waiting for this person (interrupted and undecided, or awaiting the
+         *     browser's result), in call order.
          */
         get: operations["list_pending_api_conversations__conversation_id__pending_get"];
         put?: never;
@@ -422,6 +449,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tool-calls/{tool_call_id}/output": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Output
+         * @description The whole text output of a call (``result_text`` may be cut: see ``result_cut``).
+         */
+        get: operations["get_output_api_tool_calls__tool_call_id__output_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tool-calls/{tool_call_id}/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post Result
+         * @description The browser's result of a frontend call (``awaiting_client``); the run then resumes.
+         */
+        post: operations["post_result_api_tool_calls__tool_call_id__result_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -472,10 +539,56 @@ export interface components {
              */
             cancelled_calls: string[];
         };
+        /**
+         * ApprovalOut
+         * @description A call waiting for the caller, with the conversation it belongs to.
+         *
+         *     ``role`` says why it waits for the caller: ``owner`` (their conversation) or ``approver``
+         *     (someone else's conversation of an employee they approve). An approver's entry carries the
+         *     owner's name (``requested_by``) and the text of the message that proposed the call
+         *     (``message``); its ``conversation`` shows no title, and the conversation itself stays
+         *     closed to the approver (404).
+         */
+        ApprovalOut: {
+            tool_call: components["schemas"]["ToolCallOut"];
+            conversation: components["schemas"]["ConversationSummary"];
+            /**
+             * Role
+             * @default owner
+             * @enum {string}
+             */
+            role: "owner" | "approver";
+            /** Requested By */
+            requested_by: string | null;
+            /** Message */
+            message: string | null;
+        };
         /** CancelResult */
         CancelResult: {
             /** Cancelled Run Id */
             cancelled_run_id: string | null;
+        };
+        /**
+         * ClientErrorIn
+         * @description A failure reported by the browser: a tool error code and an English sentence.
+         */
+        ClientErrorIn: {
+            /** Code */
+            code: string;
+            /** Message */
+            message: string;
+        };
+        /**
+         * ClientResultIn
+         * @description The browser's result: ``{"text", "data"?}`` on success, or ``{"error": {"code",
+         *     "message"}}`` (``code`` one of the tool error codes).
+         */
+        ClientResultIn: {
+            /** Text */
+            text?: string | null;
+            /** Data */
+            data?: unknown;
+            error?: components["schemas"]["ClientErrorIn"] | null;
         };
         /**
          * CommandClaim
@@ -486,6 +599,26 @@ export interface components {
             skill: string;
             /** Command */
             command: string;
+        };
+        /**
+         * ConfirmationOut
+         * @description How a pending call reads on its card, computed by the tool's ``confirmation``.
+         *
+         *     ``summary`` is one sentence in the person's terms; ``action_label`` replaces "Approve";
+         *     ``detail`` is long content shown on demand (plain text, or Markdown for document tools);
+         *     ``previous`` is the stored text the change replaces (for a diff), null when none.
+         */
+        ConfirmationOut: {
+            /** Title */
+            title: string;
+            /** Summary */
+            summary: string;
+            /** Action Label */
+            action_label: string;
+            /** Detail */
+            detail: string | null;
+            /** Previous */
+            previous: string | null;
         };
         /** ConversationCreate */
         ConversationCreate: {
@@ -506,6 +639,11 @@ export interface components {
              */
             status: "idle" | "running" | "paused";
             /**
+             * Pending
+             * @default 0
+             */
+            pending: number;
+            /**
              * Created At
              * Format: date-time
              */
@@ -521,7 +659,11 @@ export interface components {
             /** Messages */
             messages: components["schemas"]["MessageOut"][];
         };
-        /** ConversationSummary */
+        /**
+         * ConversationSummary
+         * @description A conversation in lists; ``pending`` counts the calls waiting for the owner
+         *     (interrupted and undecided, plus frontend calls awaiting the browser).
+         */
         ConversationSummary: {
             /** Id */
             id: string;
@@ -535,6 +677,11 @@ export interface components {
              */
             status: "idle" | "running" | "paused";
             /**
+             * Pending
+             * @default 0
+             */
+            pending: number;
+            /**
              * Created At
              * Format: date-time
              */
@@ -544,6 +691,14 @@ export interface components {
              * Format: date-time
              */
             updated_at: string;
+        };
+        /**
+         * ConversationUpdate
+         * @description A rename: ``title`` is 1 to 200 characters after trimming, with no control characters.
+         */
+        ConversationUpdate: {
+            /** Title */
+            title: string;
         };
         /**
          * DecisionIn
@@ -589,6 +744,8 @@ export interface components {
             type: "approve" | "edit" | "reject" | "respond";
             /** User Id */
             user_id: string;
+            /** User Name */
+            user_name: string;
             /** Args */
             args: unknown;
             /** Message */
@@ -1196,6 +1353,25 @@ export interface components {
             type: "tool_call.approved";
             tool_call: components["schemas"]["ToolCallOut"];
         };
+        /**
+         * ToolCallAwaitingClient
+         * @description A frontend call (``execution="frontend"``) is ready for the person's browser to run.
+         */
+        ToolCallAwaitingClient: {
+            /**
+             * Seq
+             * @default 0
+             */
+            seq: number;
+            /** Run Id */
+            run_id?: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_call.awaiting_client";
+            tool_call: components["schemas"]["ToolCallOut"];
+        };
         /** ToolCallCompleted */
         ToolCallCompleted: {
             /**
@@ -1265,6 +1441,11 @@ export interface components {
          * ToolCallOut
          * @description A tool call with its status, the args proposed and the args that actually ran.
          *
+         *     ``executed_args`` and ``started_at`` stay null for a call refused before its handler ran
+         *     (it ends ``failed``: "not run"). ``result_text`` is cut past the server's limit
+         *     (``result_cut``); ``result_chars`` is the length of the whole text, which
+         *     ``GET /api/tool-calls/{id}/output`` serves. ``write``, ``destructive``, ``execution`` and
+         *     ``modal`` come from the tool's declaration (false / ``server`` when it is unknown).
          *     ``expires_at`` is the server-clock deadline of an interrupted call (then it expires);
          *     ``approvals`` lists who approved so far when ``approvals_required`` > 1;
          *     ``require_approver`` means the conversation's owner may not approve it.
@@ -1287,6 +1468,28 @@ export interface components {
             permission: string;
             /** Status */
             status: string;
+            /**
+             * Write
+             * @default false
+             */
+            write: boolean;
+            /**
+             * Destructive
+             * @default false
+             */
+            destructive: boolean;
+            /**
+             * Execution
+             * @default server
+             * @enum {string}
+             */
+            execution: "server" | "frontend";
+            /**
+             * Modal
+             * @default false
+             */
+            modal: boolean;
+            confirmation: components["schemas"]["ConfirmationOut"] | null;
             /** Proposed Args */
             proposed_args: unknown;
             /** Executed Args */
@@ -1297,6 +1500,13 @@ export interface components {
             result_text: string | null;
             /** Result Data */
             result_data: unknown;
+            /** Result Chars */
+            result_chars: number | null;
+            /**
+             * Result Cut
+             * @default false
+             */
+            result_cut: boolean;
             error: components["schemas"]["ToolErrorOut"] | null;
             decision: components["schemas"]["DecisionOut"] | null;
             /** Grant Id */
@@ -1376,6 +1586,13 @@ export interface components {
             card: string | null;
             /** Skill */
             skill: string | null;
+            /**
+             * Execution
+             * @enum {string}
+             */
+            execution: "server" | "frontend";
+            /** Modal */
+            modal: boolean;
         };
     };
     responses: never;
@@ -1386,6 +1603,35 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    list_approvals_api_approvals_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalOut"][];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     health_api_health_get: {
         parameters: {
             query?: never;
@@ -1579,6 +1825,48 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    rename_conversation_api_conversations__conversation_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationSummary"];
+                };
+            };
+            /** @description unknown or not yours */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1932,7 +2220,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["RunStarted"] | components["schemas"]["MessageDelta"] | components["schemas"]["MessageCompleted"] | components["schemas"]["ToolCallCreated"] | components["schemas"]["ToolCallInterrupted"] | components["schemas"]["ToolCallDecided"] | components["schemas"]["ToolCallApproved"] | components["schemas"]["ToolCallRunning"] | components["schemas"]["ToolCallCompleted"] | components["schemas"]["RunPaused"] | components["schemas"]["RunCompleted"] | components["schemas"]["RunFailed"] | components["schemas"]["RunCancelled"];
+                    "text/event-stream": components["schemas"]["RunStarted"] | components["schemas"]["MessageDelta"] | components["schemas"]["MessageCompleted"] | components["schemas"]["ToolCallCreated"] | components["schemas"]["ToolCallInterrupted"] | components["schemas"]["ToolCallDecided"] | components["schemas"]["ToolCallApproved"] | components["schemas"]["ToolCallRunning"] | components["schemas"]["ToolCallAwaitingClient"] | components["schemas"]["ToolCallCompleted"] | components["schemas"]["RunPaused"] | components["schemas"]["RunCompleted"] | components["schemas"]["RunFailed"] | components["schemas"]["RunCancelled"];
                 };
             };
             /** @description An error with a stable code. */
@@ -2195,6 +2483,107 @@ export interface operations {
             };
             /** @description not interrupted */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_output_api_tool_calls__tool_call_id__output_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description unknown, not yours, or no output */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    post_result_api_tool_calls__tool_call_id__result_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClientResultIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolCallOut"];
+                };
+            };
+            /** @description unknown or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not_frontend, or not_awaiting_result (details.status) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_output (details.errors) or a malformed body */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

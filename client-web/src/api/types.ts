@@ -220,12 +220,14 @@ export type ToolCallDecided = Narrow<Sent<S["ToolCallDecided"]>, { tool_call: To
 /** One approval of a call that needs several; `tool_call.approvals` lists who so far. */
 export type ToolCallApproved = Narrow<Sent<S["ToolCallApproved"]>, { tool_call: ToolCallOut }>;
 export type ToolCallRunning = Narrow<Sent<S["ToolCallRunning"]>, { tool_call: ToolCallOut }>;
+export type ToolCallAwaitingClient = Narrow<Sent<S["ToolCallAwaitingClient"]>, { tool_call: ToolCallOut }>;
 export type ToolCallEvent =
   | ToolCallCreated
   | ToolCallInterrupted
   | ToolCallDecided
   | ToolCallApproved
-  | ToolCallRunning;
+  | ToolCallRunning
+  | ToolCallAwaitingClient;
 /** May carry the tool message written for the call. */
 export type ToolCallCompleted = Replace<
   Sent<S["ToolCallCompleted"]>,
@@ -262,6 +264,7 @@ const EVENT_TYPES: { [K in WireStreamEvent["type"]]: K extends StreamEventType ?
   "tool_call.decided": true,
   "tool_call.approved": true,
   "tool_call.running": true,
+  "tool_call.awaiting_client": true,
   "tool_call.completed": true,
   "run.paused": true,
   "run.completed": true,

@@ -9,7 +9,7 @@ import { ExpiryCountdown } from "./approval/ExpiryCountdown";
 import { cardFor } from "./registry";
 
 export function CardHost({ call }: { call: ToolCallOut }) {
-  const { tools } = useAppData();
+  const { tools, me } = useAppData();
   const { dispatch, refresh, owned, connected } = useConversationActions();
   const [busy, setBusy] = useState(false);
   const [conflict, setConflict] = useState<string | null>(null);
@@ -41,9 +41,13 @@ export function CardHost({ call }: { call: ToolCallOut }) {
   const Card = cardFor(call, tool);
   const waiting = call.status === "interrupted" && call.decision == null;
   const live = waiting && owned && connected;
+  // The owner of a call needing an approver, or someone who already gave their approval of a
+  // call needing several, can only reject it.
+  const approvedAlready = (call.approvals ?? []).some((a) => a.user_id === me?.id);
+  const canApprove = !(call.require_approver && owned) && !approvedAlready;
   return (
     <div className="card-host">
-      <Card call={call} tool={tool} title={toolTitle(tools, call.name, call.title)} live={live} busy={busy} decide={decide} canApprove={!(call.require_approver && owned)} />
+      <Card call={call} tool={tool} title={toolTitle(tools, call.name, call.title)} live={live} busy={busy} decide={decide} canApprove={canApprove} />
       {waiting && <ApprovalProgress call={call} owned={owned} />}
       {waiting && call.expires_at && <ExpiryCountdown expiresAt={call.expires_at} />}
       {conflict && (

@@ -12,6 +12,7 @@ const decision = (over: Partial<DecisionOut>): DecisionOut => ({
   id: "dec_1",
   type: "approve",
   user_id: "user_local",
+  user_name: "local",
   args: null,
   message: null,
   proposed_args: null,

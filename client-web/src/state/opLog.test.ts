@@ -15,6 +15,7 @@ const decision = (over: Record<string, unknown> = {}) => ({
   id: "dec_1",
   type: "approve" as const,
   user_id: "user_ann",
+  user_name: "ann",
   args: null,
   message: null,
   proposed_args: null,

@@ -95,7 +95,7 @@ describe("events", () => {
     expect(toolCallsOf(s, 2).map((c) => c.status)).toEqual(["interrupted"]);
 
     const decision = {
-      id: "dec_1", type: "approve" as const, user_id: "user_local", args: null, message: null,
+      id: "dec_1", type: "approve" as const, user_id: "user_local", user_name: "local", args: null, message: null,
       proposed_args: { text: "hi" }, created_at: "2025-01-01T00:00:01Z",
     };
     s = apply(s, [
@@ -250,7 +250,7 @@ describe("slash commands and answers", () => {
     const ev = sequence();
     const asked = toolCall({ name: "ask.confirm", status: "interrupted", proposed_args: { summary: "Book it?" } });
     const decision = {
-      id: "dec_1", type: "respond" as const, user_id: "user_local", args: null, message: "yes",
+      id: "dec_1", type: "respond" as const, user_id: "user_local", user_name: "local", args: null, message: "yes",
       proposed_args: asked.proposed_args, created_at: "2025-01-01T00:00:01Z",
     };
     let s = apply(load(), [ev({ type: "tool_call.interrupted", run_id: "run_1", tool_call: asked })]);
@@ -268,7 +268,7 @@ describe("slash commands and answers", () => {
 
 describe("decisions made elsewhere (another person or another tab)", () => {
   const decision = (over: Record<string, unknown> = {}) => ({
-    id: "dec_9", type: "approve" as const, user_id: "user_bob", args: null, message: null,
+    id: "dec_9", type: "approve" as const, user_id: "user_bob", user_name: "bob", args: null, message: null,
     proposed_args: { text: "hi" }, created_at: "2025-01-01T00:00:05Z", ...over,
   });
   const paused = () => {

@@ -129,6 +129,7 @@ function applyEvent(state: ConversationState, event: StreamEvent): ConversationS
     case "tool_call.decided":
     case "tool_call.approved":
     case "tool_call.running":
+    case "tool_call.awaiting_client":
       return upsertToolCall(state, event.tool_call);
     case "tool_call.completed": {
       const next = upsertToolCall(state, event.tool_call);

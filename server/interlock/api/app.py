@@ -15,6 +15,7 @@ from interlock import __version__
 from interlock.api.errors import ErrorOut, install_error_handlers
 from interlock.api.middleware import GuardMiddleware
 from interlock.api.routers import (
+    approvals,
     catalog,
     conversations,
     employees,
@@ -78,7 +79,16 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         max_request_bytes=settings.max_request_bytes,
         body_timeout_s=settings.request_body_timeout_s,
     )
-    for module in (catalog, conversations, employees, events, permissions, skills, tool_calls):
+    for module in (
+        approvals,
+        catalog,
+        conversations,
+        employees,
+        events,
+        permissions,
+        skills,
+        tool_calls,
+    ):
         app.include_router(module.router)
 
     if (settings.client_dist / "index.html").is_file():

@@ -8,7 +8,7 @@ menu) is only checked, never trusted. Nothing is stored when resolution fails.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,6 +23,7 @@ from interlock.errors import BadRequest, Forbidden
 from interlock.permissions import effective_permission, is_action
 from interlock.skills import SkillCatalog
 from interlock.storage import Conversation, Message, MessageRole, ToolCall
+from interlock.storage.models import new_id
 from interlock.storage.views import message_out
 from interlock.streaming import EventBus
 from interlock.streaming.events import MessageCompleted, ToolCallCreated
@@ -49,6 +50,8 @@ class ResolvedCommand:
     command: str
     tool: Tool
     args: dict[str, Any]
+    call_id: str = field(default_factory=lambda: new_id("call"))
+    confirmation: dict[str, Any] | None = None  # set by ``engine.preflight.prepare_command``
 
 
 def parse_command(content: str) -> tuple[str, str] | None:
@@ -190,6 +193,7 @@ def propose_command(
     assert message.id is not None
     permission = effective_permission(command.tool, employee, actions_on=actions_on)
     call = ToolCall(
+        id=command.call_id,
         conversation_id=conversation.id,
         message_id=message.id,
         run_id=run_id,
@@ -205,7 +209,7 @@ def propose_command(
         command.tool,
         permission,
         user_id=conversation.owner_id,
-        employee=employee.slug,
+        employee=employee,
     )
     if (
         command.skill not in conversation.loaded_skills
@@ -233,6 +237,7 @@ def propose_command(
             executed_args=call.proposed_args,
         )
     if permission == "ASK" and call.grant_id is None:
+        call.confirmation = command.confirmation
         deadlines.interrupt(session, bus, registry, call, employee, run_id)
 
 

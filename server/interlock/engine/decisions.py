@@ -40,7 +40,7 @@ from interlock.storage import (
 )
 from interlock.storage.models import utcnow
 from interlock.storage.text import check_storable
-from interlock.storage.views import ToolCallOut, decision_out
+from interlock.storage.views import ToolCallOut
 from interlock.streaming.events import ToolCallApproved, ToolCallDecided
 from interlock.tools import FieldError, Tool
 
@@ -443,7 +443,7 @@ def _not_interrupted(call: ToolCallOut, decision: Decision | None) -> Conflict:
         code="not_interrupted",
         details={
             "status": call.status,
-            "decision": decision_out(decision).model_dump(mode="json") if decision else None,
+            "decision": call.decision.model_dump(mode="json") if call.decision else None,
             "tool_call": call.model_dump(mode="json"),
         },
     )

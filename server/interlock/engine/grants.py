@@ -11,7 +11,9 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from interlock.audit import Channel, Outcome, record_outcome
+from interlock.employees import Employee
 from interlock.permissions import find_grant, use_grant
+from interlock.permissions.grants import needs_others
 from interlock.storage import ToolCall
 from interlock.tools import Tool
 
@@ -23,7 +25,7 @@ def apply_grant(
     permission: str,
     *,
     user_id: str,
-    employee: str,
+    employee: Employee,
 ) -> str | None:
     """Let ``call`` run under a live grant when one covers it.
 
@@ -33,15 +35,18 @@ def apply_grant(
         tool: Its tool.
         permission: Its effective level (only ``ASK`` can be covered).
         user_id: The conversation's owner.
-        employee: The conversation's employee slug.
+        employee: The conversation's employee (a tool that needs an approver or several
+            approvals under it is never covered).
 
     Returns:
         The grant's id (also set as ``call.grant_id``), or None: the call asks as usual.
     """
+    if permission != "ASK" or needs_others(tool, employee):
+        return None
     grant = find_grant(
         session,
         user_id=user_id,
-        employee=employee,
+        employee=employee.slug,
         conversation_id=call.conversation_id,
         tool=tool,
         permission=permission,

@@ -18,26 +18,26 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk
 from langchain_core.messages.ai import add_ai_message_chunks
 from langgraph.graph import END, START, StateGraph
-from sqlalchemy import update
 from sqlmodel import col, select
 
 from interlock.audit import ALLOW_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
 from interlock.engine.binding import BoundModels
+from interlock.engine.calls import CallExecutor
 from interlock.engine.expiry import Deadlines
 from interlock.engine.grants import apply_grant
 from interlock.engine.history import HistoryCache
-from interlock.engine.proposals import Proposal, field_hint, message_text, read_proposals
+from interlock.engine.preflight import Prepared, prepare_calls
+from interlock.engine.proposals import message_text, read_proposals
 from interlock.engine.records import (
     close_call,
     error_text,
     latest_assistant_calls,
-    rejected_text,
     view,
 )
-from interlock.engine.turn import LOAD_SKILL, TurnPlan, effective_permission, plan_turn
+from interlock.engine.turn import TurnPlan, plan_turn
 from interlock.errors import InterlockError
-from interlock.permissions import actions_on, is_action
+from interlock.permissions import actions_on
 from interlock.skills import SkillCatalog
 from interlock.storage import (
     Conversation,
@@ -49,16 +49,14 @@ from interlock.storage import (
     ToolCall,
     ToolCallStatus,
 )
-from interlock.storage.models import utcnow
 from interlock.storage.views import message_out
 from interlock.streaming import EventBus
 from interlock.streaming.deltas import DeltaBuffer
 from interlock.streaming.events import (
     MessageCompleted,
     ToolCallCreated,
-    ToolCallRunning,
 )
-from interlock.tools import Permission, Tool, ToolContext, ToolError, ToolRegistry
+from interlock.tools import Permission, Tool, ToolRegistry
 
 
 class TurnState(TypedDict):
@@ -102,6 +100,7 @@ class _Nodes:
     def __init__(self, deps: GraphDeps) -> None:
         self.d = deps
         self.history = HistoryCache(deps.registry)
+        self.calls = CallExecutor(deps.db, deps.bus, deps.registry)
         self.bound = BoundModels(deps.registry)
 
     # -- routing -------------------------------------------------------------------------
@@ -109,7 +108,10 @@ class _Nodes:
         with self.d.db.session() as session:
             calls = latest_assistant_calls(session, state["conversation_id"])
         open_calls = [
-            c for c in calls if c.status in (ToolCallStatus.pending, ToolCallStatus.interrupted)
+            c
+            for c in calls
+            if c.status
+            in (ToolCallStatus.pending, ToolCallStatus.interrupted, ToolCallStatus.awaiting_client)
         ]
         return "tools" if open_calls else "model"
 
@@ -159,7 +161,20 @@ class _Nodes:
         aggregate = _merged(chunks) if chunks else None
         text = message_text(aggregate.content) if aggregate else ""
         proposals = read_proposals(aggregate)
-        self._store_answer(state, text, proposals, plan, employee)
+        try:
+            prepared = await prepare_calls(
+                d.registry,
+                plan,
+                proposals,
+                user_id=state["user_id"],
+                conversation_id=conversation_id,
+                db=d.db,
+            )
+        except asyncio.CancelledError:
+            if text.strip():
+                self._store_answer(state, text, [], plan, employee)
+            raise
+        self._store_answer(state, text, prepared, plan, employee)
         # With tool calls the tools node runs next, even when every call already failed its
         # checks: the model must see those error tool messages and answer again.
         return {"steps": state["steps"] + 1, "outcome": "continue" if proposals else "completed"}
@@ -168,13 +183,12 @@ class _Nodes:
         self,
         state: TurnState,
         text: str,
-        proposals: list[Proposal],
+        prepared: list[Prepared],
         plan: TurnPlan,
         employee: Employee,
     ) -> None:
-        """Store the assistant message and its calls, failing malformed ones at once."""
+        """Store the assistant message and its calls, failing refused ones at once."""
         d = self.d
-        offered_by_provider = {t.provider_name: t for t in plan.offered}
         conversation_id, run_id = state["conversation_id"], state["run_id"]
         with d.db.session() as session:
             message = Message(
@@ -186,10 +200,11 @@ class _Nodes:
             session.add(message)
             session.flush()
             assert message.id is not None
-            calls: list[tuple[ToolCall, Tool | None, str | None, str, list[dict[str, Any]]]] = []
-            for index, proposal in enumerate(proposals):
-                tool = offered_by_provider.get(proposal.name)
+            calls: list[tuple[ToolCall, Prepared]] = []
+            for index, item in enumerate(prepared):
+                tool, proposal = item.tool, item.proposal
                 call = ToolCall(
+                    id=item.call_id,
                     conversation_id=conversation_id,
                     message_id=message.id,
                     run_id=run_id,
@@ -200,20 +215,19 @@ class _Nodes:
                     raw_args=proposal.raw_args if proposal.args is None else None,
                 )
                 session.add(call)
-                problem, code, field_errors = self._check(proposal, tool, plan)
-                if problem is None and tool is not None:
+                if item.problem is None and tool is not None:
                     apply_grant(
                         session,
                         call,
                         tool,
                         str(plan.permissions[tool.name]),
                         user_id=state["user_id"],
-                        employee=plan.employee,
+                        employee=employee,
                     )
-                calls.append((call, tool, problem, code, field_errors))
+                calls.append((call, item))
             session.flush()
             # New calls: no decision can exist yet (saves a query per call).
-            views = [view(session, d.registry, call, None) for call, *_ in calls]
+            views = [view(session, d.registry, call, None) for call, _ in calls]
             d.bus.stage(
                 session,
                 conversation_id,
@@ -223,18 +237,19 @@ class _Nodes:
                 d.bus.stage(
                     session, conversation_id, ToolCallCreated(run_id=run_id, tool_call=call_view)
                 )
-            for call, tool, problem, code, field_errors in calls:
-                if problem is not None:
+            for call, item in calls:
+                tool = item.tool
+                if item.problem is not None:
                     close_call(
                         session,
                         d.bus,
                         d.registry,
                         call,
                         status=ToolCallStatus.failed,
-                        text=error_text(code, problem, field_hint(field_errors)),
-                        result_data={"errors": field_errors} if field_errors else None,
-                        error_code=code,
-                        error_message=problem,
+                        text=error_text(item.code, item.problem, item.hint),
+                        result_data={"errors": item.field_errors} if item.field_errors else None,
+                        error_code=item.code,
+                        error_message=item.problem,
                     )
                 elif tool is not None and plan.permissions[tool.name] == Permission.ALLOW:
                     record_outcome(
@@ -252,44 +267,9 @@ class _Nodes:
                     and plan.permissions[tool.name] == Permission.ASK
                     and call.grant_id is None
                 ):
+                    call.confirmation = item.confirmation
                     d.deadlines.interrupt(session, d.bus, d.registry, call, employee, run_id)
             d.bus.commit(session)
-
-    def _check(
-        self, proposal: Proposal, tool: Tool | None, plan: TurnPlan
-    ) -> tuple[str | None, str, list[dict[str, Any]]]:
-        """Return ``(problem, error code, field errors)``; problem None means the call is fine."""
-        if tool is None:
-            known = self.d.registry.by_provider_name(proposal.name)
-            if known is not None and known.name in plan.denied:
-                if not plan.actions_on and is_action(known):
-                    return (
-                        f"The tool {known.name!r} is not allowed: the person has AI actions "
-                        "turned off for you (they can turn them on under Permissions).",
-                        "permission_denied",
-                        [],
-                    )
-                return f"The tool {known.name!r} is not allowed here.", "permission_denied", []
-            if known is not None and known.skill is not None:
-                return (
-                    f"The tool {known.name!r} belongs to the skill {known.skill!r}, "
-                    "which is not loaded (call load_skill first).",
-                    "not_found",
-                    [],
-                )
-            return f"Unknown tool {proposal.name!r}: it is not offered here.", "not_found", []
-        if proposal.args is None:
-            return f"The arguments are not valid JSON: {proposal.parse_error}", "invalid_args", []
-        if not isinstance(proposal.args, dict):
-            return "The arguments must be a JSON object.", "invalid_args", []
-        errors = [e.as_dict() for e in self.d.registry.validate_args(tool, proposal.args)]
-        if errors:
-            return "The arguments do not match the tool's input schema.", "invalid_args", errors
-        if tool.name == LOAD_SKILL:
-            wanted = proposal.args.get("name")
-            if wanted not in plan.loadable_skills and wanted not in plan.active_skills:
-                return f"No skill {wanted!r} can be loaded here.", "not_found", []
-        return None, "", []
 
     # -- tools ---------------------------------------------------------------------------
     async def tools(self, state: TurnState) -> dict[str, Any]:
@@ -306,10 +286,15 @@ class _Nodes:
                 ).all()
             }
         waiting = False
+        run_id, user_id = state["run_id"], state["user_id"]
         for call in calls:
             decision = decisions.get(call.id)
             if call.status == ToolCallStatus.pending:
-                await self._execute(state, employee, call, call.proposed_args)
+                waiting |= await self.calls.execute(
+                    run_id, user_id, employee, call, call.proposed_args
+                )
+            elif call.status == ToolCallStatus.awaiting_client:
+                waiting = True
             elif call.status == ToolCallStatus.interrupted:
                 if decision is None:
                     waiting = True
@@ -317,133 +302,15 @@ class _Nodes:
                     args = (
                         decision.args if decision.type == DecisionType.edit else call.proposed_args
                     )
-                    await self._execute(state, employee, call, args)
+                    waiting |= await self.calls.execute(run_id, user_id, employee, call, args)
                 else:
-                    self._close_decided(state, call, decision)
+                    self.calls.close_decided(run_id, call, decision)
         return {"outcome": "paused" if waiting else "continue"}
-
-    def _close_decided(self, state: TurnState, call: ToolCall, decision: Decision) -> None:
-        d = self.d
-        with d.db.session() as session:
-            fresh = session.get(ToolCall, call.id)
-            if fresh is None or fresh.status != ToolCallStatus.interrupted:
-                return
-            if decision.type == DecisionType.reject:
-                close_call(
-                    session,
-                    d.bus,
-                    d.registry,
-                    fresh,
-                    status=ToolCallStatus.rejected,
-                    text=rejected_text(decision.message),
-                    error_code="rejected",
-                    error_message=decision.message or "Rejected by the person.",
-                    run_id=state["run_id"],
-                )
-            else:  # respond: the person's text is the result; the tool does not run
-                close_call(
-                    session,
-                    d.bus,
-                    d.registry,
-                    fresh,
-                    status=ToolCallStatus.succeeded,
-                    text=decision.message or "",
-                    run_id=state["run_id"],
-                )
-            d.bus.commit(session)
-
-    async def _execute(
-        self, state: TurnState, employee: Employee, call: ToolCall, args: Any
-    ) -> None:
-        """Run ``call`` once: claim it with a compare-and-set, run it, store the outcome."""
-        d = self.d
-        tool = d.registry.get(call.name)
-        with d.db.session() as session:
-            on = actions_on(session, state["user_id"], employee.slug)
-            claimed = session.exec(  # type: ignore[call-overload]
-                update(ToolCall)
-                .where(
-                    col(ToolCall.id) == call.id,
-                    col(ToolCall.status).in_([ToolCallStatus.pending, ToolCallStatus.interrupted]),
-                )
-                .values(status=ToolCallStatus.running, executed_args=args, started_at=utcnow())
-            ).rowcount
-            if claimed != 1:
-                session.rollback()
-                return
-            fresh = session.get(ToolCall, call.id)
-            assert fresh is not None
-            session.refresh(fresh)
-            d.bus.stage(
-                session,
-                call.conversation_id,
-                ToolCallRunning(run_id=state["run_id"], tool_call=view(session, d.registry, fresh)),
-            )
-            d.bus.commit(session)
-
-        outcome: dict[str, Any]
-        if (
-            tool is not None
-            and tool.name == LOAD_SKILL
-            and isinstance(args, dict)
-            and not employee.may_load(str(args.get("name")))
-        ):
-            outcome = _failure(
-                ToolError("not_found", f"No skill {args.get('name')!r} can be loaded here.")
-            )
-        elif tool is not None and effective_permission(tool, employee, actions_on=on) == "DENY":
-            # Denied after the call was proposed (an admin, or AI actions turned off or
-            # lapsed): it never runs.
-            outcome = _failure(
-                ToolError(
-                    "permission_denied",
-                    f"The tool {tool.name!r} is not allowed here."
-                    if on or not is_action(tool)
-                    else f"The tool {tool.name!r} is not allowed: AI actions are off.",
-                )
-            )
-        elif tool is None:
-            outcome = _failure(
-                ToolError("not_found", f"The tool {call.name!r} is no longer registered.")
-            )
-        else:
-            context = ToolContext(
-                user_id=state["user_id"],
-                conversation_id=call.conversation_id,
-                tool_call_id=call.id,
-                db=d.db,
-            )
-            try:
-                result = await d.registry.execute(tool, args, context)
-            except ToolError as exc:
-                outcome = _failure(exc)
-            else:
-                outcome = {
-                    "status": ToolCallStatus.succeeded,
-                    "text": result.text,
-                    "result_data": result.data,
-                }
-        with d.db.session() as session:
-            fresh = session.get(ToolCall, call.id)
-            assert fresh is not None
-            if fresh.status != ToolCallStatus.running:  # cancelled meanwhile
-                return
-            close_call(session, d.bus, d.registry, fresh, **outcome, run_id=state["run_id"])
-            d.bus.commit(session)
 
 
 def _merged(chunks: list[AIMessageChunk]) -> AIMessageChunk:
     """Merge a model's streamed chunks in one pass (``a + b + c`` copies the text each time)."""
     return add_ai_message_chunks(chunks[0], *chunks[1:])
-
-
-def _failure(exc: ToolError) -> dict[str, Any]:
-    return {
-        "status": ToolCallStatus.failed,
-        "text": error_text(exc.code, exc.message, exc.hint),
-        "error_code": exc.code,
-        "error_message": exc.message,
-    }
 
 
 def _stored_name(registry: ToolRegistry, tool: Tool | None, provider_name: str) -> str:

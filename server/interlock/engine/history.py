@@ -25,13 +25,34 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlmodel import Session, col, select
 
 from interlock.storage import Message, MessageRole, ToolCall
 from interlock.tools import ToolRegistry, provider_safe_name
 
 DEFAULT_MAX_CONVERSATIONS = 256
+
+
+# Prebuilt statements (a model step runs them; building them each time costs more than
+# running them on a short tail).
+_MESSAGES_AFTER = (
+    select(Message)
+    .where(Message.conversation_id == bindparam("cid"), col(Message.id) > bindparam("after"))
+    .order_by(col(Message.id))
+)
+_CALLS_AFTER = (
+    select(ToolCall)
+    .where(
+        ToolCall.conversation_id == bindparam("cid"), col(ToolCall.message_id) > bindparam("after")
+    )
+    .order_by(col(ToolCall.message_id), col(ToolCall.index))
+)
+_COUNT_UP_TO = (
+    select(func.count())
+    .select_from(Message)
+    .where(Message.conversation_id == bindparam("cid"), col(Message.id) <= bindparam("last"))
+)
 
 
 def load_history(
@@ -44,19 +65,10 @@ def load_history(
         conversation_id: The conversation.
         after_id: Only messages with a larger id (and their calls); 0 for all.
     """
-    messages = list(
-        session.exec(
-            select(Message)
-            .where(Message.conversation_id == conversation_id, col(Message.id) > after_id)
-            .order_by(col(Message.id))
-        ).all()
-    )
+    params = {"cid": conversation_id, "after": after_id}
+    messages = list(session.exec(_MESSAGES_AFTER, params=params).all())
     calls: dict[int, list[ToolCall]] = defaultdict(list)
-    for call in session.exec(
-        select(ToolCall)
-        .where(ToolCall.conversation_id == conversation_id, col(ToolCall.message_id) > after_id)
-        .order_by(col(ToolCall.message_id), col(ToolCall.index))
-    ).all():
+    for call in session.exec(_CALLS_AFTER, params=params).all():
         calls[call.message_id].append(call)
     return messages, calls
 
@@ -206,9 +218,7 @@ class HistoryCache:
     @staticmethod
     def _still_valid(session: Session, conversation_id: str, entry: _Entry) -> bool:
         count = session.exec(
-            select(func.count())
-            .select_from(Message)
-            .where(Message.conversation_id == conversation_id, col(Message.id) <= entry.last_id)
+            _COUNT_UP_TO, params={"cid": conversation_id, "last": entry.last_id}
         ).one()
         return int(count) == entry.count
 

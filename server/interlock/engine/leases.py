@@ -73,7 +73,8 @@ class Leases:
         """
         await self._db.run(self._register)
         found = await self.sweep()
-        self._task = asyncio.create_task(self._beat_forever(), name="interlock heartbeat")
+        if self._task is None:
+            self._task = asyncio.create_task(self._beat_forever(), name="interlock heartbeat")
         return found
 
     async def stop(self) -> None:
@@ -91,6 +92,9 @@ class Leases:
         with self._db.session() as session:
             if self._db.is_sqlite:  # one process per SQLite database: any other row is stale
                 session.exec(delete(Worker))  # type: ignore[call-overload]
+            else:
+                mine = delete(Worker).where(col(Worker.id) == self._engine.worker_id)
+                session.exec(mine)  # type: ignore[call-overload]
             session.add(
                 Worker(id=self._engine.worker_id, host=socket.gethostname()[:200], pid=os.getpid())
             )

@@ -8,10 +8,13 @@ as the model's calls.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from interlock.engine.commands import CommandClaim, propose_command, resolve_command
+from interlock.engine.preflight import prepare_command
 from interlock.engine.records import cancel_open_calls
+from interlock.engine.turn import effective_permission
 from interlock.errors import Conflict
 from interlock.permissions import start_switch
 from interlock.storage import Message, MessageRole, Run
@@ -48,6 +51,21 @@ def store_message(
         command = resolve_command(
             content, claim, employee, engine.catalog, engine.registry, actions_on=switch.on
         )
+        if command is not None:
+            # The tool's check and confirmation may be async: run them on the event loop
+            # (this is a database thread; the loop waits for it without blocking).
+            assert engine._loop is not None
+            command = asyncio.run_coroutine_threadsafe(
+                prepare_command(
+                    engine.registry,
+                    command,
+                    effective_permission(command.tool, employee, actions_on=switch.on),
+                    user_id=user_id,
+                    conversation_id=conversation_id,
+                    db=engine.db,
+                ),
+                engine._loop,
+            ).result()
         run = Run(conversation_id=conversation_id, trigger="message", owner_id=engine.worker_id)
         if not engine.claim(session, conversation_id, run.id):
             raise Conflict(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import and_, or_
+from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
 from interlock.audit import SYSTEM_DECIDER, Channel, Outcome, record_outcome
@@ -19,15 +21,27 @@ from interlock.storage import (
     ToolCall,
     ToolCallApproval,
     ToolCallStatus,
+    ToolOutput,
     User,
 )
 from interlock.storage.models import utcnow
-from interlock.storage.views import ToolCallApprovalOut, ToolCallOut, message_out, tool_call_out
+from interlock.storage.views import (
+    ToolCallApprovalOut,
+    ToolCallOut,
+    ToolFacts,
+    message_out,
+    tool_call_out,
+)
 from interlock.streaming import EventBus
 from interlock.streaming.events import ToolCallCompleted
 from interlock.tools import ToolRegistry
 
-OPEN_STATUSES = (ToolCallStatus.pending, ToolCallStatus.interrupted, ToolCallStatus.running)
+OPEN_STATUSES = (
+    ToolCallStatus.pending,
+    ToolCallStatus.interrupted,
+    ToolCallStatus.running,
+    ToolCallStatus.awaiting_client,
+)
 
 
 def error_text(code: str, message: str, hint: str | None = None) -> str:
@@ -93,15 +107,33 @@ def view(
     if decision is _UNLOADED:
         decision = session.exec(select(Decision).where(Decision.tool_call_id == call.id)).first()
     assert decision is None or isinstance(decision, Decision)
+    decided_by = None
+    if decision is not None:
+        user = session.get(User, decision.user_id)
+        decided_by = user.name if user else None
     if approvals is None and call.approvals_required > 1:
         approvals = approvals_of(session, [call.id]).get(call.id, [])
-    tool = registry.get(call.name)
     return tool_call_out(
         call,
         decision,
-        title=tool.title if tool else None,
-        card=tool.card if tool else None,
+        tool_facts(registry, call.name),
+        decided_by=decided_by,
         approvals=approvals,
+    )
+
+
+def tool_facts(registry: ToolRegistry, name: str) -> ToolFacts:
+    """What the wire shape of a call of ``name`` takes from the tool (defaults when unknown)."""
+    tool = registry.get(name)
+    if tool is None:
+        return ToolFacts()
+    return ToolFacts(
+        title=tool.title,
+        card=tool.card,
+        write=tool.write,
+        destructive=tool.annotations.destructive,
+        execution=tool.execution,
+        modal=tool.modal,
     )
 
 
@@ -141,15 +173,27 @@ def close_call(
     error_code: str | None = None,
     error_message: str | None = None,
     run_id: str | None = None,
+    full_text: str | None = None,
 ) -> None:
     """Stage the end of ``call``: final fields, its tool message and ``tool_call.completed``.
 
     ``run_id`` is the run doing this (the call's own run when omitted); the tool message and
-    the event carry it. The caller commits with ``bus.commit(session)``.
+    the event carry it. ``full_text`` is the whole output when ``text`` was cut: it is stored
+    in ``tool_outputs`` and ``result_chars`` gives its length. The caller commits with
+    ``bus.commit(session)``.
     """
     run_id = run_id or call.run_id
     call.status = status
-    call.result_text = text if status == ToolCallStatus.succeeded else call.result_text
+    if status == ToolCallStatus.succeeded:
+        call.result_text = text
+        call.result_chars = len(full_text) if full_text is not None else len(text)
+        call.result_cut = full_text is not None
+        if full_text is not None:
+            session.add(
+                ToolOutput(
+                    tool_call_id=call.id, conversation_id=call.conversation_id, text=full_text
+                )
+            )
     call.result_data = result_data
     call.error_code = error_code
     call.error_message = error_message
@@ -227,6 +271,15 @@ def cancel_open_calls(
             run_id=run_id,
         )
     return [call.id for call in calls]
+
+
+def waiting_for_person() -> ColumnElement[bool]:
+    """SQL condition on ``ToolCall`` outer-joined with ``Decision``: the call waits for its
+    person (``interrupted`` without a decision, or ``awaiting_client``)."""
+    return or_(
+        and_(col(ToolCall.status) == ToolCallStatus.interrupted, col(Decision.id).is_(None)),
+        col(ToolCall.status) == ToolCallStatus.awaiting_client,
+    )
 
 
 def latest_assistant_calls(session: Session, conversation_id: str) -> list[ToolCall]:

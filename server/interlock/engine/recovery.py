@@ -3,7 +3,8 @@
 A run is stale when it is ``running`` and its owner (``runs.owner_id``) is not a live worker
 (see ``engine.leases``). Its calls caught ``running`` are failed with ``outcome_unknown``
 (never re-run: an approved call executes at most once); calls never started are failed too;
-``interrupted`` calls stay open, so a pause survives. The run ends ``failed``
+``interrupted`` calls stay open, so a pause survives, and so do ``awaiting_client`` calls
+(a frontend call's result may still come from the browser). The run ends ``failed``
 (``server_restarted``). Then the conversation is picked up again by this process: a run that
 was answering or working goes on (a new run, trigger ``takeover``, starting where the stored
 rows say: decided calls run, otherwise the model answers), unless it already was such a
@@ -20,7 +21,7 @@ from sqlalchemy import update
 from sqlalchemy.orm import aliased
 from sqlmodel import col, select
 
-from interlock.engine.records import close_call, error_text
+from interlock.engine.records import close_call, error_text, waiting_for_person
 from interlock.errors import InterlockError
 from interlock.storage import (
     Conversation,
@@ -152,11 +153,7 @@ def claim_takeover(engine: Engine, conversation_id: str) -> str | None:
         waiting = session.exec(
             select(ToolCall.id)
             .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
-            .where(
-                ToolCall.conversation_id == conversation_id,
-                ToolCall.status == ToolCallStatus.interrupted,
-                col(Decision.id).is_(None),
-            )
+            .where(ToolCall.conversation_id == conversation_id, waiting_for_person())
         ).first()
         if waiting is not None:
             return None

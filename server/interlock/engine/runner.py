@@ -22,7 +22,7 @@ from interlock.engine.expiry import Deadlines, ExpirySweeper, expire_due
 from interlock.engine.graph import GraphDeps, TurnState, build_graph
 from interlock.engine.leases import Leases
 from interlock.engine.messages import store_message
-from interlock.engine.records import latest_assistant_calls
+from interlock.engine.records import latest_assistant_calls, waiting_for_person
 from interlock.engine.terminals import end_run
 from interlock.errors import InterlockError, NotFound
 from interlock.models import create_chat_model
@@ -35,7 +35,6 @@ from interlock.storage import (
     Run,
     RunStatus,
     ToolCall,
-    ToolCallStatus,
 )
 from interlock.streaming import EventBus
 from interlock.streaming.events import (
@@ -174,7 +173,8 @@ class Engine:
     async def resume_if_decided(
         self, conversation_id: str, message_id: int, user_id: str
     ) -> str | None:
-        """Start a resume run when no call of ``message_id`` waits for a decision any more.
+        """Start a resume run when no call of ``message_id`` waits any more (for a decision,
+        or for the browser's result).
 
         Returns:
             The new run's id, or None when calls still wait or another run holds the claim.
@@ -196,8 +196,7 @@ class Engine:
                 .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
                 .where(
                     ToolCall.message_id == message_id,
-                    ToolCall.status == ToolCallStatus.interrupted,
-                    col(Decision.id).is_(None),
+                    waiting_for_person(),
                 )
             ).first()
             if waiting is not None:

@@ -44,7 +44,7 @@ def end_run(
             pending = [
                 c.id
                 for c in latest_assistant_calls(session, conversation_id)
-                if c.status == ToolCallStatus.interrupted
+                if c.status in (ToolCallStatus.interrupted, ToolCallStatus.awaiting_client)
             ]
             terminal = RunPaused(run_id=run_id, pending=pending)
         elif status == RunStatus.completed:

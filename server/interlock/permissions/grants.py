@@ -19,6 +19,7 @@ from typing import Any, Literal
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
+from interlock.approvals.policy import rule_for
 from interlock.employees import Employee
 from interlock.errors import BadRequest
 from interlock.permissions.levels import effective_permission
@@ -67,7 +68,16 @@ def grant_state(grant: Grant, registry: ToolRegistry, employee: Employee | None)
         )
     if schema_hash(tool, permission) != grant.schema_hash:
         return "The tool changed since this was granted; it will ask again."
+    if needs_others(tool, employee):
+        return "The tool now needs an approver's decision; it will ask."
     return None
+
+
+def needs_others(tool: Tool, employee: Employee) -> bool:
+    """True when a call of ``tool`` needs someone besides its owner (an approver, or more than
+    one approval): a grant, the owner's own choice, never covers such a tool."""
+    rule = rule_for(tool, employee, default_timeout_s=1.0)  # the timeout plays no part here
+    return rule.require_approver or rule.approvals_required > 1
 
 
 def check_expiry(expires_at: datetime, *, now: datetime | None = None) -> datetime:
@@ -117,8 +127,9 @@ def create_grant(
         now: The creation time the expiry was computed from (server clock; default now).
 
     Raises:
-        BadRequest: ``unknown_tool``; ``cannot_remember`` (a question tool, or a tool that
-            does not ask: ``details.permission``); ``invalid_args`` (``details.errors``);
+        BadRequest: ``unknown_tool``; ``cannot_remember`` (a question tool, a tool that
+            needs an approver or several approvals, or a tool that does not ask:
+            ``details.permission``); ``invalid_args`` (``details.errors``);
             ``invalid_expiry``; ``invalid_request`` (scope without its conversation).
     """
     tool = registry.get(tool_name)
@@ -127,6 +138,12 @@ def create_grant(
     if tool.check_response is not None:
         raise BadRequest(
             f"{tool.title} asks the person a question; answers cannot be remembered.",
+            code="cannot_remember",
+        )
+    if needs_others(tool, employee):
+        raise BadRequest(
+            f"{tool.title} needs an approver or several approvals for {employee.name}; "
+            "it cannot run without asking.",
             code="cannot_remember",
         )
     permission = effective_permission(tool, employee, actions_on=actions_on)

@@ -7,6 +7,7 @@ from interlock.storage.models import (
     Conversation,
     Decision,
     DecisionType,
+    Document,
     EmployeeRecord,
     Event,
     Grant,
@@ -20,6 +21,7 @@ from interlock.storage.models import (
     ToolCall,
     ToolCallApproval,
     ToolCallStatus,
+    ToolOutput,
     User,
     Worker,
 )
@@ -31,6 +33,7 @@ __all__ = [
     "Database",
     "Decision",
     "DecisionType",
+    "Document",
     "EmployeeRecord",
     "Event",
     "Grant",
@@ -44,6 +47,7 @@ __all__ = [
     "ToolCall",
     "ToolCallApproval",
     "ToolCallStatus",
+    "ToolOutput",
     "User",
     "Worker",
 ]

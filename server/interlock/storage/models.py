@@ -8,7 +8,9 @@ Tool call statuses (see :class:`ToolCallStatus`)::
     pending -> interrupted -> running -> succeeded | failed
                 interrupted -> rejected | cancelled | expired
     pending -> running            (ALLOW calls skip ``interrupted``)
-    pending -> failed             (malformed args, unknown tool: no card, no execution)
+    pending -> failed             (malformed args, unknown tool, check refused: no card)
+    pending | interrupted -> awaiting_client -> succeeded | failed | cancelled
+                                  (``execution="frontend"``: the browser posts the result)
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ class ToolCallStatus(StrEnum):
     failed = "failed"
     rejected = "rejected"
     cancelled = "cancelled"
+    awaiting_client = "awaiting_client"
     # Nobody decided before ``expires_at``: closed by the server, never run.
     expired = "expired"
 
@@ -205,6 +208,12 @@ class ToolCall(SQLModel, table=True):
     result_data: Any = Field(default=None, sa_column=Column(JSON))
     error_code: str | None = Field(default=None, max_length=64)
     error_message: str | None = Field(default=None, sa_column=Column(Text))
+    # How the call reads on its card (``Confirmation`` as a dict), set when it is interrupted.
+    confirmation: Any = Field(default=None, sa_column=Column(JSON))
+    # Length of the tool's whole text output, and whether ``result_text`` is cut (the whole
+    # text is then in ``tool_outputs``).
+    result_chars: int | None = None
+    result_cut: bool = False
     # The "don't ask again" grant that let this call run without a card, if any.
     grant_id: str | None = Field(default=None, max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
@@ -243,6 +252,19 @@ class GroupMember(SQLModel, table=True):
     group: str = Field(primary_key=True, max_length=100)
     user_id: str = Field(primary_key=True, max_length=64, index=True)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class ToolOutput(SQLModel, table=True):
+    """The whole text output of a tool call whose ``result_text`` was cut.
+
+    Kept apart from ``tool_calls`` so loading a conversation's history never reads it.
+    """
+
+    __tablename__ = "tool_outputs"
+
+    tool_call_id: str = Field(primary_key=True, max_length=64)
+    conversation_id: str = Field(index=True, max_length=64)
+    text: str = Field(sa_column=Column(Text, nullable=False))
 
 
 class Decision(SQLModel, table=True):
@@ -358,3 +380,17 @@ class AuditRecord(SQLModel, table=True):
     waited_ms: int = 0
     prev_hash: str = Field(max_length=64)
     hash: str = Field(max_length=64, unique=True)
+
+
+class Document(SQLModel, table=True):
+    """A person's Markdown document (the ``documents`` skill); one per owner and title."""
+
+    __tablename__ = "documents"
+    __table_args__ = (UniqueConstraint("owner_id", "title", name="uq_documents_owner_title"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    owner_id: str = Field(index=True, max_length=64)
+    title: str = Field(max_length=200)
+    markdown: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)

@@ -6,6 +6,7 @@ titles and card hints come from the tool registry when the tool is still registe
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
@@ -19,6 +20,23 @@ class ToolErrorOut(BaseModel):
     message: str
 
 
+class ConfirmationOut(BaseModel):
+    """How a pending call reads on its card, computed by the tool's ``confirmation``.
+
+    ``summary`` is one sentence in the person's terms; ``action_label`` replaces "Approve";
+    ``detail`` is long content shown on demand (plain text, or Markdown for document tools);
+    ``previous`` is the stored text the change replaces (for a diff), null when none.
+    """
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+    title: str
+    summary: str
+    action_label: str
+    detail: str | None = None
+    previous: str | None = None
+
+
 class DecisionOut(BaseModel):
     """A person's decision on an interrupted tool call.
 
@@ -30,6 +48,7 @@ class DecisionOut(BaseModel):
     id: str
     type: Literal["approve", "edit", "reject", "respond"]
     user_id: str
+    user_name: str
     args: Any = None
     message: str | None = None
     proposed_args: Any = None
@@ -49,6 +68,11 @@ class ToolCallApprovalOut(BaseModel):
 class ToolCallOut(BaseModel):
     """A tool call with its status, the args proposed and the args that actually ran.
 
+    ``executed_args`` and ``started_at`` stay null for a call refused before its handler ran
+    (it ends ``failed``: "not run"). ``result_text`` is cut past the server's limit
+    (``result_cut``); ``result_chars`` is the length of the whole text, which
+    ``GET /api/tool-calls/{id}/output`` serves. ``write``, ``destructive``, ``execution`` and
+    ``modal`` come from the tool's declaration (false / ``server`` when it is unknown).
     ``expires_at`` is the server-clock deadline of an interrupted call (then it expires);
     ``approvals`` lists who approved so far when ``approvals_required`` > 1;
     ``require_approver`` means the conversation's owner may not approve it.
@@ -64,12 +88,20 @@ class ToolCallOut(BaseModel):
     title: str
     card: str | None = None
     permission: str
-    status: str
+    status: str  # pending | interrupted | running | succeeded | failed | rejected | cancelled
+    # | awaiting_client
+    write: bool = False
+    destructive: bool = False
+    execution: Literal["server", "frontend"] = "server"
+    modal: bool = False
+    confirmation: ConfirmationOut | None = None
     proposed_args: Any = None
     executed_args: Any = None
     raw_args: str | None = None
     result_text: str | None = None
     result_data: Any = None
+    result_chars: int | None = None
+    result_cut: bool = False
     error: ToolErrorOut | None = None
     decision: DecisionOut | None = None
     grant_id: str | None = None
@@ -98,28 +130,60 @@ class MessageOut(BaseModel):
 
 
 class ConversationSummary(BaseModel):
+    """A conversation in lists; ``pending`` counts the calls waiting for the owner
+    (interrupted and undecided, plus frontend calls awaiting the browser)."""
+
     id: str
     title: str
     employee: str
     status: Literal["idle", "running", "paused"]
+    pending: int = 0
     created_at: datetime
     updated_at: datetime
 
 
-def decision_out(decision: Decision) -> DecisionOut:
-    """Build the wire shape of ``decision``."""
-    return DecisionOut.model_validate(decision, from_attributes=True)
+def decision_out(decision: Decision, user_name: str | None = None) -> DecisionOut:
+    """Build the wire shape of ``decision``; ``user_name`` defaults to the user id."""
+    return DecisionOut(
+        id=decision.id,
+        type=decision.type,  # type: ignore[arg-type]
+        user_id=decision.user_id,
+        user_name=user_name or decision.user_id,
+        args=decision.args,
+        message=decision.message,
+        proposed_args=decision.proposed_args,
+        created_at=decision.created_at,
+    )
+
+
+@dataclass(frozen=True)
+class ToolFacts:
+    """What a call's wire shape takes from its tool's declaration (defaults: tool unknown)."""
+
+    title: str | None = None
+    card: str | None = None
+    write: bool = False
+    destructive: bool = False
+    execution: Literal["server", "frontend"] = "server"
+    modal: bool = False
 
 
 def tool_call_out(
     call: ToolCall,
     decision: Decision | None,
+    facts: ToolFacts = ToolFacts(),
     *,
-    title: str | None = None,
-    card: str | None = None,
+    decided_by: str | None = None,
     approvals: list[ToolCallApprovalOut] | None = None,
 ) -> ToolCallOut:
-    """Build the wire shape of ``call``; ``title`` defaults to the tool name."""
+    """Build the wire shape of ``call``; the title defaults to the tool name.
+
+    Args:
+        call: The row.
+        decision: Its decision, if any.
+        facts: From the tool's declaration.
+        decided_by: The deciding user's name (defaults to the id).
+    """
     error = (
         ToolErrorOut(code=call.error_code, message=call.error_message or "")
         if call.error_code
@@ -130,17 +194,26 @@ def tool_call_out(
         message_id=call.message_id,
         run_id=call.run_id,
         name=call.name,
-        title=title or call.name,
-        card=card,
+        title=facts.title or call.name,
+        card=facts.card,
         permission=call.permission,
         status=call.status,
+        write=facts.write,
+        destructive=facts.destructive,
+        execution=facts.execution,
+        modal=facts.modal,
+        confirmation=ConfirmationOut.model_validate(call.confirmation)
+        if isinstance(call.confirmation, dict)
+        else None,
         proposed_args=call.proposed_args,
         executed_args=call.executed_args,
         raw_args=call.raw_args,
         result_text=call.result_text,
         result_data=call.result_data,
+        result_chars=call.result_chars,
+        result_cut=bool(call.result_cut),
         error=error,
-        decision=decision_out(decision) if decision else None,
+        decision=decision_out(decision, decided_by) if decision else None,
         grant_id=call.grant_id,
         created_at=call.created_at,
         started_at=call.started_at,

@@ -61,6 +61,13 @@ class ToolCallRunning(_Event):
     tool_call: ToolCallOut
 
 
+class ToolCallAwaitingClient(_Event):
+    """A frontend call (``execution="frontend"``) is ready for the person's browser to run."""
+
+    type: Literal["tool_call.awaiting_client"] = "tool_call.awaiting_client"
+    tool_call: ToolCallOut
+
+
 # A call ended, with its tool message. The message's ``content`` is empty when it is the
 # call's ``result_text`` (a result is not sent twice in one event); ``GET`` of the
 # conversation has it in full. (A comment, not a docstring: it would change the OpenAPI.)
@@ -98,6 +105,7 @@ StreamEvent = Annotated[
     | ToolCallDecided
     | ToolCallApproved
     | ToolCallRunning
+    | ToolCallAwaitingClient
     | ToolCallCompleted
     | RunPaused
     | RunCompleted

@@ -30,8 +30,24 @@ def parse_last_event_id(raw: str | None, last_seq: int) -> int:
     return value
 
 
+_LINE_BREAKS_JSON_KEEPS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
+"""Characters JSON leaves raw that some line readers (``str.splitlines``) take as line breaks.
+
+JSON already escapes CR and LF, so the data of a frame is one ``data:`` line; these three can
+only appear inside JSON strings, where their escapes mean the same.
+"""
+
+
+def one_line_json(data: str) -> str:
+    """Return JSON text ``data`` with U+2028, U+2029 and U+0085 escaped (same value)."""
+    if any(c in data for c in _LINE_BREAKS_JSON_KEEPS):
+        for raw, escaped in _LINE_BREAKS_JSON_KEEPS.items():
+            data = data.replace(raw, escaped)
+    return data
+
+
 def _frame(stored: StoredEvent) -> ServerSentEvent:
-    return ServerSentEvent(id=str(stored.seq), event=stored.type, data=stored.data)
+    return ServerSentEvent(id=str(stored.seq), event=stored.type, data=one_line_json(stored.data))
 
 
 async def event_frames(

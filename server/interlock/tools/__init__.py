@@ -5,6 +5,7 @@ See ``docs/architecture.md`` ("Tool registry contract") for how the engine uses 
 
 from interlock.tools.base import (
     TOOL_ERROR_CODES,
+    Confirmation,
     FieldError,
     Permission,
     Tool,
@@ -18,6 +19,7 @@ from interlock.tools.registry import ToolRegistrationError, ToolRegistry, provid
 
 __all__ = [
     "TOOL_ERROR_CODES",
+    "Confirmation",
     "FieldError",
     "Permission",
     "Tool",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from interlock.storage import Database
@@ -89,10 +89,37 @@ class ToolContext:
 
 @dataclass
 class ToolResult:
-    """What a handler returns: text for the model, optional JSON data for cards and clients."""
+    """What a handler returns: text for the model, optional JSON data for cards and clients.
+
+    Attributes:
+        text: Text for the model (cut by the registry past ``max_result_chars``, with a note).
+        data: Optional JSON data for cards and clients.
+        full_text: Set by the registry when ``text`` was cut: the whole text, stored apart and
+            served by ``GET /api/tool-calls/{id}/output``; None when nothing was cut.
+    """
 
     text: str
     data: Any = None
+    full_text: str | None = None
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """How a pending call reads on its card, computed on the server by ``tool.confirmation``.
+
+    Attributes:
+        title: Card heading (``Delete a note``).
+        summary: One sentence in the person's terms (``Delete note #2: “buy milk”``).
+        action_label: Replaces "Approve" on the button (``Delete``).
+        detail: Long content shown on demand (plain text, or Markdown for document tools).
+        previous: The stored text the change replaces (for a diff); None when nothing is.
+    """
+
+    title: str
+    summary: str
+    action_label: str
+    detail: str | None = None
+    previous: str | None = None
 
 
 class ToolError(Exception):
@@ -120,6 +147,11 @@ class ToolError(Exception):
 Handler = Callable[..., "ToolResult | str | Awaitable[ToolResult | str]"]
 ArgsCheck = Callable[[dict[str, Any]], list[FieldError]]
 ResponseCheck = Callable[[dict[str, Any], str], list[FieldError]]
+CallCheck = Callable[[dict[str, Any], ToolContext], "Awaitable[None] | None"]
+"""``check(args, ctx)``: raises :class:`ToolError` when the call must not go ahead."""
+ConfirmationFn = Callable[[dict[str, Any], ToolContext], "Confirmation | Awaitable[Confirmation]"]
+"""``confirmation(args, ctx) -> Confirmation``: how the call reads on its card."""
+Execution = Literal["server", "frontend"]
 
 
 @dataclass
@@ -143,6 +175,16 @@ class Tool:
         check_response: Checks a ``respond`` decision's message against the call's proposed
             arguments, ``check_response(args, message) -> list[FieldError]`` (``[]`` when the
             answer fits); None accepts any message.
+        check: ``check(args, ctx)`` (sync, run in a worker thread, or async) for rules a schema
+            cannot express; raises :class:`ToolError` to refuse the call. Runs before any
+            card is shown and again right before the handler; a refusal sends an error tool
+            message to the model and shows no card.
+        confirmation: ``confirmation(args, ctx) -> Confirmation`` (sync or async): how an
+            ``ASK`` call reads on its card; stored with the call when it is interrupted.
+        execution: ``server`` (the handler runs here) or ``frontend`` (the person's browser
+            runs it and posts the result to ``POST /api/tool-calls/{id}/result``; the
+            handler is never called).
+        modal: The card asks to be reviewed in a modal (large content, complex editing).
         approval_timeout_s: Seconds an ``ASK`` call waits for a decision before it expires;
             None uses the employee's or the server's (``INTERLOCK_APPROVAL_TIMEOUT_S``).
         require_approver: True when the conversation's owner may not approve the call: only
@@ -168,6 +210,10 @@ class Tool:
     provider_name: str = ""
     skill: str | None = None
     check_response: ResponseCheck | None = None
+    check: CallCheck | None = None
+    confirmation: ConfirmationFn | None = None
+    execution: Execution = "server"
+    modal: bool = False
     approval_timeout_s: float | None = None
     require_approver: bool = False
     approvals_required: int = 1

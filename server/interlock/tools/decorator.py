@@ -9,7 +9,17 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from interlock.tools.base import ArgsCheck, FieldError, Handler, Permission, Tool, ToolAnnotations
+from interlock.tools.base import (
+    ArgsCheck,
+    CallCheck,
+    ConfirmationFn,
+    Execution,
+    FieldError,
+    Handler,
+    Permission,
+    Tool,
+    ToolAnnotations,
+)
 from interlock.tools.registry import ToolRegistrationError
 from interlock.tools.schema import SchemaRuleError, model_schema
 
@@ -35,6 +45,10 @@ def tool(
     timeout_s: float | None = None,
     card: str | None = None,
     check_args: ArgsCheck | None = None,
+    check: CallCheck | None = None,
+    confirmation: ConfirmationFn | None = None,
+    execution: Execution = "server",
+    modal: bool = False,
     approval_timeout_s: float | None = None,
     require_approver: bool = False,
     approvals_required: int = 1,
@@ -65,6 +79,15 @@ def tool(
         card: Client card hint (``approval``, ``choice``), None picks by tool name.
         check_args: Cross-field checks, ``check_args(args) -> list[FieldError]``, run after the
             schema passed (after the model's validation, when ``args_model`` is given).
+        check: ``check(args, ctx)`` raising :class:`~interlock.tools.ToolError` for rules a
+            schema cannot express (sync or async); run before any card and again before the
+            handler.
+        confirmation: ``confirmation(args, ctx) -> Confirmation`` (sync or async): how the
+            call reads on its card (title, one-sentence summary, action label, detail,
+            previous text).
+        execution: ``server``, or ``frontend`` for a tool the person's browser runs (the
+            decorated function is then never called; give it a docstring only).
+        modal: The card asks to be reviewed in a modal.
         approval_timeout_s: Seconds an ``ASK`` call waits for a decision before it expires;
             None uses the employee's or the server's setting.
         require_approver: Only an approver (not the conversation's owner) may approve.
@@ -105,6 +128,10 @@ def tool(
             timeout_s=timeout_s,
             card=card,
             check_args=checks,
+            check=check,
+            confirmation=confirmation,
+            execution=execution,
+            modal=modal,
             approval_timeout_s=approval_timeout_s,
             require_approver=require_approver,
             approvals_required=approvals_required,

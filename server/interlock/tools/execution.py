@@ -143,7 +143,7 @@ def check_result(
 
 
 def cut_text(text: str, limit: int) -> str:
-    """Return ``text``, or its first ``limit`` characters plus a size note.
+    """Return ``text``, or its first ``limit`` characters plus a note saying what was kept.
 
     Args:
         text: A result text.
@@ -151,14 +151,23 @@ def cut_text(text: str, limit: int) -> str:
 
     Returns:
         ``text`` unchanged when short enough; else the head and
-        ``"\\n\\n[Result cut: showing {kept:,} of {total:,} characters; {cut:,} cut.]"``.
+        ``"\\n\\n[Result cut: showing the first {kept:,} of {total:,} characters; {cut:,}
+        cut.]"``; for text of several lines the note also says which lines were kept
+        (``lines 1 to 1,024 of 200,000, the last one partly``).
     """
     total = len(text)
     if total <= limit:
         return text
+    head = text[:limit]
+    lines = ""
+    total_lines = text.count("\n") + 1
+    if total_lines > 1:
+        shown = head.count("\n") + 1
+        partly = "" if text[limit - 1] == "\n" else ", the last one partly"
+        lines = f" (lines 1 to {shown:,} of {total_lines:,}{partly})"
     return (
-        f"{text[:limit]}\n\n[Result cut: showing {limit:,} of {total:,} characters; "
-        f"{total - limit:,} cut.]"
+        f"{head}\n\n[Result cut: showing the first {limit:,} of {total:,} characters"
+        f"{lines}; {total - limit:,} cut.]"
     )
 
 

@@ -155,6 +155,13 @@ def check_tool(
         raise fail("annotations must be a ToolAnnotations")
     if tool.card is not None and not isinstance(tool.card, str):
         raise fail("card must be a string or None")
+    for attr in ("check", "confirmation"):
+        if getattr(tool, attr) is not None and not callable(getattr(tool, attr)):
+            raise fail(f"{attr} must be callable as {attr}(args, ctx) or None")
+    if tool.execution not in ("server", "frontend"):
+        raise fail(f"execution must be 'server' or 'frontend', got {tool.execution!r}")
+    if not isinstance(tool.modal, bool):
+        raise fail("modal must be a boolean")
     try:
         check_schema_rules(tool.input_schema, require_object_root=True)
     except SchemaRuleError as exc:

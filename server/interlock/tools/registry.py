@@ -257,10 +257,10 @@ class ToolRegistry:
 
         Returns:
             A new :class:`ToolResult`: a ``str`` return becomes ``ToolResult(text)``; text longer
-            than ``max_result_chars`` keeps its head and ends with
-            ``"\\n\\n[Result cut: showing 60,000 of 5,000,000 characters; 4,940,000 cut.]"``;
-            data whose JSON is longer than ``max_result_chars`` is dropped, with a note
-            (:func:`interlock.tools.execution.cap_data`).
+            than ``max_result_chars`` keeps its head and ends with a note (see
+            :func:`interlock.tools.execution.cut_text`), and the whole text is kept in
+            ``full_text``; data whose JSON is longer than ``max_result_chars`` is dropped,
+            with a note (:func:`interlock.tools.execution.cap_data`).
 
         Raises:
             ToolError: ``timeout`` past ``tool.timeout_s`` (or ``default_timeout_s``) seconds;
@@ -274,8 +274,22 @@ class ToolRegistry:
         timeout = tool.timeout_s if tool.timeout_s is not None else self.default_timeout_s
         raw = await run_handler(tool, args, ctx, timeout)
         result = check_result(tool, raw, lambda schema: self._output_validator(tool, schema))
-        result.text = self.cut_text(result.text)
+        if len(result.text) > self.max_result_chars:
+            result.full_text = result.text
+            result.text = self.cut_text(result.text)
         return cap_data(result, self.max_result_chars)
+
+    def output_errors(self, tool: Tool, data: Any) -> list[FieldError]:
+        """Check result ``data`` against the tool's ``output_schema`` (``[]`` without one).
+
+        Used for results that come from outside the server (a frontend tool's browser).
+
+        Returns:
+            Field errors sorted by path; ``[]`` when the data fits.
+        """
+        if tool.output_schema is None:
+            return []
+        return field_errors(self._output_validator(tool, tool.output_schema), data)
 
     def _output_validator(self, tool: Tool, schema: dict[str, Any]) -> Any:
         """The output validator built at registration, or a new one for an unregistered tool."""
@@ -291,8 +305,8 @@ class ToolRegistry:
             text: A result text.
 
         Returns:
-            ``text`` unchanged when short enough; else the head and
-            ``"\\n\\n[Result cut: showing {kept:,} of {total:,} characters; {cut:,} cut.]"``.
+            ``text`` unchanged when short enough; else the head and a note saying exactly
+            what was kept (see :func:`interlock.tools.execution.cut_text`).
         """
         return _cut_text(text, self.max_result_chars)
 

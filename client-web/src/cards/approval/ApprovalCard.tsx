@@ -23,6 +23,11 @@ const EditForm = lazy(() => import("./EditForm").then((m) => ({ default: m.EditF
 
 type Mode = "idle" | "reject" | "edit";
 
+/** "Don't ask again" is the owner's choice for an ASK call no one else has to approve. */
+function canRemember(call: CardProps["call"]): boolean {
+  return call.permission === "ASK" && !call.require_approver && (call.approvals_required ?? 1) <= 1;
+}
+
 /** Whether the person is typing somewhere (then a new card does not take the focus). */
 function typing(): boolean {
   const el = document.activeElement;
@@ -129,7 +134,7 @@ export function ApprovalCard({ call, tool, title, live, busy, decide, canApprove
         </>
       ) : (
         <>
-          {live && mode !== "reject" && call.permission === "ASK" && (
+          {live && mode !== "reject" && canRemember(call) && canApprove && (
             <RememberChoice value={remember} onChange={setRemember} toolTitle={title} disabled={busy} />
           )}
           {live && mode === "idle" && (

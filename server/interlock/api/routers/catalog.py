@@ -32,6 +32,8 @@ class ToolOut(BaseModel):
     annotations: ToolAnnotationsOut
     card: str | None
     skill: str | None
+    execution: Literal["server", "frontend"]
+    modal: bool
 
 
 class ModelOut(BaseModel):
@@ -86,6 +88,8 @@ def list_tools(_user: CurrentUser, services: ServicesDep) -> list[ToolOut]:
             ),
             card=t.card,
             skill=t.skill,
+            execution=t.execution,
+            modal=t.modal,
         )
         for t in services.registry.tools()
     ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+import unicodedata
 
 from fastapi import APIRouter, Response, status
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -10,9 +10,10 @@ from sqlalchemy import delete
 from sqlmodel import col, select
 
 from interlock.api.deps import CurrentUser, DbDep, EngineDep, ServicesDep, SettingsDep
+from interlock.api.summaries import summaries, summary
 from interlock.employees import DEFAULT_EMPLOYEE
 from interlock.engine.commands import CommandClaim
-from interlock.engine.records import approvals_of, view
+from interlock.engine.records import approvals_of, view, waiting_for_person
 from interlock.errors import BadRequest, Conflict
 from interlock.models import describe_model
 from interlock.storage import (
@@ -24,18 +25,15 @@ from interlock.storage import (
     Run,
     ToolCall,
     ToolCallApproval,
-    ToolCallStatus,
+    ToolOutput,
 )
+from interlock.storage.models import utcnow
 from interlock.storage.text import check_storable
-from interlock.storage.views import (
-    ConversationSummary,
-    MessageOut,
-    ToolCallOut,
-    conversation_status,
-    message_out,
-)
+from interlock.storage.views import ConversationSummary, MessageOut, ToolCallOut, message_out
 
 router = APIRouter(prefix="/api/conversations", tags=["conversations"])
+
+MAX_TITLE_CHARS = 200
 
 
 class ConversationCreate(BaseModel):
@@ -65,6 +63,26 @@ class MessageCreate(BaseModel):
         return str(check_storable(value))
 
 
+class ConversationUpdate(BaseModel):
+    """A rename: ``title`` is 1 to 200 characters after trimming, with no control characters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str
+
+    @field_validator("title")
+    @classmethod
+    def _clean_title(cls, value: str) -> str:
+        title = value.strip()
+        if not title:
+            raise ValueError("title must not be empty")
+        if len(title) > MAX_TITLE_CHARS:
+            raise ValueError(f"title must be at most {MAX_TITLE_CHARS} characters")
+        if any(unicodedata.category(c) == "Cc" for c in title):
+            raise ValueError("title must not contain control characters (line breaks, tabs...)")
+        return str(check_storable(title))
+
+
 class MessageAccepted(BaseModel):
     run_id: str
     message_id: int
@@ -85,29 +103,6 @@ class CancelResult(BaseModel):
     cancelled_run_id: str | None
 
 
-def _has_pending(db_session: Any, conversation_id: str) -> bool:
-    return (
-        db_session.exec(
-            select(ToolCall.id).where(
-                ToolCall.conversation_id == conversation_id,
-                ToolCall.status == ToolCallStatus.interrupted,
-            )
-        ).first()
-        is not None
-    )
-
-
-def _summary(session: Any, conversation: Conversation) -> ConversationSummary:
-    return ConversationSummary(
-        id=conversation.id,
-        title=conversation.title,
-        employee=conversation.employee,
-        status=conversation_status(conversation, _has_pending(session, conversation.id)),  # type: ignore[arg-type]
-        created_at=conversation.created_at,
-        updated_at=conversation.updated_at,
-    )
-
-
 @router.post("", status_code=status.HTTP_201_CREATED)
 def create_conversation(
     body: ConversationCreate, user: CurrentUser, db: DbDep, services: ServicesDep
@@ -123,7 +118,7 @@ def create_conversation(
         conversation = Conversation(owner_id=user.id, employee=slug)
         session.add(conversation)
         session.commit()
-        return _summary(session, conversation)
+        return summary(session, conversation)
 
 
 @router.get("")
@@ -136,7 +131,7 @@ def list_conversations(user: CurrentUser, db: DbDep) -> list[ConversationSummary
             .order_by(col(Conversation.updated_at).desc())
             .limit(500)
         ).all()
-        return [_summary(session, c) for c in rows]
+        return summaries(session, rows)
 
 
 @router.get("/{conversation_id}")
@@ -174,13 +169,28 @@ def get_conversation(
                     approvals.get(call.id, []),
                 )
             )
-        summary = _summary(session, conversation)
+        head = summary(session, conversation)
         return ConversationDetail(
-            **summary.model_dump(),
+            **head.model_dump(),
             model=ModelInfo(**describe_model(settings)),
             last_event_seq=conversation.last_event_seq,
             messages=[message_out(m, calls.get(m.id or 0)) for m in messages],
         )
+
+
+@router.patch("/{conversation_id}", responses={404: {"description": "unknown or not yours"}})
+def rename_conversation(
+    conversation_id: str, body: ConversationUpdate, user: CurrentUser, engine: EngineDep
+) -> ConversationSummary:
+    """Rename a conversation (422 ``invalid_request`` for an empty, long or control-character title)."""
+    with engine.db.session() as session:
+        conversation = engine.owned_conversation(session, user.id, conversation_id)
+        conversation.title = body.title
+        conversation.updated_at = utcnow()
+        session.add(conversation)
+        session.commit()
+        session.refresh(conversation)
+        return summary(session, conversation)
 
 
 @router.delete("/{conversation_id}", status_code=status.HTTP_204_NO_CONTENT)
@@ -191,7 +201,7 @@ def delete_conversation(conversation_id: str, user: CurrentUser, engine: EngineD
         conversation = engine.owned_conversation(session, user.id, conversation_id)
         if conversation.active_run_id:
             raise Conflict("Cancel the active run before deleting.", code="run_active")
-        for table in (Event, Decision, ToolCallApproval, ToolCall, Message, Run, Grant):
+        for table in (Event, Decision, ToolCallApproval, ToolOutput, ToolCall, Message, Run, Grant):
             session.exec(delete(table).where(col(table.conversation_id) == conversation_id))  # type: ignore[call-overload]
         session.delete(conversation)
         session.commit()
@@ -221,17 +231,14 @@ async def post_message(
 
 @router.get("/{conversation_id}/pending")
 def list_pending(conversation_id: str, user: CurrentUser, engine: EngineDep) -> list[ToolCallOut]:
-    """Tool calls waiting for a decision (interrupted and undecided), in call order."""
+    """Tool calls waiting for this person (interrupted and undecided, or awaiting the
+    browser's result), in call order."""
     with engine.db.session() as session:
         engine.owned_conversation(session, user.id, conversation_id)
         calls = session.exec(
             select(ToolCall)
             .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
-            .where(
-                ToolCall.conversation_id == conversation_id,
-                ToolCall.status == ToolCallStatus.interrupted,
-                col(Decision.id).is_(None),
-            )
+            .where(ToolCall.conversation_id == conversation_id, waiting_for_person())
             .order_by(col(ToolCall.message_id), col(ToolCall.index))
         ).all()
         return [view(session, engine.registry, c) for c in calls]

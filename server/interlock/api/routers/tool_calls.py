@@ -1,14 +1,18 @@
-"""Decisions on tool calls."""
+"""Decisions on tool calls, and their whole outputs."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header
+from fastapi import APIRouter, Header, Request
+from fastapi.responses import PlainTextResponse
 
 from interlock.api.deps import CurrentUser, EngineDep
 from interlock.audit import Channel
 from interlock.engine import DecisionIn, decide
+from interlock.engine.client_results import ClientResultIn, submit_result
+from interlock.errors import NotFound
+from interlock.storage import Conversation, ToolCall, ToolOutput
 from interlock.storage.views import ToolCallOut
 
 router = APIRouter(prefix="/api/tool-calls", tags=["tool calls"])
@@ -34,3 +38,46 @@ async def post_decision(
     """
     channel = Channel.web if x_interlock_client == "web" else Channel.api
     return await decide(engine, user.id, tool_call_id, body, channel)
+
+
+@router.get(
+    "/{tool_call_id}/output",
+    response_class=PlainTextResponse,
+    responses={
+        200: {"content": {"text/plain": {"schema": {"type": "string"}}}},
+        404: {"description": "unknown, not yours, or no output"},
+    },
+)
+def get_output(tool_call_id: str, user: CurrentUser, engine: EngineDep) -> PlainTextResponse:
+    """The whole text output of a call (``result_text`` may be cut: see ``result_cut``)."""
+    with engine.db.session() as session:
+        call = session.get(ToolCall, tool_call_id)
+        conversation = session.get(Conversation, call.conversation_id) if call else None
+        if call is None or conversation is None or conversation.owner_id != user.id:
+            raise NotFound("No such tool call.")
+        whole = session.get(ToolOutput, call.id) if call.result_cut else None
+        text = whole.text if whole is not None else call.result_text
+    if text is None:
+        raise NotFound("This tool call has no output.", code="no_output")
+    return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
+
+
+@router.post(
+    "/{tool_call_id}/result",
+    responses={
+        404: {"description": "unknown or not yours"},
+        409: {"description": "not_frontend, or not_awaiting_result (details.status)"},
+        413: {"description": "payload_too_large"},
+        422: {"description": "invalid_output (details.errors) or a malformed body"},
+    },
+)
+async def post_result(
+    tool_call_id: str,
+    body: ClientResultIn,
+    request: Request,
+    user: CurrentUser,
+    engine: EngineDep,
+) -> ToolCallOut:
+    """The browser's result of a frontend call (``awaiting_client``); the run then resumes."""
+    size = len(await request.body())
+    return await submit_result(engine, user.id, tool_call_id, body, size)

@@ -13,7 +13,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from interlock.models.offline.tool_names import ASK_CHOICE, ASK_CONFIRM, ASK_FORM
+from interlock.models.offline.tool_names import (
+    ASK_CHOICE,
+    ASK_CONFIRM,
+    ASK_FORM,
+    BROWSER_TIME_ZONE,
+    DOCUMENTS_LIST,
+    DOCUMENTS_WRITE,
+)
 from interlock.models.offline.wording import clean_text
 from interlock.tools import provider_safe_name
 
@@ -90,6 +97,17 @@ _ASK_FORM_RE = re.compile(
     _FLAGS,
 )
 _FORM_RE = re.compile(r"\bform\b", _FLAGS)
+_TIME_ZONE_RE = re.compile(
+    r"\b(?:what(?:'s|\s+is)\s+my|which|tell\s+me\s+my|check\s+my)\s+time\s*-?\s*zone\b", _FLAGS
+)
+_LIST_DOCUMENTS_RE = re.compile(
+    r"\b(?:(?:list|show)\s+(?:me\s+)?my\s+documents|what\s+documents\s+do\s+i\s+have)\b", _FLAGS
+)
+_WRITE_DOCUMENT_RE = re.compile(
+    r"\b(?:write|draft|create|start)\s+(?:me\s+)?(?:a\s+)?(?:new\s+)?(?:document|doc)\s+"
+    r"(?:titled|called|named)\s+(?P<title>.+?)\s*$",
+    _FLAGS,
+)
 
 
 def parse_tool_command(text: str) -> SkillRequest | None:
@@ -186,12 +204,29 @@ def form_request() -> ToolRequest:
     )
 
 
+def _document_request(title: str) -> SkillRequest:
+    title = clean_text(title).strip(" \"'“”\u2018\u2019.!?")[:200].strip()
+    if not title:
+        return FixedReply(
+            "What should the document be called? For example: “write a document titled Trip plan”."
+        )
+    markdown = f"# {title}\n\n* First point\n* Second point\n"
+    return ToolRequest(
+        lead=f"Here is a first draft of “{title}” for you to review.",
+        name=DOCUMENTS_WRITE,
+        args={"title": title, "markdown": markdown},
+        skill="documents",
+    )
+
+
 def match_skill_request(text: str, *, anchored: bool, weak: bool = False) -> SkillRequest | None:
     """Read an ``ask`` skill request.
 
     Strong phrases ("ask me to choose between ...", "ask me which of ...", "ask me to confirm
     ...", "confirm ...", "ask me for my details", "ask me a few questions", "sign me up") are
-    read before note commands; the weak one (the bare word "form") only after them.
+    read before note commands; the weak one (the bare word "form") only after them. The
+    browser and documents skills' phrases ("what is my time zone", "list my documents",
+    "write a document titled X") are strong ones too.
 
     Args:
         text: The request, polite words already removed.
@@ -216,4 +251,14 @@ def match_skill_request(text: str, *, anchored: bool, weak: bool = False) -> Ski
         return _choice_request(found.group(1))
     if hit(_ASK_FORM_RE):
         return form_request()
+    if hit(_TIME_ZONE_RE):
+        return ToolRequest(
+            lead="Let me ask your browser.", name=BROWSER_TIME_ZONE, args={}, skill="browser"
+        )
+    if hit(_LIST_DOCUMENTS_RE):
+        return ToolRequest(
+            lead="Here are your documents.", name=DOCUMENTS_LIST, args={}, skill="documents"
+        )
+    if found := hit(_WRITE_DOCUMENT_RE):
+        return _document_request(found.group("title"))
     return None

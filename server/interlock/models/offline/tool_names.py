@@ -12,6 +12,11 @@ NOTES_LIST = "notes_list"
 NOTES_ADD = "notes_add"
 NOTES_DELETE = "notes_delete"
 
+# The browser and documents skills.
+BROWSER_TIME_ZONE = "browser_time_zone"
+DOCUMENTS_LIST = "documents_list"
+DOCUMENTS_WRITE = "documents_write"
+
 # Skill loading and the ask skill.
 LOAD_SKILL = "load_skill"
 ASK_FORM = "ask_form"
@@ -26,5 +31,8 @@ TOOL_SKILLS: dict[str, str] = {
     "notes_delete": "notes",
     "notes_list": "notes",
     "suggestions": "suggestions",
+    BROWSER_TIME_ZONE: "browser",
+    DOCUMENTS_LIST: "documents",
+    DOCUMENTS_WRITE: "documents",
 }
 """The skill that provides each built-in tool the offline model calls (by provider name)."""

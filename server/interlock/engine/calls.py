@@ -1,0 +1,207 @@
+"""Running one allowed or approved tool call, and closing calls the person decided.
+
+A call runs at most once: it is claimed with a compare-and-set from ``pending`` or
+``interrupted``. A call refused before its handler runs (the tool was denied or removed
+meanwhile, its ``check`` fails now) ends ``failed`` without ever being claimed, so its
+``executed_args`` and ``started_at`` stay null ("not run"). A frontend call
+(``execution="frontend"``) is not run here: it moves to ``awaiting_client`` with its
+``executed_args`` and waits for the browser's result (``engine.client_results``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import update
+from sqlmodel import col
+
+from interlock.employees import Employee
+from interlock.engine.records import close_call, error_text, rejected_text, view
+from interlock.engine.turn import LOAD_SKILL, effective_permission
+from interlock.permissions import actions_on, is_action
+from interlock.storage import Database, Decision, DecisionType, ToolCall, ToolCallStatus
+from interlock.storage.models import utcnow
+from interlock.streaming import EventBus
+from interlock.streaming.events import ToolCallAwaitingClient, ToolCallRunning
+from interlock.tools import Tool, ToolContext, ToolError, ToolRegistry
+from interlock.tools.hooks import run_check
+
+_CLAIMABLE = [ToolCallStatus.pending, ToolCallStatus.interrupted]
+
+
+class CallExecutor:
+    """Runs and closes tool calls for the turn graph.
+
+    Args:
+        db: Storage.
+        bus: Event bus.
+        registry: Tool registry.
+    """
+
+    def __init__(self, db: Database, bus: EventBus, registry: ToolRegistry) -> None:
+        self.db = db
+        self.bus = bus
+        self.registry = registry
+
+    async def execute(
+        self, run_id: str, user_id: str, employee: Employee, call: ToolCall, args: Any
+    ) -> bool:
+        """Run ``call`` once with ``args`` and store its outcome.
+
+        Returns:
+            True when the call now waits for the browser (a frontend call), else False.
+        """
+        tool = self.registry.get(call.name)
+        context = ToolContext(
+            user_id=user_id, conversation_id=call.conversation_id, tool_call_id=call.id, db=self.db
+        )
+        refusal = await self._refusal(tool, employee, call, args, context)
+        if refusal is not None:
+            self._refuse(run_id, call, refusal)
+            return False
+        assert tool is not None
+        frontend = tool.execution == "frontend"
+        if not self._claim(run_id, call, args, frontend):
+            return False
+        if frontend:
+            return True
+        outcome: dict[str, Any]
+        try:
+            result = await self.registry.execute(tool, args, context)
+        except ToolError as exc:
+            outcome = failure(exc)
+        else:
+            outcome = {
+                "status": ToolCallStatus.succeeded,
+                "text": result.text,
+                "result_data": result.data,
+                "full_text": result.full_text,
+            }
+        with self.db.session() as session:
+            fresh = session.get(ToolCall, call.id)
+            assert fresh is not None
+            if fresh.status != ToolCallStatus.running:  # cancelled meanwhile
+                return False
+            close_call(session, self.bus, self.registry, fresh, **outcome, run_id=run_id)
+            self.bus.commit(session)
+        return False
+
+    async def _refusal(
+        self,
+        tool: Tool | None,
+        employee: Employee,
+        call: ToolCall,
+        args: Any,
+        context: ToolContext,
+    ) -> ToolError | None:
+        """Why the call must not run now, or None."""
+        if tool is None:
+            return ToolError("not_found", f"The tool {call.name!r} is no longer registered.")
+        if (
+            tool.name == LOAD_SKILL
+            and isinstance(args, dict)
+            and not employee.may_load(str(args.get("name")))
+        ):
+            return ToolError("not_found", f"No skill {args.get('name')!r} can be loaded here.")
+        with self.db.session() as session:
+            on = actions_on(session, context.user_id, employee.slug)
+        if effective_permission(tool, employee, actions_on=on) == "DENY":
+            # Denied after the call was proposed (an admin, or AI actions turned off or
+            # lapsed): it never runs.
+            return ToolError(
+                "permission_denied",
+                f"The tool {tool.name!r} is not allowed here."
+                if on or not is_action(tool)
+                else f"The tool {tool.name!r} is not allowed: AI actions are off.",
+            )
+        if tool.check is not None and isinstance(args, dict):
+            timeout = (
+                tool.timeout_s if tool.timeout_s is not None else self.registry.default_timeout_s
+            )
+            try:
+                await run_check(tool, args, context, timeout)
+            except ToolError as exc:
+                return exc
+        return None
+
+    def _refuse(self, run_id: str, call: ToolCall, refusal: ToolError) -> None:
+        """Close a call that was never claimed as ``failed`` (not run)."""
+        with self.db.session() as session:
+            closed = session.exec(  # type: ignore[call-overload]
+                update(ToolCall)
+                .where(col(ToolCall.id) == call.id, col(ToolCall.status).in_(_CLAIMABLE))
+                .values(status=ToolCallStatus.failed)
+            ).rowcount
+            if closed != 1:
+                session.rollback()
+                return
+            fresh = session.get(ToolCall, call.id)
+            assert fresh is not None
+            session.refresh(fresh)
+            close_call(session, self.bus, self.registry, fresh, **failure(refusal), run_id=run_id)
+            self.bus.commit(session)
+
+    def _claim(self, run_id: str, call: ToolCall, args: Any, frontend: bool) -> bool:
+        """Move the call to ``running`` (or ``awaiting_client``) with a compare-and-set."""
+        status = ToolCallStatus.awaiting_client if frontend else ToolCallStatus.running
+        with self.db.session() as session:
+            claimed = session.exec(  # type: ignore[call-overload]
+                update(ToolCall)
+                .where(col(ToolCall.id) == call.id, col(ToolCall.status).in_(_CLAIMABLE))
+                .values(status=status, executed_args=args, started_at=utcnow())
+            ).rowcount
+            if claimed != 1:
+                session.rollback()
+                return False
+            fresh = session.get(ToolCall, call.id)
+            assert fresh is not None
+            session.refresh(fresh)
+            out = view(session, self.registry, fresh)
+            event = (
+                ToolCallAwaitingClient(run_id=run_id, tool_call=out)
+                if frontend
+                else ToolCallRunning(run_id=run_id, tool_call=out)
+            )
+            self.bus.stage(session, call.conversation_id, event)
+            self.bus.commit(session)
+        return True
+
+    def close_decided(self, run_id: str, call: ToolCall, decision: Decision) -> None:
+        """Close a rejected call, or a question answered with ``respond`` (its text is the result)."""
+        with self.db.session() as session:
+            fresh = session.get(ToolCall, call.id)
+            if fresh is None or fresh.status != ToolCallStatus.interrupted:
+                return
+            if decision.type == DecisionType.reject:
+                close_call(
+                    session,
+                    self.bus,
+                    self.registry,
+                    fresh,
+                    status=ToolCallStatus.rejected,
+                    text=rejected_text(decision.message),
+                    error_code="rejected",
+                    error_message=decision.message or "Rejected by the person.",
+                    run_id=run_id,
+                )
+            else:  # respond: the person's text is the result; the tool does not run
+                close_call(
+                    session,
+                    self.bus,
+                    self.registry,
+                    fresh,
+                    status=ToolCallStatus.succeeded,
+                    text=decision.message or "",
+                    run_id=run_id,
+                )
+            self.bus.commit(session)
+
+
+def failure(exc: ToolError) -> dict[str, Any]:
+    """``close_call`` keyword arguments for a call failed with ``exc``."""
+    return {
+        "status": ToolCallStatus.failed,
+        "text": error_text(exc.code, exc.message, exc.hint),
+        "error_code": exc.code,
+        "error_message": exc.message,
+    }

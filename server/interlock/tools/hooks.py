@@ -1,0 +1,130 @@
+"""Running a tool's ``check`` and ``confirmation`` (declared with ``@tool(check=, confirmation=)``).
+
+Both run on the server with the call's context before any card is shown (``check`` also right
+before the handler). A sync function runs in a worker thread, an async one on the event loop,
+each within the tool's timeout. A :class:`ToolError` passes through unchanged (the call fails
+with its code); anything else a bug in the tool, reported as ``internal`` with a clear message
+(the exception text stays in the log: it may hold internals).
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import logging
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from interlock.storage.text import clean_text
+from interlock.tools.base import Confirmation, Tool, ToolContext, ToolError
+
+logger = logging.getLogger(__name__)
+
+MAX_TITLE_CHARS = 200
+MAX_SUMMARY_CHARS = 2_000
+MAX_ACTION_LABEL_CHARS = 40
+MAX_DETAIL_CHARS = 200_000
+"""Longest ``detail`` and ``previous`` kept on a card; longer text is cut with a note."""
+
+
+async def run_check(tool: Tool, args: dict[str, Any], ctx: ToolContext, timeout_s: float) -> None:
+    """Run ``tool.check(args, ctx)`` when the tool declares one.
+
+    Raises:
+        ToolError: The check's own refusal unchanged; ``timeout`` past ``timeout_s`` seconds;
+            ``internal`` when the check raises anything else.
+    """
+    if tool.check is None:
+        return
+    await _run(tool, tool.check, "check", args, ctx, timeout_s)
+
+
+async def make_confirmation(
+    tool: Tool, args: dict[str, Any], ctx: ToolContext, timeout_s: float
+) -> dict[str, Any] | None:
+    """Run ``tool.confirmation(args, ctx)``; return it as a storable dict (None without one).
+
+    Text is cleaned (NUL, lone surrogates) and bounded: title 200, summary 2,000, action
+    label 40 characters (cut with "…"); ``detail`` and ``previous`` 200,000 characters (cut
+    with a note). The text is data: clients show it as text, never as HTML.
+
+    Returns:
+        ``{"title", "summary", "action_label", "detail", "previous"}`` or None.
+
+    Raises:
+        ToolError: The function's own :class:`ToolError`; ``timeout``; ``internal`` when it
+            raises anything else or returns something other than a :class:`Confirmation`
+            with non-empty text fields.
+    """
+    if tool.confirmation is None:
+        return None
+    out = await _run(tool, tool.confirmation, "confirmation", args, ctx, timeout_s)
+    if not isinstance(out, Confirmation):
+        raise _bug(tool, "confirmation", f"returned {type(out).__name__}, not a Confirmation")
+    fields: dict[str, Any] = {}
+    for name, limit in (
+        ("title", MAX_TITLE_CHARS),
+        ("summary", MAX_SUMMARY_CHARS),
+        ("action_label", MAX_ACTION_LABEL_CHARS),
+    ):
+        value = getattr(out, name)
+        if not isinstance(value, str) or not value.strip():
+            raise _bug(tool, "confirmation", f"returned an empty or non-text {name}")
+        value = clean_text(value.strip())
+        fields[name] = value if len(value) <= limit else value[: limit - 1] + "…"
+    for name in ("detail", "previous"):
+        value = getattr(out, name)
+        if value is not None and not isinstance(value, str):
+            raise _bug(tool, "confirmation", f"returned a non-text {name}")
+        fields[name] = None if value is None else _bounded(clean_text(value))
+    return fields
+
+
+def _bounded(text: str) -> str:
+    if len(text) <= MAX_DETAIL_CHARS:
+        return text
+    return (
+        f"{text[:MAX_DETAIL_CHARS]}\n\n[Cut: showing the first {MAX_DETAIL_CHARS:,} of "
+        f"{len(text):,} characters.]"
+    )
+
+
+async def _run(
+    tool: Tool,
+    fn: Callable[..., Any],
+    what: str,
+    args: dict[str, Any],
+    ctx: ToolContext,
+    timeout_s: float,
+) -> Any:
+    try:
+        with anyio.fail_after(timeout_s):
+            if inspect.iscoroutinefunction(fn):
+                return await fn(copy.deepcopy(args), ctx)
+            out = await anyio.to_thread.run_sync(
+                partial(fn, copy.deepcopy(args), ctx), abandon_on_cancel=True
+            )
+            if inspect.isawaitable(out):
+                out = await out
+            return out
+    except ToolError:
+        raise
+    except TimeoutError:
+        raise ToolError(
+            "timeout", f"The {what} of tool '{tool.name}' did not finish within {timeout_s:g} s."
+        ) from None
+    except Exception as exc:
+        logger.warning("%s of tool %r raised", what, tool.name, exc_info=True)
+        raise _bug(tool, what, f"failed with an unexpected {type(exc).__name__}") from exc
+
+
+def _bug(tool: Tool, what: str, problem: str) -> ToolError:
+    return ToolError(
+        "internal",
+        f"The {what} of tool '{tool.name}' {problem}, so the call was not shown or run. "
+        "This is a bug in the tool; the server log has the details.",
+    )

@@ -1,0 +1,151 @@
+"""API: the Approvals list, ``pending`` counts, renaming a conversation, tool facts in /api/tools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from interlock.models import ScriptedChatModel, scripted_message
+from interlock.settings import Settings
+from interlock.storage.users import create_user
+from support.live import LiveServer, live_server
+from support.sse import collect, terminals
+
+
+async def _pause_on_add(server: LiveServer, text: str) -> tuple[str, str]:
+    """Start a conversation whose run pauses on one ``notes.add`` card; return its ids."""
+    conversation_id = await server.new_conversation()
+    server.services.engine.model = ScriptedChatModel(
+        responses=[scripted_message("", ("notes_add", {"text": text}))]
+    )
+    await server.say(conversation_id, f"remember {text}")
+    log = await collect(server.client, conversation_id, until=terminals(1))
+    await server.idle()
+    assert log.types[-1] == "run.paused", log.types
+    return conversation_id, log.of("tool_call.interrupted")[0]["tool_call"]["id"]
+
+
+async def test_approvals_lists_the_callers_waiting_calls_newest_first(
+    api_settings: Settings,
+) -> None:
+    async with live_server(api_settings, model=ScriptedChatModel(responses=[])) as server:
+        first, first_call = await _pause_on_add(server, "one")
+        second, second_call = await _pause_on_add(server, "two")
+
+        approvals = (await server.client.get("/api/approvals")).json()
+        assert [a["tool_call"]["id"] for a in approvals] == [second_call, first_call]
+        assert [a["conversation"]["id"] for a in approvals] == [second, first]
+        assert approvals[0]["conversation"]["pending"] == 1
+        assert approvals[0]["conversation"]["status"] == "paused"
+        assert approvals[0]["tool_call"]["confirmation"]["summary"] == "Add a note: “two”"
+
+        listed = {c["id"]: c for c in (await server.client.get("/api/conversations")).json()}
+        assert (listed[first]["pending"], listed[second]["pending"]) == (1, 1)
+
+        decided = await server.decide(first_call, type="reject", message="not now")
+        assert decided.status_code == 200, decided.text
+        await collect(server.client, first, until=terminals(2))
+        await server.idle()
+        approvals = (await server.client.get("/api/approvals")).json()
+        assert [a["tool_call"]["id"] for a in approvals] == [second_call]
+        summary = (await server.client.get(f"/api/conversations/{first}")).json()
+        assert (summary["pending"], summary["status"]) == (0, "idle")
+
+
+async def test_approvals_never_show_another_persons_calls(api_settings: Settings) -> None:
+    from interlock.storage import Database
+
+    database = Database(api_settings.database_url)
+    try:
+        _ann, ann_token = create_user(database, "ann")
+        _bob, bob_token = create_user(database, "bob")
+    finally:
+        database.dispose()
+    model = ScriptedChatModel(responses=[scripted_message("", ("notes_add", {"text": "ann's"}))])
+    ann = {"Authorization": f"Bearer {ann_token}"}
+    bob = {"Authorization": f"Bearer {bob_token}"}
+    async with live_server(api_settings, model=model, headers=ann) as server:
+        conversation_id = await server.new_conversation()
+        await server.say(conversation_id, "remember")
+        log = await collect(server.client, conversation_id, until=terminals(1))
+        await server.idle()
+        call_id = log.of("tool_call.interrupted")[0]["tool_call"]["id"]
+
+        assert [
+            a["tool_call"]["id"] for a in (await server.client.get("/api/approvals")).json()
+        ] == [call_id]
+        as_bob = await server.client.get("/api/approvals", headers=bob)
+        assert as_bob.status_code == 200 and as_bob.json() == []
+        output = await server.client.get(f"/api/tool-calls/{call_id}/output", headers=bob)
+        assert output.status_code == 404
+        renamed = await server.client.patch(
+            f"/api/conversations/{conversation_id}", json={"title": "mine"}, headers=bob
+        )
+        assert renamed.status_code == 404
+        assert renamed.json()["error"]["code"] == "not_found"
+
+
+async def test_rename_trims_the_title_and_returns_the_summary(server: LiveServer) -> None:
+    conversation_id = await server.new_conversation()
+
+    response = await server.client.patch(
+        f"/api/conversations/{conversation_id}", json={"title": "  Trip to Oslo ✈️  "}
+    )
+
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert (body["id"], body["title"], body["pending"], body["status"]) == (
+        conversation_id,
+        "Trip to Oslo ✈️",
+        0,
+        "idle",
+    )
+    detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+    assert detail["title"] == "Trip to Oslo ✈️"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"title": ""},
+        {"title": "   "},
+        {"title": "x" * 201},
+        {"title": "two\nlines"},
+        {"title": "tab\there"},
+        {"title": "bell\u0007"},
+        {"title": 5},
+        {},
+        {"title": "ok", "extra": 1},
+    ],
+    ids=["empty", "blank", "too-long", "newline", "tab", "control", "number", "missing", "extra"],
+)
+async def test_rename_refuses_bad_titles_and_changes_nothing(
+    server: LiveServer, body: dict[str, Any]
+) -> None:
+    conversation_id = await server.new_conversation()
+
+    response = await server.client.patch(f"/api/conversations/{conversation_id}", json=body)
+
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["code"] == "invalid_request"
+    detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+    assert detail["title"] == "New conversation"
+
+
+async def test_rename_of_an_unknown_conversation_is_404(server: LiveServer) -> None:
+    response = await server.client.patch("/api/conversations/conv_nope", json={"title": "x"})
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+async def test_tools_list_states_execution_modal_and_annotations(server: LiveServer) -> None:
+    tools = {t["name"]: t for t in (await server.client.get("/api/tools")).json()}
+
+    delete = tools["notes.delete"]
+    assert (delete["execution"], delete["modal"], delete["annotations"]["destructive"]) == (
+        "server",
+        False,
+        True,
+    )
+    assert "question" in tools["suggestions"]["input_schema"]["properties"]
