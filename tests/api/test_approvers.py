@@ -219,3 +219,29 @@ async def test_approvals_required_out_of_range_is_refused_with_a_reason(
     text = response.text
     assert "approvals_required" in text
     assert ("at least 1" if value == 0 else "at most 5") in text
+
+
+async def test_an_approver_sees_calls_waiting_in_other_peoples_conversations_only(
+    office: Office,
+) -> None:
+    conversation_id, call, _last = await office.paused_call("g")
+    (item,) = (await office.clients["ana"].get("/api/approvals")).json()
+    assert item["role"] == "approver"
+    assert item["requested_by"] == "owner"
+    assert item["tool_call"]["id"] == call["id"]
+    assert item["message"] == "Adding."
+    assert item["conversation"]["id"] == conversation_id
+    assert item["conversation"]["title"] == "owner's conversation"  # not the owner's title
+    assert "messages" not in item["conversation"]
+    (through_group,) = (await office.clients["ben"].get("/api/approvals")).json()
+    assert through_group["tool_call"]["id"] == call["id"]
+    assert (await office.clients["eve"].get("/api/approvals")).json() == []
+    (own,) = (await office.clients["owner"].get("/api/approvals")).json()
+    assert own["role"] == "owner" and own["requested_by"] is None
+    assert own["conversation"]["title"] != "owner's conversation"
+
+    response = await office.decide("ana", call["id"], type="approve")
+    assert response.status_code == 200, response.text
+    await office.server.idle()
+    assert (await office.clients["ana"].get("/api/approvals")).json() == []
+    assert (await office.clients["owner"].get("/api/approvals")).json() == []

@@ -388,3 +388,31 @@ async def test_the_offline_model_asks_the_browser_and_drafts_documents(server: L
     call = interrupted["tool_call"]
     assert (call["name"], call["modal"]) == ("documents.write", True)
     assert call["confirmation"]["summary"] == "Create the document “Trip plan” (4 lines)."
+
+
+async def test_a_browser_result_with_data_over_the_cap_keeps_its_text_not_the_data(
+    api_settings: Settings,
+) -> None:
+    settings = api_settings.model_copy(update={"max_tool_result_chars": 1_000})
+    async with live_server(settings, model=ScriptedChatModel(responses=[])) as server:
+        conversation_id, _model = await _started(
+            server, scripted_message("Checking.", ("test_clock", {})), "Done."
+        )
+        log = await _until_terminals(server, conversation_id, 1)
+        (waiting,) = log.of("tool_call.awaiting_client")
+        call_id = waiting["tool_call"]["id"]
+
+        big = {"time_zone": "Z" * 5_000}  # valid for the output schema, over the cap
+        posted = await _post(server, call_id, {"text": "A long zone.", "data": big})
+        assert posted.status_code == 200, posted.text
+        body = posted.json()
+        assert body["result_data"] is None
+        assert body["result_text"] == (
+            "A long zone.\n\n[Result data dropped: 5,016 characters of data; the limit is 1,000.]"
+        )
+        log = await _until_terminals(server, conversation_id, 2)
+        (completed,) = log.of("tool_call.completed")
+        assert completed["tool_call"]["result_data"] is None
+        with server.services.db.session() as session:
+            stored = session.get(ToolCall, call_id)
+            assert stored is not None and stored.result_data is None

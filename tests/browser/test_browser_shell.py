@@ -586,5 +586,6 @@ async def test_avatars_fall_back_to_initials_without_an_emoji_font(
 
 
 def save_doc_screenshot(path: Path, name: str) -> None:
-    if os.environ.get("INTERLOCK_DOCS_SCREENSHOTS") == "1":
+    # INTERLOCK_TEST_*: the suite clears other INTERLOCK_* variables for each test.
+    if os.environ.get("INTERLOCK_TEST_DOCS_SCREENSHOTS") == "1":
         shutil.copyfile(path, DOCS / name)

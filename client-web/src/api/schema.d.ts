@@ -14,7 +14,8 @@ export interface paths {
         /**
          * List Approvals
          * @description Calls waiting for the caller (interrupted and undecided, or awaiting the browser's
-         *     result) across their conversations, newest first (at most 500).
+         *     result) across their conversations, then those waiting for them as an approver, each
+         *     part newest first (at most 500 in all).
          */
         get: operations["list_approvals_api_approvals_get"];
         put?: never;
@@ -541,10 +542,26 @@ export interface components {
         /**
          * ApprovalOut
          * @description A call waiting for the caller, with the conversation it belongs to.
+         *
+         *     ``role`` says why it waits for the caller: ``owner`` (their conversation) or ``approver``
+         *     (someone else's conversation of an employee they approve). An approver's entry carries the
+         *     owner's name (``requested_by``) and the text of the message that proposed the call
+         *     (``message``); its ``conversation`` shows no title, and the conversation itself stays
+         *     closed to the approver (404).
          */
         ApprovalOut: {
             tool_call: components["schemas"]["ToolCallOut"];
             conversation: components["schemas"]["ConversationSummary"];
+            /**
+             * Role
+             * @default owner
+             * @enum {string}
+             */
+            role: "owner" | "approver";
+            /** Requested By */
+            requested_by: string | null;
+            /** Message */
+            message: string | null;
         };
         /** CancelResult */
         CancelResult: {

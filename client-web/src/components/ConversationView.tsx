@@ -116,10 +116,11 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
   // live (cards are disabled until the stream connects, and a disabled button takes no focus).
   const focused = useRef<string | null>(null);
   useEffect(() => {
-    if (!focusCallId || !connected || focused.current === focusCallId || !state.toolCalls[focusCallId]) return;
+    // Once connected: until then the card offers no decision to focus.
+    if (!focusCallId || focused.current === focusCallId || !state.toolCalls[focusCallId] || !connected) return;
     focused.current = focusCallId;
     requestAnimationFrame(() => focusCall(focusCallId));
-  }, [focusCallId, connected, state.toolCalls]);
+  }, [focusCallId, state.toolCalls, connected]);
 
   // Alt+J: jump to the first waiting decision.
   useEffect(() => {

@@ -26,7 +26,8 @@ from interlock.errors import BadRequest, Conflict, NotFound, PayloadTooLarge
 from interlock.storage import Conversation, ToolCall, ToolCallStatus
 from interlock.storage.text import check_storable, clean_json
 from interlock.storage.views import ToolCallOut
-from interlock.tools import TOOL_ERROR_CODES
+from interlock.tools import TOOL_ERROR_CODES, ToolResult
+from interlock.tools.execution import cap_data
 
 log = logging.getLogger(__name__)
 
@@ -144,10 +145,12 @@ def _record(
                     )
             text = body.text
             cut = engine.registry.cut_text(text)
+            # The browser's data gets the same cap as a server tool's (dropped, with a note).
+            capped = cap_data(ToolResult(text=cut, data=data), engine.registry.max_result_chars)
             outcome = {
                 "status": ToolCallStatus.succeeded,
-                "text": cut,
-                "result_data": data,
+                "text": capped.text,
+                "result_data": capped.data,
                 "full_text": text if cut != text else None,
             }
         closed = session.exec(  # type: ignore[call-overload]

@@ -1,0 +1,71 @@
+"""An approver in Chromium: a call waiting in someone else's conversation, in the Approvals view.
+
+Users: ``owner`` asks Ada (the ``assistant`` employee) to add a note; the call needs two
+approvals; the owner gives the first over the API; ``ana``, an approver of Ada, opens the
+Approvals view, sees who asked, the message that proposed the call, "1 of 2 approvals: owner"
+and the time left, and approves; the note is added once. Every wait is a bounded ``expect``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.async_api import Page, expect
+
+from interlock.storage.users import create_user
+from support.live import LiveServer
+from support.pages import notes
+from support.sse import collect, terminals
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+async def test_an_approver_gives_the_second_approval_from_the_approvals_view(
+    app: LiveServer, page: Page, tmp_path: Path
+) -> None:
+    _owner, owner_token = create_user(app.services.db, "owner")
+    _ana, ana_token = create_user(app.services.db, "ana")
+    app.services.employees.update(
+        "assistant",
+        {"approvers": ["ana"], "tool_approvals": {"notes.add": {"approvals_required": 2}}},
+    )
+    owner = {"Authorization": f"Bearer {owner_token}"}
+    created = await app.client.post("/api/conversations", json={}, headers=owner)
+    conversation_id = created.json()["id"]
+    said = await app.client.post(
+        f"/api/conversations/{conversation_id}/messages",
+        json={"content": "add a note buy milk"},
+        headers=owner,
+    )
+    assert said.status_code == 202, said.text
+    await app.idle()
+    (call,) = (
+        await app.client.get(f"/api/conversations/{conversation_id}/pending", headers=owner)
+    ).json()
+    first = await app.client.post(
+        f"/api/tool-calls/{call['id']}/decision", json={"type": "approve"}, headers=owner
+    )
+    assert first.status_code == 200, first.text
+    assert notes(app) == []
+
+    await page.add_init_script(f"localStorage.setItem('interlock.token', {ana_token!r})")
+    await page.goto("/#/approvals")
+    item = page.locator(f'[data-testid="approval-item"][data-tool-call-id="{call["id"]}"]')
+    await expect(item).to_have_attribute("data-role", "approver")
+    await expect(item.get_by_test_id("approval-requested-by")).to_have_text("owner")
+    await expect(item.get_by_test_id("approval-message")).to_be_visible()
+    await expect(item.get_by_test_id("approval-progress")).to_contain_text(
+        "1 of 2 approvals: owner"
+    )
+    await expect(item.get_by_test_id("expiry")).to_contain_text("Decide within")
+    await page.screenshot(path=tmp_path / "approver.png", full_page=True)
+
+    await item.get_by_test_id("approve").click()
+    await expect(item).to_have_count(0)
+    async with httpx.AsyncClient(base_url=app.url, headers=owner, timeout=15) as as_owner:
+        log = await collect(as_owner, conversation_id, until=terminals(2), timeout_s=10)
+    await app.idle()
+    assert log.types.count("run.completed") == 1, log.types
+    assert [text for _id, text in notes(app)] == ["buy milk"]
