@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -199,3 +200,60 @@ async def test_engine_the_approval_timeout_follows_tool_then_employee_then_setti
         assert patch.status_code == 200, patch.text
         assert await waited_s() == 90
         assert timedelta(seconds=90)
+
+
+async def test_engine_a_decision_racing_the_sweeper_has_exactly_one_outcome(
+    engine_settings: Settings,
+) -> None:
+    """Both at once on the database threads (the sweep with a clock past the deadline)."""
+    rounds = 4
+    script: list[Any] = []
+    for i in range(rounds):
+        script += [_add(f"race {i}"), "Done."]
+    model = ScriptedChatModel(responses=script)
+    async with live_server(engine_settings, model=model) as server:
+        engine = server.services.engine
+        added: list[str] = []
+        for i in range(rounds):
+            _conversation_id, call, _last = await _paused_call(server, f"race {i}")
+            response, swept = await asyncio.gather(
+                server.decide(call["id"], type="approve"),
+                engine.db.run(expire_due, engine, FAR_FUTURE),
+            )
+            await server.idle()
+            row = _row(server, call["id"])
+            if response.status_code == 200:
+                assert swept == [], "the sweeper closed a call whose decision was accepted"
+                assert row.status == "succeeded" and row.decided_at is not None
+                added.append(f"race {i}")
+            else:
+                assert response.status_code == 409, response.text
+                assert response.json()["error"]["details"]["status"] == "expired"
+                assert swept == [call["id"]]
+                assert row.status == "expired" and row.decided_at is None
+                assert _count(server, Decision, tool_call_id=call["id"]) == 0
+            assert _count(server, Message, tool_call_id=call["id"]) == 1
+            assert _notes(server) == sorted(added)
+
+
+async def test_engine_an_unanswered_question_expires_as_not_answered_in_time(
+    engine_settings: Settings,
+) -> None:
+    question = scripted_message(
+        "One question.",
+        ("ask_choice", {"question": "Tea or coffee?", "options": ["Tea", "Coffee"]}),
+    )
+    model = ScriptedChatModel(responses=[question, "No answer; moving on."])
+    async with live_server(engine_settings, model=model) as server:
+        patch = await server.client.patch(
+            "/api/employees/scout", json={"tool_approvals": {"ask.choice": {"timeout_s": 1}}}
+        )
+        assert patch.status_code == 200, patch.text
+        created = await server.client.post("/api/conversations", json={"employee": "scout"})
+        conversation_id = created.json()["id"]
+        await server.say(conversation_id, "ask me something")
+        log = await collect(server.client, conversation_id, until=terminals(2), timeout_s=10)
+        (completed,) = log.of("tool_call.completed")
+        assert completed["tool_call"]["status"] == "expired"
+        assert completed["message"]["content"].startswith("Not answered in time")
+        assert log.types[-1] == "run.completed", log.types

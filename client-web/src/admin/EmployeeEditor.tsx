@@ -19,7 +19,18 @@ interface Props {
   onDeleted: (slug: string) => void;
 }
 
-type TextKey = "slug" | "name" | "avatar" | "title" | "about" | "system_prompt" | "model" | "greeting" | "starters";
+type TextKey =
+  | "slug"
+  | "name"
+  | "avatar"
+  | "title"
+  | "about"
+  | "system_prompt"
+  | "model"
+  | "greeting"
+  | "starters"
+  | "approvers"
+  | "approval_minutes";
 
 export function EmployeeEditor({ employee, skills, tools, onSaved, onDeleted }: Props) {
   const [original, setOriginal] = useState<EmployeeOut | null>(employee);
@@ -131,6 +142,17 @@ export function EmployeeEditor({ employee, skills, tools, onSaved, onDeleted }: 
         />
         Disabled <span className="muted small">(hidden from users; their conversations stay readable but take no new messages)</span>
       </label>
+
+      <fieldset className="approval-rules">
+        <legend>Who decides, and how long a call waits</legend>
+        {text("approvers", "Approvers", {
+          multiline: 2,
+          hint: "One per line: a user name, or group:NAME. Besides the person chatting, they may approve or reject calls in anyone's conversation with this employee.",
+        })}
+        {text("approval_minutes", "Approval timeout (minutes)", {
+          hint: "A call nobody decides in time is closed without running. Empty: the server's default (24 hours).",
+        })}
+      </fieldset>
 
       <SkillChecklist skills={skills} draft={draft} disabled={busy} onChange={edit} />
       <ToolPermissions tools={tools} overrides={draft.tool_overrides} disabled={busy} onChange={(tool_overrides) => edit({ tool_overrides })} />

@@ -36,8 +36,22 @@ describe("employee draft", () => {
       available_skills: e.available_skills,
       tool_overrides: e.tool_overrides,
       disabled: false,
+      approvers: [],
+      approval_timeout_s: null,
+      tool_approvals: {},
     });
     expect(changes(e, draftOf(e))).toEqual({});
+  });
+
+  it("edits approvers and the approval timeout in minutes", () => {
+    const e = employee({ approvers: ["ana"], approval_timeout_s: 5400 });
+    const d = draftOf(e);
+    expect(d.approvers).toBe("ana");
+    expect(d.approval_minutes).toBe("90");
+    expect(changes(e, d)).toEqual({});
+    const edited = { ...d, approvers: "ana\n group:finance \n", approval_minutes: "2.5" };
+    expect(changes(e, edited)).toEqual({ approvers: ["ana", "group:finance"], approval_timeout_s: 150 });
+    expect(changes(e, { ...d, approval_minutes: "" })).toEqual({ approval_timeout_s: null });
   });
 
   it("sends only the changed fields", () => {

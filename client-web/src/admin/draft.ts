@@ -26,6 +26,12 @@ export interface Draft {
   available_skills: string[];
   tool_overrides: Record<string, ToolPermission>;
   disabled: boolean;
+  /** One approver per line: a user name, or `group:<name>`. */
+  approvers: string;
+  /** Minutes a call waits for a decision before it expires; "" = the server's default. */
+  approval_minutes: string;
+  /** Per-tool approval rules, kept as they are (edited over the API). */
+  tool_approvals: EmployeeOut["tool_approvals"];
 }
 
 export function emptyDraft(): Draft {
@@ -43,6 +49,9 @@ export function emptyDraft(): Draft {
     available_skills: [],
     tool_overrides: {},
     disabled: false,
+    approvers: "",
+    approval_minutes: "",
+    tool_approvals: {},
   };
 }
 
@@ -61,6 +70,9 @@ export function draftOf(e: EmployeeOut): Draft {
     available_skills: [...e.available_skills],
     tool_overrides: { ...e.tool_overrides },
     disabled: e.disabled,
+    approvers: (e.approvers ?? []).join("\n"),
+    approval_minutes: e.approval_timeout_s == null ? "" : String(Math.round((e.approval_timeout_s / 60) * 100) / 100),
+    tool_approvals: { ...(e.tool_approvals ?? {}) },
   };
 }
 
@@ -86,7 +98,19 @@ export function fieldsOf(d: Draft): EmployeeFields {
     available_skills: d.available_skills,
     tool_overrides: d.tool_overrides,
     disabled: d.disabled,
+    approvers: lines(d.approvers),
+    approval_timeout_s: minutesToSeconds(d.approval_minutes),
+    tool_approvals: d.tool_approvals,
   };
+}
+
+/** "90" -> 5400 seconds; "" -> null (the server's default); anything else is sent as is for
+ * the server to refuse with its reason (NaN becomes null, so a typo is caught here instead). */
+export function minutesToSeconds(text: string): number | null {
+  const t = text.trim();
+  if (!t) return null;
+  const minutes = Number(t);
+  return Number.isFinite(minutes) ? Math.round(minutes * 60 * 1000) / 1000 : null;
 }
 
 export function createBody(d: Draft): EmployeeCreate {
