@@ -420,3 +420,20 @@ async def test_the_documents_modal_opens_edits_and_approves_and_esc_decides_noth
     stored = await stored_call(app, conversation_id, call_id)
     assert stored["executed_args"]["markdown"] == second + "- four\n"
     assert await page.evaluate("window.__pwned") is None
+
+
+async def test_hostile_text_in_a_confirmation_summary_and_detail_stays_inert(
+    app: LiveServer, page: Page
+) -> None:
+    hostile = '<img src=x onerror="window.__pwned=1"> <a href="javascript:alert(1)">go</a>'
+    await start(app, page, f"add a note {hostile}")
+    row, _ = await only_waiting(page)
+    summary = row.get_by_test_id("card-summary")
+    await expect(summary).to_contain_text('<img src=x onerror="window.__pwned=1">')
+    await row.get_by_test_id("card-details").click()
+    await expect(row.get_by_test_id("card-detail")).to_contain_text("<a href=")
+    await expect(row.locator("img, a[href^='javascript']")).to_have_count(0)
+    await row.get_by_test_id("approve").click()
+    await expect(row).to_have_attribute("data-status", "succeeded")
+    await expect(page.locator("img, a[href^='javascript']")).to_have_count(0)
+    assert await page.evaluate("window.__pwned") is None

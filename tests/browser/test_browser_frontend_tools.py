@@ -21,9 +21,7 @@ from interlock.storage.users import create_user
 from support.live import LiveServer
 from support.pages import conversation, messages, send, tool_call
 
-pytestmark = [
-    pytest.mark.asyncio(loop_scope="session"),
-]
+pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 ZONE = "Pacific/Chatham"
 """A time zone no test machine has by default, set on the browser context."""

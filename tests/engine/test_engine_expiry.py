@@ -234,3 +234,26 @@ async def test_engine_a_decision_racing_the_sweeper_has_exactly_one_outcome(
                 assert _count(server, Decision, tool_call_id=call["id"]) == 0
             assert _count(server, Message, tool_call_id=call["id"]) == 1
             assert _notes(server) == sorted(added)
+
+
+async def test_engine_an_unanswered_question_expires_as_not_answered_in_time(
+    engine_settings: Settings,
+) -> None:
+    question = scripted_message(
+        "One question.",
+        ("ask_choice", {"question": "Tea or coffee?", "options": ["Tea", "Coffee"]}),
+    )
+    model = ScriptedChatModel(responses=[question, "No answer; moving on."])
+    async with live_server(engine_settings, model=model) as server:
+        patch = await server.client.patch(
+            "/api/employees/scout", json={"tool_approvals": {"ask.choice": {"timeout_s": 1}}}
+        )
+        assert patch.status_code == 200, patch.text
+        created = await server.client.post("/api/conversations", json={"employee": "scout"})
+        conversation_id = created.json()["id"]
+        await server.say(conversation_id, "ask me something")
+        log = await collect(server.client, conversation_id, until=terminals(2), timeout_s=10)
+        (completed,) = log.of("tool_call.completed")
+        assert completed["tool_call"]["status"] == "expired"
+        assert completed["message"]["content"].startswith("Not answered in time")
+        assert log.types[-1] == "run.completed", log.types

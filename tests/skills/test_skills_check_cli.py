@@ -87,7 +87,7 @@ def test_problems_print_as_file_line_reason_and_exit_1(runner, in_tmp):
     assert result.exit_code == 1
     assert result.stdout.splitlines() == [
         "mine/bad/SKILL.md:4: unknown key 'colour' (allowed: name, description, version, tags, "
-        "permissions, cards, commands, tools)",
+        "permissions, cards, approvals, commands, tools)",
         "mine/bad/tools.py:4: Cannot register tool 'bad.x': timeout_s must be a positive number "
         "of seconds, got 0",
     ]

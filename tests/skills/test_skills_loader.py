@@ -550,3 +550,43 @@ def test_the_builtin_skills_all_load(registry, offline_settings):
         ("notes", "notes.add", {"text": "milk"})
     ]
     assert skills[4].commands == ()
+
+
+def test_manifest_approval_rules_apply_to_the_skill_tools(
+    tmp_path, write_skill, registry, offline_settings
+):
+    rules = (
+        "approvals:\n  echo.say: {timeout_s: 50, approvals_required: 2}\n"
+        "  echo.shout: {require_approver: true}\n"
+    )
+    write_skill("echo", md("echo", extra=rules), tools=ECHO_TOOLS)
+
+    (skill,) = load(registry, tmp_path, offline_settings)
+
+    assert skill.status == "loaded", skill.problems
+    say, shout = registry.get("echo.say"), registry.get("echo.shout")
+    assert (say.approval_timeout_s, say.approvals_required, say.require_approver) == (50, 2, False)
+    assert (shout.approval_timeout_s, shout.approvals_required, shout.require_approver) == (
+        None,
+        1,
+        True,
+    )
+
+
+@pytest.mark.parametrize(("value", "words"), [(0, "at least 1 person"), (6, "at most 5")])
+def test_approvals_required_out_of_range_fails_the_skill_with_the_reason(
+    tmp_path, write_skill, registry, offline_settings, value, words
+):
+    write_skill(
+        "echo",
+        md("echo", extra=f"approvals:\n  echo.say: {{approvals_required: {value}}}\n"),
+        tools=ECHO_TOOLS,
+    )
+
+    (skill,) = load(registry, tmp_path, offline_settings)
+
+    assert skill.status == "failed"
+    assert any(words in p.reason and "approvals_required" in p.reason for p in skill.problems), [
+        p.reason for p in skill.problems
+    ]
+    assert registry.get("echo.say") is None

@@ -113,7 +113,7 @@ export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) 
                       <span className="approval-summary">{summary}</span>
                     </span>
                     <span className="approval-meta small muted">
-                      <span className={`badge tone-${statusWords(call).tone}`}>{statusWords(call).label}</span>{" "}
+                      <span className={`badge status-${call.status} tone-${statusWords(call).tone}`}>{statusWords(call).label}</span>{" "}
                       <time dateTime={call.created_at}>{whenText(call.created_at)}</time>
                     </span>
                   </a>

@@ -181,7 +181,7 @@ function ConversationItem({ conversation: c, active, waiting, employeeName, onOp
               data-testid="conversation-rename"
               onClick={() => setMode("rename")}
             >
-              ✎
+              <Icon path="M4 20h4L18.5 9.5l-4-4L4 16v4zM13.5 6.5l4 4" />
             </button>
             <button
               ref={deleteButton}
@@ -192,7 +192,7 @@ function ConversationItem({ conversation: c, active, waiting, employeeName, onOp
               data-testid="conversation-delete"
               onClick={() => setMode("delete")}
             >
-              🗑︎
+              <Icon path="M5 7h14M10 7V4h4v3M7 7l1 13h8l1-13M10 11v6M14 11v6" />
             </button>
           </div>
         </div>
@@ -288,5 +288,14 @@ function RenameForm({
         </button>
       </div>
     </form>
+  );
+}
+
+/** A small line icon (drawn, so it shows whatever fonts the system has). */
+function Icon({ path }: { path: string }) {
+  return (
+    <svg className="icon-svg" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" focusable="false">
+      <path d={path} fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" />
+    </svg>
   );
 }

@@ -1,6 +1,6 @@
 """Limits of the approval rules, checked wherever a rule is declared.
 
-Kept free of other Interlock imports: tool registration, declarative tools, skill front matter
+Kept free of other Interlock imports (pydantic only): tool registration, declarative tools, skill front matter
 and employees all check their values here, so a rule is refused at load time with the same
 reason everywhere.
 """
@@ -8,6 +8,8 @@ reason everywhere.
 from __future__ import annotations
 
 import math
+
+from pydantic import BaseModel, ConfigDict, field_validator
 
 MAX_APPROVALS_REQUIRED = 5
 """Most distinct people a call may need (``approvals_required``)."""
@@ -52,3 +54,36 @@ def approval_timeout_problem(value: object) -> str | None:
             f"({MAX_APPROVAL_TIMEOUT_S:g}), got {value!r}"
         )
     return None
+
+
+class ToolApprovalRule(BaseModel):
+    """An employee's approval rule for one tool, over the tool's own declaration.
+
+    Attributes:
+        timeout_s: Seconds a call waits for a decision before it expires; None keeps the
+            tool's (else the employee's, else the server's).
+        require_approver: Only an approver may approve; None keeps the tool's.
+        approvals_required: Distinct people who must approve (1 to 5); None keeps the tool's.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    timeout_s: float | None = None
+    require_approver: bool | None = None
+    approvals_required: int | None = None
+
+    @field_validator("approvals_required")
+    @classmethod
+    def _approvals(cls, value: int | None) -> int | None:
+        problem = approvals_required_problem(value) if value is not None else None
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("timeout_s", mode="before")
+    @classmethod
+    def _timeout(cls, value: object) -> object:
+        problem = approval_timeout_problem(value)
+        if problem:
+            raise ValueError(problem.replace("approval_timeout_s", "timeout_s"))
+        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value

@@ -4,13 +4,13 @@ Built-ins ship in ``builtin.yaml``; admins create employees and override built-i
 API (stored in the ``employees`` table). :class:`EmployeeDirectory` merges the two.
 """
 
+from interlock.approvals.rules import ToolApprovalRule
 from interlock.employees.directory import EmployeeDirectory
 from interlock.employees.spec import (
     ALL_SKILLS,
     DEFAULT_EMPLOYEE,
     Employee,
     EmployeeFields,
-    ToolApprovalRule,
     ToolPermission,
     load_builtin,
 )

@@ -9,7 +9,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from interlock.approvals.rules import approval_timeout_problem, approvals_required_problem
+from interlock.approvals.rules import ToolApprovalRule, approval_timeout_problem
 from interlock.models import check_model_spec
 from interlock.storage.text import check_storable
 
@@ -21,39 +21,6 @@ ToolPermission = Literal["ALLOW", "ASK", "DENY"]
 
 APPROVER_RE = re.compile(r"^(group:)?[^\s:][^\n\r]{0,199}$")
 GROUP_PREFIX = "group:"
-
-
-class ToolApprovalRule(BaseModel):
-    """An employee's approval rule for one tool, over the tool's own declaration.
-
-    Attributes:
-        timeout_s: Seconds a call waits for a decision before it expires; None keeps the
-            tool's (else the employee's, else the server's).
-        require_approver: Only an approver may approve; None keeps the tool's.
-        approvals_required: Distinct people who must approve (1 to 5); None keeps the tool's.
-    """
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    timeout_s: float | None = None
-    require_approver: bool | None = None
-    approvals_required: int | None = None
-
-    @field_validator("approvals_required")
-    @classmethod
-    def _approvals(cls, value: int | None) -> int | None:
-        problem = approvals_required_problem(value) if value is not None else None
-        if problem:
-            raise ValueError(problem)
-        return value
-
-    @field_validator("timeout_s", mode="before")
-    @classmethod
-    def _timeout(cls, value: object) -> object:
-        problem = approval_timeout_problem(value)
-        if problem:
-            raise ValueError(problem.replace("approval_timeout_s", "timeout_s"))
-        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 BUILTIN_FILE = Path(__file__).with_name("builtin.yaml")

@@ -135,7 +135,7 @@ def expire_call(engine: Engine, tool_call_id: str, now: datetime) -> tuple[str, 
             engine.registry,
             call,
             status=ToolCallStatus.expired,
-            text=expired_text(timeout_s),
+            text=expired_text(timeout_s, question=_is_question(engine.registry, call.name)),
             error_code="expired",
             error_message=EXPIRED_REASON,
         )
@@ -144,6 +144,11 @@ def expire_call(engine: Engine, tool_call_id: str, now: datetime) -> tuple[str, 
         engine.bus.commit(session)
         log.info("tool call %s expired (deadline %s)", call.id, call.expires_at.isoformat())
         return call.conversation_id, call.message_id
+
+
+def _is_question(registry: ToolRegistry, name: str) -> bool:
+    tool = registry.get(name)
+    return tool is not None and tool.check_response is not None
 
 
 def expire_due(engine: Engine, now: datetime | None = None) -> list[str]:

@@ -58,8 +58,16 @@ def rejected_text(reason: str | None) -> str:
     )
 
 
-def expired_text(timeout_s: float) -> str:
-    """Tool message text for a call nobody decided before its deadline."""
+def expired_text(timeout_s: float, *, question: bool = False) -> str:
+    """Tool message text for a call nobody decided before its deadline.
+
+    ``question``: the call asked the person something (a tool answered with ``respond``).
+    """
+    if question:
+        return (
+            f"Not answered in time: nobody answered within {describe_duration(timeout_s)}. "
+            "Do not ask again unless the person brings it up."
+        )
     return (
         f"Not approved in time: nobody decided within {describe_duration(timeout_s)}, so the "
         "call did not run. Do not retry it unless the person asks for it again."

@@ -302,7 +302,8 @@ class SkillLoader:
     # -- manifest ----------------------------------------------------------------------------
 
     def _apply_manifest(self, manifest: SkillManifest, source: YamlSource) -> None:
-        """Check tool names and references; apply permissions and cards; set ``tool.skill``."""
+        """Check tool names and references; apply permissions, cards and approval rules; set
+        ``tool.skill``."""
         name = manifest.name
         tools = {s.tool.name: s.tool for s in self.staged}
         for staged in self.staged:
@@ -316,7 +317,11 @@ class SkillLoader:
                     f"tool '{tool_name}' must be named '{name}' or start with '{name}.'",
                 )
             staged.tool.skill = name
-        for key, values in (("permissions", manifest.permissions), ("cards", manifest.cards)):
+        for key, values in (
+            ("permissions", manifest.permissions),
+            ("cards", manifest.cards),
+            ("approvals", manifest.approvals),
+        ):
             for tool_name in values:
                 if tool_name not in tools:
                     self.problem(
@@ -331,6 +336,15 @@ class SkillLoader:
         for tool_name, card in manifest.cards.items():
             if tool_name in tools:
                 tools[tool_name].card = card
+        for tool_name, rule in manifest.approvals.items():
+            if tool_name in tools:
+                tool = tools[tool_name]
+                if rule.timeout_s is not None:
+                    tool.approval_timeout_s = rule.timeout_s
+                if rule.require_approver is not None:
+                    tool.require_approver = rule.require_approver
+                if rule.approvals_required is not None:
+                    tool.approvals_required = rule.approvals_required
         self._check_commands(manifest, source, tools)
 
     def _check_commands(

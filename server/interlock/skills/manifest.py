@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
+from interlock.approvals.rules import ToolApprovalRule
 from interlock.tools import Permission
 
 SKILL_NAME_PATTERN = r"^[a-z0-9_-]+$"
@@ -103,6 +104,8 @@ class SkillManifest(BaseModel):
     tags: list[str] = Field(default_factory=list)
     permissions: dict[str, Permission] = Field(default_factory=dict)
     cards: dict[str, CardName] = Field(default_factory=dict)
+    # Approval rules of the skill's tools: {tool: {timeout_s, require_approver, approvals_required}}.
+    approvals: dict[str, ToolApprovalRule] = Field(default_factory=dict)
     commands: list[SlashCommand] = Field(default_factory=list)
     tools: list[dict[str, Any]] = Field(default_factory=list)
 
