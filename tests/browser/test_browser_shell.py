@@ -465,6 +465,18 @@ async def test_thinking_then_streaming_and_a_stopped_reply_is_marked(
     await expect(reply.get_by_test_id("stopped")).to_have_text("Stopped")
     await expect(page.get_by_test_id("thinking")).to_have_count(0)
 
+    # Still marked after a reload: the server lists the runs the person stopped.
+    conversation_id = await conversation(page).get_attribute("data-conversation-id")
+    detail = (await app.client.get(f"/api/conversations/{conversation_id}")).json()
+    [stopped_run] = detail["stopped_runs"]
+    assert [m["role"] for m in detail["messages"] if m["run_id"] == stopped_run] == [
+        "user",
+        "assistant",
+    ]
+    await page.reload()
+    await expect(messages(page, "assistant").last.get_by_test_id("stopped")).to_have_text("Stopped")
+    await expect(page.get_by_test_id("stopped")).to_have_count(1)
+
 
 async def test_a_1mb_streamed_reply_keeps_the_composer_responsive(
     browser: Browser, app_settings: Settings
