@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import ipaddress
 import json
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -40,6 +41,8 @@ app.add_typer(users_app, name="users")
 app.add_typer(skills_app, name="skills")
 app.add_typer(audit_app, name="audit")
 app.add_typer(groups_app, name="groups")
+
+WORKER_START_TIMEOUT_S = 60
 
 DatabaseUrlOption = Annotated[
     str | None,
@@ -75,8 +78,18 @@ def _fail(message: str) -> typer.Exit:
 def serve(
     host: Annotated[str | None, typer.Option(help="Interface to bind; default: settings.")] = None,
     port: Annotated[int | None, typer.Option(help="TCP port; default: settings.")] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1, help="Worker processes on the one port (more than 1 needs PostgreSQL)."
+        ),
+    ] = 1,
 ) -> None:
-    """Apply the migrations, then serve the API and the web client with uvicorn."""
+    """Apply the migrations, then serve the API and the web client with uvicorn.
+
+    With ``--workers N`` uvicorn runs N processes sharing the port; each reads the settings
+    from the environment (the ``--host``/``--port`` given here are passed on to them).
+    """
     import uvicorn
 
     from interlock.api.app import create_app
@@ -89,6 +102,11 @@ def serve(
         updates["port"] = port
     # The app is told the real bind address: it decides the implied local user from it.
     settings = settings.model_copy(update=updates)
+    if workers > 1 and make_url(settings.database_url).get_backend_name() == "sqlite":
+        raise _fail(
+            f"--workers {workers} needs PostgreSQL: SQLite takes one writing process at a time. "
+            "Set INTERLOCK_DATABASE_URL=postgresql+psycopg://user@host/db, or serve one worker."
+        )
 
     migrate.upgrade(settings.database_url)
     if not is_loopback_host(settings.host):
@@ -116,6 +134,21 @@ def serve(
         f"model {settings.model or 'offline'})",
         err=True,
     )
+    if workers > 1:
+        # Worker processes import the app and read their settings from the environment.
+        os.environ["INTERLOCK_HOST"] = settings.host
+        os.environ["INTERLOCK_PORT"] = str(settings.port)
+        uvicorn.run(
+            "interlock.api.app:create_app",
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=workers,
+            # A worker imports LangChain and loads the skills before it answers the
+            # supervisor's health checks: give a busy machine time.
+            timeout_worker_healthcheck=WORKER_START_TIMEOUT_S,
+        )
+        return
     uvicorn.run(
         functools.partial(create_app, settings),
         factory=True,

@@ -314,6 +314,7 @@ async def test_a_restart_keeps_frontend_calls_waiting(api_settings: Settings) ->
         with server.services.db.session() as session:
             run = session.exec(select(Run).where(Run.conversation_id == conversation_id)).one()
             run.status = RunStatus.running
+            run.owner_id = "a-worker-that-stopped"
             session.add(run)
             from interlock.storage import Conversation
 

@@ -1,7 +1,8 @@
 """HTTP-level answers: unknown routes, wrong methods and slow bodies get the JSON error shape.
 
 * 404 for an unknown route and 405 for a wrong method answer ``{"error": {"code",
-  "message"}}``; a 405 lists every method the path accepts in ``Allow`` (all its routes, not
+  "message"}}`` (an unknown path under ``/api/`` is 404 for every method, even with the web
+  client's static files mounted at ``/``); a 405 lists every method the path accepts in ``Allow`` (all its routes, not
   only the first one Starlette found);
 * a request body must arrive whole within ``request_body_timeout_s``: a client that stops
   half-way gets 408 ``request_timeout`` (JSON, connection closed) and nothing is stored,
@@ -126,3 +127,31 @@ async def test_an_event_stream_outlives_the_body_timeout(quick_server: LiveServe
             async for line in lines:
                 if line.startswith("event: run.started"):
                     break
+
+
+async def test_an_unknown_api_path_is_404_for_every_method_with_the_web_client_served(
+    tmp_path: Path,
+) -> None:
+    # The web client's static mount answers any path; under /api/ it must not turn a POST
+    # to a route that does not exist into "405, accepts GET, HEAD".
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    (dist / "index.html").write_text("<!doctype html><title>Interlock</title>", encoding="utf-8")
+    url = f"sqlite:///{tmp_path / 'interlock.db'}"
+    upgrade(url)
+    settings = Settings(_env_file=None, database_url=url, client_dist=dist)  # type: ignore[call-arg]
+    async with live_server(settings) as live:
+        for method, path in [
+            ("POST", "/api/nope"),
+            ("POST", "/api/tool-calls/call_x/undo"),
+            ("DELETE", "/api/conversations/conv_x/nope"),
+        ]:
+            error = _error(await live.client.request(method, path), 404)
+            assert error["code"] == "not_found"
+            assert error["message"] == f"Nothing is at {path}."
+        # A real route's wrong method still says what it accepts.
+        error = _error(await live.client.request("PUT", "/api/conversations"), 405)
+        assert error["code"] == "method_not_allowed"
+        # The client itself is still served.
+        page = await live.client.get("/")
+        assert page.status_code == 200 and "Interlock" in page.text

@@ -50,12 +50,6 @@ async def paused_with(app: LiveServer, text: str) -> tuple[str, list[str]]:
     return conversation_id, [c["id"] for c in pending]
 
 
-async def require_issue6_server(app: LiveServer) -> None:
-    """Skip until the server's issue 6 endpoints (GET /api/approvals, PATCH title) are in."""
-    if (await app.client.get("/api/approvals")).status_code == 404:
-        pytest.skip("needs GET /api/approvals and PATCH /api/conversations/{id} (issue 6, S6)")
-
-
 def waiting(page: Page) -> Locator:
     return page.locator('[data-testid="tool-call"][data-status="interrupted"]')
 
@@ -136,7 +130,6 @@ async def test_composer_warns_that_sending_cancels_waiting_decisions_and_asks_on
 async def test_approvals_view_lists_waiting_calls_newest_first_and_leads_to_the_card(
     app: LiveServer, page: Page, tmp_path: Path
 ) -> None:
-    await require_issue6_server(app)
     older, [older_call] = await paused_with(app, "add a note buy milk")
     _, newer_calls = await paused_with(app, "add a note call mum and add a note water plants")
     renamed = await app.client.patch(f"/api/conversations/{older}", json={"title": "Groceries"})
@@ -180,7 +173,6 @@ async def test_approvals_view_lists_waiting_calls_newest_first_and_leads_to_the_
 async def test_conversations_are_renamed_and_deleted_in_the_sidebar(
     app: LiveServer, page: Page
 ) -> None:
-    await require_issue6_server(app)
     keep = await app.new_conversation()
     await app.say(keep, "hello")
     drop = await app.new_conversation()
@@ -472,6 +464,18 @@ async def test_thinking_then_streaming_and_a_stopped_reply_is_marked(
     reply = messages(page, "assistant").last
     await expect(reply.get_by_test_id("stopped")).to_have_text("Stopped")
     await expect(page.get_by_test_id("thinking")).to_have_count(0)
+
+    # Still marked after a reload: the server lists the runs the person stopped.
+    conversation_id = await conversation(page).get_attribute("data-conversation-id")
+    detail = (await app.client.get(f"/api/conversations/{conversation_id}")).json()
+    [stopped_run] = detail["stopped_runs"]
+    assert [m["role"] for m in detail["messages"] if m["run_id"] == stopped_run] == [
+        "user",
+        "assistant",
+    ]
+    await page.reload()
+    await expect(messages(page, "assistant").last.get_by_test_id("stopped")).to_have_text("Stopped")
+    await expect(page.get_by_test_id("stopped")).to_have_count(1)
 
 
 async def test_a_1mb_streamed_reply_keeps_the_composer_responsive(

@@ -15,7 +15,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from interlock.engine.runner import NEW_MESSAGE_REASON
+from interlock.engine.messages import NEW_MESSAGE_REASON
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from support.live import LiveServer, live_server

@@ -238,4 +238,6 @@ async def test_engine_restart_resumes_only_pauses_whose_calls_were_all_decided(
         pending = await server.client.get(f"/api/conversations/{calls['waiting'][0]}/pending")
         assert [c["id"] for c in pending.json()] == [calls["waiting"][1]]
         # What start-up recovery would try now: nothing (the other pause waits for a person).
-        assert await server.services.engine.db.run(recover_runs, server.services.engine) == []
+        engine = server.services.engine
+        found = await engine.db.run(recover_runs, engine, {engine.worker_id})
+        assert (found.repaired, found.resume, found.takeover) == ([], [], [])

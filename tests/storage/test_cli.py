@@ -147,6 +147,21 @@ def test_serve_warns_on_a_public_bind_without_users(
     assert "warning" in result.stderr and "interlock users create" in result.stderr
 
 
+def test_serve_refuses_several_workers_on_sqlite(
+    sqlite_url: str, fake_app: list[Settings | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs: list[Any] = []
+    monkeypatch.setattr("uvicorn.run", lambda app, **kwargs: runs.append(app))
+
+    result = runner.invoke(cli.app, ["serve", "--workers", "2"])
+
+    assert result.exit_code == 1
+    assert "--workers 2 needs PostgreSQL" in result.stderr
+    assert "INTERLOCK_DATABASE_URL=postgresql" in result.stderr
+    assert runs == [] and fake_app == []
+    assert migrate.current_revision(sqlite_url) is None  # refused before touching anything
+
+
 def test_openapi_writes_the_document(
     sqlite_url: str, fake_app: list[Settings | None], tmp_path: Path
 ) -> None:

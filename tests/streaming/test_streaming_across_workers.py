@@ -19,7 +19,7 @@ from sqlalchemy.pool import NullPool
 
 from interlock.storage.migrate import upgrade
 from interlock.streaming.listener import LISTENER_APPLICATION
-from support.processes import ServerProcess, servers
+from support.processes import ServerProcess, servers, start_server
 from support.sse import EventLog, iter_frames
 
 pytestmark = pytest.mark.postgres
@@ -148,3 +148,55 @@ async def test_a_listener_that_lost_its_connection_catches_up_from_storage(
         finally:
             await watcher.close()
         assert "lost its connection" in first.log()
+
+
+async def test_a_cancel_sent_to_one_worker_stops_the_run_the_other_drives(
+    pg_url: str, tmp_path: Path
+) -> None:
+    async with servers(pg_url, tmp_path, 2, offline_token_delay_s="0.05") as (first, second):
+        conversation_id = (await first.client.post("/api/conversations", json={})).json()["id"]
+        watcher = Stream(second, conversation_id)
+        try:
+            sent = await first.client.post(
+                f"/api/conversations/{conversation_id}/messages",
+                json={"content": "write a long answer"},
+            )
+            assert sent.status_code == 202, sent.text
+            async with asyncio.timeout(30), watcher.changed:
+                await watcher.changed.wait_for(lambda: "message.delta" in watcher.log.types)
+            cancelled = await second.client.post(f"/api/conversations/{conversation_id}/cancel")
+            assert cancelled.status_code == 200, cancelled.text
+            assert cancelled.json()["cancelled_run_id"] == sent.json()["run_id"]
+            await watcher.wait_for(1)
+            assert watcher.log.types[-1] == "run.cancelled", watcher.log.types
+            detail = (await second.client.get(f"/api/conversations/{conversation_id}")).json()
+            assert detail["status"] == "idle"
+            # The run's own worker ended it: nothing is written after the terminal.
+            _assert_once_in_order(watcher.log, await _stored_ids(second, conversation_id))
+        finally:
+            await watcher.close()
+
+
+async def test_serve_with_two_workers_on_postgresql(pg_url: str, tmp_path: Path) -> None:
+    server, _port = start_server(pg_url, tmp_path, "--workers", "2")
+    try:
+        await server.wait_ready()
+        engine = create_engine(make_url(pg_url), poolclass=NullPool)
+        try:
+            async with asyncio.timeout(30):
+                while True:
+                    with engine.connect() as connection:
+                        pids = connection.execute(text("SELECT pid FROM workers")).scalars().all()
+                    if len(set(pids)) == 2:
+                        break
+                    await asyncio.sleep(0.2)
+        finally:
+            engine.dispose()
+        assert server.pid not in pids  # the two workers, not the supervisor
+        conversation_id = (await server.client.post("/api/conversations", json={})).json()["id"]
+        sent = await server.client.post(
+            f"/api/conversations/{conversation_id}/messages", json={"content": "hello"}
+        )
+        assert sent.status_code == 202, sent.text
+    finally:
+        await server.stop()

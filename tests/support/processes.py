@@ -19,7 +19,7 @@ from pathlib import Path
 
 import httpx
 
-START_TIMEOUT_S = 30.0
+START_TIMEOUT_S = 90.0  # a loaded 2-core machine takes ~25 s to start two workers
 STOP_TIMEOUT_S = 15.0
 INTERLOCK = Path(sys.executable).with_name("interlock")
 

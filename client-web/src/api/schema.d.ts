@@ -815,6 +815,11 @@ export interface components {
             last_event_seq: number;
             /** Messages */
             messages: components["schemas"]["MessageOut"][];
+            /**
+             * Stopped Runs
+             * @description Ids of this conversation's runs the person stopped (ended cancelled): their replies are shown as stopped.
+             */
+            stopped_runs?: string[];
         };
         /**
          * ConversationSummary

@@ -112,7 +112,8 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [state.status]);
 
-  // Open at a given call (from the Approvals view) once it is on the page.
+  // Open at a given call (from the Approvals view) once it is on the page and its card is
+  // live (cards are disabled until the stream connects, and a disabled button takes no focus).
   const focused = useRef<string | null>(null);
   useEffect(() => {
     // Once connected: until then the card offers no decision to focus.

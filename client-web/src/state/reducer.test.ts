@@ -375,6 +375,13 @@ describe("progress", () => {
     expect(isStopped(s, message({ id: 3, role: "assistant", run_id: "run_2" }))).toBe(false);
   });
 
+  it("keeps a stopped reply marked after a reload", () => {
+    const partial = message({ id: 2, role: "assistant", content: "Part 1.", run_id: "run_7" });
+    const s = load(detail({ messages: [message(), partial], stopped_runs: ["run_7"] }));
+    expect(isStopped(s, partial)).toBe(true);
+    expect(isStopped(s, message({ id: 3, role: "assistant", run_id: "run_8" }))).toBe(false);
+  });
+
   it("does not think while a tool call runs", () => {
     const ev = sequence();
     const s = apply(load(), [

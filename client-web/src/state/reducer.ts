@@ -86,7 +86,7 @@ export function stateFromDetail(detail: ConversationDetail, prev?: ConversationS
     // A draft survives a refresh only while a run is still streaming.
     drafts: sameConversation && detail.status === "running" ? prev.drafts : {},
     finishedRuns: sameConversation ? prev.finishedRuns : {},
-    stoppedRuns: sameConversation ? prev.stoppedRuns : {},
+    stoppedRuns: { ...(sameConversation ? prev.stoppedRuns : {}), ...flags(detail.stopped_runs ?? []) },
     activeRunId: sameConversation && detail.status === "running" ? prev.activeRunId : null,
     lastSeq: sameConversation ? Math.max(prev.lastSeq, detail.last_event_seq) : detail.last_event_seq,
     runError: sameConversation ? prev.runError : null,
@@ -191,6 +191,12 @@ function endRun(state: ConversationState, runId: string | null, status: Conversa
   }
   const activeRunId = state.activeRunId === runId ? null : state.activeRunId;
   return { ...state, status, drafts, finishedRuns, activeRunId };
+}
+
+function flags(ids: string[]): Record<string, true> {
+  const out: Record<string, true> = {};
+  for (const id of ids) out[id] = true;
+  return out;
 }
 
 function stripToolCalls(m: MessageOut): MessageOut {

@@ -78,6 +78,15 @@ def install_error_handlers(app: FastAPI) -> None:
         headers = dict(getattr(exc, "headers", None) or {})
         message = str(exc.detail)
         path = request.url.path
+        if (
+            exc.status_code == 405
+            and path.startswith("/api/")
+            and not allowed_methods(request.app, path)
+        ):  # the web client's static mount refused a method on a path no API route serves
+            return JSONResponse(
+                {"error": {"code": "not_found", "message": f"Nothing is at {path}."}},
+                status_code=404,
+            )
         if exc.status_code == 405:
             allowed = allowed_methods(request.app, path) or _split(headers.get("Allow", ""))
             if allowed:

@@ -261,7 +261,8 @@ class ExpirySweeper:
     def _sweep_once(self) -> float:
         """Sweep (database thread); return the seconds to wait before the next sweep."""
         try:
-            expire_due(self.engine)
+            # One process at a time (several workers): the others skip this round.
+            self.engine.leases.exclusively(expire_due, self.engine)
             deadline = next_deadline(self.engine)
         except Exception:  # a database hiccup: log it, try again next time
             log.exception("expiry sweep failed")

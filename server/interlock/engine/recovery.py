@@ -1,65 +1,88 @@
-"""Start-up repair of runs that were active when the server stopped.
+"""Repair of runs whose server process stopped: at start-up and when a worker's lease lapses.
 
-Calls caught ``running`` are failed (never re-run: their outcome is unknown, so an approved
-call executes at most once); calls never started are failed too; ``interrupted`` calls stay
-open, so a pause survives a restart, and so do ``awaiting_client`` calls (a frontend call's
-result may still come from the browser). Conversations whose calls were all decided before the
-stop get a resume run.
+A run is stale when it is ``running`` and its owner (``runs.owner_id``) is not a live worker
+(see ``engine.leases``). Its calls caught ``running`` are failed with ``outcome_unknown``
+(never re-run: an approved call executes at most once); calls never started are failed too;
+``interrupted`` calls stay open, so a pause survives, and so do ``awaiting_client`` calls
+(a frontend call's result may still come from the browser). The run ends ``failed``
+(``server_restarted``). Then the conversation is picked up again by this process: a run that
+was answering or working goes on (a new run, trigger ``takeover``, starting where the stored
+rows say: decided calls run, otherwise the model answers), unless it already was such a
+takeover (no endless retry of a run that kills its worker). Conversations whose calls were
+all decided before the stop get a resume run.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from sqlalchemy import update
 from sqlalchemy.orm import aliased
 from sqlmodel import col, select
 
-from interlock.engine.records import close_call, error_text
+from interlock.engine.records import close_call, error_text, waiting_for_person
 from interlock.errors import InterlockError
-from interlock.storage import Conversation, Decision, Run, RunStatus, ToolCall, ToolCallStatus
+from interlock.storage import (
+    Conversation,
+    Decision,
+    Run,
+    RunStatus,
+    ToolCall,
+    ToolCallStatus,
+)
+from interlock.streaming.events import RunStarted
 
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
 
 RESTART_REASON = (
-    "the server restarted while this call was running; its outcome is unknown and it was "
-    "not retried"
+    "the server process running this call stopped; its outcome is unknown and it was not retried"
 )
+NOT_STARTED_REASON = "the server process that was to run this call stopped before it started"
+TAKEOVER = "takeover"
+"""``runs.trigger`` of a run that goes on with a stopped process's work."""
 
 
-def recover_runs(engine: Engine) -> list[tuple[str, int, str]]:
-    """Repair stale runs; call once at start-up (a blocking call: database thread).
+@dataclass
+class Recovery:
+    """What a repair found to start again (the caller starts it on the event loop).
 
-    Returns:
-        ``(conversation_id, message_id, owner_id)`` of paused messages that may be ready to
-        resume: the caller tries :meth:`Engine.resume_if_decided` on each.
+    Attributes:
+        repaired: Ids of the stale runs ended.
+        resume: ``(conversation_id, message_id, owner_id)`` of paused messages that may be
+            ready to resume (:meth:`Engine.resume_if_decided`).
+        takeover: ``(conversation_id, owner_id)`` of conversations to go on with.
     """
+
+    repaired: list[str] = field(default_factory=list)
+    resume: list[tuple[str, int, str]] = field(default_factory=list)
+    takeover: list[tuple[str, str]] = field(default_factory=list)
+
+
+def recover_runs(engine: Engine, live_workers: set[str]) -> Recovery:
+    """Repair every running run whose owner is not in ``live_workers`` (a blocking call).
+
+    Args:
+        engine: The engine.
+        live_workers: Ids of the workers whose lease is current (this one included).
+    """
+    found = Recovery()
     with engine.db.session() as session:
-        stale = session.exec(select(Run).where(Run.status == RunStatus.running)).all()
-    for run in stale:
-        with engine.db.session() as session:
-            for call in session.exec(
-                select(ToolCall).where(
-                    ToolCall.conversation_id == run.conversation_id,
-                    col(ToolCall.status).in_([ToolCallStatus.running, ToolCallStatus.pending]),
-                )
-            ).all():
-                close_call(
-                    session,
-                    engine.bus,
-                    engine.registry,
-                    call,
-                    status=ToolCallStatus.failed,
-                    text=error_text("internal", RESTART_REASON),
-                    error_code="internal",
-                    error_message=RESTART_REASON,
-                    run_id=run.id,
-                )
-            engine.bus.commit(session)
-        error = InterlockError("The server restarted during this run.", code="server_restarted")
-        engine.end_run(
-            run.id, run.conversation_id, RunStatus.failed, error=error, keep_interrupted=True
-        )
+        stale = [
+            (run.id, run.conversation_id, run.trigger, owner)
+            for run, owner in session.exec(
+                select(Run, Conversation.owner_id)
+                .join(Conversation, col(Conversation.id) == col(Run.conversation_id))
+                .where(Run.status == RunStatus.running)
+            ).all()
+            if run.owner_id not in live_workers
+        ]
+    for run_id, conversation_id, trigger, owner_id in stale:
+        _repair(engine, run_id, conversation_id)
+        found.repaired.append(run_id)
+        if trigger != TAKEOVER:
+            found.takeover.append((conversation_id, owner_id))
     with engine.db.session() as session:
         # Only messages none of whose calls still waits for a decision: a thousand paused
         # conversations must not cost a thousand resume attempts at start-up.
@@ -83,4 +106,68 @@ def recover_runs(engine: Engine) -> list[tuple[str, int, str]]:
             )
             .distinct()
         ).all()
-    return [(c, m, o) for c, m, o in candidates]
+    taken = {c for c, _o in found.takeover}
+    found.resume = [(c, m, o) for c, m, o in candidates if c not in taken]
+    return found
+
+
+def _repair(engine: Engine, run_id: str, conversation_id: str) -> None:
+    with engine.db.session() as session:
+        for call in session.exec(
+            select(ToolCall).where(
+                ToolCall.conversation_id == conversation_id,
+                col(ToolCall.status).in_([ToolCallStatus.running, ToolCallStatus.pending]),
+            )
+        ).all():
+            started = call.status == ToolCallStatus.running
+            code = "outcome_unknown" if started else "internal"
+            reason = RESTART_REASON if started else NOT_STARTED_REASON
+            close_call(
+                session,
+                engine.bus,
+                engine.registry,
+                call,
+                status=ToolCallStatus.failed,
+                text=error_text(code, reason),
+                error_code=code,
+                error_message=reason,
+                run_id=run_id,
+            )
+        engine.bus.commit(session)
+    error = InterlockError(
+        "The server process running this stopped during the run.", code="server_restarted"
+    )
+    engine.end_run(run_id, conversation_id, RunStatus.failed, error=error, keep_interrupted=True)
+
+
+def claim_takeover(engine: Engine, conversation_id: str) -> str | None:
+    """Start a run going on with a repaired conversation (a blocking call).
+
+    Nothing starts while a call of the conversation still waits for a decision (that is a
+    pause: the decision resumes it) or another run holds the conversation.
+
+    Returns:
+        The new run's id (``run.started`` stored, trigger ``resume`` on the wire), or None.
+    """
+    with engine.db.session() as session:
+        waiting = session.exec(
+            select(ToolCall.id)
+            .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
+            .where(ToolCall.conversation_id == conversation_id, waiting_for_person())
+        ).first()
+        if waiting is not None:
+            return None
+        run = Run(conversation_id=conversation_id, trigger=TAKEOVER, owner_id=engine.worker_id)
+        claimed = session.exec(  # type: ignore[call-overload]
+            update(Conversation)
+            .where(
+                col(Conversation.id) == conversation_id, col(Conversation.active_run_id).is_(None)
+            )
+            .values(active_run_id=run.id)
+        ).rowcount
+        if claimed != 1:
+            return None
+        session.add(run)
+        engine.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="resume"))
+        engine.bus.commit(session)
+    return run.id

@@ -16,50 +16,33 @@ from sqlmodel import Session, col, select
 
 from interlock.audit import SYSTEM_DECIDER
 from interlock.employees import DEFAULT_EMPLOYEE, Employee, EmployeeDirectory
-from interlock.engine.commands import CommandClaim, propose_command, resolve_command
+from interlock.engine.cancels import CANCEL_WAIT_S, cancel_run
+from interlock.engine.commands import CommandClaim
 from interlock.engine.expiry import Deadlines, ExpirySweeper, expire_due
 from interlock.engine.graph import GraphDeps, TurnState, build_graph
-from interlock.engine.preflight import prepare_command
-from interlock.engine.records import (
-    cancel_open_calls,
-    latest_assistant_calls,
-    waiting_for_person,
-)
-from interlock.engine.recovery import recover_runs
-from interlock.engine.turn import effective_permission
-from interlock.errors import Conflict, InterlockError, NotFound, error_body
+from interlock.engine.leases import Leases
+from interlock.engine.messages import store_message
+from interlock.engine.records import latest_assistant_calls, waiting_for_person
+from interlock.engine.terminals import end_run
+from interlock.errors import InterlockError, NotFound
 from interlock.models import create_chat_model
-from interlock.permissions import start_switch
 from interlock.settings import Settings
 from interlock.skills import SkillCatalog
 from interlock.storage import (
     Conversation,
     Database,
     Decision,
-    Message,
-    MessageRole,
     Run,
     RunStatus,
     ToolCall,
-    ToolCallStatus,
 )
-from interlock.storage.models import utcnow
-from interlock.storage.views import message_out
 from interlock.streaming import EventBus
 from interlock.streaming.events import (
-    MessageCompleted,
-    RunCancelled,
-    RunCompleted,
-    RunFailed,
-    RunPaused,
     RunStarted,
 )
 from interlock.tools import ToolRegistry
 
 log = logging.getLogger(__name__)
-
-CANCEL_WAIT_S = 10.0
-NEW_MESSAGE_REASON = "the person sent a new message before deciding"
 
 
 class Engine:
@@ -111,6 +94,10 @@ class Engine:
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[Any]] = set()
         self._ended_early: set[str] = set()
+        self._abandoned: set[str] = set()
+        self.worker_id = bus.origin
+        """This server process's id (``workers.id``, ``runs.owner_id``)."""
+        self.leases = Leases(self, settings.run_lease_s)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closing = False
 
@@ -175,96 +162,7 @@ class Engine:
             DatabaseBusy: A lock was not had in time; nothing was written.
         """
         self._loop = asyncio.get_running_loop()
-        return await self.db.run(self._store_message, user_id, conversation_id, content, claim)
-
-    def _store_message(
-        self, user_id: str, conversation_id: str, content: str, claim: CommandClaim | None
-    ) -> tuple[str, int]:
-        """The transaction of :meth:`post_message` (database thread); starts the run's task."""
-        with self.db.session() as session:
-            conversation = self.owned_conversation(session, user_id, conversation_id)
-            if self.employees.get(conversation.employee) is None:
-                raise Conflict(
-                    "This conversation's employee was deleted; start a new conversation.",
-                    code="employee_deleted",
-                )
-            employee = self.employee_of(conversation.employee)
-            if employee.disabled:
-                raise Conflict(
-                    f"{employee.name} is disabled; start a conversation with someone else.",
-                    code="employee_disabled",
-                )
-            switch = start_switch(
-                session, user_id, employee.slug, days=self.settings.actions_grant_days
-            )
-            command = resolve_command(
-                content, claim, employee, self.catalog, self.registry, actions_on=switch.on
-            )
-            if command is not None:
-                # The tool's check and confirmation may be async: run them on the event loop
-                # (this is a database thread; the loop waits for it without blocking).
-                assert self._loop is not None
-                command = asyncio.run_coroutine_threadsafe(
-                    prepare_command(
-                        self.registry,
-                        command,
-                        effective_permission(command.tool, employee, actions_on=switch.on),
-                        user_id=user_id,
-                        conversation_id=conversation_id,
-                        db=self.db,
-                    ),
-                    self._loop,
-                ).result()
-            run = Run(conversation_id=conversation_id, trigger="message")
-            if not self._claim(session, conversation_id, run.id):
-                raise Conflict(
-                    "A run is active in this conversation; wait for it or cancel it.",
-                    code="run_active",
-                )
-            self.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="message"))
-            cancel_open_calls(
-                session,
-                self.bus,
-                self.registry,
-                conversation_id,
-                NEW_MESSAGE_REASON,
-                run.id,
-                decider=user_id,
-            )
-            session.add(run)
-            message = Message(
-                conversation_id=conversation_id,
-                run_id=run.id,
-                role=MessageRole.user,
-                content=content,
-            )
-            session.add(message)
-            if conversation.title == "New conversation":
-                conversation.title = " ".join(content.split())[:60] or conversation.title
-            conversation.updated_at = utcnow()
-            session.add(conversation)
-            session.flush()
-            assert message.id is not None
-            self.bus.stage(
-                session,
-                conversation_id,
-                MessageCompleted(run_id=run.id, message=message_out(message)),
-            )
-            if command is not None:
-                propose_command(
-                    session,
-                    self.bus,
-                    self.registry,
-                    self.deadlines,
-                    conversation,
-                    employee,
-                    run.id,
-                    command,
-                    actions_on=switch.on,
-                )
-            self.bus.commit(session)
-        self._spawn_soon(run.id, conversation_id, user_id)
-        return run.id, message.id
+        return await self.db.run(store_message, self, user_id, conversation_id, content, claim)
 
     def schedule_resume(self, conversation_id: str, message_id: int, user_id: str) -> None:
         """Call :meth:`resume_if_decided` in a task of its own (after the caller's answer)."""
@@ -303,13 +201,13 @@ class Engine:
             ).first()
             if waiting is not None:
                 return None
-            run = Run(conversation_id=conversation_id, trigger="resume")
-            if not self._claim(session, conversation_id, run.id):
+            run = Run(conversation_id=conversation_id, trigger="resume", owner_id=self.worker_id)
+            if not self.claim(session, conversation_id, run.id):
                 return None
             session.add(run)
             self.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="resume"))
             self.bus.commit(session)
-        self._spawn_soon(run.id, conversation_id, user_id)
+        self.spawn_soon(run.id, conversation_id, user_id)
         return run.id
 
     def resume_after_close(self, conversation_id: str, message_id: int) -> str | None:
@@ -335,7 +233,8 @@ class Engine:
             return None
         return self.claim_resume(conversation_id, calls[0].message_id, user_id)
 
-    def _claim(self, session: Session, conversation_id: str, run_id: str) -> bool:
+    def claim(self, session: Session, conversation_id: str, run_id: str) -> bool:
+        """Claim the conversation for ``run_id`` (compare-and-set); False when taken."""
         result = session.exec(  # type: ignore[call-overload]
             update(Conversation)
             .where(
@@ -345,7 +244,7 @@ class Engine:
         )
         return bool(result.rowcount == 1)
 
-    def _spawn_soon(self, run_id: str, conversation_id: str, user_id: str) -> None:
+    def spawn_soon(self, run_id: str, conversation_id: str, user_id: str) -> None:
         """Start the run's task on the event loop; called right after the claim's commit.
 
         Called from a database thread, so the run starts even when the request that claimed
@@ -358,6 +257,10 @@ class Engine:
             self._loop.call_soon_threadsafe(self._spawn, run_id, conversation_id, user_id)
         else:
             self._spawn(run_id, conversation_id, user_id)
+
+    def start_task(self, run_id: str, conversation_id: str, user_id: str) -> None:
+        """Start the task driving ``run_id`` (claimed and committed) on the running loop."""
+        self._spawn(run_id, conversation_id, user_id)
 
     def _spawn(self, run_id: str, conversation_id: str, user_id: str) -> None:
         if run_id in self._ended_early:  # cancelled between its claim and its task's start
@@ -382,7 +285,10 @@ class Engine:
         try:
             final = await self._graph.ainvoke(state, config={"recursion_limit": recursion_limit})
         except asyncio.CancelledError:
-            if self._closing:  # shutdown: leave the run for recover() at the next start
+            if self._closing or run_id in self._abandoned:
+                # Shutdown: another worker or the next start takes the run over. Abandoned:
+                # another worker already did.
+                self._abandoned.discard(run_id)
                 return
             await self.db.run(
                 self.end_run,
@@ -421,61 +327,23 @@ class Engine:
         keep_interrupted: bool = False,
         decider: str = SYSTEM_DECIDER,
     ) -> None:
-        """Write the run's one terminal event and release the conversation.
+        """Write the run's one terminal event and release the conversation (``engine.terminals``).
 
-        A blocking call (database thread): async code runs it with ``db.run``. ``decider`` is
-        who ended it (a user id for a person's cancel), for the audit records of the calls it
-        closes.
+        A blocking call (database thread): async code runs it with ``db.run``.
         """
-        with self.db.session() as session:
-            run = session.get(Run, run_id)
-            if run is None or run.status != RunStatus.running:
-                return
-            terminal: Any
-            if status == RunStatus.paused:
-                pending = [
-                    c.id
-                    for c in latest_assistant_calls(session, conversation_id)
-                    if c.status in (ToolCallStatus.interrupted, ToolCallStatus.awaiting_client)
-                ]
-                terminal = RunPaused(run_id=run_id, pending=pending)
-            elif status == RunStatus.completed:
-                terminal = RunCompleted(run_id=run_id)
-            else:
-                if not keep_interrupted:
-                    cancel_open_calls(
-                        session,
-                        self.bus,
-                        self.registry,
-                        conversation_id,
-                        "the run was cancelled"
-                        if status == RunStatus.cancelled
-                        else "the run failed",
-                        run_id,
-                        decider=decider,
-                    )
-                if status == RunStatus.cancelled:
-                    terminal = RunCancelled(run_id=run_id, reason=reason)
-                else:
-                    assert error is not None
-                    terminal = RunFailed(run_id=run_id, error=error_body(error)["error"])
-                    run.error_code, run.error_message = error.code, error.message
-            run.status = status
-            run.finished_at = utcnow()
-            session.add(run)
-            session.exec(  # type: ignore[call-overload]
-                update(Conversation)
-                .where(
-                    col(Conversation.id) == conversation_id,
-                    col(Conversation.active_run_id) == run_id,
-                )
-                .values(active_run_id=None, updated_at=utcnow())
-            )
-            self.bus.stage(session, conversation_id, terminal)
-            self.bus.commit(session)
+        end_run(
+            self,
+            run_id,
+            conversation_id,
+            status,
+            error=error,
+            reason=reason,
+            keep_interrupted=keep_interrupted,
+            decider=decider,
+        )
 
     async def cancel(self, user_id: str, conversation_id: str) -> str | None:
-        """Cancel the active run, or close the calls a paused run waits on.
+        """Cancel the active run, or close the calls a paused run waits on (``engine.cancels``).
 
         Returns:
             The id of the run cancelled, or None when there was nothing to cancel.
@@ -484,44 +352,33 @@ class Engine:
             NotFound: Not the caller's conversation.
         """
         self._loop = asyncio.get_running_loop()
-        active = await self.db.run(self._active_run, user_id, conversation_id)
-        if active is not None:
-            task = self._tasks.get(active)
-            if task is not None:
-                task.cancel()
-                await asyncio.wait({task}, timeout=CANCEL_WAIT_S)
-            else:  # claimed, its task not started yet: it must not start after this
-                self._ended_early.add(active)
-            # Ends the run unless its task already did: also covers a task cancelled before
-            # its first step (its body never ran) and a task lost to a crash.
-            await self.db.run(
-                self.end_run,
-                active,
-                conversation_id,
-                RunStatus.cancelled,
-                reason="cancelled by the person",
-                decider=user_id,
-            )
-            return active
-        return await self.db.run(self._cancel_pause, user_id, conversation_id)
+        return await cancel_run(self, user_id, conversation_id)
 
-    def _active_run(self, user_id: str, conversation_id: str) -> str | None:
-        with self.db.session() as session:
-            return self.owned_conversation(session, user_id, conversation_id).active_run_id
+    # -- tasks of this process -----------------------------------------------------------
+    def task_of(self, run_id: str) -> asyncio.Task[None] | None:
+        """The task driving ``run_id`` in this process, if any."""
+        return self._tasks.get(run_id)
 
-    def _cancel_pause(self, user_id: str, conversation_id: str) -> str | None:
-        with self.db.session() as session:
-            calls = latest_assistant_calls(session, conversation_id)
-            closed = cancel_open_calls(
-                session,
-                self.bus,
-                self.registry,
-                conversation_id,
-                "cancelled by the person",
-                decider=user_id,
-            )
-            self.bus.commit(session)
-        return calls[0].run_id if closed and calls else None
+    def local_runs(self) -> list[str]:
+        """Ids of the runs this process drives."""
+        return list(self._tasks)
+
+    def forbid_start(self, run_id: str) -> None:
+        """``run_id`` was ended between its claim and its task's start: never start it."""
+        self._ended_early.add(run_id)
+
+    def cancel_local(self, run_id: str) -> None:
+        """Cancel the task of ``run_id`` (it ends the run as cancelled), if it runs here."""
+        task = self._tasks.get(run_id)
+        if task is not None:
+            task.cancel()
+
+    def abandon(self, run_id: str) -> None:
+        """Stop the task of ``run_id`` without writing anything: another worker took it over."""
+        task = self._tasks.get(run_id)
+        if task is not None:
+            self._abandoned.add(run_id)
+            task.cancel()
 
     def on_control(self, verb: str, argument: str) -> None:
         """Handle a control message from another server process (PostgreSQL ``NOTIFY``).
@@ -529,32 +386,25 @@ class Engine:
         ``cancel <run_id>``: cancel the run's task when this process drives it.
         """
         if verb == "cancel":
-            task = self._tasks.get(argument)
-            if task is not None:
-                task.cancel()
+            self.cancel_local(argument)
 
-    # -- restart -------------------------------------------------------------------------
-    async def recover(self) -> list[str]:
-        """Repair runs that were active when the server stopped (see ``engine.recovery``).
+    # -- start and stop ------------------------------------------------------------------
+    async def recover(self) -> None:
+        """Register this worker and repair stopped workers' runs (``engine.leases``).
 
-        Returns:
-            The ids of the resume runs started.
+        Start-up recovery is the first sweep; the heartbeat then renews this worker's lease
+        and sweeps again in the background.
         """
         self._loop = asyncio.get_running_loop()
         self.bus.bind_loop(self._loop)
-        candidates = await self.db.run(recover_runs, self)
-        resumed: list[str] = []
-        for conversation_id, message_id, owner_id in candidates:
-            run_id = await self.resume_if_decided(conversation_id, message_id, owner_id)
-            if run_id:
-                resumed.append(run_id)
+        await self.leases.start()
         # Calls whose deadline passed while the server was down are closed before serving.
         await self.db.run(expire_due, self)
         self.sweeper.start()
-        return resumed
 
     async def aclose(self) -> None:
-        """Stop run tasks at shutdown (bounded wait); :meth:`recover` repairs them at the next start."""
+        """Stop run tasks at shutdown (bounded wait) and leave: another worker, or the next
+        start, takes the runs over."""
         self._closing = True
         await self.sweeper.aclose()
         tasks = list(self._tasks.values()) + list(self._background)
@@ -562,6 +412,7 @@ class Engine:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=CANCEL_WAIT_S)
+        await self.leases.stop()
 
     async def wait_idle(self, timeout_s: float = 30.0) -> None:
         """Wait until no run task (nor scheduled resume) is left, at most ``timeout_s``.

@@ -24,6 +24,7 @@ from interlock.storage.models import (
     ToolCallStatus,
     ToolOutput,
     User,
+    Worker,
 )
 
 __all__ = [
@@ -50,4 +51,5 @@ __all__ = [
     "ToolCallStatus",
     "ToolOutput",
     "User",
+    "Worker",
 ]

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, Boolean, Column, Index, Text, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
 
@@ -149,6 +149,24 @@ class Run(SQLModel, table=True):
     error_message: str | None = Field(default=None, sa_column=Column(Text))
     created_at: datetime = Field(default_factory=utcnow)
     finished_at: datetime | None = None
+    # The worker driving the run (see Worker); another takes it over when its lease lapses.
+    owner_id: str | None = Field(default=None, max_length=64, index=True)
+    # Set by a cancel that reached another worker; the owner sees it and cancels.
+    cancel_requested: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default=false())
+    )
+
+
+class Worker(SQLModel, table=True):
+    """A server process. Its heartbeat renews the lease on every run it owns."""
+
+    __tablename__ = "workers"
+
+    id: str = Field(primary_key=True, max_length=64)
+    host: str = Field(default="", max_length=200)
+    pid: int = 0
+    started_at: datetime = Field(default_factory=utcnow)
+    heartbeat_at: datetime = Field(default_factory=utcnow)
 
 
 class Message(SQLModel, table=True):

@@ -20,24 +20,34 @@ interface Props {
 export function EditForm({ schema, initial, fieldErrors, disabled, idPrefix, onSubmit, onCancel }: Props) {
   const [formData, setFormData] = useState<JsonObject>(initial);
   return (
-    <SchemaForm
-      schema={schema}
-      formData={formData}
-      fieldErrors={fieldErrors}
-      disabled={disabled}
-      idPrefix={idPrefix}
-      errorsLabel="Errors in the arguments"
-      onChange={setFormData}
-      onSubmit={onSubmit}
+    <div
+      className="edit-form-wrap"
+      onKeyDown={(e) => {
+        if (e.key === "Escape" && !disabled) {
+          e.stopPropagation();
+          onCancel();
+        }
+      }}
     >
-      <div className="actions">
-        <button type="submit" className="primary" data-testid="edit-submit" disabled={disabled}>
-          Save and approve
-        </button>
-        <button type="button" disabled={disabled} onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </SchemaForm>
+      <SchemaForm
+        schema={schema}
+        formData={formData}
+        fieldErrors={fieldErrors}
+        disabled={disabled}
+        idPrefix={idPrefix}
+        errorsLabel="Errors in the arguments"
+        onChange={setFormData}
+        onSubmit={onSubmit}
+      >
+        <div className="actions">
+          <button type="submit" className="primary" data-testid="edit-submit" disabled={disabled}>
+            Save and approve
+          </button>
+          <button type="button" disabled={disabled} onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      </SchemaForm>
+    </div>
   );
 }

@@ -23,6 +23,7 @@ from interlock.storage import (
     Grant,
     Message,
     Run,
+    RunStatus,
     ToolCall,
     ToolCallApproval,
     ToolOutput,
@@ -97,6 +98,11 @@ class ConversationDetail(ConversationSummary):
     model: ModelInfo
     last_event_seq: int
     messages: list[MessageOut]
+    stopped_runs: list[str] = Field(
+        default_factory=list,
+        description="Ids of this conversation's runs the person stopped (ended cancelled): "
+        "their replies are shown as stopped.",
+    )
 
 
 class CancelResult(BaseModel):
@@ -169,12 +175,18 @@ def get_conversation(
                     approvals.get(call.id, []),
                 )
             )
+        stopped = session.exec(
+            select(Run.id).where(
+                Run.conversation_id == conversation_id, Run.status == RunStatus.cancelled
+            )
+        ).all()
         head = summary(session, conversation)
         return ConversationDetail(
             **head.model_dump(),
             model=ModelInfo(**describe_model(settings)),
             last_event_seq=conversation.last_event_seq,
             messages=[message_out(m, calls.get(m.id or 0)) for m in messages],
+            stopped_runs=list(stopped),
         )
 
 

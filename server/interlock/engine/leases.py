@@ -1,0 +1,264 @@
+"""Run leases between server processes: heartbeats, takeover, and cancels across processes.
+
+Every server process is a row in ``workers``; its heartbeat (every ``run_lease_s / 5``)
+renews the lease on every run it owns (``runs.owner_id``). A worker whose heartbeat is older
+than ``0.6 * run_lease_s`` is dead: a sweep, run by one process at a time (a PostgreSQL
+advisory lock; SQLite has one process), repairs its runs with the recovery rules
+(``engine.recovery``) and goes on with them here, so a process killed with ``-9`` has its runs
+taken over within ``run_lease_s``. The start-up recovery is the first sweep. A graceful stop
+deletes the worker's row, so its runs are taken over at once.
+
+The heartbeat also reads the runs this process drives: a cancel requested on another process
+(``runs.cancel_requested``, also sent as a ``NOTIFY``) cancels the task here; a run taken over
+meanwhile (this process was cut off too long) is abandoned without writing anything more.
+
+Clocks: heartbeats and the cutoff are the processes' UTC clocks (keep hosts in sync, NTP).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
+
+from sqlalchemy import delete, func, select, update
+from sqlmodel import col
+
+from interlock.engine.recovery import Recovery, claim_takeover, recover_runs
+from interlock.storage import Run, RunStatus, Worker
+from interlock.storage.models import as_utc, utcnow
+from interlock.streaming.listener import CONTROL_CHANNEL
+
+if TYPE_CHECKING:
+    from interlock.engine.runner import Engine
+
+HEARTBEATS_PER_LEASE = 5
+EXPIRY = 0.6
+"""A worker is dead when its heartbeat is older than this fraction of the lease."""
+SWEEP_LOCK = 7_270_011
+"""PostgreSQL advisory lock key held while sweeping (one process at a time)."""
+
+log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class Leases:
+    """This process's worker row, its heartbeat and the sweep for dead workers' runs.
+
+    Args:
+        engine: The engine (its ``worker_id`` names this process).
+        lease_s: ``INTERLOCK_RUN_LEASE_S``.
+    """
+
+    def __init__(self, engine: Engine, lease_s: float) -> None:
+        self._engine = engine
+        self._db = engine.db
+        self.lease_s = lease_s
+        self.interval_s = lease_s / HEARTBEATS_PER_LEASE
+        self._task: asyncio.Task[None] | None = None
+
+    # -- life cycle ----------------------------------------------------------------------
+    async def start(self) -> Recovery | None:
+        """Register this worker, sweep once (start-up recovery), then beat in the background.
+
+        Returns:
+            What the first sweep repaired, or None when another process was sweeping.
+        """
+        await self._db.run(self._register)
+        found = await self.sweep()
+        if self._task is None:
+            self._task = asyncio.create_task(self._beat_forever(), name="interlock heartbeat")
+        return found
+
+    async def stop(self) -> None:
+        """Stop beating and delete this worker's row (its runs are taken over at once)."""
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+        try:
+            await self._db.run(self._deregister)
+        except Exception:  # the database is gone: the lease lapses instead
+            log.warning("could not remove worker %s; its lease will lapse", self._engine.worker_id)
+
+    def _register(self) -> None:
+        with self._db.session() as session:
+            if self._db.is_sqlite:  # one process per SQLite database: any other row is stale
+                session.exec(delete(Worker))  # type: ignore[call-overload]
+            else:
+                mine = delete(Worker).where(col(Worker.id) == self._engine.worker_id)
+                session.exec(mine)  # type: ignore[call-overload]
+            session.add(
+                Worker(id=self._engine.worker_id, host=socket.gethostname()[:200], pid=os.getpid())
+            )
+            session.commit()
+
+    def _deregister(self) -> None:
+        with self._db.session() as session:
+            statement = delete(Worker).where(col(Worker.id) == self._engine.worker_id)
+            session.exec(statement)  # type: ignore[call-overload]
+            session.commit()
+
+    # -- heartbeat -----------------------------------------------------------------------
+    async def _beat_forever(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(self.interval_s)
+            try:
+                # The default executor, not the database pool: a busy pool must not stop
+                # the heartbeat (the lease would lapse under load).
+                local = self._engine.local_runs()
+                cancel, lost = await loop.run_in_executor(None, self._beat, local)
+                for run_id in cancel:
+                    self._engine.cancel_local(run_id)
+                for run_id in lost:
+                    self._engine.abandon(run_id)
+                await self.sweep()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("heartbeat of worker %s failed", self._engine.worker_id)
+
+    def _beat(self, local_runs: list[str]) -> tuple[list[str], list[str]]:
+        """Renew the lease; return runs here to cancel and runs no longer this worker's."""
+        me = self._engine.worker_id
+        with self._db.session() as session:
+            renewed = session.exec(  # type: ignore[call-overload]
+                update(Worker).where(col(Worker.id) == me).values(heartbeat_at=utcnow())
+            ).rowcount
+            if renewed != 1:  # deleted as dead (cut off too long): back, with a new row
+                session.add(Worker(id=me, host=socket.gethostname()[:200], pid=os.getpid()))
+            rows = (
+                session.exec(  # type: ignore[call-overload]
+                    select(
+                        col(Run.id), col(Run.status), col(Run.owner_id), col(Run.cancel_requested)
+                    ).where(col(Run.id).in_(local_runs))
+                ).all()
+                if local_runs
+                else []
+            )
+            session.commit()
+        cancel = [r for r, status, owner, wanted in rows if wanted and status == "running"]
+        lost = [r for r, status, owner, _w in rows if status != "running" or owner != me]
+        return cancel, lost
+
+    # -- sweep ---------------------------------------------------------------------------
+    async def sweep(self) -> Recovery | None:
+        """Repair dead workers' runs and go on with them here (one process at a time).
+
+        Returns:
+            What was repaired, or None when another process holds the sweep.
+        """
+        found = await asyncio.get_running_loop().run_in_executor(None, self._sweep)
+        if found is None:
+            return None
+        engine = self._engine
+        for conversation_id, owner_id in found.takeover:
+            run_id = await self._db.run(claim_takeover, engine, conversation_id)
+            if run_id is not None:
+                engine.start_task(run_id, conversation_id, owner_id)
+        for conversation_id, message_id, owner_id in found.resume:
+            await engine.resume_if_decided(conversation_id, message_id, owner_id)
+        if found.repaired:
+            log.warning("took over %d run(s) of stopped workers", len(found.repaired))
+        return found
+
+    def _sweep(self) -> Recovery | None:
+        with self._sweep_lock() as held:
+            if not held:
+                return None
+            cutoff = utcnow() - timedelta(seconds=self.lease_s * EXPIRY)
+            with self._db.session() as session:
+                workers = session.exec(select(Worker.id, Worker.heartbeat_at)).all()  # type: ignore[call-overload]
+                live = {w for w, beat in workers if as_utc(beat) >= cutoff}
+                live.add(self._engine.worker_id)
+                dead = [w for w, _beat in workers if w not in live]
+                found = recover_runs(self._engine, live)
+            if dead:
+                with self._db.session() as session:
+                    statement = delete(Worker).where(col(Worker.id).in_(dead))
+                    session.exec(statement)  # type: ignore[call-overload]
+                    session.commit()
+            return found
+
+    def exclusively(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T | None:
+        """Run ``fn`` unless another process is sweeping (a blocking call).
+
+        Returns:
+            What ``fn`` returned, or None when another process holds the sweep lock.
+        """
+        with self._sweep_lock() as held:
+            return fn(*args, **kwargs) if held else None
+
+    @contextmanager
+    def _sweep_lock(self) -> Iterator[bool]:
+        if self._db.is_sqlite:
+            yield True
+            return
+        with self._db.engine.connect() as connection:
+            held = bool(connection.execute(select(func.pg_try_advisory_lock(SWEEP_LOCK))).scalar())
+            connection.commit()
+            try:
+                yield held
+            finally:
+                if held:
+                    connection.execute(select(func.pg_advisory_unlock(SWEEP_LOCK)))
+                    connection.commit()
+
+    # -- cancels across processes ----------------------------------------------------------
+    def request_cancel(self, run_id: str) -> bool:
+        """Ask the live worker driving ``run_id`` to cancel it (a blocking call).
+
+        Sets ``runs.cancel_requested`` and sends ``NOTIFY interlock_control 'cancel <run>'``
+        in one transaction.
+
+        Returns:
+            True when another live worker owns the run (the caller waits for its end);
+            False when no other live worker does (the caller ends it itself).
+        """
+        me = self._engine.worker_id
+        cutoff = utcnow() - timedelta(seconds=self.lease_s * EXPIRY)
+        with self._db.session() as session:
+            run = session.get(Run, run_id)
+            if run is None or run.status != RunStatus.running or run.owner_id in (None, me):
+                return False
+            owner = session.get(Worker, run.owner_id)
+            if owner is None or as_utc(owner.heartbeat_at) < cutoff:
+                return False
+            run.cancel_requested = True
+            session.add(run)
+            if not self._db.is_sqlite:
+                session.exec(select(func.pg_notify(CONTROL_CHANNEL, f"cancel {run_id}")))  # type: ignore[call-overload]
+            session.commit()
+        return True
+
+    def is_running(self, run_id: str) -> bool:
+        """Whether ``run_id`` is still ``running`` (a blocking call)."""
+        with self._db.session() as session:
+            run = session.get(Run, run_id)
+            return run is not None and run.status == RunStatus.running
+
+    async def wait_ended(self, conversation_id: str, run_id: str, timeout_s: float) -> None:
+        """Wait until ``run_id`` is no longer running, at most ``timeout_s``.
+
+        Woken by the conversation's events (any process's, through the listener).
+        """
+        subscription = self._engine.bus.subscribe(conversation_id)
+        try:
+            async with asyncio.timeout(timeout_s):
+                while True:
+                    subscription.wakeup.clear()
+                    if not await self._db.run(self.is_running, run_id):
+                        break
+                    await subscription.wakeup.wait()
+        except TimeoutError:
+            pass
+        finally:
+            self._engine.bus.unsubscribe(subscription)

@@ -1,0 +1,118 @@
+"""A person's message: stored with its run's claim and ``run.started`` in one transaction.
+
+Open calls of the conversation are closed as ``cancelled`` first, each with a tool message,
+so the history keeps the providers' ordering rules. A slash command (``/notes buy milk``) is
+resolved on the server and its tool call proposed directly, through the same permission gate
+as the model's calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from interlock.engine.commands import CommandClaim, propose_command, resolve_command
+from interlock.engine.preflight import prepare_command
+from interlock.engine.records import cancel_open_calls
+from interlock.engine.turn import effective_permission
+from interlock.errors import Conflict
+from interlock.permissions import start_switch
+from interlock.storage import Message, MessageRole, Run
+from interlock.storage.models import utcnow
+from interlock.storage.views import message_out
+from interlock.streaming.events import MessageCompleted, RunStarted
+
+if TYPE_CHECKING:
+    from interlock.engine.runner import Engine
+
+NEW_MESSAGE_REASON = "the person sent a new message before deciding"
+
+
+def store_message(
+    engine: Engine, user_id: str, conversation_id: str, content: str, claim: CommandClaim | None
+) -> tuple[str, int]:
+    """The transaction of :meth:`post_message` (database thread); starts the run's task."""
+    with engine.db.session() as session:
+        conversation = engine.owned_conversation(session, user_id, conversation_id)
+        if engine.employees.get(conversation.employee) is None:
+            raise Conflict(
+                "This conversation's employee was deleted; start a new conversation.",
+                code="employee_deleted",
+            )
+        employee = engine.employee_of(conversation.employee)
+        if employee.disabled:
+            raise Conflict(
+                f"{employee.name} is disabled; start a conversation with someone else.",
+                code="employee_disabled",
+            )
+        switch = start_switch(
+            session, user_id, employee.slug, days=engine.settings.actions_grant_days
+        )
+        command = resolve_command(
+            content, claim, employee, engine.catalog, engine.registry, actions_on=switch.on
+        )
+        if command is not None:
+            # The tool's check and confirmation may be async: run them on the event loop
+            # (this is a database thread; the loop waits for it without blocking).
+            assert engine._loop is not None
+            command = asyncio.run_coroutine_threadsafe(
+                prepare_command(
+                    engine.registry,
+                    command,
+                    effective_permission(command.tool, employee, actions_on=switch.on),
+                    user_id=user_id,
+                    conversation_id=conversation_id,
+                    db=engine.db,
+                ),
+                engine._loop,
+            ).result()
+        run = Run(conversation_id=conversation_id, trigger="message", owner_id=engine.worker_id)
+        if not engine.claim(session, conversation_id, run.id):
+            raise Conflict(
+                "A run is active in this conversation; wait for it or cancel it.",
+                code="run_active",
+            )
+        engine.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="message"))
+        cancel_open_calls(
+            session,
+            engine.bus,
+            engine.registry,
+            conversation_id,
+            NEW_MESSAGE_REASON,
+            run.id,
+            decider=user_id,
+        )
+        session.add(run)
+        message = Message(
+            conversation_id=conversation_id,
+            run_id=run.id,
+            role=MessageRole.user,
+            content=content,
+        )
+        session.add(message)
+        if conversation.title == "New conversation":
+            conversation.title = " ".join(content.split())[:60] or conversation.title
+        conversation.updated_at = utcnow()
+        session.add(conversation)
+        session.flush()
+        assert message.id is not None
+        engine.bus.stage(
+            session,
+            conversation_id,
+            MessageCompleted(run_id=run.id, message=message_out(message)),
+        )
+        if command is not None:
+            propose_command(
+                session,
+                engine.bus,
+                engine.registry,
+                engine.deadlines,
+                conversation,
+                employee,
+                run.id,
+                command,
+                actions_on=switch.on,
+            )
+        engine.bus.commit(session)
+    engine.spawn_soon(run.id, conversation_id, user_id)
+    return run.id, message.id
