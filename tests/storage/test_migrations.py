@@ -97,7 +97,7 @@ def test_upgrade_twice_is_a_no_op(empty_db_url: str) -> None:
 
 
 def test_upgrade_keeps_existing_rows_and_moves_notes_into_the_store(empty_db_url: str) -> None:
-    migrate.upgrade(empty_db_url, "0007")
+    migrate.upgrade(empty_db_url, "0008")
     database = Database(empty_db_url)
     try:
         with database.engine.begin() as connection:
