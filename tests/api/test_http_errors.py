@@ -143,7 +143,7 @@ async def test_an_unknown_api_path_is_404_for_every_method_with_the_web_client_s
     async with live_server(settings) as live:
         for method, path in [
             ("POST", "/api/nope"),
-            ("POST", "/api/tool-calls/call_x/undo"),
+            ("POST", "/api/tool-calls/call_x/rewind"),
             ("DELETE", "/api/conversations/conv_x/nope"),
         ]:
             error = _error(await live.client.request(method, path), 404)

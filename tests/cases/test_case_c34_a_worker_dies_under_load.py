@@ -176,6 +176,12 @@ async def test_case_c34_the_surviving_worker_takes_over_and_no_event_is_lost(
                 assert roles == ["user", "assistant", "tool", "assistant"]
                 assert stream.log.types.count("tool_call.running") == 1
 
-    notes = sorted(str(text_) for (text_,) in _query(pg_url, "SELECT text FROM notes"))
+    notes = sorted(
+        str(text_)
+        for (text_,) in _query(
+            pg_url,
+            "SELECT value->>'text' FROM store_entries WHERE namespace = 'notes' AND present",
+        )
+    )
     assert notes == sorted(f"c{i}" for i in range(CONVERSATIONS - ON_DOOMED))  # each ran once
     assert (doomed.pid,) not in _query(pg_url, "SELECT pid FROM workers")
