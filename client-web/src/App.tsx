@@ -6,6 +6,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { AdminPage } from "./admin/AdminPage";
+import { AuditPage } from "./audit/AuditPage";
 import { api, asApiError, getToken, onUnauthorized, setToken } from "./api/client";
 import type { CommandClaim, ConversationSummary, EmployeeOut, HealthOut, MeOut, ToolOut } from "./api/types";
 import { ApprovalsView } from "./components/ApprovalsView";
@@ -94,7 +95,9 @@ export function App() {
       ? conversations.find((c) => c.id === route.id)?.title || "Conversation"
       : route.kind === "approvals"
         ? "Approvals"
-        : route.kind === "admin"
+        : route.kind === "audit"
+          ? "Audit"
+          : route.kind === "admin"
           ? "Admin"
           : route.kind === "permissions"
             ? "Permissions"
@@ -200,6 +203,7 @@ export function App() {
           activeId={openId}
           adminActive={route.kind === "admin"}
           approvalsActive={route.kind === "approvals"}
+          auditActive={route.kind === "audit"}
           permissionsActive={route.kind === "permissions"}
           waitingTotal={totalWaiting}
           openWaiting={liveOpen}
@@ -230,6 +234,8 @@ export function App() {
           />
         ) : route.kind === "approvals" ? (
           <ApprovalsView key={authVersion} />
+        ) : route.kind === "audit" ? (
+          <AuditPage key={authVersion} />
         ) : route.kind === "permissions" ? (
           <PermissionsPage key={authVersion} />
         ) : route.kind === "admin" ? (

@@ -1,16 +1,14 @@
-"""Notes: the person's short personal notes, kept in Interlock's ``notes`` table.
+"""Notes: the person's short personal notes, kept through ``ctx.store`` (namespace ``notes``).
 
-Each note belongs to the owner of the conversation (``ctx.user_id``); a person never sees or
-deletes another person's notes.
+Each note is the value ``{"text": ...}`` under its id; it belongs to the owner of the
+conversation (``ctx.user_id``), so a person never sees or deletes another person's notes. An
+add or a delete is one undo step for the person (Undo on the call's card).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import col, select
-
-from interlock.storage import Note
 from interlock.tools import (
     Confirmation,
     Permission,
@@ -26,6 +24,7 @@ MAX_NOTE_CHARS = 2000
 
 QUOTE_CHARS = 80
 """Longest note text quoted in a one-sentence summary; the whole text is in ``detail``."""
+NAMESPACE = "notes"
 
 
 def _one_line(text: str) -> str:
@@ -39,22 +38,26 @@ def _quoted(text: str) -> str:
     return f"“{line if len(line) <= QUOTE_CHARS else line[: QUOTE_CHARS - 1] + '…'}”"
 
 
-def _owned_note(note_id: int, ctx: ToolContext) -> Note:
-    """Return note ``note_id`` of ``ctx.user_id``.
+def _owned_note(note_id: int, ctx: ToolContext) -> str:
+    """Return the text of note ``note_id`` of ``ctx.user_id``.
 
     Raises:
         ToolError: ``not_found`` when no such note exists or another person owns it (the two
             cases read the same, so ids of others' notes are not revealed).
     """
-    with ctx.db.session() as session:
-        note = session.get(Note, note_id)
-    if note is None or note.owner_id != ctx.user_id:
+    value = ctx.store.get(NAMESPACE, str(note_id))
+    if not isinstance(value, dict):
         raise ToolError(
             "not_found",
             f"There is no note #{note_id}.",
             hint="Call notes.list to see the ids of the person's notes.",
         )
-    return note
+    return str(value.get("text", ""))
+
+
+def _label(note_id: int | str, text: str) -> str:
+    """Words naming a note for the undo step: ``note #3: “buy milk”``."""
+    return f"note #{note_id}: {_quoted(text)}"
 
 
 def confirm_add(args: dict[str, Any], ctx: ToolContext) -> Confirmation:
@@ -74,13 +77,14 @@ def check_delete(args: dict[str, Any], ctx: ToolContext) -> None:
 
 
 def confirm_delete(args: dict[str, Any], ctx: ToolContext) -> Confirmation:
-    """The card of ``notes.delete``: names the note's text; says it cannot be undone."""
-    note = _owned_note(int(args["id"]), ctx)
+    """The card of ``notes.delete``: names the note's text; says how to take it back."""
+    note_id = int(args["id"])
+    text = _owned_note(note_id, ctx)
     return Confirmation(
         title="Delete a note",
-        summary=f"Delete note #{note.id}: {_quoted(note.text)}. This cannot be undone.",
+        summary=f"Delete note #{note_id}: {_quoted(text)}. You can undo it from this card.",
         action_label="Delete",
-        detail=note.text if "\n" in note.text or len(note.text) > QUOTE_CHARS else None,
+        detail=text if "\n" in text or len(text) > QUOTE_CHARS else None,
     )
 
 
@@ -111,15 +115,12 @@ def confirm_delete(args: dict[str, Any], ctx: ToolContext) -> Confirmation:
 )
 def list_notes(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """Return the caller's notes: text ``#3: buy milk`` lines, data ``{"notes": [{id, text}]}``."""
-    with ctx.db.session() as session:
-        notes = session.exec(
-            select(Note).where(Note.owner_id == ctx.user_id).order_by(col(Note.id))
-        ).all()
+    notes = [(int(key), str(value.get("text", ""))) for key, value in ctx.store.items(NAMESPACE)]
     if not notes:
         return ToolResult(text="No notes yet.", data={"notes": []})
     return ToolResult(
-        text="\n".join(f"#{note.id}: {_one_line(note.text)}" for note in notes),
-        data={"notes": [{"id": note.id, "text": note.text} for note in notes]},
+        text="\n".join(f"#{note_id}: {_one_line(text)}" for note_id, text in notes),
+        data={"notes": [{"id": note_id, "text": text} for note_id, text in notes]},
     )
 
 
@@ -147,20 +148,15 @@ def list_notes(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 )
 def add_note(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """Store ``args["text"]`` (surrounding spaces removed) as a note of ``ctx.user_id``."""
-    note = Note(owner_id=ctx.user_id, text=str(args["text"]).strip())
-    with ctx.db.session() as session:
-        session.add(note)
-        session.commit()
-        session.refresh(note)
-    return ToolResult(
-        text=f"Added note #{note.id}: {note.text}", data={"id": note.id, "text": note.text}
-    )
+    text = str(args["text"]).strip()
+    note_id = int(ctx.store.add(NAMESPACE, {"text": text}, label=_label("{key}", text)))
+    return ToolResult(text=f"Added note #{note_id}: {text}", data={"id": note_id, "text": text})
 
 
 @tool(
     name="notes.delete",
     title="Delete a note",
-    description="Delete one of the person's notes by its id (see notes.list). Cannot be undone.",
+    description="Delete one of the person's notes by its id (see notes.list).",
     input_schema={
         "type": "object",
         "properties": {
@@ -183,15 +179,11 @@ def delete_note(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             cases read the same, so ids of others' notes are not revealed).
     """
     note_id = int(args["id"])
-    with ctx.db.session() as session:
-        note = session.get(Note, note_id)
-        if note is None or note.owner_id != ctx.user_id:
-            raise ToolError(
-                "not_found",
-                f"There is no note #{note_id}.",
-                hint="Call notes.list to see the ids of the person's notes.",
-            )
-        text = note.text
-        session.delete(note)
-        session.commit()
+    text = _owned_note(note_id, ctx)
+    if not ctx.store.delete(NAMESPACE, str(note_id), label=_label(note_id, text)):
+        raise ToolError(
+            "not_found",
+            f"There is no note #{note_id}.",
+            hint="Call notes.list to see the ids of the person's notes.",
+        )
     return ToolResult(text=f"Deleted note #{note_id}: {text}", data={"id": note_id, "text": text})

@@ -17,10 +17,11 @@ from sqlmodel import select
 
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import Database, Decision, Note, ToolCall
+from interlock.storage import Database, Decision, ToolCall
 from interlock.storage.groups import add_member
 from interlock.storage.users import create_user
 from support.live import LiveServer, live_server
+from support.notes import stored_notes
 from support.sse import collect, terminals
 
 
@@ -55,8 +56,7 @@ class Office:
 
     def notes(self) -> list[str]:
         """Notes added so far (the script's n-th call adds ``note n``)."""
-        with self.server.services.db.session() as session:
-            return sorted(n.text for n in session.exec(select(Note)).all())
+        return sorted(text for _, text in stored_notes(self.server.services.db))
 
 
 def _add(text: str) -> Any:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import select
-
-from interlock.storage import Note
 from support.live import LiveServer
+from support.notes import stored_notes
 from support.sse import collect, terminals
 
 
@@ -29,8 +27,7 @@ async def _detail(server: LiveServer, conversation_id: str) -> dict[str, Any]:
 
 
 def _notes(server: LiveServer) -> list[str]:
-    with server.services.db.session() as session:
-        return [n.text for n in session.exec(select(Note)).all()]
+    return [text for _, text in stored_notes(server.services.db)]
 
 
 async def test_choice_card_click_resumes_and_answer_uses_the_choice(server: LiveServer) -> None:

@@ -23,8 +23,9 @@ from sqlmodel import col, select
 from interlock.models import ScriptedChatModel
 from interlock.settings import Settings
 from interlock.skills.loader import MODULE_PREFIX
-from interlock.storage import Conversation, Message, Note, Run
+from interlock.storage import Conversation, Message, Run
 from support.live import LiveServer, live_server
+from support.notes import stored_notes
 from support.sse import EventLog, collect, terminals
 
 NOTES_CLAIM = {"skill": "notes", "command": "notes"}
@@ -121,8 +122,7 @@ def _memos(log: Path) -> list[str]:
 
 
 def _notes(server: LiveServer) -> list[str]:
-    with server.services.db.session() as session:
-        return [n.text for n in session.exec(select(Note)).all()]
+    return [text for _, text in stored_notes(server.services.db)]
 
 
 def _stored(server: LiveServer, conversation_id: str) -> tuple[int, int, list[str]]:

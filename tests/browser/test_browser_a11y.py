@@ -15,44 +15,18 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, expect
 
-from interlock.settings import REPO_ROOT
+from support.a11y import axe_violations, report
 from support.live import LiveServer
 from support.pages import conversation
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
-AXE = REPO_ROOT / "client-web" / "node_modules" / "axe-core" / "axe.min.js"
 CARDLAB = Path(__file__).parent / "skills"
-BLOCKING = {"serious", "critical"}
 
 
 @pytest.fixture
 def app_overrides() -> dict[str, Any]:
     return {"skills_path": [CARDLAB]}
-
-
-async def axe_violations(page: Page) -> list[dict[str, Any]]:
-    """Serious and critical axe-core violations on the page as it is now."""
-    if not AXE.is_file():
-        pytest.fail(f"{AXE} is missing: run `make client` (npm ci)", pytrace=False)
-    if not await page.evaluate("() => typeof window.axe !== 'undefined'"):
-        # Evaluated through the DevTools protocol: the app's CSP (script-src 'self') rightly
-        # refuses an injected <script> tag.
-        await page.evaluate(AXE.read_text(encoding="utf-8") + "\n;undefined")
-    found: list[dict[str, Any]] = await page.evaluate(
-        """async () => {
-            const result = await window.axe.run(document, { resultTypes: ["violations"] });
-            return result.violations.map((v) => ({
-                id: v.id, impact: v.impact, help: v.help,
-                nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
-            }));
-        }"""
-    )
-    return [v for v in found if v["impact"] in BLOCKING]
-
-
-def report(violations: list[dict[str, Any]]) -> str:
-    return json.dumps(violations, indent=2, ensure_ascii=False)
 
 
 async def paused(app: LiveServer, page: Page, text: str) -> str:

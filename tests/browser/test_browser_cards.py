@@ -341,7 +341,7 @@ async def test_the_delete_card_names_the_note_and_its_button_says_delete(
     summary = row.get_by_test_id("card-summary")
     await expect(summary).to_contain_text("buy milk")
     await expect(summary).to_contain_text(f"#{note_id}")
-    await expect(row.locator(".card")).to_contain_text("cannot be undone")
+    await expect(row.locator(".card")).to_contain_text("deletes data")
     action = row.get_by_test_id("approve")
     await expect(action).to_have_text("Delete")
     await expect(action).to_have_class(re.compile(r"\bdanger\b"))

@@ -13,12 +13,11 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
-from sqlmodel import select
 
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import Note
 from support.live import LiveServer, live_server
+from support.notes import insert_note, stored_notes
 from support.sse import collect, terminals
 
 
@@ -35,8 +34,7 @@ async def _pending_ids(server: LiveServer, conversation_id: str) -> list[str]:
 
 
 def _notes(server: LiveServer) -> dict[int, str]:
-    with server.services.db.session() as session:
-        return {n.id or 0: n.text for n in session.exec(select(Note)).all()}
+    return dict(stored_notes(server.services.db))
 
 
 async def _create_note_b(settings: Settings) -> int:
@@ -44,13 +42,7 @@ async def _create_note_b(settings: Settings) -> int:
     async with live_server(settings) as setup:
         me = await setup.client.get("/api/me")
         assert me.status_code == 200, me.text
-        with setup.services.db.session() as session:
-            note = Note(owner_id=me.json()["id"], text="b")
-            session.add(note)
-            session.commit()
-            session.refresh(note)
-            assert note.id is not None
-            return note.id
+        return insert_note(setup.services.db, me.json()["id"], "b")
 
 
 @pytest.mark.parametrize("order", ["approve_then_reject", "reject_then_approve"])

@@ -17,9 +17,10 @@ from sqlmodel import select
 
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import Decision, Event, Note, Run
+from interlock.storage import Decision, Event, Run
 from interlock.tools import Permission, ToolContext, tool
 from support.live import LiveServer, live_server
+from support.notes import stored_notes
 from support.sse import EventLog, collect, terminals
 
 WAIT_S = 10.0
@@ -116,8 +117,7 @@ async def test_case_c04_b_the_same_decision_twice_gets_409_with_the_recorded_dec
         assert (await _detail(server, conversation_id))["last_event_seq"] == seq_before
         assert model.calls_made == 2
         assert _count(server, Decision, conversation_id) == 1
-        with server.services.db.session() as session:
-            assert [n.text for n in session.exec(select(Note)).all()] == ["once"]
+        assert [text for _, text in stored_notes(server.services.db)] == ["once"]
         events = await _all_events(server, conversation_id)
         assert len(events.of("tool_call.decided")) == 1
         assert [e["trigger"] for e in events.of("run.started")] == ["message", "resume"]

@@ -22,9 +22,10 @@ from sqlmodel import col, select
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from interlock.skills.loader import MODULE_PREFIX
-from interlock.storage import Note, Run
+from interlock.storage import Run
 from interlock.tools import Permission, ToolContext, tool
 from support.live import LiveServer, live_server
+from support.notes import stored_notes
 from support.sse import TERMINAL, EventLog, Frame, collect, terminals
 
 SKILL_TOOLS = """\
@@ -97,8 +98,7 @@ def _forget_probe_skill() -> Iterator[None]:
 
 
 def _notes(server: LiveServer) -> list[str]:
-    with server.services.db.session() as session:
-        return [n.text for n in session.exec(select(Note)).all()]
+    return [text for _, text in stored_notes(server.services.db)]
 
 
 @pytest.mark.usefixtures("_forget_probe_skill")

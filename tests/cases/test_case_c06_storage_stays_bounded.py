@@ -27,8 +27,9 @@ from sqlalchemy import func, inspect, text
 from sqlmodel import select
 
 from interlock.settings import Settings
-from interlock.storage import AuditRecord, Decision, Event, Message, Note, Run, ToolCall
+from interlock.storage import AuditRecord, Decision, Event, Message, Run, ToolCall
 from support.live import LiveServer, live_server
+from support.notes import stored_notes
 from support.sse import collect, terminals
 
 TURNS = 20
@@ -103,8 +104,7 @@ def _rows_naming(server: LiveServer, conversation_id: str) -> dict[str, int]:
 
 
 def _notes(server: LiveServer) -> list[str]:
-    with server.services.db.session() as session:
-        return [n.text for n in session.exec(select(Note).order_by(Note.id)).all()]  # type: ignore[arg-type]
+    return [text for _, text in stored_notes(server.services.db)]
 
 
 async def _turn(server: LiveServer, conversation_id: str, note: str, seen: int) -> int:

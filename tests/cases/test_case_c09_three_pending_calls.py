@@ -12,12 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import select
-
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import Note
 from support.live import LiveServer, live_server
+from support.notes import stored_notes
 from support.sse import EventLog, collect, terminals
 
 
@@ -46,8 +44,7 @@ async def _all_events(server: LiveServer, conversation_id: str) -> EventLog:
 
 
 def _notes(server: LiveServer) -> list[str]:
-    with server.services.db.session() as session:
-        return sorted(n.text for n in session.exec(select(Note)).all())
+    return sorted(text for _, text in stored_notes(server.services.db))
 
 
 async def test_case_c09_three_calls_decided_piecemeal_resume_only_after_the_last(

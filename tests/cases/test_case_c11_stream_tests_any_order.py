@@ -23,13 +23,12 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-from sqlmodel import select
 
 from interlock.api.app import create_app
 from interlock.api.services import Services
 from interlock.settings import Settings
-from interlock.storage import Note
 from support.live import live_server
+from support.notes import stored_notes
 from support.sse import collect, terminals
 
 TERMINAL = {"run.paused", "run.completed", "run.failed", "run.cancelled"}
@@ -194,8 +193,7 @@ def test_case_c11_sync_client_streams_a_pause_and_its_approval(settings: Setting
             reader.until_terminals(2, deadline)
         _check_contiguous(frames)
         assert frames[-1].event == "run.completed"
-        with live.services.db.session() as session:
-            assert [n.text for n in session.exec(select(Note)).all()] == ["from a thread"]
+        assert [text for _, text in stored_notes(live.services.db)] == ["from a thread"]
 
 
 async def test_case_c11_async_client_streams_a_pause_and_its_approval(settings: Settings) -> None:

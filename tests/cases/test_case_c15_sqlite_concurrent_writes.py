@@ -26,9 +26,10 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from interlock.settings import Settings
-from interlock.storage import Conversation, Decision, Event, Message, Note, Run, ToolCall
+from interlock.storage import Conversation, Decision, Event, Message, Run, ToolCall
 from interlock.storage.migrate import upgrade
 from support.live import LiveServer, live_server
+from support.notes import stored_notes
 from support.sse import EventLog, iter_frames
 
 CONVERSATIONS = 20
@@ -164,8 +165,7 @@ async def test_case_c15_twenty_streams_with_decisions_lose_nothing(
             assert _count(server, Decision, conversation_id) == 1
             assert _count(server, Run, conversation_id) == 2
 
-        with server.services.db.session() as session:
-            notes = sorted(n.text for n in session.exec(select(Note)).all())
+        notes = sorted(text for _, text in stored_notes(server.services.db))
         assert notes == sorted(f"n{i}" for i in range(CONVERSATIONS))
 
     assert "database is locked" not in server_errors.text

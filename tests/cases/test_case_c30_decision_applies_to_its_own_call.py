@@ -18,8 +18,9 @@ from sqlmodel import col, func, select
 
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import AuditRecord, Decision, Message, Note, ToolCall
+from interlock.storage import AuditRecord, Decision, Message, ToolCall
 from support.live import LiveServer, live_server
+from support.notes import insert_note, stored_notes
 from support.sse import EventLog, collect, terminals
 
 
@@ -71,8 +72,7 @@ def _decisions(server: LiveServer) -> dict[str, list[str]]:
 
 
 def _notes(server: LiveServer) -> list[str]:
-    with server.services.db.session() as session:
-        return sorted(n.text for n in session.exec(select(Note)).all())
+    return sorted(text for _, text in stored_notes(server.services.db))
 
 
 async def test_case_c30_decision_applies_to_its_own_call(
@@ -98,10 +98,8 @@ async def test_case_c30_decision_applies_to_its_own_call(
     )
     async with live_server(settings, model=model) as server:
         me = (await server.client.get("/api/me")).json()
-        with server.services.db.session() as session:
-            for text in ("one", "two", "three", "four"):
-                session.add(Note(owner_id=me["id"], text=text))
-            session.commit()
+        for text in ("one", "two", "three", "four"):
+            insert_note(server.services.db, me["id"], text)
         a, b, c = [await server.new_conversation() for _ in range(3)]
         (call_a,) = _waiting(await _turn(server, a, "delete note 1"))
         (call_b,) = _waiting(await _turn(server, b, "delete note 2"))

@@ -16,9 +16,10 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from interlock.models import ScriptedChatModel, scripted_message
-from interlock.storage import AuditRecord, Message, Note, ToolCall
+from interlock.storage import AuditRecord, Message, ToolCall
 from interlock.storage.models import utcnow
 from support.live import live_server
+from support.notes import stored_notes
 from support.sse import collect, terminals
 from support.waits import wait_until
 
@@ -95,7 +96,7 @@ async def test_case_c31_pending_call_expires_while_nobody_is_there(make_settings
                 select(func.count()).select_from(Message).where(Message.tool_call_id == call["id"])
             ).one()
             assert count == 1
-            assert session.exec(select(Note)).all() == []
+            assert stored_notes(server.services.db) == []
             records = session.exec(
                 select(AuditRecord).where(AuditRecord.tool_call_id == call["id"])
             ).all()
@@ -113,7 +114,7 @@ async def test_case_c31_pending_call_expires_while_nobody_is_there(make_settings
         await server.idle()
         assert after.calls_made == 1
         with server.services.db.session() as session:
-            assert session.exec(select(Note)).all() == []
+            assert stored_notes(server.services.db) == []
             records = session.exec(
                 select(AuditRecord).where(AuditRecord.tool_call_id == call["id"])
             ).all()

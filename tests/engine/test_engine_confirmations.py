@@ -13,13 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.messages import ToolMessage
-from sqlmodel import select
 
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import Note
 from interlock.tools import Confirmation, Permission, ToolContext, tool
 from support.live import LiveServer, live_server
+from support.notes import insert_note, remove_note, stored_notes
 from support.sse import EventLog, collect, terminals
 
 HOSTILE = '<img src=x onerror="alert(1)"> <script>alert(2)</script> [x](javascript:alert(3))'
@@ -41,13 +40,7 @@ async def _detail_call(server: LiveServer, conversation_id: str) -> dict[str, An
 
 
 def _add_note(server: LiveServer, owner: str, text: str) -> int:
-    with server.services.db.session() as session:
-        note = Note(owner_id=owner, text=text)
-        session.add(note)
-        session.commit()
-        session.refresh(note)
-        assert note.id is not None
-        return note.id
+    return insert_note(server.services.db, owner, text)
 
 
 async def test_engine_notes_delete_card_names_the_note_and_survives_a_reload(
@@ -67,7 +60,7 @@ async def test_engine_notes_delete_card_names_the_note_and_survives_a_reload(
         call = interrupted["tool_call"]
         assert call["confirmation"] == {
             "title": "Delete a note",
-            "summary": f"Delete note #{note_id}: “buy milk”. This cannot be undone.",
+            "summary": f"Delete note #{note_id}: “buy milk”. You can undo it from this card.",
             "action_label": "Delete",
             "detail": None,
             "previous": None,
@@ -244,9 +237,7 @@ async def test_engine_a_check_failing_after_approval_ends_the_call_not_run(
         conversation_id = await server.new_conversation()
         log = await _run(server, conversation_id, "delete the milk note")
         call_id = log.of("tool_call.interrupted")[0]["tool_call"]["id"]
-        with server.services.db.session() as session:  # deleted meanwhile (another tab)
-            session.delete(session.get(Note, note_id))
-            session.commit()
+        remove_note(server.services.db, note_id)  # deleted meanwhile (another tab)
 
         decided = await server.decide(call_id, type="approve")
         assert decided.status_code == 200, decided.text
@@ -261,8 +252,7 @@ async def test_engine_a_check_failing_after_approval_ends_the_call_not_run(
         assert (completed["executed_args"], completed["started_at"]) == (None, None)
         assert completed["decision"]["type"] == "approve"
         assert log.types[-1] == "run.completed", log.types
-        with server.services.db.session() as session:
-            assert session.exec(select(Note)).all() == []
+        assert stored_notes(server.services.db) == []
 
 
 async def test_engine_notes_add_card_shows_the_text_and_a_slash_command_gets_it_too(

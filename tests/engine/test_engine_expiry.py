@@ -20,8 +20,9 @@ from sqlmodel import select
 from interlock.engine.expiry import expire_due
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import Decision, Message, Note, ToolCall
+from interlock.storage import Decision, Message, ToolCall
 from support.live import LiveServer, live_server
+from support.notes import stored_notes
 from support.sse import collect, terminals
 from support.waits import wait_until
 
@@ -44,8 +45,7 @@ def _count(server: LiveServer, table: Any, **where: str) -> int:
 
 
 def _notes(server: LiveServer) -> list[str]:
-    with server.services.db.session() as session:
-        return sorted(n.text for n in session.exec(select(Note)).all())
+    return sorted(text for _, text in stored_notes(server.services.db))
 
 
 async def _paused_call(server: LiveServer, text: str) -> tuple[str, dict[str, Any], str]:

@@ -14,13 +14,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
-from sqlmodel import select
 
 from interlock.engine.messages import NEW_MESSAGE_REASON
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import Note
 from support.live import LiveServer, live_server
+from support.notes import stored_notes
 from support.sse import EventLog, collect, terminals
 
 
@@ -63,8 +62,7 @@ async def _read(server: LiveServer, conversation_id: str, after: EventLog | None
 
 
 def _notes(server: LiveServer) -> list[str]:
-    with server.services.db.session() as session:
-        return sorted(n.text for n in session.exec(select(Note)).all())
+    return sorted(text for _, text in stored_notes(server.services.db))
 
 
 def _every_call_has_one_tool_message(detail: dict[str, Any]) -> None:

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import select
-
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import Note
 from support.live import LiveServer, live_server
+from support.notes import stored_notes
 from support.sse import EventLog, collect, terminals
 
 
@@ -41,8 +39,7 @@ async def _turn(server: LiveServer, conversation_id: str, content: str) -> Event
 
 
 def _notes(server: LiveServer) -> list[str]:
-    with server.services.db.session() as session:
-        return [n.text for n in session.exec(select(Note)).all()]
+    return [text for _, text in stored_notes(server.services.db)]
 
 
 def _only_call(log: EventLog, type_: str) -> dict[str, Any]:

@@ -19,8 +19,9 @@ from sqlmodel import select
 from interlock.engine.recovery import recover_runs
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import Decision, Message, Note
+from interlock.storage import Decision, Message
 from support.live import LiveServer, live_server
+from support.notes import stored_notes
 from support.sse import EventLog, collect, terminals
 
 RACES = 3
@@ -35,8 +36,7 @@ async def _all_events(server: LiveServer, conversation_id: str) -> EventLog:
 
 
 def _notes(server: LiveServer) -> list[str]:
-    with server.services.db.session() as session:
-        return sorted(n.text for n in session.exec(select(Note)).all())
+    return sorted(text for _, text in stored_notes(server.services.db))
 
 
 def _count(server: LiveServer, table: Any, **where: str) -> int:

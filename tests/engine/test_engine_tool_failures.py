@@ -12,13 +12,12 @@ import asyncio
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
-from sqlmodel import select
 
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import Note
 from interlock.tools import Permission, ToolContext, tool
 from support.live import LiveServer, live_server
+from support.notes import stored_notes
 from support.sse import EventLog, collect, terminals
 
 
@@ -36,8 +35,7 @@ async def _run_to_end(server: LiveServer, conversation_id: str, content: str) ->
 
 
 def _notes(server: LiveServer) -> list[str]:
-    with server.services.db.session() as session:
-        return [n.text for n in session.exec(select(Note)).all()]
+    return [text for _, text in stored_notes(server.services.db)]
 
 
 def _tool_messages(history: list[Any]) -> list[ToolMessage]:

@@ -10,11 +10,11 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from sqlmodel import select
 
 from interlock.settings import Settings
-from interlock.storage import Grant, Note, ToolCall
+from interlock.storage import Grant, ToolCall
 from support.live import LiveServer
+from support.notes import stored_notes
 from support.sse import EventLog, collect, terminals
 
 SettingsMaker = Callable[..., Settings]
@@ -60,8 +60,7 @@ def only(log: EventLog, type_: str) -> dict[str, Any]:
 
 
 def notes(server: LiveServer) -> list[str]:
-    with server.services.db.session() as session:
-        return [n.text for n in session.exec(select(Note)).all()]
+    return [text for _, text in stored_notes(server.services.db)]
 
 
 def stored_call(server: LiveServer, call_id: str) -> ToolCall:

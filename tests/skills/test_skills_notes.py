@@ -1,11 +1,11 @@
-"""The built-in notes skill: list, add and delete notes in the ``notes`` table, per owner."""
+"""The built-in notes skill: list, add and delete notes through ``ctx.store``, per owner."""
 
 from __future__ import annotations
 
 import pytest
 
-from interlock.storage import Note
-from interlock.tools import Permission, ToolError, ToolResult
+from interlock.tools import Permission, ToolContext, ToolError, ToolResult
+from support.notes import stored_notes
 
 
 @pytest.fixture
@@ -65,9 +65,7 @@ async def test_added_notes_are_stored_and_listed_one_per_line(notes, context_for
     assert listing.data == {
         "notes": [{"id": 1, "text": "buy milk"}, {"id": 2, "text": "call Ada\nabout Friday"}]
     }
-    with notes_db.session() as session:
-        stored = session.get(Note, 1)
-    assert (stored.owner_id, stored.text) == ("user_a", "buy milk")
+    assert stored_notes(notes_db, "user_a") == [(1, "buy milk"), (2, "call Ada\nabout Friday")]
 
 
 async def test_a_person_lists_only_their_own_notes(notes, context_for):
@@ -146,3 +144,23 @@ def test_delete_refuses_bad_ids(builtin_registry, args, rule):
     tool = builtin_registry.get("notes.delete")
 
     assert [e.rule for e in builtin_registry.validate_args(tool, args)] == [rule]
+
+
+async def test_a_read_tool_writing_through_the_store_fails_with_permission_denied(notes_db):
+    ctx = ToolContext(
+        user_id="user_a",
+        conversation_id="conv_1",
+        tool_call_id="call_1",
+        db=notes_db,
+        writable=False,
+        tool_name="notes.list",
+    )
+
+    with pytest.raises(ToolError) as caught:
+        ctx.store.put("notes", "1", {"text": "sneaky"})
+
+    assert caught.value.code == "permission_denied"
+    assert (
+        caught.value.message == "The tool 'notes.list' only reads; it may not change stored data."
+    )
+    assert stored_notes(notes_db) == []

@@ -96,22 +96,38 @@ def test_upgrade_twice_is_a_no_op(empty_db_url: str) -> None:
     assert migrate.current_revision(empty_db_url) == migrate.head_revision()
 
 
-def test_upgrade_keeps_existing_rows(db_url: str) -> None:
-    database = Database(db_url)
+def test_upgrade_keeps_existing_rows_and_moves_notes_into_the_store(empty_db_url: str) -> None:
+    migrate.upgrade(empty_db_url, "0008")
+    database = Database(empty_db_url)
     try:
         with database.engine.begin() as connection:
             connection.execute(
                 sa.text(
-                    "INSERT INTO notes (owner_id, text, created_at) "
-                    "VALUES ('user_1', 'keep me', CURRENT_TIMESTAMP)"
+                    "INSERT INTO notes (id, owner_id, text, created_at) "
+                    "VALUES (7, 'user_1', 'keep me', CURRENT_TIMESTAMP)"
                 )
             )
-        migrate.upgrade(db_url)
+        migrate.upgrade(empty_db_url)
         with database.engine.connect() as connection:
-            texts = connection.execute(sa.text("SELECT text FROM notes")).scalars().all()
+            rows = connection.execute(
+                sa.text("SELECT id, owner_id, namespace, key, present FROM store_entries")
+            ).all()
+        assert [tuple(r) for r in rows] == [(7, "user_1", "notes", "7", True)]
+        # New entries get ids past the moved notes (PostgreSQL's sequence was moved on).
+        with database.engine.begin() as connection:
+            connection.execute(
+                sa.text(
+                    "INSERT INTO store_entries (owner_id, namespace, key, present, created_at, "
+                    "updated_at) VALUES ('user_1', 'notes', 'x', true, CURRENT_TIMESTAMP, "
+                    "CURRENT_TIMESTAMP)"
+                )
+            )
+            new_id = connection.execute(
+                sa.text("SELECT id FROM store_entries WHERE key = 'x'")
+            ).scalar_one()
     finally:
         database.dispose()
-    assert texts == ["keep me"]
+    assert new_id == 8
 
 
 def test_downgrade_to_base_then_upgrade_again(db_url: str) -> None:

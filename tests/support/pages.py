@@ -6,10 +6,9 @@ import re
 from typing import Any
 
 from playwright.async_api import Locator, Page, expect
-from sqlmodel import col, select
 
-from interlock.storage import Note
 from support.live import LiveServer
+from support.notes import stored_notes
 
 STATUS_WORDS = {
     "pending": "Getting ready",
@@ -86,6 +85,4 @@ async def stored_call(app: LiveServer, conversation_id: str, call_id: str) -> di
 
 def notes(app: LiveServer) -> list[tuple[int, str]]:
     """Every stored note as ``(id, text)``, straight from the server's database."""
-    with app.services.db.session() as session:
-        rows = session.exec(select(Note).order_by(col(Note.id))).all()
-    return [(int(n.id or 0), n.text) for n in rows]
+    return stored_notes(app.services.db)

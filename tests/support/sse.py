@@ -65,10 +65,16 @@ async def collect(
     until: Callable[[EventLog], bool],
     last_event_id: str | None = None,
     timeout_s: float = 15.0,
+    headers: dict[str, str] | None = None,
 ) -> EventLog:
-    """Open the event stream and read until ``until(log)`` is true (at most ``timeout_s``)."""
+    """Open the event stream and read until ``until(log)`` is true (at most ``timeout_s``).
+
+    ``headers`` are sent too (e.g. another user's ``Authorization``).
+    """
     log = EventLog()
-    headers = {"Last-Event-ID": last_event_id} if last_event_id is not None else {}
+    headers = dict(headers or {})
+    if last_event_id is not None:
+        headers["Last-Event-ID"] = last_event_id
     async with asyncio.timeout(timeout_s):
         async with client.stream(
             "GET", f"/api/conversations/{conversation_id}/events", headers=headers

@@ -6,6 +6,8 @@
 import type {
   ActionsOut,
   ApiErrorBody,
+  AuditPage,
+  AuditQuery,
   ApprovalOut,
   ConversationPatch,
   CancelResult,
@@ -26,6 +28,7 @@ import type {
   SlashCommandOut,
   ToolCallOut,
   ToolOut,
+  ToolMetricsReport,
   ToolResultIn,
 } from "./types";
 import { noteServerDate } from "../state/serverClock";
@@ -135,6 +138,37 @@ export async function requestText(path: string): Promise<string> {
 
 const enc = encodeURIComponent;
 
+/** `?a=1&b=2` from the non-empty fields of `params` ("" when none). */
+export function queryString(params: Record<string, string | number | undefined | null>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== "") search.set(key, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : "";
+}
+
+/** Downloads a GET answer as a file (the bearer token cannot ride on a plain link). */
+export async function download(path: string, fallbackName: string): Promise<void> {
+  let res: Response;
+  try {
+    res = await fetch(path, { headers: { ...authHeaders() } });
+  } catch (e) {
+    throw new ApiError(0, { code: "network", message: `Cannot reach the server (${String(e)})` });
+  }
+  if (res.status === 401) notifyUnauthorized();
+  if (!res.ok) throw await errorFromResponse(res);
+  const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? fallbackName;
+  const url = URL.createObjectURL(await res.blob());
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  URL.revokeObjectURL(url);
+}
+
 export const api = {
   health: () => request<HealthOut>("GET", "/api/health"),
   me: () => request<MeOut>("GET", "/api/me"),
@@ -171,6 +205,14 @@ export const api = {
     request<ToolCallOut>("POST", `/api/tool-calls/${enc(toolCallId)}/result`, body),
   /** The tool's whole text output (the call's result_text may be cut). */
   toolOutput: (toolCallId: string) => requestText(`/api/tool-calls/${enc(toolCallId)}/output`),
+  /** Puts back what a write call changed (409: a later call changed the same data, named). */
+  undo: (toolCallId: string) => request<ToolCallOut>("POST", `/api/tool-calls/${enc(toolCallId)}/undo`),
+  redo: (toolCallId: string) => request<ToolCallOut>("POST", `/api/tool-calls/${enc(toolCallId)}/redo`),
+  audit: (query: AuditQuery, before?: number, limit = 50) =>
+    request<AuditPage>("GET", `/api/audit${queryString({ ...query, before, limit })}`),
+  auditExportUrl: (query: AuditQuery) => `/api/audit/export${queryString({ ...query })}`,
+  toolMetrics: (since?: string, until?: string) =>
+    request<ToolMetricsReport>("GET", `/api/metrics/tools${queryString({ since, until })}`),
   /** The caller's live "don't ask again" grants, newest first. */
   grants: () => request<GrantOut[]>("GET", "/api/grants"),
   createGrant: (body: GrantIn) => request<GrantOut>("POST", "/api/grants", body),

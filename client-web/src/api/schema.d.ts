@@ -26,6 +26,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Audit
+         * @description A page of audit records, newest first (admins: all; members: their own).
+         */
+        get: operations["list_audit_api_audit_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Audit
+         * @description Every matching audit record as CSV, oldest first (same filters and rights as the list).
+         */
+        get: operations["export_audit_api_audit_export_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -319,6 +359,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/metrics/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Tool Metrics
+         * @description Calls, outcomes and time to decision per tool and employee in ``[since, until)``.
+         */
+        get: operations["get_tool_metrics_api_metrics_tools_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/grants": {
         parameters: {
             query?: never;
@@ -489,6 +549,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tool-calls/{tool_call_id}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post Undo
+         * @description Put back what a write call changed, in one transaction; the model hears of it next turn.
+         */
+        post: operations["post_undo_api_tool_calls__tool_call_id__undo_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tool-calls/{tool_call_id}/redo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post Redo
+         * @description Apply an undone call's changes again, in one transaction.
+         */
+        post: operations["post_redo_api_tool_calls__tool_call_id__redo_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -562,6 +662,63 @@ export interface components {
             requested_by: string | null;
             /** Message */
             message: string | null;
+        };
+        /**
+         * AuditPage
+         * @description A page of records, newest first; pass ``next_before`` as ``before`` for the next page.
+         */
+        AuditPage: {
+            /** Records */
+            records: components["schemas"]["AuditRecordOut"][];
+            /** Total */
+            total: number;
+            /** Next Before */
+            next_before?: number | null;
+        };
+        /**
+         * AuditRecordOut
+         * @description One audit record as a client sees it, with names written for people.
+         */
+        AuditRecordOut: {
+            /** Seq */
+            seq: number;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Tool Call Id */
+            tool_call_id: string;
+            /** Conversation Id */
+            conversation_id: string;
+            /** Employee */
+            employee: string;
+            /** Tool */
+            tool: string;
+            /** Tool Title */
+            tool_title: string;
+            /** Owner Id */
+            owner_id: string;
+            /** Owner Name */
+            owner_name: string;
+            /** Decider */
+            decider: string;
+            /** Decided By */
+            decided_by: string;
+            /** Channel */
+            channel: string;
+            /** Outcome */
+            outcome: string;
+            /** Reason */
+            reason: string | null;
+            /** Proposed Args */
+            proposed_args: unknown;
+            /** Executed Args */
+            executed_args: unknown;
+            /** Waited Ms */
+            waited_ms: number;
+            /** Hash */
+            hash: string;
         };
         /** CancelResult */
         CancelResult: {
@@ -1542,6 +1699,7 @@ export interface components {
              * @default []
              */
             approvals: components["schemas"]["ToolCallApprovalOut"][];
+            undo: components["schemas"]["UndoOut"] | null;
         };
         /** ToolCallRunning */
         ToolCallRunning: {
@@ -1565,6 +1723,85 @@ export interface components {
             code: string;
             /** Message */
             message: string;
+        };
+        /**
+         * ToolMetrics
+         * @description Figures of one tool for one employee over the window.
+         */
+        ToolMetrics: {
+            /** Tool */
+            tool: string;
+            /** Title */
+            title: string;
+            /** Employee */
+            employee: string;
+            /**
+             * Calls
+             * @default 0
+             */
+            calls: number;
+            /**
+             * Approved
+             * @default 0
+             */
+            approved: number;
+            /**
+             * Edited
+             * @default 0
+             */
+            edited: number;
+            /**
+             * Rejected
+             * @default 0
+             */
+            rejected: number;
+            /**
+             * Responded
+             * @default 0
+             */
+            responded: number;
+            /**
+             * Expired
+             * @default 0
+             */
+            expired: number;
+            /**
+             * Cancelled
+             * @default 0
+             */
+            cancelled: number;
+            /**
+             * Auto Allowed
+             * @default 0
+             */
+            auto_allowed: number;
+            /**
+             * Auto Allowed By Grant
+             * @default 0
+             */
+            auto_allowed_by_grant: number;
+            /** Median Decision Ms */
+            median_decision_ms?: number | null;
+            /** P95 Decision Ms */
+            p95_decision_ms?: number | null;
+        };
+        /**
+         * ToolMetricsReport
+         * @description The window (``since`` inclusive, ``until`` exclusive) and one row per tool and employee.
+         */
+        ToolMetricsReport: {
+            /**
+             * Since
+             * Format: date-time
+             */
+            since: string;
+            /**
+             * Until
+             * Format: date-time
+             */
+            until: string;
+            /** Tools */
+            tools: components["schemas"]["ToolMetrics"][];
         };
         /** ToolOut */
         ToolOut: {
@@ -1599,6 +1836,22 @@ export interface components {
             /** Modal */
             modal: boolean;
         };
+        /**
+         * UndoOut
+         * @description Whether the person can undo a write call's changes (``POST /api/tool-calls/{id}/undo``).
+         *
+         *     ``available``: Undo may be offered (the server re-checks for later changes); ``undone``:
+         *     Redo may be offered; ``unavailable`` comes with a ``reason``.
+         */
+        UndoOut: {
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "available" | "undone" | "unavailable";
+            /** Reason */
+            reason?: string | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -1625,6 +1878,89 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ApprovalOut"][];
                 };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_audit_api_audit_get: {
+        parameters: {
+            query?: {
+                /** @description Tool name, e.g. notes.add */
+                tool?: string | null;
+                /** @description Employee slug */
+                employee?: string | null;
+                /** @description User id: their conversations or decisions */
+                user?: string | null;
+                outcome?: ("approved" | "edited" | "rejected" | "responded" | "allowed" | "expired" | "cancelled") | null;
+                /** @description From this time (inclusive) */
+                since?: string | null;
+                /** @description Before this time (exclusive) */
+                until?: string | null;
+                limit?: number;
+                /** @description next_before of the last page */
+                before?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    export_audit_api_audit_export_get: {
+        parameters: {
+            query?: {
+                /** @description Tool name, e.g. notes.add */
+                tool?: string | null;
+                /** @description Employee slug */
+                employee?: string | null;
+                /** @description User id: their conversations or decisions */
+                user?: string | null;
+                outcome?: ("approved" | "edited" | "rejected" | "responded" | "allowed" | "expired" | "cancelled") | null;
+                /** @description From this time (inclusive) */
+                since?: string | null;
+                /** @description Before this time (exclusive) */
+                until?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description An error with a stable code. */
             "4XX": {
@@ -2239,6 +2575,40 @@ export interface operations {
             };
         };
     };
+    get_tool_metrics_api_metrics_tools_get: {
+        parameters: {
+            query?: {
+                /** @description Default: 7 days before until */
+                since?: string | null;
+                /** @description Default: now */
+                until?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolMetricsReport"];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     get_grants_api_grants_get: {
         parameters: {
             query?: never;
@@ -2589,6 +2959,96 @@ export interface operations {
             };
             /** @description invalid_output (details.errors) or a malformed body */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    post_undo_api_tool_calls__tool_call_id__undo_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolCallOut"];
+                };
+            };
+            /** @description unknown or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not_undoable (a read call), already_undone / not_undone, or undo_conflict: a later call changed the same data (details.conflicts names it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    post_redo_api_tool_calls__tool_call_id__redo_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolCallOut"];
+                };
+            };
+            /** @description unknown or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not_undoable (a read call), already_undone / not_undone, or undo_conflict: a later call changed the same data (details.conflicts names it) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

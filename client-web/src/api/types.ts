@@ -275,3 +275,24 @@ const EVENT_TYPES: { [K in WireStreamEvent["type"]]: K extends StreamEventType ?
 export const STREAM_EVENT_TYPES: readonly StreamEventType[] = Object.keys(
   EVENT_TYPES,
 ) as StreamEventType[];
+
+// ---------------------------------------------------------------------------
+// Audit log and metrics (issue 8)
+
+export type AuditRecordOut = S["AuditRecordOut"];
+export type AuditPage = S["AuditPage"];
+export type ToolMetrics = S["ToolMetrics"];
+export type ToolMetricsReport = S["ToolMetricsReport"];
+/** The audit log's outcome values (GET /api/audit?outcome=...). */
+export type AuditOutcome = NonNullable<
+  NonNullable<paths["/api/audit"]["get"]["parameters"]["query"]>["outcome"]
+>;
+/** Filters of GET /api/audit and its CSV export; empty fields do not filter. */
+export interface AuditQuery {
+  tool?: string;
+  employee?: string;
+  user?: string;
+  outcome?: AuditOutcome | "";
+  since?: string;
+  until?: string;
+}

@@ -28,7 +28,7 @@ export function ToolCardHeader({ title, tool, call, summary: given }: Props) {
   const destructive = isDestructive(call, tool);
   const tags = (
     <>
-      {destructive && <span className="tag danger">cannot be undone</span>}
+      {destructive && <span className="tag danger">deletes data</span>}
       {!destructive && isWrite(call, tool) && <span className="tag">changes data</span>}
     </>
   );

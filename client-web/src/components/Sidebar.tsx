@@ -13,6 +13,8 @@ interface Props {
   activeId: string | null;
   adminActive: boolean;
   approvalsActive: boolean;
+  /** The Audit page is open. */
+  auditActive?: boolean;
   permissionsActive?: boolean;
   /** Decisions waiting across conversations (the Approvals link's count). */
   waitingTotal: number;
@@ -82,6 +84,14 @@ export function Sidebar(props: Props) {
           data-testid="permissions-link"
         >
           Permissions
+        </a>
+        <a
+          href="#/audit"
+          className={props.auditActive ? "nav-link active" : "nav-link"}
+          aria-current={props.auditActive ? "page" : undefined}
+          data-testid="audit-link"
+        >
+          Audit
         </a>
         {isAdmin(me) && (
           <a href="#/admin" className={adminActive ? "nav-link active" : "nav-link"} aria-current={adminActive ? "page" : undefined} data-testid="admin-link">

@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from "react";
 import type { MessageOut, ToolCallOut } from "../api/types";
+import { UndoButton } from "../cards/approval/UndoButton";
 import { CardHost } from "../cards/CardHost";
 import { ArgFields } from "../cards/fields/ArgFields";
 import { argsSummary } from "../cards/fields/schemaFields";
@@ -22,7 +23,7 @@ const CLIP = 300;
 
 export function ToolCallRow({ call, toolMessage }: { call: ToolCallOut; toolMessage?: MessageOut }) {
   const { tools } = useAppData();
-  const { owned } = useConversationActions();
+  const { owned, dispatch } = useConversationActions();
   const [details, setDetails] = useState(false);
   const tool = tools[call.name];
   const args = call.executed_args ?? call.proposed_args;
@@ -59,6 +60,7 @@ export function ToolCallRow({ call, toolMessage }: { call: ToolCallOut; toolMess
       <GrantNote call={call} />
       <ResultSummary call={call} toolMessage={toolMessage} title={toolTitle(tools, call.name, call.title)} />
       {card && <CardHost call={call} />}
+      {owned && <UndoButton call={call} onUpdated={(updated) => dispatch({ type: "local.toolCall", toolCall: updated })} />}
     </div>
   );
 }

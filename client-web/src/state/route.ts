@@ -1,13 +1,14 @@
 /**
  * The in-app views, kept in the URL hash: `#/` (pick an employee), `#/new/<employee>` (a new
  * chat, not stored until its first message), `#/c/<id>` (optionally `#/c/<id>/call/<call id>`
- * to bring one tool call into view), `#/approvals`, `#/permissions`, `#/admin`.
+ * to bring one tool call into view), `#/approvals`, `#/permissions`, `#/audit`, `#/admin`.
  */
 export type Route =
   | { kind: "home" }
   | { kind: "new"; employee: string }
   | { kind: "conversation"; id: string; call?: string }
   | { kind: "approvals" }
+  | { kind: "audit" }
   | { kind: "permissions" }
   | { kind: "admin" };
 
@@ -38,6 +39,7 @@ export function parseHash(hash: string): Route {
   }
   if (hash === "#/admin") return { kind: "admin" };
   if (hash === "#/approvals") return { kind: "approvals" };
+  if (hash === "#/audit") return { kind: "audit" };
   if (hash === "#/permissions") return { kind: "permissions" };
   return { kind: "home" };
 }
@@ -52,6 +54,8 @@ export function routeHash(route: Route): string {
       return `#/new/${encodeURIComponent(route.employee)}`;
     case "approvals":
       return "#/approvals";
+    case "audit":
+      return "#/audit";
     case "permissions":
       return "#/permissions";
     case "admin":

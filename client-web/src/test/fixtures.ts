@@ -34,6 +34,7 @@ export function toolCall(over: Partial<ToolCallOut> = {}): ToolCallOut {
     approvals_required: 1,
     require_approver: false,
     approvals: [],
+    undo: null,
     ...over,
   };
 }

@@ -16,10 +16,12 @@ from interlock.api.errors import ErrorOut, install_error_handlers
 from interlock.api.middleware import GuardMiddleware
 from interlock.api.routers import (
     approvals,
+    audit,
     catalog,
     conversations,
     employees,
     events,
+    metrics,
     permissions,
     skills,
     tool_calls,
@@ -81,10 +83,12 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     )
     for module in (
         approvals,
+        audit,
         catalog,
         conversations,
         employees,
         events,
+        metrics,
         permissions,
         skills,
         tool_calls,

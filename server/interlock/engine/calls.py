@@ -53,7 +53,12 @@ class CallExecutor:
         """
         tool = self.registry.get(call.name)
         context = ToolContext(
-            user_id=user_id, conversation_id=call.conversation_id, tool_call_id=call.id, db=self.db
+            user_id=user_id,
+            conversation_id=call.conversation_id,
+            tool_call_id=call.id,
+            db=self.db,
+            writable=tool.write if tool is not None else False,
+            tool_name=call.name,
         )
         refusal = await self._refusal(tool, employee, call, args, context)
         if refusal is not None:

@@ -18,15 +18,21 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk
 from langchain_core.messages.ai import add_ai_message_chunks
 from langgraph.graph import END, START, StateGraph
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
-from interlock.audit import ALLOW_DECIDER, Channel, Outcome, record_outcome
+from interlock.audit import ALLOW_DECIDER, REPEAT_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
 from interlock.engine.binding import BoundModels
 from interlock.engine.calls import CallExecutor
 from interlock.engine.expiry import Deadlines
 from interlock.engine.grants import apply_grant
 from interlock.engine.history import HistoryCache
+from interlock.engine.loop_guard import (
+    REPEAT_ERROR_CODE,
+    check_run_repeats,
+    declined_before,
+    repeat_text,
+)
 from interlock.engine.preflight import Prepared, prepare_calls
 from interlock.engine.proposals import message_text, read_proposals
 from interlock.engine.records import (
@@ -50,6 +56,7 @@ from interlock.storage import (
     ToolCallStatus,
 )
 from interlock.storage.views import message_out
+from interlock.store import undone_calls_note
 from interlock.streaming import EventBus
 from interlock.streaming.deltas import DeltaBuffer
 from interlock.streaming.events import (
@@ -136,7 +143,8 @@ class _Nodes:
             employee = d.employee_of(conversation.employee)
             on = actions_on(session, conversation.owner_id, employee.slug)
             plan = plan_turn(conversation, employee, d.catalog, d.registry, actions_on=on)
-            history = self.history.model_messages(session, conversation_id, plan.system_prompt)
+            prompt = plan.system_prompt + undone_calls_note(session, d.registry, conversation_id)
+            history = self.history.model_messages(session, conversation_id, prompt)
         model = d.model_for(employee)
         bound = self.bound.bind(model, plan.offered)
 
@@ -251,6 +259,13 @@ class _Nodes:
                         error_code=item.code,
                         error_message=item.problem,
                     )
+                elif (
+                    tool is not None
+                    and plan.permissions[tool.name] == Permission.ASK
+                    and call.grant_id is None
+                    and declined_before(session, conversation_id, tool, call.proposed_args)
+                ):
+                    self._close_repeat(session, run_id, call, tool)
                 elif tool is not None and plan.permissions[tool.name] == Permission.ALLOW:
                     record_outcome(
                         session,
@@ -270,6 +285,33 @@ class _Nodes:
                     call.confirmation = item.confirmation
                     d.deadlines.interrupt(session, d.bus, d.registry, call, employee, run_id)
             d.bus.commit(session)
+        with d.db.session() as session:
+            check_run_repeats(session, run_id)
+
+    def _close_repeat(self, session: Session, run_id: str, call: ToolCall, tool: Tool) -> None:
+        """Close a call the person already declined as ``rejected`` by ``policy:repeat``."""
+        reason = "the person already declined this exact call earlier in the conversation"
+        record_outcome(
+            session,
+            call=call,
+            decider=REPEAT_DECIDER,
+            channel=Channel.system,
+            outcome=Outcome.rejected,
+            reason=reason,
+            proposed_args=call.proposed_args,
+            executed_args=None,
+        )
+        close_call(
+            session,
+            self.d.bus,
+            self.d.registry,
+            call,
+            status=ToolCallStatus.rejected,
+            text=repeat_text(tool),
+            error_code=REPEAT_ERROR_CODE,
+            error_message=f"Not asked again: {reason}.",
+            run_id=run_id,
+        )
 
     # -- tools ---------------------------------------------------------------------------
     async def tools(self, state: TurnState) -> dict[str, Any]:

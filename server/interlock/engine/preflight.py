@@ -72,8 +72,14 @@ async def prepare_calls(
             item.hint = field_hint(errors)
             continue
         assert tool is not None and isinstance(proposal.args, dict)
+        # Checks and confirmations run before any approval: they may read, never write.
         context = ToolContext(
-            user_id=user_id, conversation_id=conversation_id, tool_call_id=item.call_id, db=db
+            user_id=user_id,
+            conversation_id=conversation_id,
+            tool_call_id=item.call_id,
+            db=db,
+            writable=False,
+            tool_name=tool.name,
         )
         timeout = tool.timeout_s if tool.timeout_s is not None else registry.default_timeout_s
         try:
@@ -105,7 +111,12 @@ async def prepare_command(
     """
     tool = command.tool
     context = ToolContext(
-        user_id=user_id, conversation_id=conversation_id, tool_call_id=command.call_id, db=db
+        user_id=user_id,
+        conversation_id=conversation_id,
+        tool_call_id=command.call_id,
+        db=db,
+        writable=False,
+        tool_name=tool.name,
     )
     timeout = tool.timeout_s if tool.timeout_s is not None else registry.default_timeout_s
     try:

@@ -227,6 +227,9 @@ class ToolCall(SQLModel, table=True):
     # Set in the same guarded update that records the final decision; the expiry sweeper
     # only closes calls where it is still empty, so exactly one of the two wins.
     decided_at: datetime | None = None
+    # ``available`` once the call changed data through ``ctx.store``; ``undone`` after undo.
+    undo_state: str | None = Field(default=None, max_length=20)
+    undone_at: datetime | None = None
 
 
 class ToolCallApproval(SQLModel, table=True):
@@ -339,12 +342,48 @@ class Event(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
-class Note(SQLModel, table=True):
-    __tablename__ = "notes"
+class StoreEntry(SQLModel, table=True):
+    """One key of a person's data kept by tools through ``ctx.store`` (see ``interlock.store``).
+
+    A deleted key stays as a tombstone (``present`` false) so its undo history stays linked.
+    ``last_change_id`` is the :class:`StoreChange` whose state the entry holds now.
+    """
+
+    __tablename__ = "store_entries"
+    __table_args__ = (
+        UniqueConstraint("owner_id", "namespace", "key", name="uq_store_entries_owner_ns_key"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
-    owner_id: str = Field(index=True, max_length=64)
-    text: str = Field(sa_column=Column(Text, nullable=False))
+    owner_id: str = Field(max_length=64)
+    namespace: str = Field(max_length=100)
+    key: str = Field(max_length=200)
+    value: Any = Field(default=None, sa_column=Column(JSON))
+    present: bool = True
+    last_change_id: int | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class StoreChange(SQLModel, table=True):
+    """What one tool call did to one key: the value before its first write and after its last."""
+
+    __tablename__ = "store_changes"
+    __table_args__ = (
+        UniqueConstraint("tool_call_id", "entry_id", name="uq_store_changes_call_entry"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    tool_call_id: str = Field(index=True, max_length=64)
+    entry_id: int = Field(index=True)
+    before: Any = Field(default=None, sa_column=Column(JSON))
+    present_before: bool = False
+    after: Any = Field(default=None, sa_column=Column(JSON))
+    present_after: bool = False
+    # The change the entry held before this call wrote it (restored by undo).
+    prev_change_id: int | None = None
+    # Words for a person: ``note #2: “buy milk”``.
+    label: str = Field(default="", max_length=300)
     created_at: datetime = Field(default_factory=utcnow)
 
 

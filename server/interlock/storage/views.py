@@ -55,6 +55,17 @@ class DecisionOut(BaseModel):
     created_at: datetime
 
 
+class UndoOut(BaseModel):
+    """Whether the person can undo a write call's changes (``POST /api/tool-calls/{id}/undo``).
+
+    ``available``: Undo may be offered (the server re-checks for later changes); ``undone``:
+    Redo may be offered; ``unavailable`` comes with a ``reason``.
+    """
+
+    state: Literal["available", "undone", "unavailable"]
+    reason: str | None = None
+
+
 class ToolCallApprovalOut(BaseModel):
     """One person's approval of a call that needs several (``approvals_required`` > 1)."""
 
@@ -112,6 +123,7 @@ class ToolCallOut(BaseModel):
     approvals_required: int = 1
     require_approver: bool = False
     approvals: list[ToolCallApprovalOut] = []
+    undo: UndoOut | None = None
 
 
 class MessageOut(BaseModel):
@@ -222,6 +234,7 @@ def tool_call_out(
         approvals_required=call.approvals_required,
         require_approver=call.require_approver,
         approvals=approvals or [],
+        undo=UndoOut(state=call.undo_state) if call.undo_state else None,  # type: ignore[arg-type]
     )
 
 

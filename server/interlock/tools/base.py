@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from interlock.storage import Database
+    from interlock.store import ToolStore
 
 TOOL_ERROR_CODES = frozenset(
     {
@@ -79,12 +81,31 @@ class ToolContext:
         conversation_id: The conversation the call belongs to.
         tool_call_id: Interlock's id of this call (also used in the tool message).
         db: The database, for tools that keep their own records (open a session per use).
+        writable: False for a read tool: writes through :attr:`store` fail with
+            ``permission_denied``.
+        tool_name: The tool being run (for messages).
     """
 
     user_id: str
     conversation_id: str
     tool_call_id: str
     db: Database
+    writable: bool = True
+    tool_name: str = ""
+
+    @cached_property
+    def store(self) -> ToolStore:
+        """The person's data through ``ctx.store``; this call's writes form one undo step."""
+        # Imported here: the store raises ToolError, so it imports this module.
+        from interlock.store import ToolStore
+
+        return ToolStore(
+            self.db,
+            self.user_id,
+            self.tool_call_id,
+            writable=self.writable,
+            tool_name=self.tool_name,
+        )
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Request
@@ -11,9 +12,13 @@ from interlock.api.deps import CurrentUser, EngineDep
 from interlock.audit import Channel
 from interlock.engine import DecisionIn, decide
 from interlock.engine.client_results import ClientResultIn, submit_result
+from interlock.engine.records import view
+from interlock.engine.runner import Engine
 from interlock.errors import NotFound
-from interlock.storage import Conversation, ToolCall, ToolOutput
+from interlock.storage import Conversation, Database, ToolCall, ToolOutput
 from interlock.storage.views import ToolCallOut
+from interlock.store import redo_call, undo_call
+from interlock.tools import ToolRegistry
 
 router = APIRouter(prefix="/api/tool-calls", tags=["tool calls"])
 
@@ -81,3 +86,36 @@ async def post_result(
     """The browser's result of a frontend call (``awaiting_client``); the run then resumes."""
     size = len(await request.body())
     return await submit_result(engine, user.id, tool_call_id, body, size)
+
+
+_UNDO_RESPONSES: dict[int | str, dict[str, str]] = {
+    404: {"description": "unknown or not yours"},
+    409: {
+        "description": "not_undoable (a read call), already_undone / not_undone, or "
+        "undo_conflict: a later call changed the same data (details.conflicts names it)"
+    },
+}
+
+
+@router.post("/{tool_call_id}/undo", responses=_UNDO_RESPONSES)
+async def post_undo(tool_call_id: str, user: CurrentUser, engine: EngineDep) -> ToolCallOut:
+    """Put back what a write call changed, in one transaction; the model hears of it next turn."""
+    return await engine.db.run(_step, engine, undo_call, user.id, tool_call_id)
+
+
+@router.post("/{tool_call_id}/redo", responses=_UNDO_RESPONSES)
+async def post_redo(tool_call_id: str, user: CurrentUser, engine: EngineDep) -> ToolCallOut:
+    """Apply an undone call's changes again, in one transaction."""
+    return await engine.db.run(_step, engine, redo_call, user.id, tool_call_id)
+
+
+def _step(
+    engine: Engine,
+    step: Callable[[Database, ToolRegistry, str, str], ToolCall],
+    user_id: str,
+    tool_call_id: str,
+) -> ToolCallOut:
+    """Run ``undo_call``/``redo_call`` and return the call's view (on a database thread)."""
+    call = step(engine.db, engine.registry, user_id, tool_call_id)
+    with engine.db.session() as session:
+        return view(session, engine.registry, call)

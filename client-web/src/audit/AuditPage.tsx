@@ -1,0 +1,269 @@
+/**
+ * The Audit page: every decision and automatic outcome on tool calls (admins: everyone's;
+ * members: their own), filtered by tool, employee, person, outcome and time range, newest
+ * first with "Show more", a CSV export of the same filters, and the tool metrics of the range.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { api, asApiError, download } from "../api/client";
+import type { AuditQuery, AuditRecordOut, ToolMetricsReport } from "../api/types";
+import { ViewJson } from "../components/JsonView";
+import { isAdmin, useAppData } from "../state/appData";
+import { MetricsPanel } from "./MetricsPanel";
+import { channelWords, localInputToIso, OUTCOME_WORDS, OUTCOMES, outcomeWords, when } from "./words";
+
+interface Filters {
+  tool: string;
+  employee: string;
+  user: string;
+  outcome: string;
+  /** `datetime-local` values (local time), "" for open ends. */
+  from: string;
+  to: string;
+}
+
+const EMPTY: Filters = { tool: "", employee: "", user: "", outcome: "", from: "", to: "" };
+
+function toQuery(f: Filters): AuditQuery {
+  return {
+    tool: f.tool || undefined,
+    employee: f.employee || undefined,
+    user: f.user || undefined,
+    outcome: (f.outcome || undefined) as AuditQuery["outcome"],
+    since: localInputToIso(f.from),
+    until: localInputToIso(f.to),
+  };
+}
+
+export function AuditPage() {
+  const { me, tools, employees } = useAppData();
+  const admin = isAdmin(me);
+  const [filters, setFilters] = useState<Filters>(EMPTY);
+  const [records, setRecords] = useState<AuditRecordOut[] | null>(null);
+  const [total, setTotal] = useState(0);
+  const [nextBefore, setNextBefore] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [metrics, setMetrics] = useState<ToolMetricsReport | null>(null);
+  const [metricsError, setMetricsError] = useState<string | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [exporting, setExporting] = useState(false);
+  // People seen in the records so far (no user directory for members), for the Person filter.
+  const [people, setPeople] = useState<Record<string, string>>({});
+  const request = useRef(0);
+  const query = useMemo(() => toQuery(filters), [filters]);
+
+  const remember = (list: AuditRecordOut[]) =>
+    setPeople((known) => {
+      const next = { ...known };
+      for (const r of list) next[r.owner_id] = r.owner_name;
+      return next;
+    });
+
+  const load = useCallback(async () => {
+    const mine = ++request.current;
+    setError(null);
+    setMetricsError(null);
+    try {
+      const page = await api.audit(query);
+      if (mine !== request.current) return;
+      setRecords(page.records);
+      setTotal(page.total);
+      setNextBefore(page.next_before ?? null);
+      remember(page.records);
+    } catch (e) {
+      if (mine === request.current) setError(asApiError(e).message);
+    }
+    try {
+      const report = await api.toolMetrics(query.since, query.until);
+      if (mine === request.current) setMetrics(report);
+    } catch (e) {
+      if (mine === request.current) setMetricsError(asApiError(e).message);
+    }
+  }, [query]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const more = async () => {
+    if (nextBefore == null) return;
+    setLoadingMore(true);
+    try {
+      const page = await api.audit(query, nextBefore);
+      setRecords((list) => [...(list ?? []), ...page.records]);
+      setNextBefore(page.next_before ?? null);
+      remember(page.records);
+    } catch (e) {
+      setError(asApiError(e).message);
+    } finally {
+      setLoadingMore(false);
+    }
+  };
+
+  const exportCsv = async () => {
+    setExporting(true);
+    try {
+      await download(api.auditExportUrl(query), "interlock-audit.csv");
+    } catch (e) {
+      setError(asApiError(e).message);
+    } finally {
+      setExporting(false);
+    }
+  };
+
+  const set = (key: keyof Filters) => (value: string) => setFilters((f) => ({ ...f, [key]: value }));
+  const toolNames = Object.values(tools).sort((a, b) => a.title.localeCompare(b.title));
+  const employeeList = Object.values(employees).sort((a, b) => a.name.localeCompare(b.name));
+  const filtered = Object.values(filters).some(Boolean);
+
+  return (
+    <main className="conversation audit-page" data-testid="audit-page">
+      <div className="pad audit-scroll">
+        <h1>Audit</h1>
+        <p className="muted">
+          {admin
+            ? "Every decision on a tool call and every call that ran without asking, for everyone."
+            : "Every decision on tool calls in your conversations, and the calls that ran without asking."}{" "}
+          Records are chained with SHA-256, so any later change to them shows.
+        </p>
+        <form className="audit-filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+          <label>
+            Tool
+            <select data-testid="filter-tool" value={filters.tool} onChange={(e) => set("tool")(e.target.value)}>
+              <option value="">Any tool</option>
+              {toolNames.map((t) => (
+                <option key={t.name} value={t.name}>
+                  {t.title}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Employee
+            <select data-testid="filter-employee" value={filters.employee} onChange={(e) => set("employee")(e.target.value)}>
+              <option value="">Anyone</option>
+              {employeeList.map((emp) => (
+                <option key={emp.slug} value={emp.slug}>
+                  {emp.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          {admin && (
+            <label>
+              Person
+              <select data-testid="filter-user" value={filters.user} onChange={(e) => set("user")(e.target.value)}>
+                <option value="">Everyone</option>
+                {Object.entries(people)
+                  .sort((a, b) => a[1].localeCompare(b[1]))
+                  .map(([id, name]) => (
+                    <option key={id} value={id}>
+                      {name}
+                    </option>
+                  ))}
+              </select>
+            </label>
+          )}
+          <label>
+            Outcome
+            <select data-testid="filter-outcome" value={filters.outcome} onChange={(e) => set("outcome")(e.target.value)}>
+              <option value="">Any outcome</option>
+              {OUTCOMES.map((o) => (
+                <option key={o} value={o}>
+                  {OUTCOME_WORDS[o]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            From
+            <input type="datetime-local" data-testid="filter-from" value={filters.from} onChange={(e) => set("from")(e.target.value)} />
+          </label>
+          <label>
+            Until
+            <input type="datetime-local" data-testid="filter-to" value={filters.to} onChange={(e) => set("to")(e.target.value)} />
+          </label>
+          <div className="audit-filter-actions">
+            {filtered && (
+              <button type="button" data-testid="filter-clear" onClick={() => setFilters(EMPTY)}>
+                Clear filters
+              </button>
+            )}
+            <button type="button" data-testid="audit-export" disabled={exporting} onClick={() => void exportCsv()}>
+              {exporting ? "Exporting…" : "Export CSV"}
+            </button>
+          </div>
+        </form>
+
+        <h2>Tools</h2>
+        <p className="muted small">
+          {filters.from || filters.to ? "In the chosen time range." : "The last 7 days."} Waits run from the proposal to a person's decision.
+        </p>
+        <MetricsPanel report={metrics} error={metricsError} />
+
+        <h2>Records</h2>
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        {records == null ? (
+          !error && <p className="muted">Loading…</p>
+        ) : records.length === 0 ? (
+          <p className="muted" data-testid="audit-empty">
+            {filtered ? "No records match these filters." : "Nothing decided yet."}
+          </p>
+        ) : (
+          <>
+            <p className="muted small" data-testid="audit-total">
+              {total === 1 ? "1 record" : `${total} records`}
+              {filtered ? " match" : ""}, newest first.
+            </p>
+            <div className="table-wrap">
+              <table className="data-table" data-testid="audit-table">
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Tool</th>
+                    <th scope="col">Employee</th>
+                    <th scope="col">Outcome</th>
+                    <th scope="col">Decided by</th>
+                    {admin && <th scope="col">Conversation of</th>}
+                    <th scope="col">Via</th>
+                    <th scope="col">Details</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {records.map((r) => (
+                    <tr key={r.seq} data-testid="audit-row" data-outcome={r.outcome} data-tool={r.tool}>
+                      <td className="nowrap">{when(r.created_at)}</td>
+                      <td>{r.tool_title}</td>
+                      <td>{employees[r.employee]?.name ?? r.employee}</td>
+                      <td>
+                        <span className={`badge outcome-${r.outcome}`}>{outcomeWords(r.outcome)}</span>
+                      </td>
+                      <td>{r.decided_by}</td>
+                      {admin && <td>{r.owner_name}</td>}
+                      <td>{channelWords(r.channel)}</td>
+                      <td className="audit-details">
+                        {r.reason && <div className="small">“{r.reason}”</div>}
+                        <a className="small" href={`#/c/${encodeURIComponent(r.conversation_id)}/call/${encodeURIComponent(r.tool_call_id)}`}>
+                          Open the call
+                        </a>
+                        <ViewJson value={{ proposed_args: r.proposed_args, executed_args: r.executed_args, hash: r.hash }} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            {nextBefore != null && (
+              <button type="button" data-testid="audit-more" disabled={loadingMore} onClick={() => void more()}>
+                {loadingMore ? "Loading…" : "Show more"}
+              </button>
+            )}
+          </>
+        )}
+      </div>
+    </main>
+  );
+}

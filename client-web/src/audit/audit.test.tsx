@@ -1,0 +1,90 @@
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import { queryString } from "../api/client";
+import type { ToolMetricsReport } from "../api/types";
+import { UndoButton } from "../cards/approval/UndoButton";
+import { toolCall } from "../test/fixtures";
+import { MetricsPanel } from "./MetricsPanel";
+import { duration, localInputToIso, outcomeWords } from "./words";
+
+describe("audit words", () => {
+  it("writes durations for people", () => {
+    expect(duration(null)).toBe("–");
+    expect(duration(850)).toBe("850 ms");
+    expect(duration(4_200)).toBe("4.2 s");
+    expect(duration(42_000)).toBe("42 s");
+    expect(duration(240_000)).toBe("4 min");
+    expect(duration(9_000_000)).toBe("2.5 h");
+  });
+
+  it("names outcomes and leaves unknown ones as they are", () => {
+    expect(outcomeWords("edited")).toBe("Edited, then approved");
+    expect(outcomeWords("allowed")).toBe("Ran without asking");
+    expect(outcomeWords("mystery")).toBe("mystery");
+  });
+
+  it("builds query strings from the non-empty filters only", () => {
+    expect(queryString({ tool: "notes.add", outcome: "", user: undefined, limit: 50 })).toBe("?tool=notes.add&limit=50");
+    expect(queryString({})).toBe("");
+    expect(localInputToIso("")).toBeUndefined();
+    expect(localInputToIso("2026-12-01T10:00")).toMatch(/^2026-12-01T\d\d:00:00\.000Z$/);
+  });
+});
+
+describe("UndoButton", () => {
+  const noop = () => {};
+  it("offers Undo on a succeeded write call and Redo once undone", () => {
+    const available = renderToStaticMarkup(
+      <UndoButton call={toolCall({ status: "succeeded", undo: { state: "available" } })} onUpdated={noop} />,
+    );
+    expect(available).toContain('data-testid="undo"');
+    expect(available).not.toContain('data-testid="redo"');
+    const undone = renderToStaticMarkup(
+      <UndoButton call={toolCall({ status: "succeeded", undo: { state: "undone" } })} onUpdated={noop} />,
+    );
+    expect(undone).toContain("Undone: the changes were put back.");
+    expect(undone).toContain('data-testid="redo"');
+  });
+
+  it("shows nothing for calls without an undo step or that did not succeed", () => {
+    expect(renderToStaticMarkup(<UndoButton call={toolCall({ status: "succeeded" })} onUpdated={noop} />)).toBe("");
+    expect(
+      renderToStaticMarkup(<UndoButton call={toolCall({ status: "failed", undo: { state: "available" } })} onUpdated={noop} />),
+    ).toBe("");
+  });
+});
+
+describe("MetricsPanel", () => {
+  it("draws one row per tool with its outcomes in words for screen readers", () => {
+    const report: ToolMetricsReport = {
+      since: "2026-11-24T00:00:00Z",
+      until: "2026-12-01T00:00:00Z",
+      tools: [
+        {
+          tool: "notes.add",
+          title: "Add a note",
+          employee: "assistant",
+          calls: 4,
+          approved: 2,
+          edited: 1,
+          rejected: 1,
+          responded: 0,
+          expired: 0,
+          cancelled: 0,
+          auto_allowed: 0,
+          auto_allowed_by_grant: 0,
+          median_decision_ms: 1500,
+          p95_decision_ms: 4000,
+        },
+      ],
+    };
+    const html = renderToStaticMarkup(<MetricsPanel report={report} error={null} />);
+    expect(html).toContain("Add a note");
+    expect(html).toContain('aria-label="Approved: 2, Edited: 1, Rejected: 1"');
+    expect(html).toContain("1.5 s");
+    expect(html).toContain("4.0 s");
+    expect(renderToStaticMarkup(<MetricsPanel report={{ ...report, tools: [] }} error={null} />)).toContain(
+      "No tool calls in this time range.",
+    );
+  });
+});

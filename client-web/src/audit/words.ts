@@ -1,0 +1,55 @@
+/** Words for people: audit outcomes, channels, durations and times. */
+import type { AuditOutcome } from "../api/types";
+
+export const OUTCOME_WORDS: Record<AuditOutcome, string> = {
+  approved: "Approved",
+  edited: "Edited, then approved",
+  rejected: "Rejected",
+  responded: "Answered",
+  allowed: "Ran without asking",
+  expired: "Expired",
+  cancelled: "Cancelled",
+};
+
+export const OUTCOMES = Object.keys(OUTCOME_WORDS) as AuditOutcome[];
+
+export function outcomeWords(outcome: string): string {
+  return (OUTCOME_WORDS as Record<string, string>)[outcome] ?? outcome;
+}
+
+const CHANNEL_WORDS: Record<string, string> = { web: "Web", api: "API", mcp: "MCP", system: "Automatic" };
+
+export function channelWords(channel: string): string {
+  return CHANNEL_WORDS[channel] ?? channel;
+}
+
+/** `850 ms`, `12 s`, `4 min`, `2.5 h` (null: "–"). */
+export function duration(ms: number | null | undefined): string {
+  if (ms == null) return "–";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
+  const min = s / 60;
+  if (min < 60) return `${Math.round(min)} min`;
+  const h = min / 60;
+  return `${h < 10 ? h.toFixed(1) : Math.round(h)} h`;
+}
+
+/** A stored time in the person's locale, to the second. */
+export function when(iso: string): string {
+  return new Date(iso).toLocaleString(undefined, {
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  });
+}
+
+/** A `datetime-local` input value (local time) as an ISO instant, or undefined when empty. */
+export function localInputToIso(value: string): string | undefined {
+  if (!value) return undefined;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}

@@ -1,0 +1,99 @@
+"""The audit log: admins see every record, members their own; filters, pages and CSV export."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query
+from fastapi.responses import StreamingResponse
+
+from interlock.api.deps import CurrentUser, EngineDep
+from interlock.audit.query import MAX_PAGE, AuditFilter, AuditPage, audit_page, export_csv
+from interlock.errors import BadRequest
+
+router = APIRouter(prefix="/api/audit", tags=["audit"])
+
+OutcomeParam = Literal[
+    "approved", "edited", "rejected", "responded", "allowed", "expired", "cancelled"
+]
+
+
+def as_utc(value: datetime | None) -> datetime | None:
+    """Read a time without a zone as UTC (the server's clock and zone decide)."""
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _filter(
+    tool: str | None,
+    employee: str | None,
+    user: str | None,
+    outcome: str | None,
+    since: datetime | None,
+    until: datetime | None,
+) -> AuditFilter:
+    since, until = as_utc(since), as_utc(until)
+    if since is not None and until is not None and since >= until:
+        raise BadRequest("since must be before until.", code="invalid_request")
+    return AuditFilter(
+        tool=tool or None,
+        employee=employee or None,
+        user=user or None,
+        outcome=outcome,
+        since=since,
+        until=until,
+    )
+
+
+ToolQ = Annotated[str | None, Query(max_length=200, description="Tool name, e.g. notes.add")]
+EmployeeQ = Annotated[str | None, Query(max_length=100, description="Employee slug")]
+UserQ = Annotated[
+    str | None,
+    Query(alias="user", max_length=64, description="User id: their conversations or decisions"),
+]
+OutcomeQ = Annotated[OutcomeParam | None, Query()]
+SinceQ = Annotated[datetime | None, Query(description="From this time (inclusive)")]
+UntilQ = Annotated[datetime | None, Query(description="Before this time (exclusive)")]
+
+
+@router.get("")
+async def list_audit(
+    user: CurrentUser,
+    engine: EngineDep,
+    tool: ToolQ = None,
+    employee: EmployeeQ = None,
+    by: UserQ = None,
+    outcome: OutcomeQ = None,
+    since: SinceQ = None,
+    until: UntilQ = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
+    before: Annotated[int | None, Query(ge=1, description="next_before of the last page")] = None,
+) -> AuditPage:
+    """A page of audit records, newest first (admins: all; members: their own)."""
+    flt = _filter(tool, employee, by, outcome, since, until)
+    return await engine.db.run(
+        audit_page, engine.db, engine.registry, user, flt, limit=limit, before=before
+    )
+
+
+@router.get("/export", response_class=StreamingResponse)
+async def export_audit(
+    user: CurrentUser,
+    engine: EngineDep,
+    tool: ToolQ = None,
+    employee: EmployeeQ = None,
+    by: UserQ = None,
+    outcome: OutcomeQ = None,
+    since: SinceQ = None,
+    until: UntilQ = None,
+) -> StreamingResponse:
+    """Every matching audit record as CSV, oldest first (same filters and rights as the list)."""
+    flt = _filter(tool, employee, by, outcome, since, until)
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    return StreamingResponse(
+        export_csv(engine.db, engine.registry, user, flt),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="interlock-audit-{stamp}.csv"'},
+    )

@@ -1,0 +1,35 @@
+"""Tool metrics per tool and employee over a time window (admins: all; members: their own)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from interlock.api.deps import CurrentUser, EngineDep
+from interlock.api.routers.audit import as_utc
+from interlock.audit.metrics import ToolMetricsReport, tool_metrics
+from interlock.errors import BadRequest
+
+router = APIRouter(prefix="/api/metrics", tags=["metrics"])
+
+DEFAULT_WINDOW = timedelta(days=7)
+MAX_WINDOW = timedelta(days=366)
+
+
+@router.get("/tools")
+async def get_tool_metrics(
+    user: CurrentUser,
+    engine: EngineDep,
+    since: Annotated[datetime | None, Query(description="Default: 7 days before until")] = None,
+    until: Annotated[datetime | None, Query(description="Default: now")] = None,
+) -> ToolMetricsReport:
+    """Calls, outcomes and time to decision per tool and employee in ``[since, until)``."""
+    end = as_utc(until) or datetime.now(UTC)
+    start = as_utc(since) or end - DEFAULT_WINDOW
+    if start >= end:
+        raise BadRequest("since must be before until.", code="invalid_request")
+    if end - start > MAX_WINDOW:
+        raise BadRequest("The window may span at most 366 days.", code="invalid_request")
+    return await engine.db.run(tool_metrics, engine.db, engine.registry, user, start, end)

@@ -1,0 +1,273 @@
+"""Reading the audit log: filters, pages (newest first), CSV export, and words for people.
+
+Admins see every record; members see the records of their own conversations and the ones
+they decided. Every function here is synchronous (run it off the event loop).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import or_
+from sqlmodel import Session, col, func, select
+
+from interlock.audit.chain import ALLOW_DECIDER, REPEAT_DECIDER, SYSTEM_DECIDER, TIMEOUT_DECIDER
+from interlock.storage import AuditRecord, Database, Role, User
+from interlock.tools import ToolRegistry
+
+MAX_PAGE = 200
+EXPORT_BATCH = 500
+CSV_COLUMNS = (
+    "seq",
+    "created_at",
+    "tool",
+    "employee",
+    "outcome",
+    "decided_by",
+    "decider",
+    "channel",
+    "reason",
+    "proposed_args",
+    "executed_args",
+    "waited_ms",
+    "tool_call_id",
+    "conversation_id",
+    "owner",
+    "hash",
+)
+
+
+@dataclass(frozen=True)
+class AuditFilter:
+    """What to list. ``None`` fields do not filter.
+
+    Attributes:
+        tool: Tool name (``notes.add``).
+        employee: Employee slug.
+        user: A user id: records of that user's conversations or decided by them.
+        outcome: ``approved``, ``edited``, ``rejected``, ``responded``, ``allowed``,
+            ``expired`` or ``cancelled``.
+        since: Records at or after this time (inclusive).
+        until: Records before this time (exclusive).
+    """
+
+    tool: str | None = None
+    employee: str | None = None
+    user: str | None = None
+    outcome: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+class AuditRecordOut(BaseModel):
+    """One audit record as a client sees it, with names written for people."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+    seq: int
+    created_at: datetime
+    tool_call_id: str
+    conversation_id: str
+    employee: str
+    tool: str
+    tool_title: str
+    owner_id: str
+    owner_name: str
+    decider: str
+    decided_by: str
+    channel: str
+    outcome: str
+    reason: str | None = None
+    proposed_args: Any = None
+    executed_args: Any = None
+    waited_ms: int
+    hash: str
+
+
+class AuditPage(BaseModel):
+    """A page of records, newest first; pass ``next_before`` as ``before`` for the next page."""
+
+    records: list[AuditRecordOut]
+    total: int
+    next_before: int | None = None
+
+
+def visible(query: Any, viewer: User, flt: AuditFilter) -> Any:
+    """Return ``query`` narrowed to what ``viewer`` may see and ``flt`` asks for."""
+    if viewer.role != Role.admin:
+        query = query.where(
+            or_(col(AuditRecord.owner_id) == viewer.id, col(AuditRecord.decider) == viewer.id)
+        )
+    if flt.tool:
+        query = query.where(AuditRecord.tool == flt.tool)
+    if flt.employee:
+        query = query.where(AuditRecord.employee == flt.employee)
+    if flt.user:
+        query = query.where(
+            or_(col(AuditRecord.owner_id) == flt.user, col(AuditRecord.decider) == flt.user)
+        )
+    if flt.outcome:
+        query = query.where(AuditRecord.outcome == flt.outcome)
+    if flt.since is not None:
+        query = query.where(col(AuditRecord.created_at) >= flt.since)
+    if flt.until is not None:
+        query = query.where(col(AuditRecord.created_at) < flt.until)
+    return query
+
+
+def audit_page(
+    db: Database,
+    registry: ToolRegistry,
+    viewer: User,
+    flt: AuditFilter,
+    *,
+    limit: int = 50,
+    before: int | None = None,
+) -> AuditPage:
+    """Return one page of records matching ``flt`` that ``viewer`` may see, newest first.
+
+    Args:
+        db: The database.
+        registry: For tool titles.
+        viewer: Who asks (admins see everything).
+        flt: Filters.
+        limit: Page size, 1 to :data:`MAX_PAGE`.
+        before: Only records with ``seq`` below this (the previous page's ``next_before``).
+    """
+    limit = max(1, min(limit, MAX_PAGE))
+    with db.session() as session:
+        total = session.exec(
+            visible(select(func.count()).select_from(AuditRecord), viewer, flt)
+        ).one()
+        query = visible(select(AuditRecord), viewer, flt)
+        if before is not None:
+            query = query.where(col(AuditRecord.seq) < before)
+        rows = list(
+            session.exec(query.order_by(col(AuditRecord.seq).desc()).limit(limit + 1)).all()
+        )
+        more = len(rows) > limit
+        rows = rows[:limit]
+        names = _user_names(session, rows)
+    return AuditPage(
+        records=[record_out(r, registry, names) for r in rows],
+        total=int(total),
+        next_before=rows[-1].seq if more and rows else None,
+    )
+
+
+def export_csv(
+    db: Database, registry: ToolRegistry, viewer: User, flt: AuditFilter
+) -> Iterator[str]:
+    """Yield the CSV export (header first, then every matching record, oldest first)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+
+    def flush() -> str:
+        text = buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+        return text
+
+    writer.writerow(CSV_COLUMNS)
+    yield flush()
+    after = 0
+    while True:
+        with db.session() as session:
+            rows = list(
+                session.exec(
+                    visible(select(AuditRecord), viewer, flt)
+                    .where(col(AuditRecord.seq) > after)
+                    .order_by(col(AuditRecord.seq))
+                    .limit(EXPORT_BATCH)
+                ).all()
+            )
+            names = _user_names(session, rows)
+        if not rows:
+            return
+        for row in rows:
+            out = record_out(row, registry, names)
+            writer.writerow(
+                (
+                    out.seq,
+                    out.created_at.isoformat(),
+                    out.tool,
+                    out.employee,
+                    out.outcome,
+                    out.decided_by,
+                    out.decider,
+                    out.channel,
+                    out.reason or "",
+                    _json_cell(out.proposed_args),
+                    _json_cell(out.executed_args),
+                    out.waited_ms,
+                    out.tool_call_id,
+                    out.conversation_id,
+                    out.owner_name,
+                    out.hash,
+                )
+            )
+        yield flush()
+        after = rows[-1].seq
+
+
+def decider_words(decider: str, names: dict[str, str]) -> str:
+    """Return who decided, for people: a user's name, or what policy acted."""
+    if decider == ALLOW_DECIDER:
+        return "Allowed by the tool's permission"
+    if decider == REPEAT_DECIDER:
+        return "Loop guard (already declined)"
+    if decider == TIMEOUT_DECIDER:
+        return "Not decided in time"
+    if decider == SYSTEM_DECIDER:
+        return "Interlock"
+    if decider.startswith("policy:"):
+        return "Remembered approval"
+    return names.get(decider, "Unknown person")
+
+
+def record_out(
+    record: AuditRecord, registry: ToolRegistry, names: dict[str, str]
+) -> AuditRecordOut:
+    """Build the wire shape of ``record``; ``names`` maps user ids to names."""
+    tool = registry.get(record.tool)
+    return AuditRecordOut(
+        seq=record.seq,
+        created_at=record.created_at,
+        tool_call_id=record.tool_call_id,
+        conversation_id=record.conversation_id,
+        employee=record.employee,
+        tool=record.tool,
+        tool_title=tool.title if tool else record.tool,
+        owner_id=record.owner_id,
+        owner_name=names.get(record.owner_id, "Unknown person"),
+        decider=record.decider,
+        decided_by=decider_words(record.decider, names),
+        channel=record.channel,
+        outcome=record.outcome,
+        reason=record.reason,
+        proposed_args=record.proposed_args,
+        executed_args=record.executed_args,
+        waited_ms=record.waited_ms,
+        hash=record.hash,
+    )
+
+
+def _user_names(session: Session, rows: list[AuditRecord]) -> dict[str, str]:
+    ids = {r.owner_id for r in rows} | {
+        r.decider for r in rows if not r.decider.startswith("policy:")
+    }
+    if not ids:
+        return {}
+    users = session.exec(select(User.id, User.name).where(col(User.id).in_(sorted(ids)))).all()
+    return {user_id: name for user_id, name in users}
+
+
+def _json_cell(value: Any) -> str:
+    return "" if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)

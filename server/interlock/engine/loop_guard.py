@@ -1,0 +1,111 @@
+"""The loop guard: a call the person already declined is not put to them again.
+
+A proposed call identical (same tool, same canonical args) to one ``rejected`` or ``expired``
+earlier in the conversation is closed at once as ``rejected`` by ``policy:repeat``, unless the
+person asked for that tool again since: a user message after the declined call that mentions
+the tool (its name, its title, or its action word such as "add" for ``notes.add``) resets the
+guard for that tool. Two such repeats in one run end the run with ``repeated_rejected_call``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from sqlmodel import Session, col, func, select
+
+from interlock.errors import InterlockError
+from interlock.storage import Message, MessageRole, ToolCall, ToolCallStatus
+from interlock.tools import Tool
+
+REPEAT_ERROR_CODE = "repeated"
+"""Error code of a call closed by the guard (its status is ``rejected``)."""
+MAX_REPEATS_PER_RUN = 2
+DECLINED_STATUSES = (ToolCallStatus.rejected.value, "expired")
+
+
+def canonical_args(args: Any) -> str:
+    """Return ``args`` as canonical JSON (sorted keys, no spaces), for comparing calls."""
+    return json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def mentions_tool(text: str, tool: Tool) -> bool:
+    """Return whether a user message asks for ``tool``: its name, title or action word appear."""
+    lowered = text.lower()
+    if any(
+        needle and needle in lowered
+        for needle in (tool.name.lower(), tool.provider_name.lower(), tool.title.lower())
+    ):
+        return True
+    action = re.split(r"[._-]", tool.name.lower())[-1]
+    words = set(re.findall(r"[a-z0-9]+", lowered))
+    return bool(action) and action in words
+
+
+def declined_before(
+    session: Session, conversation_id: str, tool: Tool, args: Any
+) -> ToolCall | None:
+    """Return the earlier declined call identical to this proposal, unless the guard was reset.
+
+    Args:
+        session: Open session.
+        conversation_id: The conversation.
+        tool: The proposed tool.
+        args: The proposed args (a dict that passed validation).
+
+    Returns:
+        The latest matching ``rejected``/``expired`` call after the person's last mention of
+        the tool, or None.
+    """
+    declined = session.exec(
+        select(ToolCall)
+        .where(
+            ToolCall.conversation_id == conversation_id,
+            ToolCall.name == tool.name,
+            col(ToolCall.status).in_(DECLINED_STATUSES),
+        )
+        .order_by(col(ToolCall.message_id).desc())
+    ).all()
+    wanted = canonical_args(args)
+    match = next((c for c in declined if canonical_args(c.proposed_args) == wanted), None)
+    if match is None:
+        return None
+    later_user_messages = session.exec(
+        select(Message.content).where(
+            Message.conversation_id == conversation_id,
+            Message.role == MessageRole.user,
+            col(Message.id) > match.message_id,
+        )
+    ).all()
+    if any(mentions_tool(content, tool) for content in later_user_messages):
+        return None
+    return match
+
+
+def repeat_text(tool: Tool) -> str:
+    """Tool message text for a call closed by the guard."""
+    return (
+        f"Not asked again: the person already declined this exact call ({tool.name} with the "
+        "same arguments) earlier in this conversation. Do not propose it again unless they "
+        "ask for it; tell them what you would need instead."
+    )
+
+
+def check_run_repeats(session: Session, run_id: str) -> None:
+    """Raise ``repeated_rejected_call`` once the run has closed two calls by the guard.
+
+    Raises:
+        InterlockError: ``repeated_rejected_call``, which ends the run as failed.
+    """
+    repeats = session.exec(
+        select(func.count())
+        .select_from(ToolCall)
+        .where(ToolCall.run_id == run_id, ToolCall.error_code == REPEAT_ERROR_CODE)
+    ).one()
+    if repeats >= MAX_REPEATS_PER_RUN:
+        raise InterlockError(
+            "The run was stopped: the assistant kept proposing a call the person had already "
+            "declined. Ask for it again in your own words if you do want it.",
+            code="repeated_rejected_call",
+        )

@@ -1,0 +1,181 @@
+"""``ctx.store``: a person's data kept by tools, with one undo step per tool call.
+
+Data is namespaced JSON values by key (``notes`` / ``"3"`` -> ``{"text": "buy milk"}``), owned by
+the conversation's owner. Every write is its own transaction and records, per call and key, the
+value before the call's first write and after its last (:class:`~interlock.storage.StoreChange`);
+``interlock.store.undo`` restores them. Methods are synchronous: call them from sync handlers,
+which run in a worker thread, never from async code on the event loop.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from interlock.storage import Database, StoreChange, StoreEntry, ToolCall
+from interlock.storage.models import utcnow
+from interlock.tools.base import ToolError
+
+UNDO_AVAILABLE = "available"
+UNDO_UNDONE = "undone"
+
+
+class ToolStore:
+    """The store as one tool call sees it.
+
+    Args:
+        db: The database.
+        owner_id: Whose data (the conversation's owner).
+        tool_call_id: The call writing; its changes form one undo step.
+        writable: False for read tools: any write fails with ``permission_denied``.
+        tool_name: For error messages.
+    """
+
+    def __init__(
+        self, db: Database, owner_id: str, tool_call_id: str, *, writable: bool, tool_name: str
+    ) -> None:
+        self._db = db
+        self.owner_id = owner_id
+        self.tool_call_id = tool_call_id
+        self.writable = writable
+        self.tool_name = tool_name
+
+    # -- reads ---------------------------------------------------------------------------
+    def get(self, namespace: str, key: str) -> Any:
+        """Return the value at ``namespace/key``, or None when absent."""
+        with self._db.session() as session:
+            entry = self._entry(session, namespace, key)
+            return entry.value if entry is not None and entry.present else None
+
+    def items(self, namespace: str) -> list[tuple[str, Any]]:
+        """Return ``[(key, value)]`` of ``namespace``, oldest first."""
+        with self._db.session() as session:
+            rows = session.exec(
+                select(StoreEntry)
+                .where(
+                    StoreEntry.owner_id == self.owner_id,
+                    StoreEntry.namespace == namespace,
+                    col(StoreEntry.present).is_(True),
+                )
+                .order_by(col(StoreEntry.id))
+            ).all()
+            return [(row.key, row.value) for row in rows]
+
+    # -- writes --------------------------------------------------------------------------
+    def add(self, namespace: str, value: Any, *, label: str = "") -> str:
+        """Store ``value`` under a new numeric key (unique across the store) and return the key.
+
+        ``label`` names the change for a person; ``{key}`` in it becomes the new key
+        (``"note #{key}: “buy milk”"``).
+
+        Raises:
+            ToolError: ``permission_denied`` for a read tool.
+        """
+        self._check_writable()
+        with self._db.session() as session:
+            entry = StoreEntry(
+                owner_id=self.owner_id,
+                namespace=namespace,
+                key=f"new-{uuid.uuid4().hex}",
+                value=None,
+                present=False,
+            )
+            session.add(entry)
+            session.flush()
+            assert entry.id is not None
+            entry.key = str(entry.id)
+            self._write(
+                session, entry, value, present=True, label=label.replace("{key}", entry.key, 1)
+            )
+            session.commit()
+            return entry.key
+
+    def put(self, namespace: str, key: str, value: Any, *, label: str = "") -> None:
+        """Set ``namespace/key`` to ``value`` (JSON).
+
+        Raises:
+            ToolError: ``permission_denied`` for a read tool.
+        """
+        self._check_writable()
+        with self._db.session() as session:
+            entry = self._entry(session, namespace, key, lock=True)
+            if entry is None:
+                entry = StoreEntry(
+                    owner_id=self.owner_id, namespace=namespace, key=key, present=False
+                )
+                session.add(entry)
+                session.flush()
+            self._write(session, entry, value, present=True, label=label)
+            session.commit()
+
+    def delete(self, namespace: str, key: str, *, label: str = "") -> bool:
+        """Remove ``namespace/key``; return False when it was absent (nothing recorded).
+
+        Raises:
+            ToolError: ``permission_denied`` for a read tool.
+        """
+        self._check_writable()
+        with self._db.session() as session:
+            entry = self._entry(session, namespace, key, lock=True)
+            if entry is None or not entry.present:
+                return False
+            self._write(session, entry, None, present=False, label=label)
+            session.commit()
+            return True
+
+    # -- internals -----------------------------------------------------------------------
+    def _check_writable(self) -> None:
+        if not self.writable:
+            raise ToolError(
+                "permission_denied",
+                f"The tool {self.tool_name!r} only reads; it may not change stored data.",
+            )
+
+    def _entry(
+        self, session: Session, namespace: str, key: str, *, lock: bool = False
+    ) -> StoreEntry | None:
+        query = select(StoreEntry).where(
+            StoreEntry.owner_id == self.owner_id,
+            StoreEntry.namespace == namespace,
+            StoreEntry.key == key,
+        )
+        return session.exec(query.with_for_update() if lock else query).first()
+
+    def _write(
+        self, session: Session, entry: StoreEntry, value: Any, *, present: bool, label: str
+    ) -> None:
+        """Apply one write to ``entry`` and fold it into this call's change of that entry."""
+        assert entry.id is not None
+        change = session.exec(
+            select(StoreChange).where(
+                StoreChange.tool_call_id == self.tool_call_id,
+                StoreChange.entry_id == entry.id,
+            )
+        ).first()
+        if change is None:
+            change = StoreChange(
+                tool_call_id=self.tool_call_id,
+                entry_id=entry.id,
+                before=entry.value if entry.present else None,
+                present_before=entry.present,
+                prev_change_id=entry.last_change_id,
+            )
+        change.after = value
+        change.present_after = present
+        if label:
+            change.label = label[:300]
+        session.add(change)
+        session.flush()
+        entry.value = value
+        entry.present = present
+        entry.last_change_id = change.id
+        entry.updated_at = utcnow()
+        session.add(entry)
+        session.exec(  # type: ignore[call-overload]
+            update(ToolCall)
+            .where(col(ToolCall.id) == self.tool_call_id)
+            .values(undo_state=UNDO_AVAILABLE)
+        )

@@ -1,0 +1,203 @@
+"""Undo and redo of one tool call's changes to the store, each in one transaction.
+
+Undo puts back every key the call touched as it was before the call's first write; redo puts
+back the call's last writes. Both refuse with 409 ``undo_conflict`` when a later call changed
+one of those keys since (the answer names the keys and the calls), because restoring would
+silently throw that call's work away.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlmodel import Session, col, select
+
+from interlock.errors import Conflict, NotFound
+from interlock.storage import Conversation, Database, StoreChange, StoreEntry, ToolCall
+from interlock.storage.models import utcnow
+from interlock.store.tool_store import UNDO_AVAILABLE, UNDO_UNDONE
+from interlock.tools import ToolRegistry
+
+
+@dataclass(frozen=True)
+class _Step:
+    change: StoreChange
+    entry: StoreEntry
+
+
+def undo_call(db: Database, registry: ToolRegistry, user_id: str, tool_call_id: str) -> ToolCall:
+    """Restore what call ``tool_call_id`` changed to its state before the call.
+
+    Returns:
+        The call, now ``undo_state == "undone"``.
+
+    Raises:
+        NotFound: Unknown call, or not in one of the caller's conversations.
+        Conflict: ``not_undoable`` (a read call, or one that changed nothing), ``already_undone``,
+            or ``undo_conflict`` with ``details.conflicts`` naming keys changed later.
+    """
+    with db.session() as session:
+        call = _owned_call(session, user_id, tool_call_id)
+        if call.undo_state is None:
+            raise _not_undoable(call, registry)
+        if call.undo_state == UNDO_UNDONE:
+            raise Conflict(
+                f"{_title(call, registry)} was already undone; redo it first to undo it again.",
+                code="already_undone",
+            )
+        steps = _steps(session, call.id)
+        _refuse_if_changed(session, registry, [(s, s.change.id) for s in steps], "undo")
+        for step in steps:
+            step.entry.value = step.change.before
+            step.entry.present = step.change.present_before
+            step.entry.last_change_id = step.change.prev_change_id
+            step.entry.updated_at = utcnow()
+            session.add(step.entry)
+        call.undo_state = UNDO_UNDONE
+        call.undone_at = utcnow()
+        session.add(call)
+        session.commit()
+        return call
+
+
+def redo_call(db: Database, registry: ToolRegistry, user_id: str, tool_call_id: str) -> ToolCall:
+    """Apply again what an undone call ``tool_call_id`` had changed.
+
+    Returns:
+        The call, ``undo_state == "available"`` again.
+
+    Raises:
+        NotFound: Unknown call, or not in one of the caller's conversations.
+        Conflict: ``not_undone`` when the call is not undone (or changed nothing), or
+            ``undo_conflict`` with ``details.conflicts`` naming keys changed since the undo.
+    """
+    with db.session() as session:
+        call = _owned_call(session, user_id, tool_call_id)
+        if call.undo_state != UNDO_UNDONE:
+            raise Conflict(
+                f"{_title(call, registry)} is not undone; there is nothing to redo.",
+                code="not_undone",
+            )
+        steps = _steps(session, call.id)
+        _refuse_if_changed(session, registry, [(s, s.change.prev_change_id) for s in steps], "redo")
+        for step in steps:
+            step.entry.value = step.change.after
+            step.entry.present = step.change.present_after
+            step.entry.last_change_id = step.change.id
+            step.entry.updated_at = utcnow()
+            session.add(step.entry)
+        call.undo_state = UNDO_AVAILABLE
+        call.undone_at = None
+        session.add(call)
+        session.commit()
+        return call
+
+
+def undone_calls_note(session: Session, registry: ToolRegistry, conversation_id: str) -> str:
+    """Return the system prompt section listing the conversation's undone calls ("" for none).
+
+    The model reads it on every step, so from its next turn on it knows the changes are gone
+    even though the calls' tool messages still report them.
+    """
+    calls = session.exec(
+        select(ToolCall)
+        .where(ToolCall.conversation_id == conversation_id, ToolCall.undo_state == UNDO_UNDONE)
+        .order_by(col(ToolCall.undone_at))
+    ).all()
+    if not calls:
+        return ""
+    lines = []
+    for call in calls:
+        labels = [
+            change.label
+            for change in session.exec(
+                select(StoreChange)
+                .where(StoreChange.tool_call_id == call.id)
+                .order_by(col(StoreChange.id))
+            ).all()
+            if change.label
+        ]
+        what = f": {'; '.join(labels)}" if labels else ""
+        lines.append(f"- {_title(call, registry)} (tool call {call.id}){what}")
+    return (
+        "\n\n## Undone by the person\n"
+        "The person undid these tool calls after they ran; their changes were reverted and are "
+        "no longer in effect, whatever the calls' results say. Do not redo them unless the "
+        "person asks.\n" + "\n".join(lines)
+    )
+
+
+def _owned_call(session: Session, user_id: str, tool_call_id: str) -> ToolCall:
+    call = session.get(ToolCall, tool_call_id)
+    conversation = session.get(Conversation, call.conversation_id) if call else None
+    if call is None or conversation is None or conversation.owner_id != user_id:
+        raise NotFound("No such tool call.")
+    return call
+
+
+def _not_undoable(call: ToolCall, registry: ToolRegistry) -> Conflict:
+    tool = registry.get(call.name)
+    if tool is not None and not tool.write:
+        message = f"{_title(call, registry)} only reads; there is nothing to undo."
+    else:
+        message = f"{_title(call, registry)} changed nothing that can be undone."
+    return Conflict(message, code="not_undoable")
+
+
+def _title(call: ToolCall, registry: ToolRegistry) -> str:
+    tool = registry.get(call.name)
+    return f"“{tool.title if tool else call.name}”"
+
+
+def _steps(session: Session, tool_call_id: str) -> list[_Step]:
+    changes = session.exec(
+        select(StoreChange)
+        .where(StoreChange.tool_call_id == tool_call_id)
+        .order_by(col(StoreChange.id))
+    ).all()
+    steps: list[_Step] = []
+    for change in changes:
+        entry = session.exec(
+            select(StoreEntry).where(StoreEntry.id == change.entry_id).with_for_update()
+        ).one()
+        steps.append(_Step(change, entry))
+    return steps
+
+
+def _refuse_if_changed(
+    session: Session,
+    registry: ToolRegistry,
+    expected: list[tuple[_Step, int | None]],
+    verb: str,
+) -> None:
+    """Raise ``undo_conflict`` when an entry no longer holds the state ``verb`` starts from."""
+    conflicts: list[dict[str, str]] = []
+    for step, wanted in expected:
+        if step.entry.last_change_id == wanted:
+            continue
+        later = (
+            session.get(StoreChange, step.entry.last_change_id)
+            if step.entry.last_change_id
+            else None
+        )
+        later_call = session.get(ToolCall, later.tool_call_id) if later else None
+        label = step.change.label or f"{step.entry.namespace} {step.entry.key}"
+        conflicts.append(
+            {
+                "key": f"{step.entry.namespace}/{step.entry.key}",
+                "label": label,
+                "tool_call_id": later_call.id if later_call else "",
+                "title": _title(later_call, registry).strip("“”") if later_call else "",
+            }
+        )
+    if not conflicts:
+        return
+    parts = [
+        f"{c['label']} was changed later by {('“' + c['title'] + '”') if c['title'] else 'another call'}"
+        for c in conflicts
+    ]
+    raise Conflict(
+        f"Cannot {verb}: {'; '.join(parts)}. Undo that call first.",
+        code="undo_conflict",
+        details={"conflicts": conflicts},
+    )

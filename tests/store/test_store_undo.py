@@ -1,0 +1,167 @@
+"""One undo step per write call: undo/redo of notes.add and notes.delete through ctx.store."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.messages import SystemMessage
+
+from interlock.models import ScriptedChatModel, scripted_message
+from interlock.settings import Settings
+from interlock.storage import Database
+from interlock.storage.users import create_user
+from support.live import LiveServer, live_server
+from support.notes import stored_notes
+from support.sse import collect, terminals
+
+SettingsMaker = Callable[..., Settings]
+
+
+async def _approved(
+    server: LiveServer, conversation_id: str, content: str, seen: int
+) -> tuple[str, int]:
+    """Say ``content``, approve the one card, wait for the run's end; return (call id, last seq)."""
+    await server.say(conversation_id, content)
+    log = await collect(server.client, conversation_id, until=terminals(1), last_event_id=str(seen))
+    assert log.types[-1] == "run.paused", log.types
+    [call] = [e["tool_call"]["id"] for e in log.of("tool_call.interrupted")]
+    assert (await server.decide(call, type="approve")).status_code == 200
+    await server.idle()
+    detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+    return call, int(detail["last_event_seq"])
+
+
+async def _post(server: LiveServer, call_id: str, action: str, **kw: Any) -> Any:
+    return await server.client.post(f"/api/tool-calls/{call_id}/{action}", **kw)
+
+
+async def test_undo_and_redo_of_notes_add_and_the_model_hears_of_it(
+    make_settings: SettingsMaker,
+) -> None:
+    model = ScriptedChatModel(
+        responses=[
+            scripted_message("Adding.", ("notes_add", {"text": "buy milk"})),
+            "Added.",
+            scripted_message("Listing.", ("notes_list", {})),
+            "You have no notes.",
+        ]
+    )
+    async with live_server(make_settings(), model=model) as server:
+        db: Database = server.services.db
+        conversation_id = await server.new_conversation()
+        add, _ = await _approved(server, conversation_id, "note: buy milk", 0)
+        assert stored_notes(db) == [(1, "buy milk")]
+        detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+        [shown] = [c for m in detail["messages"] for c in m["tool_calls"] if c["id"] == add]
+        assert shown["undo"] == {"state": "available", "reason": None}
+
+        undone = await _post(server, add, "undo")
+        assert undone.status_code == 200, undone.text
+        assert undone.json()["undo"]["state"] == "undone"
+        assert stored_notes(db) == []
+
+        again = await _post(server, add, "undo")
+        assert again.status_code == 409
+        assert again.json()["error"]["code"] == "already_undone"
+
+        redone = await _post(server, add, "redo")
+        assert redone.status_code == 200 and redone.json()["undo"]["state"] == "available"
+        assert stored_notes(db) == [(1, "buy milk")]
+        assert (await _post(server, add, "redo")).json()["error"]["code"] == "not_undone"
+        assert (await _post(server, add, "undo")).status_code == 200
+
+        # The next turn: the model is told what was undone.
+        await server.say(conversation_id, "what notes do I have?")
+        await server.idle()
+        prompt = model.received[2][0]
+        assert isinstance(prompt, SystemMessage)
+        assert "## Undone by the person" in prompt.text
+        assert f"- “Add a note” (tool call {add}): note #1: “buy milk”" in prompt.text
+        assert "## Undone by the person" not in model.received[0][0].text
+
+        # A read call has nothing to undo.
+        detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+        [listing] = [
+            c["id"]
+            for m in detail["messages"]
+            for c in m["tool_calls"]
+            if c["name"] == "notes.list"
+        ]
+        refused = await _post(server, listing, "undo")
+        assert refused.status_code == 409
+        assert refused.json()["error"] == {
+            "code": "not_undoable",
+            "message": "“List notes” only reads; there is nothing to undo.",
+        }
+        assert (await _post(server, "call_nope", "undo")).status_code == 404
+
+
+async def test_undo_of_delete_and_the_409_when_a_later_call_touched_the_same_note(
+    make_settings: SettingsMaker,
+) -> None:
+    model = ScriptedChatModel(
+        responses=[
+            scripted_message("Adding.", ("notes_add", {"text": "buy milk"})),
+            "Added.",
+            scripted_message("Deleting.", ("notes_delete", {"id": 1})),
+            "Deleted.",
+        ]
+    )
+    async with live_server(make_settings(), model=model) as server:
+        db: Database = server.services.db
+        conversation_id = await server.new_conversation()
+        add, seen = await _approved(server, conversation_id, "note: buy milk", 0)
+        delete, _ = await _approved(server, conversation_id, "delete it", seen)
+        assert stored_notes(db) == []
+
+        refused = await _post(server, add, "undo")
+        assert refused.status_code == 409
+        error = refused.json()["error"]
+        assert error["code"] == "undo_conflict"
+        assert error["message"] == (
+            "Cannot undo: note #1: “buy milk” was changed later by “Delete a note”. "
+            "Undo that call first."
+        )
+        assert error["details"]["conflicts"] == [
+            {
+                "key": "notes/1",
+                "label": "note #1: “buy milk”",
+                "tool_call_id": delete,
+                "title": "Delete a note",
+            }
+        ]
+        assert stored_notes(db) == []
+
+        assert (await _post(server, delete, "undo")).status_code == 200
+        assert stored_notes(db) == [(1, "buy milk")]
+        # Redo of the add is refused while it is not undone; undo of the add now works.
+        assert (await _post(server, add, "undo")).status_code == 200
+        assert stored_notes(db) == []
+        # Redoing the delete would overwrite the add's undo: refused, naming the add.
+        late = await _post(server, delete, "redo")
+        assert late.status_code == 409 and late.json()["error"]["code"] == "undo_conflict"
+        assert (await _post(server, add, "redo")).status_code == 200
+        assert (await _post(server, delete, "redo")).status_code == 200
+        assert stored_notes(db) == []
+
+
+async def test_another_persons_call_cannot_be_undone(make_settings: SettingsMaker) -> None:
+    settings = make_settings()
+    db = Database(settings.database_url)
+    try:
+        _ann, ann_token = create_user(db, "ann")
+        _bob, bob_token = create_user(db, "bob")
+    finally:
+        db.dispose()
+    model = ScriptedChatModel(
+        responses=[scripted_message("Adding.", ("notes_add", {"text": "ann's"})), "Added."]
+    )
+    ann = {"Authorization": f"Bearer {ann_token}"}
+    async with live_server(settings, model=model, headers=ann) as server:
+        conversation_id = await server.new_conversation()
+        add, _ = await _approved(server, conversation_id, "note", 0)
+        bob = {"Authorization": f"Bearer {bob_token}"}
+        other = await _post(server, add, "undo", headers=bob)
+        assert other.status_code == 404
+        assert stored_notes(server.services.db) == [(1, "ann's")]
