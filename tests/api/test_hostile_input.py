@@ -23,7 +23,7 @@ async def test_a_huge_body_is_refused_before_it_is_read_or_authenticated(
     response = await server.client.post(
         url, content=big, headers={"content-type": "application/json"}
     )
-    assert _code(response, 413) == "too_large"
+    assert _code(response, 413) == "payload_too_large"
 
     async def chunks():  # no Content-Length: counted as it arrives
         for _ in range(40):
@@ -32,7 +32,7 @@ async def test_a_huge_body_is_refused_before_it_is_read_or_authenticated(
     response = await server.client.post(
         url, content=chunks(), headers={"content-type": "application/json"}
     )
-    assert _code(response, 413) == "too_large"
+    assert _code(response, 413) == "payload_too_large"
     detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
     assert detail["messages"] == []
 

@@ -43,7 +43,7 @@ _HTTP_CODES = {
     405: "method_not_allowed",
     408: "request_timeout",
     409: "conflict",
-    413: "too_large",
+    413: "payload_too_large",
     422: "invalid_request",
 }
 

@@ -1,6 +1,6 @@
 """ASGI middleware guarding every request before any route code runs.
 
-* Request bodies over ``max_request_bytes`` are refused with 413 ``too_large`` before they are
+* Request bodies over ``max_request_bytes`` are refused with 413 ``payload_too_large`` before they are
   buffered (a declared ``Content-Length`` is checked first, then the bytes as they arrive),
   so an unauthenticated client cannot make the server hold a huge body in memory.
 * A request body must arrive whole within ``body_timeout_s`` seconds of the request's start,
@@ -20,6 +20,8 @@ import json
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from interlock.errors import PayloadTooLarge
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -61,7 +63,7 @@ class GuardMiddleware:
         if declared is not None and (
             not declared.isdigit() or int(declared) > self.max_request_bytes
         ):
-            await _error(send, 413, "too_large", self._too_large_message())
+            await _error(send, 413, PayloadTooLarge.code, self._too_large_message())
             return
 
         received = 0
@@ -87,7 +89,7 @@ class GuardMiddleware:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_request_bytes:
-                    refusal = (413, "too_large", self._too_large_message())
+                    refusal = (413, PayloadTooLarge.code, self._too_large_message())
                     return {"type": "http.disconnect"}
                 body_done = not message.get("more_body", False)
             else:
@@ -115,7 +117,7 @@ class GuardMiddleware:
             await _error(send, *refusal, close=refusal[0] == 408)
 
     def _too_large_message(self) -> str:
-        return f"The request body is over {self.max_request_bytes} bytes."
+        return f"The request is too large: its body is over {self.max_request_bytes:,} bytes."
 
     def _timeout_message(self) -> str:
         return f"The request body did not arrive within {self.body_timeout_s:g} seconds."
