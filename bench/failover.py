@@ -258,7 +258,8 @@ async def failover(
         stats.duplicate_tool_runs = sum(
             int(row[0]) - 1
             for row in db.execute(
-                "SELECT count(*) FROM notes GROUP BY text HAVING count(*) > 1"
+                "SELECT count(*) FROM store_entries WHERE namespace = 'notes' AND present "
+                "GROUP BY value->>'text' HAVING count(*) > 1"
             ).fetchall()
         )
         stuck = db.execute("SELECT count(*) FROM runs WHERE status = 'running'").fetchone()
