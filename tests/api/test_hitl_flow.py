@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from support.live import LiveServer
@@ -141,3 +142,30 @@ async def test_messages_are_checked_before_anything_is_stored(server: LiveServer
     )
     assert response.status_code == 422
     assert (await _detail(server, conversation_id))["messages"] == []
+
+
+async def test_racing_cancels_of_a_pause_close_each_call_once_and_never_fail(
+    server: LiveServer,
+) -> None:
+    """Cancels run on database threads: ten at once on a pause close the call exactly once."""
+    conversation_id = await server.new_conversation()
+    call = await _pause(server, conversation_id, "add a note buy milk")
+    url = f"/api/conversations/{conversation_id}/cancel"
+    answers = await asyncio.gather(*(server.client.post(url) for _ in range(10)))
+
+    assert [a.status_code for a in answers] == [200] * 10, [a.text for a in answers]
+    cancelled = [a.json()["cancelled_run_id"] for a in answers if a.json()["cancelled_run_id"]]
+    assert len(cancelled) == 1, cancelled
+    detail = await _detail(server, conversation_id)
+    tool_messages = [m for m in detail["messages"] if m["tool_call_id"] == call["id"]]
+    assert len(tool_messages) == 1
+    stored = next(c for m in detail["messages"] for c in m["tool_calls"] if c["id"] == call["id"])
+    assert stored["status"] == "cancelled"
+    last = detail["last_event_seq"]
+    log = await collect(
+        server.client,
+        conversation_id,
+        until=lambda lg: bool(lg.frames) and int(lg.frames[-1].id or 0) >= last,
+    )
+    completed = [e for e in log.of("tool_call.completed") if e["tool_call"]["id"] == call["id"]]
+    assert len(completed) == 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import and_, or_
+from sqlalchemy import and_, or_, update
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
@@ -256,7 +256,22 @@ def cancel_open_calls(
         )
         .order_by(col(ToolCall.message_id), col(ToolCall.index))
     ).all()
+    closed: list[ToolCall] = []
     for call in calls:
+        # Compare-and-set per call: two closers racing on database threads (two cancels, a
+        # cancel and a new message) never both close it; the later one's UPDATE waits for the
+        # earlier commit, then matches nothing.
+        claimed = session.exec(  # type: ignore[call-overload]
+            update(ToolCall)
+            .where(
+                col(ToolCall.id) == call.id,
+                col(ToolCall.status).in_([s.value for s in OPEN_STATUSES]),
+            )
+            .values(status=ToolCallStatus.cancelled)
+        ).rowcount
+        if claimed != 1:
+            continue
+        closed.append(call)
         record_outcome(
             session,
             call=call,
@@ -278,7 +293,7 @@ def cancel_open_calls(
             error_message=reason,
             run_id=run_id,
         )
-    return [call.id for call in calls]
+    return [call.id for call in closed]
 
 
 def waiting_for_person() -> ColumnElement[bool]:

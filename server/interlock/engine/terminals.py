@@ -36,8 +36,22 @@ def end_run(
     closes.
     """
     with engine.db.session() as session:
-        run = session.get(Run, run_id)
-        if run is None or run.status != RunStatus.running:
+        # Compare-and-set on the run row: of two enders racing on database threads (a cancel
+        # and the run's own end, or two cancels) exactly one gets the row; the other's UPDATE
+        # waits for that commit, then matches nothing.
+        failed = status == RunStatus.failed and error is not None
+        claimed = session.exec(  # type: ignore[call-overload]
+            update(Run)
+            .where(col(Run.id) == run_id, col(Run.status) == RunStatus.running)
+            .values(
+                status=status,
+                finished_at=utcnow(),
+                error_code=error.code if failed and error else None,
+                error_message=error.message if failed and error else None,
+            )
+        ).rowcount
+        if claimed != 1:
+            session.rollback()
             return
         terminal: Any
         if status == RunStatus.paused:
@@ -65,10 +79,6 @@ def end_run(
             else:
                 assert error is not None
                 terminal = RunFailed(run_id=run_id, error=error_body(error)["error"])
-                run.error_code, run.error_message = error.code, error.message
-        run.status = status
-        run.finished_at = utcnow()
-        session.add(run)
         session.exec(  # type: ignore[call-overload]
             update(Conversation)
             .where(
