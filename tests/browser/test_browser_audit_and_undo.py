@@ -101,7 +101,7 @@ async def test_the_audit_page_lists_filters_and_shows_tool_metrics(
     await expect(rows.first).to_contain_text("Add a note")
     metrics = page.locator('[data-testid="metrics-row"][data-tool="notes.add"]')
     await expect(metrics).to_contain_text("Add a note")
-    await expect(metrics.locator(".stacked")).to_have_attribute(
+    await expect(metrics.locator(".outcome-bar")).to_have_attribute(
         "aria-label", "Approved: 2, Rejected: 1"
     )
 

@@ -67,7 +67,7 @@ export function MetricsPanel({ report, error }: { report: ToolMetricsReport | nu
                   {total === 0 ? (
                     <span className="muted small">No decisions</span>
                   ) : (
-                    <div className="stacked" role="img" aria-label={words} title={words}>
+                    <div className="outcome-bar" role="img" aria-label={words} title={words}>
                       {SEGMENTS.map((seg) =>
                         count(row, seg.key) > 0 ? (
                           <span key={seg.key} className={`seg ${seg.className}`} style={{ flexGrow: count(row, seg.key) }} />
