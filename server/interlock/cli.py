@@ -10,6 +10,8 @@ import functools
 import ipaddress
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -342,10 +344,19 @@ def skills_list() -> None:
         typer.echo(f"(core) tool {tool.name} {tool.permission}")
 
 
-def _groups_db() -> Database:
+@contextmanager
+def _groups_db() -> Iterator[Database]:
+    """The migrated database of the settings; an ``InterlockError`` ends the command with its
+    message."""
     settings = Settings()
     migrate.upgrade(settings.database_url)
-    return Database(settings.database_url)
+    database = Database(settings.database_url)
+    try:
+        yield database
+    except InterlockError as exc:
+        raise _fail(exc.message) from None
+    finally:
+        database.dispose()
 
 
 @groups_app.command("add")
@@ -354,13 +365,8 @@ def groups_add(
     user: Annotated[str, typer.Argument(help="The user's name.")],
 ) -> None:
     """Add a user to a group (the group exists once it has a member)."""
-    database = _groups_db()
-    try:
+    with _groups_db() as database:
         added = groups.add_member(database, group, user)
-    except InterlockError as exc:
-        raise _fail(exc.message) from None
-    finally:
-        database.dispose()
     typer.echo(f"{user} {'is now' if added else 'already was'} in group {group!r}.")
 
 
@@ -370,24 +376,16 @@ def groups_remove(
     user: Annotated[str, typer.Argument(help="The user's name.")],
 ) -> None:
     """Remove a user from a group; takes effect on the next decision."""
-    database = _groups_db()
-    try:
+    with _groups_db() as database:
         removed = groups.remove_member(database, group, user)
-    except InterlockError as exc:
-        raise _fail(exc.message) from None
-    finally:
-        database.dispose()
     typer.echo(f"{user} {'was removed from' if removed else 'was not in'} group {group!r}.")
 
 
 @groups_app.command("list")
 def groups_list() -> None:
     """List groups and their members."""
-    database = _groups_db()
-    try:
+    with _groups_db() as database:
         found = groups.list_groups(database)
-    finally:
-        database.dispose()
     if not found:
         typer.echo("No groups: add a member with `interlock groups add GROUP USER`.", err=True)
         return

@@ -47,12 +47,7 @@ def undo_call(db: Database, registry: ToolRegistry, user_id: str, tool_call_id: 
             )
         steps = _steps(session, call.id)
         _refuse_if_changed(session, registry, [(s, s.change.id) for s in steps], "undo")
-        for step in steps:
-            step.entry.value = step.change.before
-            step.entry.present = step.change.present_before
-            step.entry.last_change_id = step.change.prev_change_id
-            step.entry.updated_at = utcnow()
-            session.add(step.entry)
+        _restore(session, steps, after=False)
         call.undo_state = UNDO_UNDONE
         call.undone_at = utcnow()
         session.add(call)
@@ -80,12 +75,7 @@ def redo_call(db: Database, registry: ToolRegistry, user_id: str, tool_call_id: 
             )
         steps = _steps(session, call.id)
         _refuse_if_changed(session, registry, [(s, s.change.prev_change_id) for s in steps], "redo")
-        for step in steps:
-            step.entry.value = step.change.after
-            step.entry.present = step.change.present_after
-            step.entry.last_change_id = step.change.id
-            step.entry.updated_at = utcnow()
-            session.add(step.entry)
+        _restore(session, steps, after=True)
         call.undo_state = UNDO_AVAILABLE
         call.undone_at = None
         session.add(call)
@@ -147,6 +137,17 @@ def _not_undoable(call: ToolCall, registry: ToolRegistry) -> Conflict:
 def _title(call: ToolCall, registry: ToolRegistry) -> str:
     tool = registry.get(call.name)
     return f"“{tool.title if tool else call.name}”"
+
+
+def _restore(session: Session, steps: list[_Step], *, after: bool) -> None:
+    """Put each touched key back to its value before the call (undo) or after it (redo)."""
+    for step in steps:
+        change = step.change
+        step.entry.value = change.after if after else change.before
+        step.entry.present = change.present_after if after else change.present_before
+        step.entry.last_change_id = change.id if after else change.prev_change_id
+        step.entry.updated_at = utcnow()
+        session.add(step.entry)
 
 
 def _steps(session: Session, tool_call_id: str) -> list[_Step]:
