@@ -64,6 +64,8 @@ async def prepare_calls(
     out: list[Prepared] = []
     for proposal in proposals:
         tool = offered.get(proposal.name)
+        if tool is not None:
+            proposal.args = registry.model_args(tool, proposal.args)
         item = Prepared(proposal=proposal, tool=tool)
         out.append(item)
         problem, code, errors = validate_proposal(registry, proposal, tool, plan)
