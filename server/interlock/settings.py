@@ -108,6 +108,7 @@ class Settings(BaseSettings):
         actions_grant_days: How long turning an employee's "AI actions" switch on lasts, in
             days (7); use never extends it, and when it lapses the switch is off.
         grant_days: Default length of a "don't ask again" grant, in days (7; at most 30).
+        mcp_page_size: Tools per page of an MCP ``tools/list`` answer (50; 1 to 1000).
         http_ca_bundle: TEST-ONLY. A PEM file of CA certificates that ``http_json`` tools
             trust instead of the default bundle (``certifi``), for a test server's throwaway
             certificate. None (the default) uses the default bundle.
@@ -145,6 +146,7 @@ class Settings(BaseSettings):
     approval_sweep_interval_s: float = Field(default=5.0, gt=0, le=3600)
     actions_grant_days: int = Field(default=7, ge=1, le=365)
     grant_days: int = Field(default=7, ge=1, le=30)
+    mcp_page_size: int = Field(default=50, ge=1, le=1000)
 
     @property
     def is_offline_model(self) -> bool:

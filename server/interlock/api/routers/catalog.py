@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any, Literal
 
 from fastapi import APIRouter
@@ -14,6 +15,8 @@ from interlock.models import describe_model
 router = APIRouter(prefix="/api", tags=["catalog"])
 
 
+# A tool's behaviour hints with defaults applied (``Tool.hints``), as MCP clients see them.
+# (No docstring: it would change the committed OpenAPI document.)
 class ToolAnnotationsOut(BaseModel):
     read_only: bool
     destructive: bool
@@ -80,12 +83,7 @@ def list_tools(_user: CurrentUser, services: ServicesDep) -> list[ToolOut]:
             output_schema=t.output_schema,
             permission=str(t.permission),
             write=t.write,
-            annotations=ToolAnnotationsOut(
-                read_only=t.annotations.read_only,
-                destructive=t.annotations.destructive,
-                idempotent=t.annotations.idempotent,
-                open_world=t.annotations.open_world,
-            ),
+            annotations=ToolAnnotationsOut(**asdict(t.hints())),
             card=t.card,
             skill=t.skill,
             execution=t.execution,
