@@ -15,8 +15,9 @@ from interlock.models import describe_model
 router = APIRouter(prefix="/api", tags=["catalog"])
 
 
-# A tool's behaviour hints with defaults applied (``Tool.hints``), as MCP clients see them.
-# (No docstring: it would change the committed OpenAPI document.)
+# The hints a tool declares (undeclared: false). Cards read ``destructive`` from here; MCP
+# clients get ``Tool.hints()`` (defaults derived from ``write``). No docstring: it would
+# change the committed OpenAPI document.
 class ToolAnnotationsOut(BaseModel):
     read_only: bool
     destructive: bool
@@ -83,7 +84,9 @@ def list_tools(_user: CurrentUser, services: ServicesDep) -> list[ToolOut]:
             output_schema=t.output_schema,
             permission=str(t.permission),
             write=t.write,
-            annotations=ToolAnnotationsOut(**asdict(t.hints())),
+            annotations=ToolAnnotationsOut(
+                **{key: value is True for key, value in asdict(t.annotations).items()}
+            ),
             card=t.card,
             skill=t.skill,
             execution=t.execution,
