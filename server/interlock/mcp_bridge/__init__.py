@@ -1,16 +1,18 @@
-"""Interlock and MCP: the pure layer between the tool registry and the Model Context Protocol.
+"""Interlock and the Model Context Protocol (MCP).
 
-Modules (import them directly; this package imports nothing, so importing it is cheap):
+* ``serve``: Interlock as an MCP server at ``/mcp`` (Streamable HTTP), behind the same
+  approval gate as chat; ``gate``: what a ``tools/call`` goes through and waits for.
 
-* :mod:`~interlock.mcp_bridge.exposition` - one employee's visible tools as MCP tool
-  definitions, ``flat`` (one MCP tool per tool) or ``grouped`` (one per namespace, with an
-  ``action`` field), listed page by page, and an MCP call mapped back to the Interlock tool
-  and arguments it names;
-* :mod:`~interlock.mcp_bridge.options` - the per-connection listing options (exposition, tag
-  filters, read-only switch) parsed from query parameters;
-* :mod:`~interlock.mcp_bridge.grouping` - the merged input schema of a ``grouped`` tool;
-* :mod:`~interlock.mcp_bridge.paging` - opaque, stable list cursors.
+The listing layer is pure (no I/O, no permission checks: the caller passes the tools a
+connection may see, DENY removed, and runs every call through the normal gate):
 
-Nothing here does I/O or checks permissions: the caller passes the tools a connection may see
-(DENY removed) and runs every call through the normal validation, permission and approval gate.
+* ``exposition``: one employee's visible tools as MCP tool definitions, ``flat`` (one MCP tool
+  per tool) or ``grouped`` (one per namespace, with an ``action`` field), listed page by page,
+  and an MCP call mapped back to the Interlock tool and arguments it names;
+* ``options``: the per-connection listing options (exposition, tag filters, read-only switch)
+  parsed from query parameters;
+* ``grouping``: the merged input schema of a ``grouped`` tool;
+* ``paging``: opaque, stable list cursors.
+
+This package's ``__init__`` imports nothing, so importing it is cheap.
 """
