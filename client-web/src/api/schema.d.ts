@@ -801,6 +801,12 @@ export interface components {
              */
             pending: number;
             /**
+             * Channel
+             * @default chat
+             * @enum {string}
+             */
+            channel: "chat" | "mcp";
+            /**
              * Created At
              * Format: date-time
              */
@@ -824,7 +830,8 @@ export interface components {
         /**
          * ConversationSummary
          * @description A conversation in lists; ``pending`` counts the calls waiting for the owner
-         *     (interrupted and undecided, plus frontend calls awaiting the browser).
+         *     (interrupted and undecided, plus frontend calls awaiting the browser); ``channel`` is
+         *     ``mcp`` for the record of the calls MCP clients made through the employee (no chat).
          */
         ConversationSummary: {
             /** Id */
@@ -843,6 +850,12 @@ export interface components {
              * @default 0
              */
             pending: number;
+            /**
+             * Channel
+             * @default chat
+             * @enum {string}
+             */
+            channel: "chat" | "mcp";
             /**
              * Created At
              * Format: date-time
@@ -1612,6 +1625,8 @@ export interface components {
          *     ``approvals`` lists who approved so far when ``approvals_required`` > 1;
          *     ``require_approver`` means the conversation's owner may not approve it.
          *     ``grant_id`` names the "don't ask again" grant that let the call run without a card.
+         *     ``client_name`` names the MCP client that requested the call ("Claude Desktop"; see
+         *     ``interlock.mcp_bridge``), null for calls proposed in a chat.
          */
         ToolCallOut: {
             /** Id */
@@ -1700,6 +1715,8 @@ export interface components {
              */
             approvals: components["schemas"]["ToolCallApprovalOut"][];
             undo: components["schemas"]["UndoOut"] | null;
+            /** Client Name */
+            client_name: string | null;
         };
         /** ToolCallRunning */
         ToolCallRunning: {
