@@ -141,3 +141,17 @@ def test_a_tool_that_was_never_registered_is_refused(registry, make_tool):
 
     with pytest.raises(ValueError, match="not registered"):
         Exposition([stray])
+
+
+def test_a_tool_given_twice_is_a_programming_error(builtin: ToolRegistry):
+    add = builtin.get("notes.add")
+    assert add is not None
+
+    with pytest.raises(ValueError, match="given twice"):
+        Exposition([add, add])
+
+
+def test_no_structured_content_when_the_data_was_dropped(builtin: ToolRegistry):
+    exposition = Exposition(builtin.tools())
+
+    assert exposition.structured_content(exposition.resolve("notes_list", {}), None) is None

@@ -105,3 +105,16 @@ def test_a_cursor_this_server_did_not_give_out_is_refused(builtin, cursor):
 def test_a_page_size_below_one_is_a_programming_error(builtin):
     with pytest.raises(ValueError, match="page_size"):
         Exposition(builtin.tools()).list_page(None, 0)
+
+
+def test_a_grouped_page_survives_the_wire_as_mcp_json(builtin):
+    import mcp.types as types
+
+    result = Exposition(builtin.tools(), ListingOptions(exposition="grouped")).list_page(None, 3)
+
+    wire = result.model_dump_json(by_alias=True, exclude_none=True)
+    back = types.ListToolsResult.model_validate_json(wire)
+
+    assert '"inputSchema"' in wire and '"readOnlyHint"' in wire and '"nextCursor"' in wire
+    assert back.tools == result.tools
+    assert back.next_cursor == result.next_cursor

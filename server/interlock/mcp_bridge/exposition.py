@@ -3,12 +3,15 @@
 Use (the ``/mcp`` server; the caller has already removed what the user and employee may not
 use, DENY tools included)::
 
-    options = parse_listing_options(request.query_params)      # interlock.mcp_bridge.options
+    options = parse_listing_options(request.query_params)  # BadRequest invalid_mcp_option
     exposition = Exposition(visible_tools, options)
-    result = exposition.list_page(cursor, page_size=settings.mcp_page_size)  # ListToolsResult
-    call = exposition.resolve(name, arguments)      # ResolvedCall(tool, arguments, ...)
+    exposition.list_page(cursor, settings.mcp_page_size)    # ListToolsResult; invalid_cursor
+    call = exposition.resolve(name, arguments)              # ResolvedCall(tool, arguments, ...)
+    # unknown_tool / missing_action / unknown_action / invalid_args as BadRequest
     ...  # the normal gate validates call.arguments against call.tool and runs it
-    structured = exposition.structured_content(call, result.data)
+    exposition.structured_content(call, result.data)        # CallToolResult.structured_content
+
+Pass ``request.query_params`` itself (not ``dict(...)``), so a repeated ``tags=`` counts.
 
 Definitions (``mcp.types.Tool``), by exposition:
 
@@ -35,7 +38,6 @@ The list is sorted by MCP name; pages follow :mod:`~interlock.mcp_bridge.paging`
 from __future__ import annotations
 
 import copy
-import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,23 +45,21 @@ from typing import Any
 import mcp.types as types
 
 from interlock.errors import BadRequest
-from interlock.mcp_bridge.grouping import (
-    ACTION_FIELD,
-    can_group,
-    has_ref,
-    merged_input_schema,
-    split_name,
-)
+from interlock.mcp_bridge.definitions import flat_definition, group_name, grouped_definition
+from interlock.mcp_bridge.grouping import ACTION_FIELD, can_group, split_name
 from interlock.mcp_bridge.options import ListingOptions
 from interlock.mcp_bridge.paging import page
 from interlock.tools import Tool
-from interlock.tools.registry import PROVIDER_NAME_MAX, provider_safe_name
 
 UNKNOWN_TOOL = "unknown_tool"
+"""Error code: no MCP tool of that name on this connection (``details={"tool"}``)."""
 UNKNOWN_ACTION = "unknown_action"
+"""Error code: a grouped tool called with an action it does not have
+(``details={"tool", "actions"}``)."""
 MISSING_ACTION = "missing_action"
+"""Error code: a grouped tool called without ``action`` (``details={"tool", "actions"}``)."""
 INVALID_ARGS = "invalid_args"
-MAX_TITLE_CHARS = 200
+"""Error code: the arguments are not a JSON object (``details={"tool"}``)."""
 
 
 @dataclass(frozen=True)
@@ -203,39 +203,8 @@ class Exposition:
         return data if isinstance(data, dict) else None
 
 
-# -- flat --------------------------------------------------------------------------------------
-
-
 def _flat(tools: list[Tool]) -> list[ExposedTool]:
     return [ExposedTool(name=t.provider_name, definition=flat_definition(t), tool=t) for t in tools]
-
-
-def flat_definition(tool: Tool) -> types.Tool:
-    """Return the MCP definition of one tool (flat exposition; rules in the module docstring)."""
-    hints = tool.hints()
-    return types.Tool(
-        name=tool.provider_name or provider_safe_name(tool.name),
-        title=tool.title,
-        description=tool.description,
-        input_schema=copy.deepcopy(tool.input_schema),
-        output_schema=_object_schema(tool.output_schema),
-        annotations=types.ToolAnnotations(
-            title=tool.title,
-            read_only_hint=hints.read_only,
-            destructive_hint=hints.destructive,
-            idempotent_hint=hints.idempotent,
-            open_world_hint=hints.open_world,
-        ),
-    )
-
-
-def _object_schema(schema: dict[str, Any] | None) -> dict[str, Any] | None:
-    if schema is None or schema.get("type") != "object":
-        return None
-    return copy.deepcopy(schema)
-
-
-# -- grouped -----------------------------------------------------------------------------------
 
 
 def _grouped(tools: list[Tool]) -> list[ExposedTool]:
@@ -260,52 +229,3 @@ def _grouped(tools: list[Tool]) -> list[ExposedTool]:
             )
         )
     return exposed
-
-
-def group_name(namespace: str, taken: set[str]) -> str:
-    """Return the MCP name of a namespace's grouped tool: its provider-safe name, or, when that
-    is in ``taken``, the same cut to 55 characters plus ``_`` and 8 hex digits of the SHA-256
-    of ``group:<namespace>``."""
-    name = provider_safe_name(namespace)
-    if name not in taken:
-        return name
-    digest = hashlib.sha256(f"group:{namespace}".encode()).hexdigest()[:8]
-    return f"{name[: PROVIDER_NAME_MAX - 9]}_{digest}"
-
-
-def grouped_definition(name: str, namespace: str, actions: dict[str, Tool]) -> types.Tool:
-    """Return the MCP definition of a namespace's grouped tool (rules in the module docstring).
-
-    Args:
-        name: Its MCP name.
-        namespace: The namespace (``notes``).
-        actions: Action -> tool, sorted by action.
-    """
-    pairs = list(actions.items())
-    hints = [tool.hints() for _, tool in pairs]
-    title = ", ".join(tool.title for _, tool in pairs)
-    if len(title) > MAX_TITLE_CHARS:
-        title = f"{namespace}: {len(pairs)} actions"
-    lines = "\n".join(f"- {action}: {tool.description}" for action, tool in pairs)
-    description = f"Tools of '{namespace}'. Set `{ACTION_FIELD}` to one of:\n{lines}"
-    outputs = [_object_schema(tool.output_schema) for _, tool in pairs]
-    output_schema = None
-    if all(s is not None and not has_ref(s) for s in outputs):
-        branches = [
-            {k: v for k, v in s.items() if k not in ("$schema", "$id")} for s in outputs if s
-        ]
-        output_schema = {"type": "object", "anyOf": branches}
-    return types.Tool(
-        name=name,
-        title=title,
-        description=description,
-        input_schema=merged_input_schema(pairs),
-        output_schema=output_schema,
-        annotations=types.ToolAnnotations(
-            title=title,
-            read_only_hint=all(h.read_only for h in hints),
-            destructive_hint=any(h.destructive for h in hints),
-            idempotent_hint=all(h.idempotent for h in hints),
-            open_world_hint=any(h.open_world for h in hints),
-        ),
-    )
