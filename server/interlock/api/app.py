@@ -15,6 +15,7 @@ from interlock import __version__
 from interlock.api.errors import ErrorOut, install_error_handlers
 from interlock.api.middleware import GuardMiddleware
 from interlock.api.routers import (
+    agui,
     approvals,
     audit,
     catalog,
@@ -82,6 +83,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         body_timeout_s=settings.request_body_timeout_s,
     )
     for module in (
+        agui,
         approvals,
         audit,
         catalog,
