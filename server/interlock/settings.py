@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -108,6 +109,17 @@ class Settings(BaseSettings):
         actions_grant_days: How long turning an employee's "AI actions" switch on lasts, in
             days (7); use never extends it, and when it lapses the switch is off.
         grant_days: Default length of a "don't ask again" grant, in days (7; at most 30).
+        mcp_approval_timeout_s: Longest wait of an MCP ``tools/call`` for a person's decision,
+            in seconds (50, under the usual 60 s client timeout); the call then closes as
+            ``expired`` (a shorter rule of the tool or employee wins).
+        mcp_approval_channel: Where an MCP call that needs a decision is put to the person:
+            ``web`` (the web client's Approvals view), ``elicitation`` (the MCP client asks,
+            when it supports elicitation; otherwise the web client) or ``both`` (the first
+            answer wins).
+        mcp_allowed_hosts: Host names (``Host`` header, port ignored) ``/mcp`` answers besides
+            loopback ones, e.g. the public name behind a reverse proxy; ``["*"]`` allows any.
+        mcp_allowed_origins: Browser origins (``Origin`` header) allowed on ``/mcp`` besides
+            loopback ones; requests without ``Origin`` (desktop clients) are not affected.
         http_ca_bundle: TEST-ONLY. A PEM file of CA certificates that ``http_json`` tools
             trust instead of the default bundle (``certifi``), for a test server's throwaway
             certificate. None (the default) uses the default bundle.
@@ -145,6 +157,10 @@ class Settings(BaseSettings):
     approval_sweep_interval_s: float = Field(default=5.0, gt=0, le=3600)
     actions_grant_days: int = Field(default=7, ge=1, le=365)
     grant_days: int = Field(default=7, ge=1, le=30)
+    mcp_approval_timeout_s: float = Field(default=50.0, gt=0, le=3600)
+    mcp_approval_channel: Literal["web", "elicitation", "both"] = "both"
+    mcp_allowed_hosts: list[str] = Field(default_factory=list)
+    mcp_allowed_origins: list[str] = Field(default_factory=list)
 
     @property
     def is_offline_model(self) -> bool:

@@ -826,6 +826,12 @@ export interface components {
              */
             pending: number;
             /**
+             * Channel
+             * @default chat
+             * @enum {string}
+             */
+            channel: "chat" | "mcp";
+            /**
              * Created At
              * Format: date-time
              */
@@ -849,7 +855,8 @@ export interface components {
         /**
          * ConversationSummary
          * @description A conversation in lists; ``pending`` counts the calls waiting for the owner
-         *     (interrupted and undecided, plus frontend calls awaiting the browser).
+         *     (interrupted and undecided, plus frontend calls awaiting the browser); ``channel`` is
+         *     ``mcp`` for the record of the calls MCP clients made through the employee (no chat).
          */
         ConversationSummary: {
             /** Id */
@@ -868,6 +875,12 @@ export interface components {
              * @default 0
              */
             pending: number;
+            /**
+             * Channel
+             * @default chat
+             * @enum {string}
+             */
+            channel: "chat" | "mcp";
             /**
              * Created At
              * Format: date-time
@@ -1637,6 +1650,8 @@ export interface components {
          *     ``approvals`` lists who approved so far when ``approvals_required`` > 1;
          *     ``require_approver`` means the conversation's owner may not approve it.
          *     ``grant_id`` names the "don't ask again" grant that let the call run without a card.
+         *     ``client_name`` names the MCP client that requested the call ("Claude Desktop"; see
+         *     ``interlock.mcp_bridge``), null for calls proposed in a chat.
          */
         ToolCallOut: {
             /** Id */
@@ -1725,6 +1740,8 @@ export interface components {
              */
             approvals: components["schemas"]["ToolCallApprovalOut"][];
             undo: components["schemas"]["UndoOut"] | null;
+            /** Client Name */
+            client_name: string | null;
         };
         /** ToolCallRunning */
         ToolCallRunning: {

@@ -168,7 +168,7 @@ class _Nodes:
 
         aggregate = _merged(chunks) if chunks else None
         text = message_text(aggregate.content) if aggregate else ""
-        proposals = read_proposals(aggregate)
+        proposals = read_proposals(chunks)
         try:
             prepared = await prepare_calls(
                 d.registry,

@@ -19,10 +19,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from interlock.adapters.declarative import DeclarativeToolError, build_declarative_tool
 from interlock.settings import Settings
 from interlock.skills.manifest import Problem, SlashCommand, YamlSource
 from interlock.tools import Tool, ToolRegistrationError, ToolRegistry, provider_safe_name
-from interlock.tools.declarative import DeclarativeToolError, build_declarative_tool
 
 logger = logging.getLogger(__name__)
 
@@ -99,7 +99,7 @@ def declarative_tools(
     source: YamlSource,
     base: Sequence[str | int],
 ) -> tuple[list[StagedTool], list[Problem]]:
-    """Build declarative tools with :func:`~interlock.tools.declarative.build_declarative_tool`.
+    """Build declarative tools with :func:`~interlock.adapters.declarative.build_declarative_tool`.
 
     Args:
         specs: The specs.

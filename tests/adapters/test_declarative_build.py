@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from interlock.tools import Permission, ToolAnnotations, ToolRegistry
-from interlock.tools.declarative import (
+from interlock.adapters.declarative import (
     HTTP_TIMEOUT_GRACE_S,
     DeclarativeToolError,
     build_declarative_tool,
 )
+from interlock.tools import Permission, ToolAnnotations, ToolRegistry
 from support.https_server import make_settings
 
 SETTINGS = make_settings(connections={"weather": {"headers": {"X-Key": "k-123456"}}})

@@ -4,7 +4,7 @@ Spec format: docs/skills-and-employees.md, "Declarative tools". Two kinds:
 
 * ``text_template``: fills ``template`` from the arguments and returns the text;
 * ``http_json``: one HTTPS request whose JSON answer becomes the result
-  (:mod:`interlock.tools.http_json`, guarded by :mod:`interlock.tools.net_guard`).
+  (:mod:`interlock.adapters.http_json`, guarded by :mod:`interlock.adapters.net_guard`).
 
 Everything that can be checked without running the tool is checked here, so a broken spec is
 reported when its skill loads, with a path into the spec (:class:`DeclarativeToolError`):
@@ -24,6 +24,20 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from interlock.adapters.http_json import MAX_PARAMS, HttpJsonRequest
+from interlock.adapters.json_mapping import (
+    ListResponse,
+    ResponseSpecError,
+    SingleResponse,
+    parse_response_spec,
+)
+from interlock.adapters.templating import (
+    Template,
+    TemplateSyntaxError,
+    ValueTemplate,
+    parse_template,
+    parse_value,
+)
 from interlock.approvals.rules import approval_timeout_problem, approvals_required_problem
 from interlock.settings import Connection, Settings
 from interlock.tools.base import (
@@ -34,21 +48,7 @@ from interlock.tools.base import (
     ToolContext,
     ToolResult,
 )
-from interlock.tools.http_json import MAX_PARAMS, HttpJsonRequest
-from interlock.tools.json_mapping import (
-    ListResponse,
-    ResponseSpecError,
-    SingleResponse,
-    parse_response_spec,
-)
 from interlock.tools.schema import SchemaRuleError, check_schema_rules
-from interlock.tools.templating import (
-    Template,
-    TemplateSyntaxError,
-    ValueTemplate,
-    parse_template,
-    parse_value,
-)
 
 SpecPath = list[str | int]
 

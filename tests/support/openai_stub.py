@@ -1,4 +1,4 @@
-"""A tiny OpenAI-compatible chat-completions server for tests.
+"""A tiny OpenAI-compatible chat-completions server for tests (scripted replies).
 
 It serves ``POST /v1/chat/completions`` on 127.0.0.1 (free port) with uvicorn in a thread,
 records every request body and headers, and answers streaming requests in OpenAI's SSE format
@@ -40,10 +40,19 @@ class StubToolCall:
 
 @dataclass(frozen=True)
 class StubReply:
-    """One streamed answer: text tokens first, then tool calls."""
+    """One streamed answer: text tokens first, then tool calls.
+
+    Attributes:
+        text_tokens: Streamed text pieces.
+        tool_calls: Streamed tool calls, each on its own ``index`` (0, 1, ...) unless
+            ``same_index``.
+        same_index: Stream every call on index 0, each starting with its own ``id`` (what
+            some OpenAI-compatible servers do).
+    """
 
     text_tokens: list[str] = field(default_factory=list)
     tool_calls: list[StubToolCall] = field(default_factory=list)
+    same_index: bool = False
 
 
 @dataclass(frozen=True)
@@ -155,7 +164,8 @@ class OpenAIStub:
     async def _sse(self, reply: StubReply, *, include_usage: bool) -> AsyncIterator[str]:
         chunks: list[dict[str, Any]] = [self._chunk({"role": "assistant", "content": ""})]
         chunks += [self._chunk({"content": token}) for token in reply.text_tokens]
-        for index, call in enumerate(reply.tool_calls):
+        for position, call in enumerate(reply.tool_calls):
+            index = 0 if reply.same_index else position
             chunks.append(
                 self._chunk(
                     {
