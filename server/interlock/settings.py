@@ -120,6 +120,7 @@ class Settings(BaseSettings):
             loopback ones, e.g. the public name behind a reverse proxy; ``["*"]`` allows any.
         mcp_allowed_origins: Browser origins (``Origin`` header) allowed on ``/mcp`` besides
             loopback ones; requests without ``Origin`` (desktop clients) are not affected.
+        mcp_page_size: Tools per page of an MCP ``tools/list`` answer (50; 1 to 1000).
         http_ca_bundle: TEST-ONLY. A PEM file of CA certificates that ``http_json`` tools
             trust instead of the default bundle (``certifi``), for a test server's throwaway
             certificate. None (the default) uses the default bundle.
@@ -161,6 +162,7 @@ class Settings(BaseSettings):
     mcp_approval_channel: Literal["web", "elicitation", "both"] = "both"
     mcp_allowed_hosts: list[str] = Field(default_factory=list)
     mcp_allowed_origins: list[str] = Field(default_factory=list)
+    mcp_page_size: int = Field(default=50, ge=1, le=1000)
 
     @property
     def is_offline_model(self) -> bool:

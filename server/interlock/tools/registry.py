@@ -24,6 +24,7 @@ from interlock.tools.registration import (
     MAX_TOOL_NAME_CHARS,
     PROVIDER_NAME_MAX,
     PROVIDER_NAME_RE,
+    TAG_RE,
     TOOL_NAME_RE,
     ToolRegistrationError,
     check_tool,
@@ -40,6 +41,7 @@ __all__ = [
     "MAX_TOOL_NAME_CHARS",
     "PROVIDER_NAME_MAX",
     "PROVIDER_NAME_RE",
+    "TAG_RE",
     "TOOL_NAME_RE",
     "ToolRegistrationError",
     "ToolRegistry",
@@ -87,8 +89,9 @@ class ToolRegistry:
     def register(self, tool: Tool) -> Tool:
         """Check ``tool`` against every rule and add it.
 
-        On success ``tool.provider_name`` is set (see :func:`provider_safe_name`) and a
-        ``permission`` given as a plain string is turned into :class:`Permission`. The schemas
+        On success ``tool.provider_name`` is set (see :func:`provider_safe_name`), a
+        ``permission`` given as a plain string is turned into :class:`Permission` and
+        ``tool.tags`` becomes a sorted tuple without repeats. The schemas
         are read now: changing them on the object later has no effect on validation.
 
         Args:
@@ -100,7 +103,9 @@ class ToolRegistry:
         Raises:
             ToolRegistrationError: With the first broken rule as ``reason``: name format or
                 length, duplicate name, provider-name collision, title/description/handler
-                type, invalid permission, ``timeout_s`` <= 0, or a schema rule from
+                type, invalid permission, ``timeout_s`` <= 0, inconsistent annotations (a
+                write tool declared read-only, a read-only one destructive), a tag outside
+                ``TAG_RE``, or a schema rule from
                 :func:`interlock.tools.schema.check_schema_rules` (object root, supported
                 keywords, depth, size, Draft 2020-12 validity).
         """
@@ -133,6 +138,7 @@ class ToolRegistry:
         for tool, pname, permission, input_validator, output_validator in staged:
             tool.provider_name = pname
             tool.permission = permission
+            tool.tags = tuple(sorted(set(tool.tags)))
             self._tools[tool.name] = tool
             self._by_provider[pname] = tool
             self._input_validators[tool.name] = input_validator
