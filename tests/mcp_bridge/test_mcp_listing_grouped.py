@@ -247,3 +247,12 @@ def test_c19_names_stay_provider_safe_and_unique_flat_and_grouped(registry, make
     assert grouped(registry).resolve(long_group, {"action": "second"}).tool.name == (
         f"{long_ns}.second"
     )
+
+
+def test_every_grouped_schema_is_valid_draft_2020_12(builtin: ToolRegistry):
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+    for tool in grouped(builtin).definitions():
+        Draft202012Validator.check_schema(tool.input_schema)
+        if tool.output_schema is not None:
+            Draft202012Validator.check_schema(tool.output_schema)
