@@ -16,6 +16,7 @@ from interlock import __version__
 from interlock.api.errors import ErrorOut, install_error_handlers
 from interlock.api.middleware import GuardMiddleware
 from interlock.api.routers import (
+    agui,
     approvals,
     audit,
     catalog,
@@ -90,6 +91,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         Route("/mcp", endpoint=mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False)
     )
     for module in (
+        agui,
         approvals,
         audit,
         catalog,
