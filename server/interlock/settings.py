@@ -76,6 +76,11 @@ class Settings(BaseSettings):
             ``anthropic:claude-sonnet-4-5``, ``ollama:llama3.1``). Unset: the built-in offline model.
         model_base_url: Base URL of an OpenAI-compatible server (vLLM, llama.cpp, LM Studio).
         model_api_key: API key passed to the provider; unset means the provider's own variable.
+        model_strict_tools: Ask OpenAI and OpenAI-compatible servers for strict tool calling:
+            each tool goes with ``"strict": true`` and a strict-valid form of its schema, or
+            without ``strict`` when its schema has none (see
+            :mod:`interlock.tools.schema.strict`); arguments are still validated against the
+            tool's own schema.
         host: Interface ``interlock serve`` binds to.
         port: TCP port ``interlock serve`` binds to.
         max_steps_per_turn: Model calls allowed in one run before it fails with ``step_limit``.
@@ -135,6 +140,7 @@ class Settings(BaseSettings):
     model: str | None = None
     model_base_url: str | None = None
     model_api_key: SecretStr | None = None
+    model_strict_tools: bool = False
     host: str = "127.0.0.1"
     port: int = 8000
     max_steps_per_turn: int = Field(default=12, ge=1, le=100)

@@ -177,6 +177,7 @@ class _Nodes:
                 user_id=state["user_id"],
                 conversation_id=conversation_id,
                 db=d.db,
+                from_model=True,
             )
         except asyncio.CancelledError:
             if text.strip():
