@@ -82,7 +82,7 @@ async def test_an_allow_call_runs_and_is_recorded(make_settings: Callable[..., S
             assert "load_skill" not in by_name
             assert by_name["notes_list"].annotations is not None
             assert by_name["notes_list"].annotations.read_only_hint is True
-            assert by_name["notes_add"].annotations.destructive_hint is True  # type: ignore[union-attr]
+            assert by_name["notes_delete"].annotations.destructive_hint is True  # type: ignore[union-attr]
             result = await client.call_tool("notes_list", {})
         assert not result.is_error, text_of(result)
         assert text_of(result) == "No notes yet."
@@ -122,7 +122,7 @@ async def test_an_ask_call_waits_for_the_web_decision(
             result = await asyncio.wait_for(calling, WAIT_S)
         assert not result.is_error, text_of(result)
         assert text_of(result) == "Added note #1: buy milk"
-        assert result.structured_content == {"id": 1, "text": "buy milk"}
+        assert result.structured_content is None  # notes.add declares no output schema
         assert [t for _, t in stored_notes(server.live.services.db)] == ["buy milk"]
         [audit] = _audit(server, call["id"])
         assert (audit.decider, audit.channel, audit.outcome) == (server.user_id, "api", "approved")
@@ -198,4 +198,49 @@ async def test_bad_args_are_an_error_result_with_the_code(
             result = await client.call_tool("notes_add", {"text": ""})
             unknown = await client.call_tool("no_such_tool", {})
         assert result.is_error and text_of(result).startswith("Error [invalid_args]:")
-        assert unknown.is_error and text_of(unknown).startswith("Error [not_found]:")
+        assert unknown.is_error and text_of(unknown).startswith("Error [unknown_tool]:")
+
+
+async def test_grouped_and_read_only_connections_reach_the_same_gate(
+    make_settings: Callable[..., Settings],
+) -> None:
+    async with serve_mcp(make_settings()) as server:
+        async with server.client(query="?exposition=grouped") as client:
+            by_name = {t.name: t for t in (await client.list_tools()).tools}
+            assert "notes" in by_name and "notes_add" not in by_name
+            result = await client.call_tool("notes", {"action": "list"})
+            assert text_of(result) == "No notes yet."
+        async with server.client(query="?read_only=true") as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert "notes_list" in names and "notes_add" not in names
+            refused = await client.call_tool("notes_add", {"text": "x"})
+            assert refused.is_error and text_of(refused).startswith("Error [unknown_tool]:")
+        async with httpx.AsyncClient(base_url=server.url) as http:
+            response = await http.post(
+                "/mcp?exposition=stacked",
+                json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                headers={"Authorization": f"Bearer {server.token}"},
+            )
+            assert response.status_code == 422
+            assert response.json()["error"]["code"] == "invalid_mcp_option"
+        with server.live.services.db.session() as session:
+            calls = session.exec(select(ToolCall)).all()
+        assert [(c.name, c.status) for c in calls] == [("notes.list", "succeeded")]
+
+
+async def test_the_list_comes_in_pages(make_settings: Callable[..., Settings]) -> None:
+    async with serve_mcp(make_settings(mcp_page_size=2)) as server:
+        async with server.client() as client:
+            names: list[str] = []
+            cursor: str | None = None
+            pages = 0
+            while True:
+                listed = await client.list_tools(cursor=cursor)
+                assert len(listed.tools) <= 2
+                names += [t.name for t in listed.tools]
+                pages += 1
+                cursor = listed.next_cursor
+                if cursor is None:
+                    break
+        assert pages > 1 and len(names) == len(set(names))
+        assert {"notes_add", "notes_list", "notes_delete"} <= set(names)

@@ -68,6 +68,7 @@ async def call_tool(
     tool_name: str,
     args: dict[str, Any],
     elicit: Elicit | None,
+    structure: Callable[[Any], dict[str, Any] | None] | None = None,
 ) -> types.CallToolResult:
     """Place a call from an MCP client and answer it once it has an outcome.
 
@@ -79,6 +80,7 @@ async def call_tool(
         tool_name: The Interlock tool name.
         args: The args as sent.
         elicit: Asks the person in the MCP client, or None (not supported or not wanted).
+        structure: The result's ``structured_content`` from the tool's data (None: none).
 
     Returns:
         The tool's result; ``is_error`` with ``Error [<code>]: ...`` text for every other
@@ -103,7 +105,10 @@ async def call_tool(
     elif call.status == ToolCallStatus.interrupted:
         await _await_decision(engine, placed.conversation_id, call, user_id, client_name, elicit)
     out, text = await engine.db.run(engine.outside.outcome, call.id)
-    return result_of(out, text)
+    result = result_of(out, text)
+    if not result.is_error and structure is not None:
+        result.structured_content = structure(out.result_data)
+    return result
 
 
 async def _await_decision(
@@ -198,15 +203,12 @@ def approval_question(call: ToolCallOut, client_name: str) -> str:
 def result_of(call: ToolCallOut, tool_message: str | None) -> types.CallToolResult:
     """The MCP result of a call with a final status.
 
-    A success carries the tool's text (and its data as structured content when the tool
-    declares an output schema); any other outcome is ``is_error`` with the text a model in a
+    A success carries the tool's text; any other outcome is ``is_error`` with the text a model in a
     chat would read, starting ``Error [<code>]:``.
     """
     if call.status == ToolCallStatus.succeeded:
-        data = call.result_data
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=call.result_text or "")],
-            structured_content=data if isinstance(data, dict) else None,
             is_error=False,
         )
     code = call.error.code if call.error else call.status

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from interlock.errors import BadRequest
 from interlock.tools import Tool
@@ -73,9 +73,7 @@ class ListingOptions:
         return [tool for tool in tools if self.admits(tool)]
 
 
-def parse_listing_options(
-    params: Mapping[str, str] | Iterable[tuple[str, str]] | Any,
-) -> ListingOptions:
+def parse_listing_options(params: Mapping[str, str] | Iterable[tuple[str, str]]) -> ListingOptions:
     """Read :class:`ListingOptions` from a connection's query parameters.
 
     Args:
@@ -94,8 +92,10 @@ def parse_listing_options(
             ``exposition`` or ``read_only`` given twice with different values; a tag both
             required (``tags`` / ``any_tags``) and excluded.
     """
-    if hasattr(params, "multi_items"):
-        pairs = list(params.multi_items())
+    multi_items = getattr(params, "multi_items", None)
+    pairs: list[tuple[str, str]]
+    if callable(multi_items):
+        pairs = list(multi_items())
     elif isinstance(params, Mapping):
         pairs = list(params.items())
     else:

@@ -4,9 +4,10 @@ One connection acts for one person (the bearer token: the same API token as the 
 see :func:`interlock.api.deps.current_user`; none or unknown answers 401 with the usual JSON
 error) through one employee (query parameter ``employee`` or header ``X-Interlock-Employee``;
 the general assistant by default). It lists the tools that person may use through that
-employee (never a ``DENY`` one); query parameters such as ``exposition`` and the tag and
-read-only filters go to :mod:`interlock.mcp_bridge.listing`. Every ``tools/call`` goes through
-the chat's gate (:mod:`interlock.mcp_bridge.gate`).
+employee (never a ``DENY`` one), shaped by the query parameters ``exposition`` (``flat`` |
+``grouped``), ``tags`` / ``any_tags`` / ``exclude_tags`` and ``read_only``
+(:mod:`interlock.mcp_bridge.exposition`; 422 ``invalid_mcp_option`` for a bad one). Every
+``tools/call`` goes through the chat's gate (:mod:`interlock.mcp_bridge.gate`).
 
 Requests must name an allowed host (loopback names, or ``mcp_allowed_hosts`` behind a proxy;
 421 ``host_not_allowed`` otherwise) and, when a browser sends ``Origin``, an allowed origin
@@ -17,9 +18,10 @@ The MCP library's own host check is off because it only knows fixed host names.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, cast
 
 import mcp_types as types
@@ -29,6 +31,8 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
@@ -37,8 +41,9 @@ from interlock.api.deps import current_user, host_of, is_loopback
 from interlock.api.services import Services
 from interlock.employees import DEFAULT_EMPLOYEE
 from interlock.errors import InterlockError, error_body
+from interlock.mcp_bridge.exposition import Exposition
 from interlock.mcp_bridge.gate import Elicit, call_tool, error_result
-from interlock.mcp_bridge.listing import Listing, build_listing
+from interlock.mcp_bridge.options import ListingOptions, parse_listing_options
 from interlock.settings import Settings
 
 CALLER_KEY = "interlock.mcp.caller"
@@ -59,12 +64,12 @@ class Caller:
     Attributes:
         user_id: The token's user.
         employee: The employee's slug.
-        query: The request's query parameters (exposition and filters).
+        options: The exposition and filters from the query parameters.
     """
 
     user_id: str
     employee: str
-    query: Mapping[str, str]
+    options: ListingOptions
 
 
 class McpEndpoint:
@@ -123,13 +128,12 @@ class McpEndpoint:
         if employee is None or employee.disabled:
             await _error(send, 404, "not_found", f"No employee {slug!r} to act through.")
             return
-        exposition = request.query_params.get("exposition", "flat")
-        if exposition not in ("flat", "grouped"):
-            await _error(send, 422, "invalid_request", "exposition must be 'flat' or 'grouped'.")
+        try:
+            options = parse_listing_options(request.query_params)
+        except InterlockError as exc:
+            await _error(send, exc.status, exc.code, exc.message)
             return
-        scope[CALLER_KEY] = Caller(
-            user_id=user.id, employee=employee.slug, query=dict(request.query_params)
-        )
+        scope[CALLER_KEY] = Caller(user_id=user.id, employee=employee.slug, options=options)
         # Sessions belong to the user who opened them (the library compares this principal).
         scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=user.id, scopes=[]))
         await self.manager.handle_request(scope, receive, send)
@@ -155,37 +159,43 @@ class McpEndpoint:
         return 403, "origin_not_allowed", f"Requests from the web page at {origin} are refused."
 
     # -- MCP -------------------------------------------------------------------------------
-    async def _listing(self, caller: Caller) -> Listing:
+    async def _exposition(self, caller: Caller) -> Exposition:
+        """The connection's tools: what the person may use through the employee, filtered."""
         services = self._require()
         employee = services.engine.employee_of(caller.employee)
         plan = await services.db.run(services.engine.outside.plan, caller.user_id, employee)
-        return build_listing(plan.offered, plan.permissions, caller.query)
+        return Exposition(plan.offered, caller.options)
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        listing = await self._listing(_caller(ctx))
-        return listing.page(params.cursor if params is not None else None)
+        exposition = await self._exposition(_caller(ctx))
+        try:
+            return exposition.list_page(
+                params.cursor if params is not None else None, self.settings.mcp_page_size
+            )
+        except InterlockError as exc:
+            raise MCPError(code=INVALID_PARAMS, message=f"[{exc.code}] {exc.message}") from None
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         services = self._require()
         caller = _caller(ctx)
-        arguments = dict(params.arguments or {})
-        listing = await self._listing(caller)
-        resolved = listing.resolve(params.name, arguments)
-        if resolved is None:
-            known = services.registry.by_provider_name(params.name) or services.registry.get(
-                params.name
-            )
-            if known is not None and known.name in listing.names.values():
-                return error_result(
-                    "not_found", f"The tool {params.name!r} is not offered on this connection."
-                )
-            # Unknown or denied: recorded as refused by the gate, like a model's call.
-            resolved = (known.name if known is not None else params.name, arguments)
-        tool_name, args = resolved
+        exposition = await self._exposition(caller)
+        structure: Callable[[Any], dict[str, Any] | None] | None = None
+        try:
+            resolved = exposition.resolve(params.name, params.arguments)
+        except InterlockError as exc:
+            denied = self._denied(params.name, caller)
+            if denied is None:
+                return error_result(exc.code, exc.message)
+            # A tool the person may not use here: refused by the gate and recorded, as a
+            # model's call to it would be.
+            tool_name, args = denied, dict(params.arguments or {})
+        else:
+            tool_name, args = resolved.tool.name, resolved.arguments
+            structure = partial(exposition.structured_content, resolved)
         return await call_tool(
             services.engine,
             user_id=caller.user_id,
@@ -194,7 +204,16 @@ class McpEndpoint:
             tool_name=tool_name,
             args=args,
             elicit=self._elicitor(ctx),
+            structure=structure,
         )
+
+    def _denied(self, name: str, caller: Caller) -> str | None:
+        """The registered tool an unlisted flat name stands for, when the filters admit it
+        (so it is missing because the person may not use it here)."""
+        tool = self._require().registry.by_provider_name(name)
+        if tool is None or not caller.options.admits(tool):
+            return None
+        return tool.name
 
     def _elicitor(self, ctx: ServerRequestContext[Any]) -> Elicit | None:
         """Asks in the MCP client when the setting allows it and the client can."""
