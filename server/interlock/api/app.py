@@ -21,6 +21,7 @@ from interlock.api.routers import (
     conversations,
     employees,
     events,
+    mcp_servers,
     metrics,
     permissions,
     skills,
@@ -56,6 +57,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             await listener.start(wait_s=built.settings.db_lock_timeout_s)
             app.state.listener = listener
         await built.engine.recover()
+        await built.mcp_sources.start()  # remote MCP servers connect in the background
         if services is None:  # a real server (tests pass their own services)
             # Libraries leave ~200k long-lived objects: keep them out of every full collection.
             gc.collect()
@@ -63,6 +65,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         try:
             yield
         finally:
+            await built.mcp_sources.aclose()
             await built.engine.aclose()
             if listener is not None:
                 await listener.aclose()
@@ -88,6 +91,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         conversations,
         employees,
         events,
+        mcp_servers,
         metrics,
         permissions,
         skills,
