@@ -128,6 +128,11 @@ class Settings(BaseSettings):
             ``anthropic:claude-sonnet-4-5``, ``ollama:llama3.1``). Unset: the built-in offline model.
         model_base_url: Base URL of an OpenAI-compatible server (vLLM, llama.cpp, LM Studio).
         model_api_key: API key passed to the provider; unset means the provider's own variable.
+        model_strict_tools: Ask OpenAI and OpenAI-compatible servers for strict tool calling:
+            each tool goes with ``"strict": true`` and a strict-valid form of its schema, or
+            without ``strict`` when its schema has none (see
+            :mod:`interlock.tools.schema.strict`); arguments are still validated against the
+            tool's own schema.
         host: Interface ``interlock serve`` binds to.
         port: TCP port ``interlock serve`` binds to.
         max_steps_per_turn: Model calls allowed in one run before it fails with ``step_limit``.
@@ -167,6 +172,18 @@ class Settings(BaseSettings):
         mcp_call_timeout_s: Seconds a call to a remote MCP tool (or listing its tools) may take.
         mcp_retry_max_s: Longest pause between two tries to reach an MCP server that is down
             (the pause doubles from half a second up to this).
+        mcp_approval_timeout_s: Longest wait of an MCP ``tools/call`` for a person's decision,
+            in seconds (50, under the usual 60 s client timeout); the call then closes as
+            ``expired`` (a shorter rule of the tool or employee wins).
+        mcp_approval_channel: Where an MCP call that needs a decision is put to the person:
+            ``web`` (the web client's Approvals view), ``elicitation`` (the MCP client asks,
+            when it supports elicitation; otherwise the web client) or ``both`` (the first
+            answer wins).
+        mcp_allowed_hosts: Host names (``Host`` header, port ignored) ``/mcp`` answers besides
+            loopback ones, e.g. the public name behind a reverse proxy; ``["*"]`` allows any.
+        mcp_allowed_origins: Browser origins (``Origin`` header) allowed on ``/mcp`` besides
+            loopback ones; requests without ``Origin`` (desktop clients) are not affected.
+        mcp_page_size: Tools per page of an MCP ``tools/list`` answer (50; 1 to 1000).
         http_ca_bundle: TEST-ONLY. A PEM file of CA certificates that ``http_json`` tools
             trust instead of the default bundle (``certifi``), for a test server's throwaway
             certificate. None (the default) uses the default bundle.
@@ -181,6 +198,7 @@ class Settings(BaseSettings):
     model: str | None = None
     model_base_url: str | None = None
     model_api_key: SecretStr | None = None
+    model_strict_tools: bool = False
     host: str = "127.0.0.1"
     port: int = 8000
     max_steps_per_turn: int = Field(default=12, ge=1, le=100)
@@ -207,6 +225,11 @@ class Settings(BaseSettings):
     approval_sweep_interval_s: float = Field(default=5.0, gt=0, le=3600)
     actions_grant_days: int = Field(default=7, ge=1, le=365)
     grant_days: int = Field(default=7, ge=1, le=30)
+    mcp_approval_timeout_s: float = Field(default=50.0, gt=0, le=3600)
+    mcp_approval_channel: Literal["web", "elicitation", "both"] = "both"
+    mcp_allowed_hosts: list[str] = Field(default_factory=list)
+    mcp_allowed_origins: list[str] = Field(default_factory=list)
+    mcp_page_size: int = Field(default=50, ge=1, le=1000)
 
     @model_validator(mode="after")
     def _check_mcp_servers(self) -> Self:

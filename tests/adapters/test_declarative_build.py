@@ -107,7 +107,8 @@ def test_a_post_defaults_to_write_and_not_read_only():
     tool = build(spec)
 
     assert tool.write is True
-    assert tool.annotations == ToolAnnotations(open_world=True)
+    assert tool.annotations == ToolAnnotations(read_only=False, idempotent=False, open_world=True)
+    assert tool.hints().destructive is True
 
 
 @pytest.mark.parametrize(

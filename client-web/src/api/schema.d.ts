@@ -4,6 +4,31 @@
  */
 
 export interface paths {
+    "/api/ag-ui/{conversation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run Agent
+         * @description Run the conversation's employee for an AG-UI client: a new message, or a resume.
+         *
+         *     The conversation's owner only (404 for anyone else). A body that is not a
+         *     ``RunAgentInput`` is 422 ``invalid_request``; every later refusal (a bad resume, calls
+         *     still waiting, a run already active) is a ``RUN_ERROR`` event with Interlock's code,
+         *     and nothing is written.
+         */
+        post: operations["run_agent_api_ag_ui__conversation_id__post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/approvals": {
         parameters: {
             query?: never;
@@ -873,6 +898,12 @@ export interface components {
              */
             pending: number;
             /**
+             * Channel
+             * @default chat
+             * @enum {string}
+             */
+            channel: "chat" | "mcp";
+            /**
              * Created At
              * Format: date-time
              */
@@ -896,7 +927,8 @@ export interface components {
         /**
          * ConversationSummary
          * @description A conversation in lists; ``pending`` counts the calls waiting for the owner
-         *     (interrupted and undecided, plus frontend calls awaiting the browser).
+         *     (interrupted and undecided, plus frontend calls awaiting the browser); ``channel`` is
+         *     ``mcp`` for the record of the calls MCP clients made through the employee (no chat).
          */
         ConversationSummary: {
             /** Id */
@@ -915,6 +947,12 @@ export interface components {
              * @default 0
              */
             pending: number;
+            /**
+             * Channel
+             * @default chat
+             * @enum {string}
+             */
+            channel: "chat" | "mcp";
             /**
              * Created At
              * Format: date-time
@@ -1787,6 +1825,8 @@ export interface components {
          *     ``approvals`` lists who approved so far when ``approvals_required`` > 1;
          *     ``require_approver`` means the conversation's owner may not approve it.
          *     ``grant_id`` names the "don't ask again" grant that let the call run without a card.
+         *     ``client_name`` names the MCP client that requested the call ("Claude Desktop"; see
+         *     ``interlock.mcp_bridge``), null for calls proposed in a chat.
          */
         ToolCallOut: {
             /** Id */
@@ -1875,6 +1915,8 @@ export interface components {
              */
             approvals: components["schemas"]["ToolCallApprovalOut"][];
             undo: components["schemas"]["UndoOut"] | null;
+            /** Client Name */
+            client_name: string | null;
         };
         /** ToolCallRunning */
         ToolCallRunning: {
@@ -2036,6 +2078,68 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    run_agent_api_ag_ui__conversation_id__post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Server-Sent Events: each `data:` is one AG-UI event as JSON (RUN_STARTED ... RUN_FINISHED, or RUN_ERROR with Interlock's error code). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": Record<string, never>;
+                };
+            };
+            /** @description unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not_found: unknown or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description invalid_request: the body is not a RunAgentInput */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     list_approvals_api_approvals_get: {
         parameters: {
             query?: never;

@@ -51,6 +51,7 @@ from interlock.tools.base import (
     ToolContext,
     ToolResult,
 )
+from interlock.tools.registration import tags_problem
 from interlock.tools.schema import SchemaRuleError, check_schema_rules
 
 SpecPath = list[str | int]
@@ -58,7 +59,7 @@ SpecPath = list[str | int]
 COMMON_KEYS = frozenset(
     {"name", "kind", "title", "description", "permission", "write", "annotations"}
     | {"timeout_s", "input_schema", "output_schema", "card"}
-    | {"approval_timeout_s", "require_approver", "approvals_required"}
+    | {"approval_timeout_s", "require_approver", "approvals_required", "tags"}
 )
 KIND_KEYS = {
     "text_template": frozenset({"template"}),
@@ -172,6 +173,7 @@ def build_declarative_tool(spec: dict[str, Any], *, skill: str, settings: Settin
         "approval_timeout_s": approval_timeout_s,
         "require_approver": _bool(spec, "require_approver", False),
         "approvals_required": approvals_required,
+        "tags": _tags(spec),
     }
     if kind == "text_template":
         if output_schema is not None:
@@ -431,6 +433,17 @@ def _annotations(spec: dict[str, Any], defaults: ToolAnnotations, write: bool) -
             "a tool with write: true is not read_only", ["annotations", "read_only"]
         )
     return ToolAnnotations(**values)
+
+
+def _tags(spec: dict[str, Any]) -> tuple[str, ...]:
+    raw = spec.get("tags", [])
+    if not isinstance(raw, list):
+        raise DeclarativeToolError(f"tags must be a list, got {_type(raw)}", ["tags"])
+    for index, tag in enumerate(raw):
+        problem = tags_problem([tag])
+        if problem is not None:
+            raise DeclarativeToolError(problem, ["tags", index])
+    return tuple(raw)
 
 
 def _names(values: Any) -> str:

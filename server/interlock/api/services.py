@@ -51,6 +51,7 @@ class Services:
         registry = ToolRegistry(
             max_result_chars=settings.max_tool_result_chars,
             default_timeout_s=settings.tool_timeout_s,
+            strict_tools=settings.model_strict_tools,
         )
         catalog = load_catalog(
             registry, [settings.builtin_skills_dir, *settings.skills_path], settings

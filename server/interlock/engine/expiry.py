@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -79,10 +80,19 @@ class Deadlines:
         call: ToolCall,
         employee: Employee,
         run_id: str,
+        *,
+        max_timeout_s: float | None = None,
     ) -> None:
-        """Stage ``call`` becoming ``interrupted`` with its rule and deadline; caller commits."""
+        """Stage ``call`` becoming ``interrupted`` with its rule and deadline; caller commits.
+
+        ``max_timeout_s`` caps the rule's timeout (an MCP caller waits at most
+        ``mcp_approval_timeout_s``); a shorter rule wins.
+        """
         call.status = ToolCallStatus.interrupted
-        apply_rule(call, self.rule_for(registry.get(call.name), employee), self.now())
+        rule = self.rule_for(registry.get(call.name), employee)
+        if max_timeout_s is not None and max_timeout_s < rule.timeout_s:
+            rule = replace(rule, timeout_s=max_timeout_s)
+        apply_rule(call, rule, self.now())
         session.add(call)
         session.flush()
         bus.stage(

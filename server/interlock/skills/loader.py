@@ -303,7 +303,7 @@ class SkillLoader:
 
     def _apply_manifest(self, manifest: SkillManifest, source: YamlSource) -> None:
         """Check tool names and references; apply permissions, cards and approval rules; set
-        ``tool.skill``."""
+        ``tool.skill`` and add the skill's ``tags`` to each tool's own."""
         name = manifest.name
         tools = {s.tool.name: s.tool for s in self.staged}
         for staged in self.staged:
@@ -317,6 +317,8 @@ class SkillLoader:
                     f"tool '{tool_name}' must be named '{name}' or start with '{name}.'",
                 )
             staged.tool.skill = name
+            if isinstance(staged.tool.tags, tuple | list):
+                staged.tool.tags = (*staged.tool.tags, *manifest.tags)
         for key, values in (
             ("permissions", manifest.permissions),
             ("cards", manifest.cards),

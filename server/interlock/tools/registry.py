@@ -24,6 +24,7 @@ from interlock.tools.registration import (
     MAX_TOOL_NAME_CHARS,
     PROVIDER_NAME_MAX,
     PROVIDER_NAME_RE,
+    TAG_RE,
     TOOL_NAME_RE,
     ToolRegistrationError,
     check_tool,
@@ -35,11 +36,13 @@ from interlock.tools.schema import (
     is_finite_number,
     make_validator,
 )
+from interlock.tools.schema.strict import StrictForm, absent_for_nulls, strict_form
 
 __all__ = [
     "MAX_TOOL_NAME_CHARS",
     "PROVIDER_NAME_MAX",
     "PROVIDER_NAME_RE",
+    "TAG_RE",
     "TOOL_NAME_RE",
     "ToolRegistrationError",
     "ToolRegistry",
@@ -60,6 +63,10 @@ class ToolRegistry:
             (the ``max_tool_result_chars`` setting; 60,000).
         default_timeout_s: Seconds a call may take when its tool declares no ``timeout_s``
             (the ``tool_timeout_s`` setting; 30).
+        strict_tools: Ask for strict tool calling (the ``model_strict_tools`` setting): each
+            provider spec carries ``"strict": true`` and a strict-valid form of its schema, or
+            no ``strict`` when its schema has none (see
+            :mod:`interlock.tools.schema.strict`).
 
     Raises:
         ValueError: When ``max_result_chars`` < 1 or ``default_timeout_s`` is not a positive
@@ -67,7 +74,13 @@ class ToolRegistry:
         RuntimeError: When the ``uri`` or ``email`` format checks are not active.
     """
 
-    def __init__(self, max_result_chars: int = 60_000, default_timeout_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        max_result_chars: int = 60_000,
+        default_timeout_s: float = 30.0,
+        *,
+        strict_tools: bool = False,
+    ) -> None:
         check_format_checkers()
         if isinstance(max_result_chars, bool) or not isinstance(max_result_chars, int):
             raise ValueError(f"max_result_chars must be an int, got {max_result_chars!r}")
@@ -81,14 +94,17 @@ class ToolRegistry:
         self._by_provider: dict[str, Tool] = {}
         self._input_validators: dict[str, Any] = {}
         self._output_validators: dict[str, Any] = {}
+        self.strict_tools = strict_tools
+        self._strict_forms: dict[str, StrictForm] = {}
 
     # -- registration ------------------------------------------------------------------------
 
     def register(self, tool: Tool) -> Tool:
         """Check ``tool`` against every rule and add it.
 
-        On success ``tool.provider_name`` is set (see :func:`provider_safe_name`) and a
-        ``permission`` given as a plain string is turned into :class:`Permission`. The schemas
+        On success ``tool.provider_name`` is set (see :func:`provider_safe_name`), a
+        ``permission`` given as a plain string is turned into :class:`Permission` and
+        ``tool.tags`` becomes a sorted tuple without repeats. The schemas
         are read now: changing them on the object later has no effect on validation.
 
         Args:
@@ -100,7 +116,9 @@ class ToolRegistry:
         Raises:
             ToolRegistrationError: With the first broken rule as ``reason``: name format or
                 length, duplicate name, provider-name collision, title/description/handler
-                type, invalid permission, ``timeout_s`` <= 0, or a schema rule from
+                type, invalid permission, ``timeout_s`` <= 0, inconsistent annotations (a
+                write tool declared read-only, a read-only one destructive), a tag outside
+                ``TAG_RE``, or a schema rule from
                 :func:`interlock.tools.schema.check_schema_rules` (object root, supported
                 keywords, depth, size, Draft 2020-12 validity).
         """
@@ -133,6 +151,7 @@ class ToolRegistry:
         for tool, pname, permission, input_validator, output_validator in staged:
             tool.provider_name = pname
             tool.permission = permission
+            tool.tags = tuple(sorted(set(tool.tags)))
             self._tools[tool.name] = tool
             self._by_provider[pname] = tool
             self._input_validators[tool.name] = input_validator
@@ -206,7 +225,10 @@ class ToolRegistry:
 
         Each spec is ``{"type": "function", "function": {"name": <provider_name>,
         "description": ..., "parameters": <input_schema>}}``. ``parameters`` is a copy without
-        the root ``$schema`` and ``$id`` (identity keywords some providers reject).
+        the root ``$schema`` and ``$id`` (identity keywords some providers reject). With
+        ``strict_tools`` on, a tool whose schema has a strict form
+        (:func:`interlock.tools.schema.strict.strict_form`) is sent with that form as
+        ``parameters`` and ``"strict": true``; any other tool as above, without ``strict``.
 
         Args:
             tools: Registered tools, in the order the model should see them.
@@ -221,20 +243,55 @@ class ToolRegistry:
         for tool in tools:
             if self._tools.get(tool.name) is not tool:
                 raise ValueError(f"tool {tool.name!r} is not registered in this registry")
-            parameters = copy.deepcopy(tool.input_schema)
-            parameters.pop("$schema", None)
-            parameters.pop("$id", None)
-            specs.append(
-                {
-                    "type": "function",
-                    "function": {
-                        "name": tool.provider_name,
-                        "description": tool.description,
-                        "parameters": parameters,
-                    },
-                }
-            )
+            function: dict[str, Any] = {
+                "name": tool.provider_name,
+                "description": tool.description,
+            }
+            form = self.strict_form(tool)
+            if form is not None and form.parameters is not None:
+                function["parameters"] = copy.deepcopy(form.parameters)
+                function["strict"] = True
+            else:
+                parameters = copy.deepcopy(tool.input_schema)
+                parameters.pop("$schema", None)
+                parameters.pop("$id", None)
+                function["parameters"] = parameters
+            specs.append({"type": "function", "function": function})
         return specs
+
+    def strict_form(self, tool: Tool) -> StrictForm | None:
+        """Return the strict form of a registered tool's schema; None with ``strict_tools`` off.
+
+        Computed once per tool; a tool without one is logged once with the reason.
+        """
+        if not self.strict_tools:
+            return None
+        form = self._strict_forms.get(tool.name)
+        if form is None:
+            form = strict_form(tool.input_schema)
+            if form.reason is not None:
+                logger.info("Tool %r is offered without strict: %s.", tool.name, form.reason)
+            self._strict_forms[tool.name] = form
+        return form
+
+    def model_args(self, tool: Tool, args: Any) -> Any:
+        """Read a model's arguments for ``tool`` as its own schema means them.
+
+        With the tool sent strict, a ``null`` the model gave for a property it may leave out
+        becomes an absent key (:func:`interlock.tools.schema.strict.absent_for_nulls`);
+        otherwise ``args`` is returned as it is.
+
+        Args:
+            tool: A registered tool.
+            args: The decoded arguments, of any JSON type.
+
+        Returns:
+            The arguments to validate against ``tool.input_schema``.
+        """
+        form = self.strict_form(tool)
+        if form is None or form.parameters is None or not isinstance(args, dict):
+            return args
+        return absent_for_nulls(tool.input_schema, args)
 
     # -- validation --------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Remote MCP servers added by admins (``mcp_servers``).
 
-Revision ID: 0010_mcp_servers
-Revises: 0009
+Revision ID: 0011_mcp_servers
+Revises: 0010_mcp_calls
 Create Date: 2026-12-01 13:30:00.000000
 """
 
@@ -13,8 +13,8 @@ import sqlalchemy as sa
 from alembic import op
 
 # Revision identifiers, used by Alembic.
-revision: str = "0010_mcp_servers"
-down_revision: str | Sequence[str] | None = "0009"
+revision: str = "0011_mcp_servers"
+down_revision: str | Sequence[str] | None = "0010_mcp_calls"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
