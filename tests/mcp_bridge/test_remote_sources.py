@@ -131,6 +131,7 @@ async def test_a_server_that_is_down_at_start_is_retried(tmp_path, make_sources,
 
 
 async def test_a_stdio_server_is_a_source(make_sources, ctx):
-    _sources, registry = await make_sources({"local": {"command": stdio_command()}})
+    command, env = stdio_command()
+    _sources, registry = await make_sources({"local": {"command": command, "env": env}})
     result = await registry.execute(_tool(registry, "mcp.local.echo"), {"text": "pipe"}, ctx)
     assert result.text == "echo: pipe"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import socket
 import subprocess
@@ -10,7 +11,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-SCRIPT = Path(__file__).with_name("mcp_remote_server.py")
+TESTS = Path(__file__).resolve().parents[1]
+MODULE = "support.mcp_remote_server"
+"""Run with ``-m`` from the tests folder: run as a script, its folder would come first on
+``sys.path``, where ``support/mcp.py`` would hide the ``mcp`` package."""
 START_TIMEOUT_S = 30.0
 
 
@@ -29,12 +33,12 @@ class RemoteMcp:
 
     async def start(self) -> None:
         """Start it and wait (bounded) until its port accepts connections."""
-        args = [sys.executable, str(SCRIPT), "http", str(self.port)]
+        args = [sys.executable, "-m", MODULE, "http", str(self.port)]
         if self.token_file is not None:
             args.append(str(self.token_file))
         with self.log_path.open("ab") as log:
             self.process = await asyncio.to_thread(
-                subprocess.Popen, args, stdout=log, stderr=subprocess.STDOUT
+                subprocess.Popen, args, stdout=log, stderr=subprocess.STDOUT, env=_env()
             )
         async with asyncio.timeout(START_TIMEOUT_S):
             while True:
@@ -61,6 +65,11 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def stdio_command() -> list[str]:
-    """The command that runs the test server over stdio."""
-    return [sys.executable, str(SCRIPT), "stdio"]
+def _env() -> dict[str, str]:
+    paths = [str(TESTS), *filter(None, [os.environ.get("PYTHONPATH")])]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+
+
+def stdio_command() -> tuple[list[str], dict[str, str]]:
+    """The command (and environment) that run the test server over stdio."""
+    return [sys.executable, "-m", MODULE, "stdio"], {"PYTHONPATH": _env()["PYTHONPATH"]}
