@@ -120,7 +120,7 @@ def response_schema(
     }
 
 
-def _readable(call: ToolCallOut) -> str:
+def _readable(call: ToolCallOut, tool: Tool | None) -> str:
     """One sentence for the person: the call's confirmation, else its question or title."""
     if call.status == ToolCallStatus.awaiting_client:
         return f"{call.title}: your app runs this and sends back its result."
@@ -130,7 +130,9 @@ def _readable(call: ToolCallOut) -> str:
     question = args.get("question")
     if isinstance(question, str) and question.strip():
         return question.strip()
-    return f"{call.title}: approve, edit or reject it."
+    kinds = decision_types(call, tool)
+    offered = ", ".join(kinds[:-1]) + f" or {kinds[-1]}"
+    return f"{call.title}: {offered} it."
 
 
 def iso_utc(moment: datetime) -> str:
@@ -149,7 +151,7 @@ def interrupt_for(call: ToolCallOut, tool: Tool | None) -> Interrupt:
     return Interrupt(
         id=call.id,
         reason=CLIENT_RESULT_REASON if frontend else TOOL_CALL_REASON,
-        message=_readable(call),
+        message=_readable(call, tool),
         tool_call_id=call.id,
         response_schema=response_schema(call, tool),
         expires_at=iso_utc(call.expires_at) if call.expires_at and not frontend else None,

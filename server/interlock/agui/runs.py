@@ -48,7 +48,12 @@ from interlock.errors import BadRequest, Conflict, InterlockError, NotFound
 from interlock.storage import Decision, Message, ToolCall, ToolCallStatus
 from interlock.storage.text import check_storable
 from interlock.storage.views import ToolCallOut
-from interlock.streaming.events import TERMINAL_TYPES, StreamEvent, stream_event_adapter
+from interlock.streaming.events import (
+    TERMINAL_TYPES,
+    StreamEvent,
+    ToolCallCompleted,
+    stream_event_adapter,
+)
 from interlock.streaming.sse import stored_events
 
 
@@ -69,6 +74,9 @@ class _Plan:
     after_seq: int = 0
     run_id: str | None = None
     follow: bool = True
+    answered: frozenset[str] = frozenset()
+    """Calls the resume answered: their results may come before the resumed run starts
+    (a frontend call's result closes it at once)."""
 
 
 async def agui_events(
@@ -121,7 +129,11 @@ async def _followed(
             event = stream_event_adapter.validate_json(stored.data)
             if target is None and event.type == "run.started":
                 target = event.run_id  # the run the decisions resumed
-            if target is None or event.run_id != target:
+            if target is None and isinstance(event, ToolCallCompleted):
+                if event.tool_call.id in plan.answered:
+                    yield event
+                continue
+            if event.run_id != target:
                 continue
             yield event
             if event.type in TERMINAL_TYPES:
@@ -267,7 +279,8 @@ async def _resume(
             out = await decide(engine, user_id, answer.call.id, answer.decision, Channel.ag_ui)
             resumes = resumes and out.decision is not None  # None: more approvals needed
     # Nothing applied, or a call still needs approvals: no run resumes; finish at once.
-    return _Plan(after_seq=after, follow=resumes)
+    answered = frozenset(answer.call.id for answer in answers)
+    return _Plan(after_seq=after, follow=resumes, answered=answered)
 
 
 def _answer(engine: Engine, entry: ResumeEntry, call: ToolCallOut) -> _Answer:

@@ -17,6 +17,8 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from langchain_core.tools import BaseTool
+
 from interlock.tools.base import FieldError, Permission, Tool, ToolContext, ToolResult
 from interlock.tools.execution import cap_data, check_result, run_handler
 from interlock.tools.execution import cut_text as _cut_text
@@ -99,29 +101,44 @@ class ToolRegistry:
 
     # -- registration ------------------------------------------------------------------------
 
-    def register(self, tool: Tool) -> Tool:
+    def register(self, tool: Tool | BaseTool, **langchain_options: Any) -> Tool:
         """Check ``tool`` against every rule and add it.
 
-        On success ``tool.provider_name`` is set (see :func:`provider_safe_name`), a
-        ``permission`` given as a plain string is turned into :class:`Permission` and
-        ``tool.tags`` becomes a sorted tuple without repeats. The schemas
+        On success ``tool.provider_name`` is set (see :func:`provider_safe_name`) and a
+        ``permission`` given as a plain string is turned into :class:`Permission`. The schemas
         are read now: changing them on the object later has no effect on validation.
 
+        A LangChain tool (``BaseTool``, ``@tool``) is adapted first by
+        :func:`interlock.adapters.langchain_tools.from_langchain`, with ``langchain_options``
+        (``write`` is required; ``name``, ``title``, ``permission``...):
+        ``registry.register(search, write=False)``.
+
         Args:
-            tool: The tool to add.
+            tool: The tool to add, or a LangChain tool.
+            **langchain_options: Passed to ``from_langchain``; only with a LangChain tool.
 
         Returns:
-            ``tool`` itself.
+            The registered :class:`Tool` (``tool`` itself, or the adapted LangChain tool).
 
         Raises:
             ToolRegistrationError: With the first broken rule as ``reason``: name format or
                 length, duplicate name, provider-name collision, title/description/handler
-                type, invalid permission, ``timeout_s`` <= 0, inconsistent annotations (a
-                write tool declared read-only, a read-only one destructive), a tag outside
-                ``TAG_RE``, or a schema rule from
+                type, invalid permission, ``timeout_s`` <= 0, or a schema rule from
                 :func:`interlock.tools.schema.check_schema_rules` (object root, supported
-                keywords, depth, size, Draft 2020-12 validity).
+                keywords, depth, size, Draft 2020-12 validity); for a LangChain tool also
+                ``write`` not stated as True or False.
         """
+        if isinstance(tool, BaseTool):
+            # Imported here: the adapters build Tool objects, so they import this package.
+            from interlock.adapters.langchain_tools import from_langchain
+
+            tool = from_langchain(tool, **langchain_options)
+        elif langchain_options:
+            names = ", ".join(sorted(langchain_options))
+            raise ToolRegistrationError(
+                f"options {names} are only for a LangChain tool; set them on the Tool",
+                tool_name=getattr(tool, "name", None),
+            )
         self.register_many([tool])
         return tool
 
