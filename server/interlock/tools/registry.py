@@ -175,6 +175,47 @@ class ToolRegistry:
             if output_validator is not None:
                 self._output_validators[tool.name] = output_validator
 
+    def replace_group(self, prefix: str, tools: Iterable[Tool]) -> dict[str, str]:
+        """Swap every tool whose name starts with ``prefix`` for ``tools``, in one step.
+
+        Used for tools whose list changes while the server runs (a remote MCP server's). The
+        new tables are built aside and swapped in at once, so a reader never sees half a
+        change. Each tool is checked like :meth:`register`; a tool that breaks a rule is left
+        out and reported, the others go in.
+
+        Args:
+            prefix: Name prefix of the group, e.g. ``mcp.docs.``; every tool must start with it.
+            tools: The group's tools now.
+
+        Returns:
+            Tool name -> why it was refused (the :class:`ToolRegistrationError` text);
+            empty when all went in.
+        """
+        names = {n: t for n, t in self._tools.items() if not n.startswith(prefix)}
+        providers = {p: t for p, t in self._by_provider.items() if t.name in names}
+        inputs = {n: v for n, v in self._input_validators.items() if n in names}
+        outputs = {n: v for n, v in self._output_validators.items() if n in names}
+        refused: dict[str, str] = {}
+        for tool in tools:
+            if not str(tool.name).startswith(prefix):
+                refused[str(tool.name)] = f"name does not start with {prefix!r}"
+                continue
+            try:
+                pname, permission, input_validator, output_validator = check_tool(
+                    tool, registered=names, registered_providers=providers, names={}, providers={}
+                )
+            except ToolRegistrationError as exc:
+                refused[tool.name] = str(exc)
+                continue
+            tool.provider_name, tool.permission = pname, permission
+            names[tool.name], providers[pname] = tool, tool
+            inputs[tool.name] = input_validator
+            if output_validator is not None:
+                outputs[tool.name] = output_validator
+        self._tools, self._by_provider = names, providers
+        self._input_validators, self._output_validators = inputs, outputs
+        return refused
+
     # -- lookup ------------------------------------------------------------------------------
 
     def get(self, name: str) -> Tool | None:
@@ -187,7 +228,8 @@ class ToolRegistry:
 
     def tools(self) -> list[Tool]:
         """Return every registered tool, sorted by name."""
-        return [self._tools[name] for name in sorted(self._tools)]
+        tools = self._tools  # one table, also while a group is being replaced
+        return [tools[name] for name in sorted(tools)]
 
     def __len__(self) -> int:
         return len(self._tools)
