@@ -118,7 +118,7 @@ def test_a_post_defaults_to_write_and_not_read_only():
         (["request", "headers"], {}, ["request", "headers"], "unknown key 'headers'"),
         (["response", "items_path"], "x", ["response", "items_path"], "unknown key"),
         (["annotations"], {"readonly": True}, ["annotations", "readonly"], "unknown key"),
-        (["kind"], "python", ["kind"], "kind must be one of http_json, text_template"),
+        (["kind"], "python", ["kind"], "kind must be one of http_json, mcp_http, text_template"),
         (["kind"], ..., [], "kind must be one of"),
         (["name"], ..., [], "missing required key 'name'"),
         (["name"], "other.current", ["name"], "must be 'weather' or start with 'weather.'"),

@@ -1,4 +1,5 @@
-"""Fixtures for the MCP listing tests: the built-in skills' tools and synthetic tools."""
+"""Fixtures for the MCP tests: the built-in skills' tools and synthetic tools (listing), and a
+real remote MCP server with Interlock's side of it (sources, see :mod:`support.mcp_fixtures`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from interlock.settings import REPO_ROOT, Settings
 from interlock.skills import load_catalog
 from interlock.skills.loader import MODULE_PREFIX
 from interlock.tools import Tool, ToolAnnotations, ToolContext, ToolRegistry
+from support.mcp_fixtures import ctx, make_sources, remote
+
+__all__ = ["ctx", "make_sources", "remote"]
 
 MakeTool = Callable[..., Tool]
 

@@ -4,7 +4,8 @@ Spec format: docs/skills-and-employees.md, "Declarative tools". Two kinds:
 
 * ``text_template``: fills ``template`` from the arguments and returns the text;
 * ``http_json``: one HTTPS request whose JSON answer becomes the result
-  (:mod:`interlock.adapters.http_json`, guarded by :mod:`interlock.adapters.net_guard`).
+  (:mod:`interlock.adapters.http_json`, guarded by :mod:`interlock.adapters.net_guard`);
+* ``mcp_http``: one call to a tool of a remote MCP server (:mod:`interlock.adapters.mcp_http`).
 
 Everything that can be checked without running the tool is checked here, so a broken spec is
 reported when its skill loads, with a path into the spec (:class:`DeclarativeToolError`):
@@ -31,6 +32,8 @@ from interlock.adapters.json_mapping import (
     SingleResponse,
     parse_response_spec,
 )
+from interlock.adapters.mcp_http import SPEC_KEYS as MCP_HTTP_KEYS
+from interlock.adapters.mcp_http import McpHttpSpecError, parse_mcp_http
 from interlock.adapters.templating import (
     Template,
     TemplateSyntaxError,
@@ -61,6 +64,7 @@ COMMON_KEYS = frozenset(
 KIND_KEYS = {
     "text_template": frozenset({"template"}),
     "http_json": frozenset({"request", "response"}),
+    "mcp_http": MCP_HTTP_KEYS,
 }
 REQUEST_KEYS = frozenset({"method", "url", "connection", "params", "body"})
 ANNOTATION_KEYS = frozenset({"read_only", "destructive", "idempotent", "open_world"})
@@ -186,6 +190,8 @@ def build_declarative_tool(spec: dict[str, Any], *, skill: str, settings: Settin
             timeout_s=timeout_s,
             annotations=_annotations(spec, defaults, write),
         )
+    if kind == "mcp_http":
+        return _mcp_http_tool(spec, fields, arguments, settings, timeout_s)
     request = _mapping(spec, "request", [], required=True)
     _known_keys(request, REQUEST_KEYS, ["request"], "request")
     method = request.get("method", "GET")
@@ -212,6 +218,30 @@ def build_declarative_tool(spec: dict[str, Any], *, skill: str, settings: Settin
         allowed_hosts=tuple(settings.http_allowed_hosts),
         ca_bundle=settings.http_ca_bundle,
     )
+    return Tool(
+        **fields,
+        handler=handler,
+        write=write,
+        timeout_s=effective_timeout + HTTP_TIMEOUT_GRACE_S,
+        annotations=_annotations(spec, defaults, write),
+    )
+
+
+def _mcp_http_tool(
+    spec: dict[str, Any],
+    fields: dict[str, Any],
+    arguments: set[str],
+    settings: Settings,
+    timeout_s: float | None,
+) -> Tool:
+    """An ``mcp_http`` tool: ``write`` unless declared false (the remote tool is unknown)."""
+    effective_timeout = float(timeout_s if timeout_s is not None else settings.mcp_call_timeout_s)
+    try:
+        handler = parse_mcp_http(spec, arguments, settings, effective_timeout)
+    except McpHttpSpecError as exc:
+        raise DeclarativeToolError(exc.message, exc.path) from None
+    write = _bool(spec, "write", True)
+    defaults = ToolAnnotations(read_only=not write, open_world=True)
     return Tool(
         **fields,
         handler=handler,

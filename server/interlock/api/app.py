@@ -23,6 +23,7 @@ from interlock.api.routers import (
     conversations,
     employees,
     events,
+    mcp_servers,
     metrics,
     permissions,
     skills,
@@ -59,6 +60,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             await listener.start(wait_s=built.settings.db_lock_timeout_s)
             app.state.listener = listener
         await built.engine.recover()
+        await built.mcp_sources.start()  # remote MCP servers connect in the background
         if services is None:  # a real server (tests pass their own services)
             # Libraries leave ~200k long-lived objects: keep them out of every full collection.
             gc.collect()
@@ -67,6 +69,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             async with mcp.run(built):
                 yield
         finally:
+            await built.mcp_sources.aclose()
             await built.engine.aclose()
             if listener is not None:
                 await listener.aclose()
@@ -98,6 +101,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         conversations,
         employees,
         events,
+        mcp_servers,
         metrics,
         permissions,
         skills,

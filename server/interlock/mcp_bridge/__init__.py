@@ -1,5 +1,7 @@
 """Interlock and the Model Context Protocol (MCP).
 
+Server side:
+
 * ``serve``: Interlock as an MCP server at ``/mcp`` (Streamable HTTP), behind the same
   approval gate as chat; ``gate``: what a ``tools/call`` goes through and waits for.
 
@@ -13,6 +15,13 @@ connection may see, DENY removed, and runs every call through the normal gate):
   parsed from query parameters;
 * ``grouping``: the merged input schema of a ``grouped`` tool;
 * ``paging``: opaque, stable list cursors.
+
+Client side (remote MCP servers as tool sources):
+
+* ``names``: Interlock names for remote tools (provider-safe, unique; case C19);
+* ``client``: one session per remote server, owned by a background task (off the request path);
+* ``results``: remote results as tool results; ``sources``: remote tools in the registry;
+* ``store``: servers added through the admin API.
 
 This package's ``__init__`` imports nothing, so importing it is cheap.
 """

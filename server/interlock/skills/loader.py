@@ -32,6 +32,7 @@ from interlock.skills.manifest import (
 from interlock.skills.sources import (
     MODULE_PREFIX,
     StagedTool,
+    bare_langchain_problems,
     collision_problems,
     declarative_tools,
     import_tools,
@@ -278,7 +279,9 @@ class SkillLoader:
         self.problems.extend(problems)
         if module is not None:
             self.module_name = module.__name__
-            self.staged.extend(python_tools(module, path))
+            staged = python_tools(module, path)
+            self.staged.extend(staged)
+            self.problems.extend(bare_langchain_problems(module, path, staged))
 
     def _declarative_tools(
         self,

@@ -441,3 +441,17 @@ class Document(SQLModel, table=True):
     markdown: str = Field(sa_column=Column(Text, nullable=False))
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class McpServerRecord(SQLModel, table=True):
+    """A remote MCP server added through the admin API (``/api/mcp-servers``); servers from
+    ``INTERLOCK_MCP_SERVERS`` are not stored. ``spec`` is a
+    :class:`~interlock.settings.McpServerSpec` as JSON."""
+
+    __tablename__ = "mcp_servers"
+
+    name: str = Field(primary_key=True, max_length=32)
+    spec: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    created_by: str = Field(max_length=64)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)

@@ -17,6 +17,8 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from langchain_core.tools import BaseTool
+
 from interlock.tools.base import FieldError, Permission, Tool, ToolContext, ToolResult
 from interlock.tools.execution import cap_data, check_result, run_handler
 from interlock.tools.execution import cut_text as _cut_text
@@ -99,29 +101,44 @@ class ToolRegistry:
 
     # -- registration ------------------------------------------------------------------------
 
-    def register(self, tool: Tool) -> Tool:
+    def register(self, tool: Tool | BaseTool, **langchain_options: Any) -> Tool:
         """Check ``tool`` against every rule and add it.
 
-        On success ``tool.provider_name`` is set (see :func:`provider_safe_name`), a
-        ``permission`` given as a plain string is turned into :class:`Permission` and
-        ``tool.tags`` becomes a sorted tuple without repeats. The schemas
+        On success ``tool.provider_name`` is set (see :func:`provider_safe_name`) and a
+        ``permission`` given as a plain string is turned into :class:`Permission`. The schemas
         are read now: changing them on the object later has no effect on validation.
 
+        A LangChain tool (``BaseTool``, ``@tool``) is adapted first by
+        :func:`interlock.adapters.langchain_tools.from_langchain`, with ``langchain_options``
+        (``write`` is required; ``name``, ``title``, ``permission``...):
+        ``registry.register(search, write=False)``.
+
         Args:
-            tool: The tool to add.
+            tool: The tool to add, or a LangChain tool.
+            **langchain_options: Passed to ``from_langchain``; only with a LangChain tool.
 
         Returns:
-            ``tool`` itself.
+            The registered :class:`Tool` (``tool`` itself, or the adapted LangChain tool).
 
         Raises:
             ToolRegistrationError: With the first broken rule as ``reason``: name format or
                 length, duplicate name, provider-name collision, title/description/handler
-                type, invalid permission, ``timeout_s`` <= 0, inconsistent annotations (a
-                write tool declared read-only, a read-only one destructive), a tag outside
-                ``TAG_RE``, or a schema rule from
+                type, invalid permission, ``timeout_s`` <= 0, or a schema rule from
                 :func:`interlock.tools.schema.check_schema_rules` (object root, supported
-                keywords, depth, size, Draft 2020-12 validity).
+                keywords, depth, size, Draft 2020-12 validity); for a LangChain tool also
+                ``write`` not stated as True or False.
         """
+        if isinstance(tool, BaseTool):
+            # Imported here: the adapters build Tool objects, so they import this package.
+            from interlock.adapters.langchain_tools import from_langchain
+
+            tool = from_langchain(tool, **langchain_options)
+        elif langchain_options:
+            names = ", ".join(sorted(langchain_options))
+            raise ToolRegistrationError(
+                f"options {names} are only for a LangChain tool; set them on the Tool",
+                tool_name=getattr(tool, "name", None),
+            )
         self.register_many([tool])
         return tool
 
@@ -158,6 +175,47 @@ class ToolRegistry:
             if output_validator is not None:
                 self._output_validators[tool.name] = output_validator
 
+    def replace_group(self, prefix: str, tools: Iterable[Tool]) -> dict[str, str]:
+        """Swap every tool whose name starts with ``prefix`` for ``tools``, in one step.
+
+        Used for tools whose list changes while the server runs (a remote MCP server's). The
+        new tables are built aside and swapped in at once, so a reader never sees half a
+        change. Each tool is checked like :meth:`register`; a tool that breaks a rule is left
+        out and reported, the others go in.
+
+        Args:
+            prefix: Name prefix of the group, e.g. ``mcp.docs.``; every tool must start with it.
+            tools: The group's tools now.
+
+        Returns:
+            Tool name -> why it was refused (the :class:`ToolRegistrationError` text);
+            empty when all went in.
+        """
+        names = {n: t for n, t in self._tools.items() if not n.startswith(prefix)}
+        providers = {p: t for p, t in self._by_provider.items() if t.name in names}
+        inputs = {n: v for n, v in self._input_validators.items() if n in names}
+        outputs = {n: v for n, v in self._output_validators.items() if n in names}
+        refused: dict[str, str] = {}
+        for tool in tools:
+            if not str(tool.name).startswith(prefix):
+                refused[str(tool.name)] = f"name does not start with {prefix!r}"
+                continue
+            try:
+                pname, permission, input_validator, output_validator = check_tool(
+                    tool, registered=names, registered_providers=providers, names={}, providers={}
+                )
+            except ToolRegistrationError as exc:
+                refused[tool.name] = str(exc)
+                continue
+            tool.provider_name, tool.permission = pname, permission
+            names[tool.name], providers[pname] = tool, tool
+            inputs[tool.name] = input_validator
+            if output_validator is not None:
+                outputs[tool.name] = output_validator
+        self._tools, self._by_provider = names, providers
+        self._input_validators, self._output_validators = inputs, outputs
+        return refused
+
     # -- lookup ------------------------------------------------------------------------------
 
     def get(self, name: str) -> Tool | None:
@@ -170,7 +228,8 @@ class ToolRegistry:
 
     def tools(self) -> list[Tool]:
         """Return every registered tool, sorted by name."""
-        return [self._tools[name] for name in sorted(self._tools)]
+        tools = self._tools  # one table, also while a group is being replaced
+        return [tools[name] for name in sorted(tools)]
 
     def __len__(self) -> int:
         return len(self._tools)
