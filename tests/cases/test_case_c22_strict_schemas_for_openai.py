@@ -8,7 +8,8 @@ off for that tool; never a 400 from the model server; local validation still use
 schema.
 
 Driven end to end: ``ChatOpenAI`` against the scripted stub server on loopback, which checks
-every strict tool the way OpenAI does and answers 400 otherwise.
+every strict tool the way OpenAI does and answers 400 otherwise; and against a server that
+refuses strict altogether (the request goes again without it).
 """
 
 from __future__ import annotations
@@ -269,3 +270,32 @@ async def test_case_c22_strict_off_by_default_sends_the_schemas_as_declared(
     ]
     assert search["proposed_args"] == {"q": "cats", "opts": None}
     assert search["error"]["code"] == "invalid_args"
+
+
+async def test_case_c22_a_server_refusing_strict_gets_the_request_again_without_it(
+    make_settings: SettingsMaker, finder_skill: Path
+) -> None:
+    stub = OpenAIStub(refuse_strict=True)
+    stub.add_reply(StubReply(tool_calls=[_call("c1", "load_skill", {"name": "finder"})]))
+    stub.add_reply(StubReply(text_tokens=["Loaded."]))
+    with stub.running() as base_url:
+        settings = make_settings(
+            model="openai:gpt-4o-mini",
+            model_base_url=base_url,
+            model_api_key="test",
+            model_strict_tools=True,
+            skills_path=[finder_skill],
+        )
+        async with live_server(settings) as server:
+            conversation_id = await server.new_conversation()
+            await server.say(conversation_id, "load the finder")
+            log = await collect(server.client, conversation_id, until=terminals(1))
+
+    assert log.types[-1] == "run.completed", log.types
+    assert log.of("message.completed")[-1]["message"]["content"] == "Loaded."
+    # Each model call: the strict request (refused with 400), then the same without strict.
+    strict_flags = [
+        any(t["function"].get("strict") for t in r.body["tools"]) for r in stub.requests
+    ]
+    assert strict_flags == [True, False, True, False]
+    assert stub.requests[0].body["messages"] == stub.requests[1].body["messages"]

@@ -156,8 +156,11 @@ class OpenAIStub:
         requests: Every request received, in order.
     """
 
-    def __init__(self, model: str = "gpt-4o-mini") -> None:
+    def __init__(self, model: str = "gpt-4o-mini", *, refuse_strict: bool = False) -> None:
+        """Args: ``model`` reported in chunks; ``refuse_strict``: answer 400 to any strict
+        tool, valid or not (servers without strict mode do)."""
         self.model = model
+        self.refuse_strict = refuse_strict
         self.requests: list[ReceivedRequest] = []
         self._replies: deque[StubReply] = deque()
         self.app = FastAPI()
@@ -174,6 +177,8 @@ class OpenAIStub:
             if not _is_strict(tool):
                 continue
             problems = strict_schema_problems(tool.get("function", {}).get("parameters"))
+            if self.refuse_strict:
+                problems = ["'strict' is not supported by this server"]
             if problems:
                 name = tool.get("function", {}).get("name")
                 return JSONResponse(

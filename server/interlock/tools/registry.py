@@ -237,7 +237,9 @@ class ToolRegistry:
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
-    def provider_specs(self, tools: Iterable[Tool]) -> list[dict[str, Any]]:
+    def provider_specs(
+        self, tools: Iterable[Tool], *, strict: bool | None = None
+    ) -> list[dict[str, Any]]:
         """Return ``tools`` in OpenAI's function format, for ``model.bind_tools(specs)``.
 
         Each spec is ``{"type": "function", "function": {"name": <provider_name>,
@@ -249,6 +251,7 @@ class ToolRegistry:
 
         Args:
             tools: Registered tools, in the order the model should see them.
+            strict: Override ``strict_tools`` for these specs (False: none is strict).
 
         Returns:
             One spec per tool.
@@ -264,7 +267,7 @@ class ToolRegistry:
                 "name": tool.provider_name,
                 "description": tool.description,
             }
-            form = self.strict_form(tool)
+            form = self.strict_form(tool) if strict is not False else None
             if form is not None and form.parameters is not None:
                 function["parameters"] = copy.deepcopy(form.parameters)
                 function["strict"] = True
