@@ -3,6 +3,7 @@ goes through the decision path; bad input gets a clear error and writes nothing.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -12,6 +13,8 @@ from interlock.storage import Database
 from interlock.storage.users import create_user
 from support.live import LiveServer, live_server
 from support.notes import stored_notes
+from support.sse import collect, terminals
+from support.waits import wait_until
 
 from .conftest import agui_run, one, run_input, types, user_message
 
@@ -280,3 +283,32 @@ async def test_unknown_or_someone_elses_conversation_is_404_and_no_token_is_401(
                 assert response.status_code == status, response.text
         detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
         assert detail["messages"] == []
+
+
+async def test_a_client_that_leaves_does_not_stop_the_run(server: LiveServer) -> None:
+    conversation_id = await server.new_conversation()
+    body = run_input(conversation_id, messages=[user_message("add a note buy milk")])
+    async with server.client.stream("POST", f"/api/ag-ui/{conversation_id}", json=body) as response:
+        async for line in response.aiter_lines():
+            if line.startswith("data:"):
+                assert json.loads(line[5:])["type"] == "RUN_STARTED"
+                break  # leave at once
+    log = await collect(server.client, conversation_id, until=terminals(1))
+    assert log.types[-1] == "run.paused"
+    await server.idle()
+    bus = server.services.bus
+    await wait_until(
+        lambda: bus.subscriber_count(conversation_id) == 0,
+        timeout_s=10,
+        what="the streams that left to release their subscriptions",
+    )
+    # The next AG-UI run answers the interrupt the client never saw.
+    pending = (await server.client.get(f"/api/conversations/{conversation_id}/pending")).json()
+    resume = [
+        {"interruptId": pending[0]["id"], "status": "resolved", "payload": {"type": "approve"}}
+    ]
+    events = await agui_run(
+        server.client, conversation_id, run_input(conversation_id, resume=resume)
+    )
+    assert events[-1]["outcome"] == {"type": "success"}
+    assert [text for _, text in stored_notes(server.services.db)] == ["buy milk"]

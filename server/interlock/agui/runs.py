@@ -16,12 +16,14 @@ ends, a ``MESSAGES_SNAPSHOT`` sends Interlock's stored history, which replaces t
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ag_ui.core import (
+    PROTOCOL_VERSION,
     BaseEvent,
     MessagesSnapshotEvent,
     ResumeEntry,
@@ -82,23 +84,38 @@ class _Plan:
 async def agui_events(
     engine: Engine, user_id: str, conversation_id: str, run_input: RunAgentInput
 ) -> AsyncIterator[BaseEvent]:
-    """The AG-UI events of one run, from ``RUN_STARTED`` to ``RUN_FINISHED`` or ``RUN_ERROR``.
+    """Start one AG-UI run and return its events, ``RUN_STARTED`` to ``RUN_FINISHED`` or
+    ``RUN_ERROR``.
 
-    The caller has checked that ``user_id`` owns the conversation. A request that cannot
-    start (bad resume, calls still waiting, a run already active, ...) yields one
-    ``RUN_ERROR`` with Interlock's stable ``code`` (``metadata.interlock.details`` as in the
-    HTTP API) and writes nothing.
+    The writes (the new message and its run, or the resume's decisions) happen here, before
+    the first event is sent, so a client leaving the stream cannot cut them halfway: call it
+    from the request, not from inside the stream. The caller has checked that ``user_id``
+    owns the conversation. A request that cannot start (bad resume, calls still waiting, a
+    run already active, ...) gets one ``RUN_ERROR`` with Interlock's stable ``code``
+    (``metadata.interlock.details`` as in the HTTP API), and nothing is written.
     """
     try:
-        plan = await (
+        plan = await asyncio.shield(
             _resume(engine, user_id, conversation_id, run_input.resume)
             if run_input.resume
             else _start_turn(engine, user_id, conversation_id, run_input)
         )
     except InterlockError as exc:
-        yield run_error(exc)
-        return
-    yield RunStartedEvent(thread_id=run_input.thread_id, run_id=run_input.run_id)
+        return _one(run_error(exc))
+    return _stream(engine, conversation_id, run_input, plan)
+
+
+async def _one(event: BaseEvent) -> AsyncIterator[BaseEvent]:
+    yield event
+
+
+async def _stream(
+    engine: Engine, conversation_id: str, run_input: RunAgentInput, plan: _Plan
+) -> AsyncIterator[BaseEvent]:
+    """The events of a started run: its translated events, then its end."""
+    yield RunStartedEvent(
+        thread_id=run_input.thread_id, run_id=run_input.run_id, protocol_version=PROTOCOL_VERSION
+    )
     translator = EventTranslator(prefix=run_input.run_id)
     ending: StreamEvent | None = None
     if plan.follow:

@@ -92,8 +92,9 @@ async def run_agent(
                 ]
             },
         ) from None
+    events = await agui_events(engine, user.id, conversation_id, run_input)
     return EventSourceResponse(
-        _frames(agui_events(engine, user.id, conversation_id, run_input)),
+        _frames(events),
         headers=SSE_HEADERS,
         ping=settings.ping_interval_s,
         ping_message_factory=lambda: ServerSentEvent(comment="ping", sep=SEP),
