@@ -63,6 +63,8 @@ from interlock.tools.base import (
 from interlock.tools.registration import tags_problem
 from interlock.tools.schema import SchemaRuleError, check_schema_rules
 
+__all__ = ["DeclarativeToolError", "build_declarative_tool"]
+
 COMMON_KEYS = frozenset(
     {"name", "kind", "title", "description", "permission", "write", "annotations"}
     | {"timeout_s", "input_schema", "output_schema", "card"}
