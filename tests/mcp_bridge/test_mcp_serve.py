@@ -244,3 +244,17 @@ async def test_the_list_comes_in_pages(make_settings: Callable[..., Settings]) -
                     break
         assert pages > 1 and len(names) == len(set(names))
         assert {"notes_add", "notes_list", "notes_delete"} <= set(names)
+
+
+async def test_the_record_conversation_takes_no_chat_message(
+    make_settings: Callable[..., Settings],
+) -> None:
+    async with serve_mcp(make_settings()) as server:
+        async with server.client() as client:
+            await client.call_tool("notes_list", {})
+        [record] = (await server.live.client.get("/api/conversations")).json()
+        response = await server.live.client.post(
+            f"/api/conversations/{record['id']}/messages", json={"content": "hello"}
+        )
+        assert response.status_code == 409
+        assert response.json()["error"]["code"] == "mcp_record"
