@@ -267,6 +267,12 @@ async def test_approver_rules_apply_to_resumes_as_to_the_web_api(
         assert rules.status_code == 200, rules.text
         events = await agui_run(server.client, conversation_id, _say(conversation_id))
         [interrupt] = events[-1]["outcome"]["interrupts"]
+        kinds = [b["properties"]["type"]["const"] for b in interrupt["responseSchema"]["oneOf"]]
+        assert kinds == ["reject"]
+        assert interrupt["message"] == (
+            "Add a note: “x” (an approver must approve it; you can reject it)."
+        )
+        assert interrupt["metadata"]["interlock"]["requireApprover"] is True
         refused = await agui_run(
             server.client,
             conversation_id,
@@ -274,7 +280,7 @@ async def test_approver_rules_apply_to_resumes_as_to_the_web_api(
                 conversation_id, resume=_resume((interrupt["id"], "resolved", {"type": "approve"}))
             ),
         )
-        assert types(refused) == ["RUN_ERROR"] and refused[0]["code"] == "approver_required"
+        assert types(refused) == ["RUN_ERROR"] and refused[0]["code"] == "invalid_resume"
         rejected = await agui_run(
             server.client,
             conversation_id,
