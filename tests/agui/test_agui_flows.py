@@ -89,7 +89,7 @@ async def test_a_frontend_call_is_an_interrupt_answered_with_its_result(
             "You are on Oslo time.",
         ]
     )
-    async with live_server(make_settings(), model=model) as server:
+    async with live_server(make_settings(max_client_result_bytes=1024), model=model) as server:
         conversation_id = await server.new_conversation()
         events = await agui_run(server.client, conversation_id, _say(conversation_id))
         names = [e["toolCallName"] for e in events if e["type"] == "TOOL_CALL_START"]
@@ -106,6 +106,13 @@ async def test_a_frontend_call_is_an_interrupt_answered_with_its_result(
             run_input(conversation_id, resume=_resume((interrupt["id"], "resolved", bad))),
         )
         assert types(refused) == ["RUN_ERROR"] and refused[0]["code"] == "invalid_output"
+        huge = {"text": "x" * 2000}
+        refused = await agui_run(
+            server.client,
+            conversation_id,
+            run_input(conversation_id, resume=_resume((interrupt["id"], "resolved", huge))),
+        )
+        assert types(refused) == ["RUN_ERROR"] and refused[0]["code"] == "payload_too_large"
 
         good = {"text": "Oslo", "data": {"time_zone": "Europe/Oslo"}}
         events = await agui_run(
@@ -260,6 +267,12 @@ async def test_approver_rules_apply_to_resumes_as_to_the_web_api(
         assert rules.status_code == 200, rules.text
         events = await agui_run(server.client, conversation_id, _say(conversation_id))
         [interrupt] = events[-1]["outcome"]["interrupts"]
+        kinds = [b["properties"]["type"]["const"] for b in interrupt["responseSchema"]["oneOf"]]
+        assert kinds == ["reject"]
+        assert interrupt["message"] == (
+            "Add a note: “x” (an approver must approve it; you can reject it)."
+        )
+        assert interrupt["metadata"]["interlock"]["requireApprover"] is True
         refused = await agui_run(
             server.client,
             conversation_id,
@@ -267,7 +280,7 @@ async def test_approver_rules_apply_to_resumes_as_to_the_web_api(
                 conversation_id, resume=_resume((interrupt["id"], "resolved", {"type": "approve"}))
             ),
         )
-        assert types(refused) == ["RUN_ERROR"] and refused[0]["code"] == "approver_required"
+        assert types(refused) == ["RUN_ERROR"] and refused[0]["code"] == "invalid_resume"
         rejected = await agui_run(
             server.client,
             conversation_id,

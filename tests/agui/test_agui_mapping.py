@@ -213,6 +213,11 @@ def test_interrupts_offer_the_decisions_the_call_allows() -> None:
     )
     assert interrupt["expiresAt"] == "2026-12-01T12:00:00Z"
     assert interrupt["message"] == "Add a note: approve, edit or reject it."
+    approver = interrupt_for(_call(require_approver=True), tool)
+    assert approver.message == "Add a note (an approver must approve it; you can reject it)."
+    assert [
+        b["properties"]["type"]["const"] for b in (approver.response_schema or {})["oneOf"]
+    ] == ["reject"]
     asked = interrupt_for(_call(proposed_args={"question": "Tea?"}), question)
     assert asked.message == "Tea?" and asked.expires_at is None
     frontend = interrupt_for(_call(status="awaiting_client"), tool)

@@ -28,9 +28,12 @@ CLIENT_TIMEOUT_S = 1.0
 WAIT_S = 15.0
 
 
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_case_c32_outside_agent_gives_up_first(
-    make_settings: Callable[..., Settings],
+    make_settings: Callable[..., Settings], mode: str
 ) -> None:
+    """``mode``: the client's protocol era (``legacy``: the initialize handshake and a session;
+    ``auto``: the 2026-07-28 era, one exchange per request)."""
     settings = make_settings(mcp_approval_timeout_s=50.0, mcp_approval_channel="web")
     async with serve_mcp(settings) as server:
         db = server.live.services.db
@@ -39,7 +42,7 @@ async def test_case_c32_outside_agent_gives_up_first(
             with db.session() as session:
                 return list(session.exec(select(ToolCall)).all())
 
-        async with server.client() as client:
+        async with server.client(mode=mode) as client:
             with pytest.raises(MCPError):
                 await client.call_tool(
                     "notes_add", {"text": "buy milk"}, read_timeout_seconds=CLIENT_TIMEOUT_S

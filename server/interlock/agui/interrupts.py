@@ -11,7 +11,8 @@ client sends back as that entry's ``payload`` in ``RunAgentInput.resume``; it is
 * ``{"type": "reject", "message"?: "why"}`` runs nothing and tells the model why;
 * ``{"type": "respond", "message": "answer"}`` answers a question tool (``ask.*``).
 
-A question offers respond and reject; a call needing several approvals offers no edit. A
+A question offers respond and reject; a call needing several approvals offers no edit; one
+needing an approver (``require_approver``) offers its owner only reject. A
 frontend tool call (``execution="frontend"``, waiting for the app to run it) is an interrupt
 with reason ``interlock:client_result``, answered by the body of
 ``POST /api/tool-calls/{id}/result`` (``{"text", "data"?}`` or ``{"error": {...}}``).
@@ -50,9 +51,13 @@ def is_question(tool: Tool | None) -> bool:
 
 
 def decision_types(call: ToolCallOut, tool: Tool | None) -> list[str]:
-    """The decisions a client may send for ``call``, in the order a card offers them."""
+    """The decisions the conversation's owner (the AG-UI caller) may send for ``call``, in
+    the order a card offers them. A call needing an approver's approval (``require_approver``)
+    can only be rejected by its owner."""
     if is_question(tool):
         return ["respond", "reject"]
+    if call.require_approver:
+        return ["reject"]
     types = ["approve"]
     if tool is not None and call.approvals_required <= 1:
         types.append("edit")
@@ -124,15 +129,21 @@ def _readable(call: ToolCallOut, tool: Tool | None) -> str:
     """One sentence for the person: the call's confirmation, else its question or title."""
     if call.status == ToolCallStatus.awaiting_client:
         return f"{call.title}: your app runs this and sends back its result."
-    if call.confirmation is not None:
-        return call.confirmation.summary
     args = call.proposed_args if isinstance(call.proposed_args, dict) else {}
     question = args.get("question")
-    if isinstance(question, str) and question.strip():
-        return question.strip()
-    kinds = decision_types(call, tool)
-    offered = ", ".join(kinds[:-1]) + f" or {kinds[-1]}"
-    return f"{call.title}: {offered} it."
+    if call.confirmation is not None:
+        said = call.confirmation.summary
+    elif isinstance(question, str) and question.strip():
+        said = question.strip()
+    elif call.require_approver:
+        said = call.title
+    else:
+        kinds = decision_types(call, tool)
+        offered = ", ".join(kinds[:-1]) + f" or {kinds[-1]}" if len(kinds) > 1 else kinds[0]
+        said = f"{call.title}: {offered} it."
+    if call.require_approver:
+        return f"{said.rstrip('.')} (an approver must approve it; you can reject it)."
+    return said
 
 
 def iso_utc(moment: datetime) -> str:
@@ -164,6 +175,7 @@ def interrupt_for(call: ToolCallOut, tool: Tool | None) -> Interrupt:
                 "write": call.write,
                 "destructive": call.destructive,
                 "approvalsRequired": call.approvals_required,
+                "requireApprover": call.require_approver,
                 "approvals": [a.user_name for a in call.approvals],
             }
         },

@@ -19,14 +19,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
-from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from ag_ui.core import (
     PROTOCOL_VERSION,
     BaseEvent,
     MessagesSnapshotEvent,
-    ResumeEntry,
     RunAgentInput,
     RunErrorEvent,
     RunFinishedCancelledOutcome,
@@ -36,20 +33,14 @@ from ag_ui.core import (
     RunStartedEvent,
     TextPart,
 )
-from ag_ui.core import Message as AguiMessage
-from sqlmodel import col, select
 
-from interlock.agui.interrupts import METADATA_KEY, client_result_for, decision_for, interrupt_for
-from interlock.agui.translate import EventTranslator, history_messages
-from interlock.audit import Channel
-from interlock.engine import DecisionIn, decide
-from interlock.engine.client_results import ClientResultIn, submit_result
-from interlock.engine.records import view, waiting_for_person
+from interlock.agui.interrupts import METADATA_KEY, interrupt_for
+from interlock.agui.resume import apply_resume
+from interlock.agui.state import Plan, stored_state, titles, waiting_calls
+from interlock.agui.translate import EventTranslator
 from interlock.engine.runner import Engine
-from interlock.errors import BadRequest, Conflict, InterlockError, NotFound
-from interlock.storage import Decision, Message, ToolCall, ToolCallStatus
+from interlock.errors import BadRequest, Conflict, InterlockError
 from interlock.storage.text import check_storable
-from interlock.storage.views import ToolCallOut
 from interlock.streaming.events import (
     TERMINAL_TYPES,
     StreamEvent,
@@ -57,28 +48,6 @@ from interlock.streaming.events import (
     stream_event_adapter,
 )
 from interlock.streaming.sse import stored_events
-
-
-@dataclass
-class _Answer:
-    """One resume entry, checked: the call it answers and what to do with it."""
-
-    call: ToolCallOut
-    decision: DecisionIn | None = None
-    result: ClientResultIn | None = None
-
-
-@dataclass
-class _Plan:
-    """What a prepared run streams: events after ``after_seq`` of ``run_id`` (None: of the
-    next run that starts), or nothing when ``follow`` is false (finish at once)."""
-
-    after_seq: int = 0
-    run_id: str | None = None
-    follow: bool = True
-    answered: frozenset[str] = frozenset()
-    """Calls the resume answered: their results may come before the resumed run starts
-    (a frontend call's result closes it at once)."""
 
 
 async def agui_events(
@@ -96,7 +65,7 @@ async def agui_events(
     """
     try:
         plan = await asyncio.shield(
-            _resume(engine, user_id, conversation_id, run_input.resume)
+            apply_resume(engine, user_id, conversation_id, run_input.resume)
             if run_input.resume
             else _start_turn(engine, user_id, conversation_id, run_input)
         )
@@ -110,7 +79,7 @@ async def _one(event: BaseEvent) -> AsyncIterator[BaseEvent]:
 
 
 async def _stream(
-    engine: Engine, conversation_id: str, run_input: RunAgentInput, plan: _Plan
+    engine: Engine, conversation_id: str, run_input: RunAgentInput, plan: Plan
 ) -> AsyncIterator[BaseEvent]:
     """The events of a started run: its translated events, then its end."""
     yield RunStartedEvent(
@@ -137,7 +106,7 @@ def run_error(exc: InterlockError) -> RunErrorEvent:
 
 
 async def _followed(
-    engine: Engine, conversation_id: str, plan: _Plan
+    engine: Engine, conversation_id: str, plan: Plan
 ) -> AsyncGenerator[StreamEvent, None]:
     """The stored events of the planned run, up to and including its terminal."""
     target = plan.run_id
@@ -169,7 +138,7 @@ async def _finish(
             code=str(error.get("code", "internal")),
         )
         return
-    waiting, history = await engine.db.run(_state, engine, conversation_id)
+    waiting, history = await engine.db.run(stored_state, engine, conversation_id)
     yield MessagesSnapshotEvent(messages=history)
     if ending is not None and ending.type == "run.cancelled":
         yield RunFinishedEvent(thread_id=thread, run_id=run, outcome=RunFinishedCancelledOutcome())
@@ -214,7 +183,7 @@ def user_text(run_input: RunAgentInput) -> str:
 
 async def _start_turn(
     engine: Engine, user_id: str, conversation_id: str, run_input: RunAgentInput
-) -> _Plan:
+) -> Plan:
     """Store the new user message and start its run, as ``POST .../messages`` does."""
     text = user_text(run_input)
     size = len(text.encode("utf-8"))
@@ -226,155 +195,11 @@ async def _start_turn(
     waiting = await engine.db.run(waiting_calls, engine, conversation_id)
     if waiting:
         raise Conflict(
-            f"{_titles(waiting)} {'is' if len(waiting) == 1 else 'are'} still waiting: answer "
+            f"{titles(waiting)} {'is' if len(waiting) == 1 else 'are'} still waiting: answer "
             "with resume before sending a new message.",
             code="interrupts_pending",
             details={"interrupts": [call.id for call in waiting]},
         )
     after = await engine.db.run(engine.last_event_seq, user_id, conversation_id)
     run_id, _ = await engine.post_message(user_id, conversation_id, text)
-    return _Plan(after_seq=after, run_id=run_id)
-
-
-# -- a resume --------------------------------------------------------------------------------
-
-
-async def _resume(
-    engine: Engine, user_id: str, conversation_id: str, entries: list[ResumeEntry]
-) -> _Plan:
-    """Apply each resume entry as a decision (or a frontend result), all checked first.
-
-    Every entry is checked before the first is applied, so a refused resume writes nothing;
-    only a call decided elsewhere between the checks and its turn can leave the entries
-    before it applied (each decision is its own transaction, as in the web API).
-
-    Raises:
-        BadRequest: ``invalid_resume`` (an interrupt answered twice or not at all, a payload
-            that fits no decision), ``invalid_args`` (edited args against the tool's schema).
-        NotFound: An ``interruptId`` that is no tool call of this conversation.
-        Conflict: ``not_interrupted`` (with the recorded outcome) for a call no longer
-            waiting, as ``POST /api/tool-calls/{id}/decision`` answers.
-    """
-    ids = [entry.interrupt_id for entry in entries]
-    if len(set(ids)) != len(ids):
-        raise BadRequest("Each interrupt may be answered once.", code="invalid_resume")
-    waiting = {
-        call.id: call for call in await engine.db.run(waiting_calls, engine, conversation_id)
-    }
-    known = await engine.db.run(_calls_of, engine, conversation_id, ids)
-    for entry in entries:
-        if entry.interrupt_id not in known:
-            raise NotFound(
-                f"No tool call {entry.interrupt_id!r} in this conversation.",
-                details={"interrupt_id": entry.interrupt_id},
-            )
-    missing = [call for call_id, call in waiting.items() if call_id not in ids]
-    if missing:
-        raise BadRequest(
-            f"Answer every open interrupt: {_titles(missing)} not answered.",
-            code="invalid_resume",
-            details={"missing": [call.id for call in missing]},
-        )
-    now = engine.deadlines.now()
-    answers: list[_Answer] = []
-    for entry in entries:
-        call = waiting.get(entry.interrupt_id)
-        if entry.status == "cancelled" and (call is None or _past(call, now)):
-            continue  # dismissing a call that is closed (or past its deadline) changes nothing
-        if call is None:
-            # Not waiting: tried first, so the decision path answers its 409 (with the
-            # recorded outcome) before anything is written.
-            answers.insert(0, _answer(engine, entry, known[entry.interrupt_id]))
-            continue
-        answers.append(_answer(engine, entry, call))
-    after = await engine.db.run(engine.last_event_seq, user_id, conversation_id)
-    resumes = bool(answers)
-    for answer in answers:
-        if answer.result is not None:
-            await submit_result(engine, user_id, answer.call.id, answer.result, 0)
-        elif answer.decision is not None:
-            out = await decide(engine, user_id, answer.call.id, answer.decision, Channel.ag_ui)
-            resumes = resumes and out.decision is not None  # None: more approvals needed
-    # Nothing applied, or a call still needs approvals: no run resumes; finish at once.
-    answered = frozenset(answer.call.id for answer in answers)
-    return _Plan(after_seq=after, follow=resumes, answered=answered)
-
-
-def _answer(engine: Engine, entry: ResumeEntry, call: ToolCallOut) -> _Answer:
-    """Check one entry for a waiting call and say what it does (no writes).
-
-    Raises:
-        BadRequest: ``invalid_resume``; ``invalid_args`` for edited args that do not fit.
-    """
-    if call.status == ToolCallStatus.awaiting_client:
-        return _Answer(call=call, result=client_result_for(entry, call))
-    tool = engine.registry.get(call.name)
-    decision = decision_for(entry, call, tool)
-    if decision.type == "edit" and tool is not None:
-        errors = engine.registry.validate_args(tool, decision.args)
-        if errors:
-            first = errors[0]
-            where = ".".join(str(p) for p in first.path) or "args"
-            raise BadRequest(
-                f"The edited arguments of “{call.title}” do not match the tool's input schema "
-                f"({where}: {first.message}).",
-                code="invalid_args",
-                details={"interrupt_id": call.id, "errors": [e.as_dict() for e in errors]},
-            )
-    return _Answer(call=call, decision=decision)
-
-
-def _past(call: ToolCallOut, now: datetime) -> bool:
-    """Whether ``call``'s deadline passed (server clock; stored naive times are UTC)."""
-    if call.expires_at is None:
-        return False
-    deadline = call.expires_at
-    return (deadline if deadline.tzinfo else deadline.replace(tzinfo=UTC)) <= now
-
-
-def _titles(calls: list[ToolCallOut]) -> str:
-    names = [f"“{call.title}” ({call.id})" for call in calls]
-    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
-
-
-# -- reads (database thread) -----------------------------------------------------------------
-
-
-def waiting_calls(engine: Engine, conversation_id: str) -> list[ToolCallOut]:
-    """The conversation's calls waiting for the person, in call order (a blocking call)."""
-    with engine.db.session() as session:
-        rows = session.exec(
-            select(ToolCall)
-            .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
-            .where(ToolCall.conversation_id == conversation_id, waiting_for_person())
-            .order_by(col(ToolCall.message_id), col(ToolCall.index))
-        ).all()
-        return [view(session, engine.registry, row) for row in rows]
-
-
-def _calls_of(engine: Engine, conversation_id: str, ids: list[str]) -> dict[str, ToolCallOut]:
-    """The calls of the conversation among ``ids`` (a blocking call)."""
-    with engine.db.session() as session:
-        rows = session.exec(
-            select(ToolCall).where(
-                ToolCall.conversation_id == conversation_id, col(ToolCall.id).in_(ids)
-            )
-        ).all()
-        return {row.id: view(session, engine.registry, row) for row in rows}
-
-
-def _state(engine: Engine, conversation_id: str) -> tuple[list[ToolCallOut], list[AguiMessage]]:
-    """The waiting calls and the stored history as AG-UI messages (a blocking call)."""
-    waiting = waiting_calls(engine, conversation_id)
-    with engine.db.session() as session:
-        messages = session.exec(
-            select(Message)
-            .where(Message.conversation_id == conversation_id)
-            .order_by(col(Message.id))
-        ).all()
-        calls = session.exec(
-            select(ToolCall)
-            .where(ToolCall.conversation_id == conversation_id)
-            .order_by(col(ToolCall.message_id), col(ToolCall.index))
-        ).all()
-        return waiting, history_messages(list(messages), list(calls))
+    return Plan(after_seq=after, run_id=run_id)

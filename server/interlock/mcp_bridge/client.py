@@ -20,23 +20,25 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Generator
-from contextlib import asynccontextmanager, suppress
-from pathlib import Path
+from collections.abc import Callable
+from contextlib import suppress
 from typing import Any, Literal
-from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import anyio
-import httpx2
 import mcp_types as types
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from interlock import __version__
+from interlock.mcp_bridge.transport import (
+    ConnectionAuth,
+    describe,
+    http_transport,
+    url_with_params,
+)
 from interlock.settings import Connection, McpServerSpec
 from interlock.tools import ToolError
 
@@ -47,73 +49,8 @@ FIRST_RETRY_S = 0.5
 """First pause before trying a server that is down again; it doubles up to the maximum."""
 MAX_PAGES = 100
 """Most ``tools/list`` pages read from one server (a server that pages forever is down)."""
-CONNECT_TIMEOUT_S = 10.0
 STOP_TRIES = 50
 Listener = Callable[["RemoteSession", list[types.Tool]], None]
-
-
-class ConnectionAuth(httpx2.Auth):
-    """A connection's headers and bearer token on every request; counts 401 answers.
-
-    Args:
-        connection: The named connection, or None (no credentials).
-        name: Its name, for messages.
-    """
-
-    def __init__(self, connection: Connection | None, name: str | None) -> None:
-        self.connection = connection
-        self.name = name
-        self.rejections = 0
-        self._token: str | None = None
-
-    async def load(self) -> None:
-        """Read ``token_file`` (in a worker thread); no file means no bearer token."""
-        path = self.connection.token_file if self.connection is not None else None
-        if path is not None:
-            self._token = await anyio.to_thread.run_sync(_read_token, path)
-
-    def auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, httpx2.Response]:
-        if self.connection is not None:
-            for header, value in self.connection.headers.items():
-                request.headers[header] = value.get_secret_value()
-        if self._token:
-            request.headers["Authorization"] = f"Bearer {self._token}"
-        response = yield request
-        if response.status_code == 401:
-            self.rejections += 1
-
-
-def _read_token(path: Path) -> str:
-    return path.read_text(encoding="utf-8").strip()
-
-
-def _url_with_params(url: str, connection: Connection | None) -> str:
-    if connection is None or not connection.params:
-        return url
-    parts = urlsplit(url)
-    extra = urlencode({k: v.get_secret_value() for k, v in connection.params.items()})
-    query = f"{parts.query}&{extra}" if parts.query else extra
-    return urlunsplit(parts._replace(query=query))
-
-
-def describe(exc: BaseException) -> str:
-    """A sentence for why a server could not be reached or a session ended."""
-    leaves: list[BaseException] = [exc]
-    while len(leaves) == 1 and isinstance(leaves[0], BaseExceptionGroup):
-        leaves = list(leaves[0].exceptions)
-    first = leaves[0]
-    if isinstance(first, httpx2.ConnectError):
-        return "nothing answers at its address (connection refused or no route)"
-    if isinstance(first, httpx2.TimeoutException):
-        return "it did not answer in time"
-    if isinstance(first, httpx2.RemoteProtocolError | anyio.EndOfStream):
-        return "it closed the connection"
-    if isinstance(first, FileNotFoundError):
-        return f"its command cannot be started: {first.strerror or first} ({first.filename})"
-    if isinstance(first, MCPError):
-        return f"it answered with an error: {first.message}"
-    text = str(first).strip()
-    return f"{type(first).__name__}: {text}" if text else type(first).__name__
 
 
 class RemoteSession:
@@ -166,12 +103,14 @@ class RemoteSession:
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
     def start(self) -> None:
         """Start the owner task (on the running loop); it connects at once."""
         if self._task is None:
+            self._loop = asyncio.get_running_loop()
             self._task = asyncio.create_task(self._run(), name=f"mcp-source:{self.name}")
 
     async def aclose(self) -> None:
@@ -292,7 +231,7 @@ class RemoteSession:
                 command=spec.command[0], args=list(spec.command[1:]), env=dict(spec.env) or None
             )
         assert spec.url is not None
-        return _http_transport(_url_with_params(spec.url, self._auth.connection), self._auth)
+        return http_transport(url_with_params(spec.url, self._auth.connection), self._auth)
 
     async def _publish(self, client: Client) -> None:
         tools = await list_all_tools(client)
@@ -343,6 +282,13 @@ class RemoteSession:
                 act); ``outcome_unknown`` when the connection broke after the call was sent
                 (it may have run; never retried).
         """
+        loop = self._loop
+        if loop is not None and loop is not asyncio.get_running_loop():
+            # Called from another thread's loop: the session's streams belong to the owner's.
+            future = asyncio.run_coroutine_threadsafe(
+                self.call(remote_name, arguments, timeout_s), loop
+            )
+            return await asyncio.wrap_future(future)
         for attempt in (1, 2):
             client = self._client
             if client is None or self.state != "ready":
@@ -397,16 +343,6 @@ class RemoteSession:
         return await self._wait_for(
             lambda: self.listings > listings and self.state == "ready", failures, wait_s
         )
-
-
-@asynccontextmanager
-async def _http_transport(url: str, auth: ConnectionAuth) -> AsyncIterator[Any]:
-    timeout = httpx2.Timeout(CONNECT_TIMEOUT_S, read=300.0)
-    async with (
-        httpx2.AsyncClient(auth=auth, timeout=timeout) as http,
-        streamable_http_client(url, http_client=http) as streams,
-    ):
-        yield streams
 
 
 async def list_all_tools(client: Client) -> list[types.Tool]:

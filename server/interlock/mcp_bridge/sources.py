@@ -312,6 +312,7 @@ class McpSources:
                         open_world=hints.open_world_hint is not False,
                     ),
                     timeout_s=timeout_s + CALL_GRACE_S,
+                    tags=("mcp", session.name),
                     confirmation=_confirmation(session.name, remote.name, row.title),
                 )
             )
