@@ -8,6 +8,7 @@ args, the decision and the audit record (channel ``mcp``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -15,7 +16,7 @@ import httpx
 from sqlmodel import col, select
 
 from interlock.settings import Settings
-from interlock.storage import AuditRecord, Conversation, ToolCall
+from interlock.storage import AuditRecord, Conversation, Database, ToolCall
 from support.mcp import McpServer, serve_mcp, text_of
 from support.notes import stored_notes
 
@@ -258,3 +259,26 @@ async def test_the_record_conversation_takes_no_chat_message(
         )
         assert response.status_code == 409
         assert response.json()["error"]["code"] == "mcp_record"
+
+
+async def test_a_server_stopping_closes_the_calls_it_cannot_answer(
+    make_settings: Callable[..., Settings],
+) -> None:
+    settings = make_settings(mcp_approval_channel="web")
+    async with serve_mcp(settings) as server, server.client() as client:
+        calling = asyncio.create_task(client.call_tool("notes_add", {"text": "buy milk"}))
+        await _waiting(server)
+        server.live.stop()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(calling, WAIT_S)
+        await server.live.stopped()
+    db = Database(settings.database_url)
+    try:
+        with db.session() as session:
+            [call] = session.exec(select(ToolCall)).all()
+    finally:
+        db.dispose()
+    assert call.status == "cancelled" and call.executed_args is None
+    assert call.error_message == (
+        "The server stopped while Claude Desktop waited for the decision, so the call did not run."
+    )

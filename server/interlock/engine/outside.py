@@ -102,6 +102,8 @@ class OutsideCalls:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.calls = CallExecutor(engine.db, engine.bus, engine.registry)
+        self.stopping = False
+        """Set while the server shuts down: waiting callers are cut off, not leaving."""
 
     # -- what a caller may use -------------------------------------------------------------
     def plan(self, user_id: str, employee: Employee) -> TurnPlan:
@@ -362,15 +364,17 @@ class OutsideCalls:
         with self.engine.db.session() as session:
             return session.get(ToolCall, call_id)
 
-    def outcome(self, call_id: str) -> tuple[ToolCallOut, str | None]:
+    def outcome(self, call_id: str) -> tuple[ToolCallOut | None, str | None]:
         """The call's wire shape now and its tool message's text once closed (database thread).
 
         The tool message is what a model in a chat reads: the result, or why the call did not
-        run (``Rejected by the person: ...``, ``Not approved in time: ...``).
+        run (``Rejected by the person: ...``, ``Not approved in time: ...``). ``(None, None)``
+        once the person deleted the record conversation.
         """
         with self.engine.db.session() as session:
             call = session.get(ToolCall, call_id)
-            assert call is not None
+            if call is None:
+                return None, None
             text = session.exec(
                 select(Message.content).where(Message.tool_call_id == call_id)
             ).first()
@@ -381,13 +385,19 @@ class OutsideCalls:
         """Close an undecided waiting call as ``cancelled``: nobody is left to hear its result.
 
         Guarded like an expiry (``interrupted`` and ``decided_at`` empty), so of a decision and
-        this exactly one wins; a call already decided runs and keeps its result.
+        this exactly one wins; a call already decided runs and keeps its result. While the
+        server stops (:attr:`stopping`) the reason says so instead.
 
         Returns:
             True when this closed the call.
         """
         engine = self.engine
-        reason = f"{client_name} stopped waiting for the decision, so the call did not run"
+        reason = (
+            f"the server stopped while {client_name} waited for the decision, so the call "
+            "did not run"
+            if self.stopping
+            else f"{client_name} stopped waiting for the decision, so the call did not run"
+        )
         with engine.db.session() as session:
             closed = session.exec(  # type: ignore[call-overload]
                 update(ToolCall)

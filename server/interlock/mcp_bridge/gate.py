@@ -105,6 +105,8 @@ async def call_tool(
     elif call.status == ToolCallStatus.interrupted:
         await _await_decision(engine, placed.conversation_id, call, user_id, client_name, elicit)
     out, text = await engine.db.run(engine.outside.outcome, call.id)
+    if out is None:
+        return error_result("not_found", "The call's record was deleted before it ended.")
     result = result_of(out, text)
     if not result.is_error and structure is not None:
         result.structured_content = structure(out.result_data)
@@ -151,7 +153,7 @@ async def wait_final(engine: Engine, conversation_id: str, call_id: str) -> None
                 subscription.queue.get_nowait()
             subscription.overflowed = False
             out, _text = await engine.db.run(engine.outside.outcome, call_id)
-            if out.status in FINAL_STATUSES:
+            if out is None or out.status in FINAL_STATUSES:
                 return
             now = engine.deadlines.now()
             wait_s = POLL_S

@@ -100,7 +100,11 @@ class McpEndpoint:
         """Serve MCP sessions until the block ends (the app's lifespan)."""
         self._services = services
         async with self.manager.run():
-            yield
+            try:
+                yield
+            finally:
+                # Requests still waiting are cut off by the shutdown, not left by their callers.
+                services.engine.outside.stopping = True
         self._services = None
 
     # -- HTTP ------------------------------------------------------------------------------
