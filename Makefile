@@ -4,6 +4,7 @@
 #   .venv/.installed             pip install, redone when pyproject.toml or constraints.txt change
 #   client-web/node_modules/.installed   npm ci, redone when package(-lock).json change
 #   client-web/dist/.built       npm run build, redone when a client source file changes
+#   tests/agui/node/node_modules/.installed   npm ci of the AG-UI client the tests run under Node
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -32,7 +33,7 @@ LINT_PATHS := $(wildcard server tests bench)
 # apt-get needs root; use sudo when not root.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: help run test bench install client client-test chromium lint
+.PHONY: help run test bench install client client-test chromium lint agui-client
 
 help:
 	@echo "make run    install, build the web client, serve on http://127.0.0.1:8000"
@@ -42,7 +43,7 @@ help:
 run: install client
 	$(BIN)/interlock serve
 
-test: install client chromium lint client-test
+test: install client chromium agui-client lint client-test
 	@if [ -n "$${INTERLOCK_TEST_POSTGRES_URL:-}" ]; then \
 		echo "PostgreSQL tests use INTERLOCK_TEST_POSTGRES_URL from the environment"; \
 	elif command -v pg_isready >/dev/null && pg_isready -q -h $(PG_HOST) -p $(PG_PORT); then \
@@ -95,6 +96,17 @@ else
 client client-test:
 	@echo "No $(CLIENT)/package.json: web client build and tests skipped"
 endif
+
+# --- The official AG-UI client, run under Node by tests/agui ------------------------------------
+
+AGUI_NODE := tests/agui/node
+AGUI_NODE_DEPS := $(AGUI_NODE)/node_modules/.installed
+
+agui-client: $(AGUI_NODE_DEPS)
+
+$(AGUI_NODE_DEPS): $(AGUI_NODE)/package.json $(AGUI_NODE)/package-lock.json
+	cd $(AGUI_NODE) && npm ci --no-audit --no-fund
+	touch $@
 
 # --- Browser for the end-to-end tests ----------------------------------------------------------
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -31,12 +32,16 @@ class Connection(BaseModel):
             ``Accept`` and ``User-Agent``), e.g. ``{"Authorization": "Bearer ..."}``.
         params: Query parameter name -> value, added to every request's query string (over
             the tool's own parameters of the same name), e.g. ``{"api_key": "..."}``.
+        token_file: A file holding a bearer token (``Authorization: Bearer <token>``) for
+            remote MCP servers and ``mcp_http`` tools. Read at first use and read again when
+            the server rejects the token (HTTP 401), so a token rotated on disk is picked up.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     headers: dict[str, SecretStr] = Field(default_factory=dict)
     params: dict[str, SecretStr] = Field(default_factory=dict)
+    token_file: Path | None = None
 
     @field_validator("headers")
     @classmethod
@@ -58,6 +63,54 @@ class Connection(BaseModel):
         return value
 
 
+MCP_SERVER_NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+"""A remote MCP server's name (full match): its tools are named ``mcp.<name>.<tool>``."""
+
+
+class McpServerSpec(BaseModel):
+    """A remote MCP server whose tools Interlock offers (``INTERLOCK_MCP_SERVERS`` or the admin
+    API); see :mod:`interlock.mcp_bridge.sources`.
+
+    Attributes:
+        url: Streamable HTTP endpoint (``https://host/mcp``; ``http://`` for loopback or
+            trusted networks). Exactly one of ``url`` and ``command``.
+        connection: Name of a :class:`Connection` whose headers (or ``token_file``) are sent
+            with every request to ``url``.
+        command: A stdio server: the program and its arguments (``["npx", "some-server"]``).
+        env: Extra environment variables for ``command``.
+        title: Shown to people instead of the name.
+        permissions: Remote tool name (as the server spells it) -> ``ALLOW`` / ``ASK`` /
+            ``DENY``; every other remote tool is ``ASK`` (remote annotations are hints only).
+        read_only: Remote tool names to treat as read tools (``write=False``); every other
+            remote tool counts as changing data.
+        offer_tools: False to offer none of its tools (the server then only serves
+            declarative ``mcp_http`` tools that name it as ``connector``).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    url: str | None = Field(default=None, max_length=2000)
+    connection: str | None = None
+    command: list[str] | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    title: str | None = Field(default=None, max_length=200)
+    permissions: dict[str, Literal["ALLOW", "ASK", "DENY"]] = Field(default_factory=dict)
+    read_only: list[str] = Field(default_factory=list)
+    offer_tools: bool = True
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> Self:
+        if (self.url is None) == (self.command is None):
+            raise ValueError("give either url (Streamable HTTP) or command (stdio), not both")
+        if self.url is not None and not re.match(r"https?://[^/?#\s]+", self.url):
+            raise ValueError("url must start with https:// or http:// and name a host")
+        if self.command is not None and (not self.command or not self.command[0].strip()):
+            raise ValueError("command must name a program")
+        if self.connection is not None and self.url is None:
+            raise ValueError("connection is for url servers (a stdio server takes env)")
+        return self
+
+
 class Settings(BaseSettings):
     """Interlock's settings.
 
@@ -75,6 +128,11 @@ class Settings(BaseSettings):
             ``anthropic:claude-sonnet-4-5``, ``ollama:llama3.1``). Unset: the built-in offline model.
         model_base_url: Base URL of an OpenAI-compatible server (vLLM, llama.cpp, LM Studio).
         model_api_key: API key passed to the provider; unset means the provider's own variable.
+        model_strict_tools: Ask OpenAI and OpenAI-compatible servers for strict tool calling:
+            each tool goes with ``"strict": true`` and a strict-valid form of its schema, or
+            without ``strict`` when its schema has none (see
+            :mod:`interlock.tools.schema.strict`); arguments are still validated against the
+            tool's own schema.
         host: Interface ``interlock serve`` binds to.
         port: TCP port ``interlock serve`` binds to.
         max_steps_per_turn: Model calls allowed in one run before it fails with ``step_limit``.
@@ -108,6 +166,24 @@ class Settings(BaseSettings):
         actions_grant_days: How long turning an employee's "AI actions" switch on lasts, in
             days (7); use never extends it, and when it lapses the switch is off.
         grant_days: Default length of a "don't ask again" grant, in days (7; at most 30).
+        mcp_servers: Remote MCP servers whose tools are offered as ``mcp.<name>.<tool>``
+            (:class:`McpServerSpec` by name), read from ``INTERLOCK_MCP_SERVERS`` as JSON, e.g.
+            ``{"docs": {"url": "https://docs.example/mcp", "connection": "docs"}}``.
+        mcp_call_timeout_s: Seconds a call to a remote MCP tool (or listing its tools) may take.
+        mcp_retry_max_s: Longest pause between two tries to reach an MCP server that is down
+            (the pause doubles from half a second up to this).
+        mcp_approval_timeout_s: Longest wait of an MCP ``tools/call`` for a person's decision,
+            in seconds (50, under the usual 60 s client timeout); the call then closes as
+            ``expired`` (a shorter rule of the tool or employee wins).
+        mcp_approval_channel: Where an MCP call that needs a decision is put to the person:
+            ``web`` (the web client's Approvals view), ``elicitation`` (the MCP client asks,
+            when it supports elicitation; otherwise the web client) or ``both`` (the first
+            answer wins).
+        mcp_allowed_hosts: Host names (``Host`` header, port ignored) ``/mcp`` answers besides
+            loopback ones, e.g. the public name behind a reverse proxy; ``["*"]`` allows any.
+        mcp_allowed_origins: Browser origins (``Origin`` header) allowed on ``/mcp`` besides
+            loopback ones; requests without ``Origin`` (desktop clients) are not affected.
+        mcp_page_size: Tools per page of an MCP ``tools/list`` answer (50; 1 to 1000).
         http_ca_bundle: TEST-ONLY. A PEM file of CA certificates that ``http_json`` tools
             trust instead of the default bundle (``certifi``), for a test server's throwaway
             certificate. None (the default) uses the default bundle.
@@ -122,6 +198,7 @@ class Settings(BaseSettings):
     model: str | None = None
     model_base_url: str | None = None
     model_api_key: SecretStr | None = None
+    model_strict_tools: bool = False
     host: str = "127.0.0.1"
     port: int = 8000
     max_steps_per_turn: int = Field(default=12, ge=1, le=100)
@@ -141,10 +218,32 @@ class Settings(BaseSettings):
     connections: dict[str, Connection] = Field(default_factory=dict)
     http_allowed_hosts: list[str] = Field(default_factory=list)
     http_ca_bundle: Path | None = None
+    mcp_servers: dict[str, McpServerSpec] = Field(default_factory=dict)
+    mcp_call_timeout_s: float = Field(default=30.0, gt=0, le=600)
+    mcp_retry_max_s: float = Field(default=60.0, ge=1, le=3600)
     approval_timeout_s: float = Field(default=24 * 3600.0, gt=0, le=30 * 24 * 3600.0)
     approval_sweep_interval_s: float = Field(default=5.0, gt=0, le=3600)
     actions_grant_days: int = Field(default=7, ge=1, le=365)
     grant_days: int = Field(default=7, ge=1, le=30)
+    mcp_approval_timeout_s: float = Field(default=50.0, gt=0, le=3600)
+    mcp_approval_channel: Literal["web", "elicitation", "both"] = "both"
+    mcp_allowed_hosts: list[str] = Field(default_factory=list)
+    mcp_allowed_origins: list[str] = Field(default_factory=list)
+    mcp_page_size: int = Field(default=50, ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _check_mcp_servers(self) -> Self:
+        for name, spec in self.mcp_servers.items():
+            if not MCP_SERVER_NAME_RE.fullmatch(name):
+                raise ValueError(
+                    f"MCP server name {name!r}: use 1 to 32 lowercase letters, digits, '_', '-'"
+                )
+            if spec.connection is not None and spec.connection not in self.connections:
+                raise ValueError(
+                    f"MCP server {name!r} names connection {spec.connection!r}, "
+                    "which INTERLOCK_CONNECTIONS does not define"
+                )
+        return self
 
     @property
     def is_offline_model(self) -> bool:

@@ -144,6 +144,7 @@ def list_notes(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     },
     permission=Permission.ASK,
     write=True,
+    annotations=ToolAnnotations(destructive=False),  # it only adds
     confirmation=confirm_add,
 )
 def add_note(args: dict[str, Any], ctx: ToolContext) -> ToolResult:

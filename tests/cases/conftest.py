@@ -7,6 +7,9 @@ from collections.abc import Callable
 import pytest
 
 from interlock.settings import Settings
+from support.mcp_fixtures import ctx, make_sources, remote
+
+__all__ = ["ctx", "make_sources", "remote"]  # C19: a remote MCP server and Interlock's side
 
 SettingsMaker = Callable[..., Settings]
 

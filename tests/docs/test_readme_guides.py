@@ -108,6 +108,36 @@ async def test_add_a_tool_in_five_minutes_works_as_written(tmp_path: Path, db_ur
 
 
 @pytest.mark.usefixtures("_fresh_skill_modules")
+async def test_use_a_langchain_tool_works_as_written(tmp_path: Path, db_url: str) -> None:
+    blocks = guide("Use a LangChain tool")
+    write_files(blocks, tmp_path)
+    checked = run_check_line(blocks, tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "1 skill" in checked.stdout
+
+    async with live_server(serve_settings(blocks, tmp_path, db_url)) as server:
+        conversation_id = await server.new_conversation()
+        await server.say(conversation_id, blocks["chat"].strip())
+        call = await decide_first_interrupted(server, conversation_id, 0)
+    assert call["name"] == "forecast.daily"
+    assert call["proposed_args"] == {"city": "Oslo", "days": 2}
+    assert call["status"] == "succeeded"
+    assert call["result_text"] == "Oslo: sunny for the next 2 days."
+
+
+def test_a_langchain_tool_without_write_is_caught_by_skills_check(tmp_path: Path) -> None:
+    blocks = guide("Use a LangChain tool")
+    path = "my-skills/forecast/tools.py"
+    blocks[path] = blocks[path].replace(", write=False)", ")")
+    write_files(blocks, tmp_path)
+    checked = run_check_line(blocks, tmp_path)
+    assert checked.returncode != 0
+    assert re.search(
+        r"tools\.py:\d+: .*write=True .* or write=False", checked.stdout + checked.stderr
+    )
+
+
+@pytest.mark.usefixtures("_fresh_skill_modules")
 async def test_write_a_skill_works_as_written(tmp_path: Path, db_url: str) -> None:
     blocks = guide("Write a skill")
     write_files(blocks, tmp_path)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from models.openai_stub import OpenAIStub
+from support.openai_stub import OpenAIStub
 
 
 @pytest.fixture

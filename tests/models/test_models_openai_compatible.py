@@ -18,7 +18,7 @@ from langchain_core.messages import (
 
 from interlock.models import create_chat_model
 from interlock.settings import Settings
-from models.openai_stub import OpenAIStub, StubReply, StubToolCall, strict_schema_problems
+from support.openai_stub import OpenAIStub, StubReply, StubToolCall, strict_schema_problems
 
 NOTES_ADD_SPEC: dict[str, Any] = {
     "type": "function",

@@ -26,6 +26,8 @@ class LiveServer:
     url: str
     client: httpx.AsyncClient
     services: Services
+    server: uvicorn.Server | None = None
+    task: asyncio.Task[None] | None = None
 
     @property
     def port(self) -> int:
@@ -48,6 +50,16 @@ class LiveServer:
 
     async def idle(self, timeout_s: float = 15.0) -> None:
         await self.services.engine.wait_idle(timeout_s)
+
+    def stop(self) -> None:
+        """Ask uvicorn to shut down (as on SIGTERM); :meth:`stopped` waits for it."""
+        assert self.server is not None
+        self.server.should_exit = True
+
+    async def stopped(self) -> None:
+        """Wait (bounded) until the server has shut down, lifespan included."""
+        assert self.task is not None
+        await asyncio.wait_for(asyncio.shield(self.task), START_TIMEOUT_S)
 
 
 @asynccontextmanager
@@ -77,7 +89,7 @@ async def live_server(
         port = server.servers[0].sockets[0].getsockname()[1]
         url = f"http://127.0.0.1:{port}"
         async with httpx.AsyncClient(base_url=url, timeout=15.0, headers=headers) as client:
-            yield LiveServer(url=url, client=client, services=services)
+            yield LiveServer(url=url, client=client, services=services, server=server, task=task)
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, START_TIMEOUT_S)

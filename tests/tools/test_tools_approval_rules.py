@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from interlock.adapters.declarative import DeclarativeToolError, build_declarative_tool
 from interlock.tools import ToolRegistrationError, ToolRegistry
-from interlock.tools.declarative import DeclarativeToolError, build_declarative_tool
 from support.https_server import make_settings
 
 TEXT: dict[str, Any] = {

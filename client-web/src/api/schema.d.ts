@@ -4,6 +4,31 @@
  */
 
 export interface paths {
+    "/api/ag-ui/{conversation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run Agent
+         * @description Run the conversation's employee for an AG-UI client: a new message, or a resume.
+         *
+         *     The conversation's owner only (404 for anyone else). A body that is not a
+         *     ``RunAgentInput`` is 422 ``invalid_request``; every later refusal (a bad resume, calls
+         *     still waiting, a run already active) is a ``RUN_ERROR`` event with Interlock's code,
+         *     and nothing is written.
+         */
+        post: operations["run_agent_api_ag_ui__conversation_id__post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/approvals": {
         parameters: {
             query?: never;
@@ -353,6 +378,78 @@ export interface paths {
         get: operations["stream_events_api_conversations__conversation_id__events_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Servers
+         * @description Every remote MCP server: where it is, whether it is reachable, and its tools (each
+         *     with its Interlock name, remote name, and why it is unavailable when it is).
+         */
+        get: operations["list_servers_api_mcp_servers_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp-servers/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Server
+         * @description One remote MCP server (404 ``mcp_server_not_found``).
+         */
+        get: operations["get_server_api_mcp_servers__name__get"];
+        /**
+         * Put Server
+         * @description Add or replace a Streamable HTTP server; it is stored and connects at once (its tools
+         *     appear when listed: see ``state``). 409 ``mcp_server_in_settings`` for a server of the
+         *     settings; 422 ``invalid_mcp_server`` for a stdio command or an unknown connection.
+         */
+        put: operations["put_server_api_mcp_servers__name__put"];
+        post?: never;
+        /**
+         * Delete Server
+         * @description Remove a server added here; its tools leave the registry at once.
+         */
+        delete: operations["delete_server_api_mcp_servers__name__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp-servers/{name}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refresh Server
+         * @description List the server's tools again now (a server that is down is tried at once); answers
+         *     with the state after the listing, or after up to 15 s.
+         */
+        post: operations["refresh_server_api_mcp_servers__name__refresh_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -801,6 +898,12 @@ export interface components {
              */
             pending: number;
             /**
+             * Channel
+             * @default chat
+             * @enum {string}
+             */
+            channel: "chat" | "mcp";
+            /**
              * Created At
              * Format: date-time
              */
@@ -824,7 +927,8 @@ export interface components {
         /**
          * ConversationSummary
          * @description A conversation in lists; ``pending`` counts the calls waiting for the owner
-         *     (interrupted and undecided, plus frontend calls awaiting the browser).
+         *     (interrupted and undecided, plus frontend calls awaiting the browser); ``channel`` is
+         *     ``mcp`` for the record of the calls MCP clients made through the employee (no chat).
          */
         ConversationSummary: {
             /** Id */
@@ -843,6 +947,12 @@ export interface components {
              * @default 0
              */
             pending: number;
+            /**
+             * Channel
+             * @default chat
+             * @enum {string}
+             */
+            channel: "chat" | "mcp";
             /**
              * Created At
              * Format: date-time
@@ -1175,6 +1285,87 @@ export interface components {
             version: string;
             model: components["schemas"]["ModelOut"];
         };
+        /** McpServerOut */
+        McpServerOut: {
+            /** Name */
+            name: string;
+            /** Title */
+            title: string;
+            /**
+             * Origin
+             * @enum {string}
+             */
+            origin: "settings" | "admin";
+            /**
+             * Transport
+             * @enum {string}
+             */
+            transport: "http" | "stdio";
+            /** Url */
+            url: string | null;
+            /** Command */
+            command: string | null;
+            /** Connection */
+            connection: string | null;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "connecting" | "ready" | "down" | "stopped";
+            /** Error */
+            error: string | null;
+            /** Retry In S */
+            retry_in_s: number | null;
+            /** Protocol Version */
+            protocol_version: string | null;
+            /** Tools */
+            tools: components["schemas"]["RemoteToolOut"][];
+        };
+        /**
+         * McpServerSpec
+         * @description A remote MCP server whose tools Interlock offers (``INTERLOCK_MCP_SERVERS`` or the admin
+         *     API); see :mod:`interlock.mcp_bridge.sources`.
+         *
+         *     Attributes:
+         *         url: Streamable HTTP endpoint (``https://host/mcp``; ``http://`` for loopback or
+         *             trusted networks). Exactly one of ``url`` and ``command``.
+         *         connection: Name of a :class:`Connection` whose headers (or ``token_file``) are sent
+         *             with every request to ``url``.
+         *         command: A stdio server: the program and its arguments (``["npx", "some-server"]``).
+         *         env: Extra environment variables for ``command``.
+         *         title: Shown to people instead of the name.
+         *         permissions: Remote tool name (as the server spells it) -> ``ALLOW`` / ``ASK`` /
+         *             ``DENY``; every other remote tool is ``ASK`` (remote annotations are hints only).
+         *         read_only: Remote tool names to treat as read tools (``write=False``); every other
+         *             remote tool counts as changing data.
+         *         offer_tools: False to offer none of its tools (the server then only serves
+         *             declarative ``mcp_http`` tools that name it as ``connector``).
+         */
+        McpServerSpec: {
+            /** Url */
+            url?: string | null;
+            /** Connection */
+            connection?: string | null;
+            /** Command */
+            command?: string[] | null;
+            /** Env */
+            env?: {
+                [key: string]: string;
+            };
+            /** Title */
+            title?: string | null;
+            /** Permissions */
+            permissions?: {
+                [key: string]: "ALLOW" | "ASK" | "DENY";
+            };
+            /** Read Only */
+            read_only?: string[];
+            /**
+             * Offer Tools
+             * @default true
+             */
+            offer_tools: boolean;
+        };
         /** MeOut */
         MeOut: {
             /** Id */
@@ -1306,6 +1497,28 @@ export interface components {
             exact_args: boolean;
             /** Days */
             days?: number | null;
+        };
+        /** RemoteToolOut */
+        RemoteToolOut: {
+            /** Name */
+            name: string;
+            /** Provider Name */
+            provider_name: string;
+            /** Remote Name */
+            remote_name: string;
+            /** Title */
+            title: string;
+            /**
+             * Permission
+             * @enum {string}
+             */
+            permission: "ALLOW" | "ASK" | "DENY";
+            /** Write */
+            write: boolean;
+            /** Available */
+            available: boolean;
+            /** Reason */
+            reason: string | null;
         };
         /** RunCancelled */
         RunCancelled: {
@@ -1612,6 +1825,8 @@ export interface components {
          *     ``approvals`` lists who approved so far when ``approvals_required`` > 1;
          *     ``require_approver`` means the conversation's owner may not approve it.
          *     ``grant_id`` names the "don't ask again" grant that let the call run without a card.
+         *     ``client_name`` names the MCP client that requested the call ("Claude Desktop"; see
+         *     ``interlock.mcp_bridge``), null for calls proposed in a chat.
          */
         ToolCallOut: {
             /** Id */
@@ -1700,6 +1915,8 @@ export interface components {
              */
             approvals: components["schemas"]["ToolCallApprovalOut"][];
             undo: components["schemas"]["UndoOut"] | null;
+            /** Client Name */
+            client_name: string | null;
         };
         /** ToolCallRunning */
         ToolCallRunning: {
@@ -1861,6 +2078,68 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    run_agent_api_ag_ui__conversation_id__post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Server-Sent Events: each `data:` is one AG-UI event as JSON (RUN_STARTED ... RUN_FINISHED, or RUN_ERROR with Interlock's error code). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": Record<string, never>;
+                };
+            };
+            /** @description unauthorized: no valid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description not_found: unknown or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description invalid_request: the body is not a RunAgentInput */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     list_approvals_api_approvals_get: {
         parameters: {
             query?: never;
@@ -2571,6 +2850,161 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_servers_api_mcp_servers_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerOut"][];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_server_api_mcp_servers__name__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerOut"];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    put_server_api_mcp_servers__name__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpServerSpec"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerOut"];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    delete_server_api_mcp_servers__name__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    refresh_server_api_mcp_servers__name__refresh_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerOut"];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };

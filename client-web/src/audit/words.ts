@@ -17,7 +17,13 @@ export function outcomeWords(outcome: string): string {
   return (OUTCOME_WORDS as Record<string, string>)[outcome] ?? outcome;
 }
 
-const CHANNEL_WORDS: Record<string, string> = { web: "Web", api: "API", mcp: "MCP", system: "Automatic" };
+const CHANNEL_WORDS: Record<string, string> = {
+  web: "Web",
+  api: "API",
+  mcp: "MCP",
+  "ag-ui": "AG-UI client",
+  system: "Automatic",
+};
 
 export function channelWords(channel: string): string {
   return CHANNEL_WORDS[channel] ?? channel;

@@ -23,6 +23,20 @@ export function isWrite(call: Pick<ToolCallOut, "write"> | undefined, tool: Tool
   return call?.write ?? tool?.write ?? false;
 }
 
+/** "Requested by Claude Desktop via MCP" for a call an MCP client made; null otherwise. */
+export function originText(call: Pick<ToolCallOut, "client_name"> | undefined): string | null {
+  return call?.client_name ? `Requested by ${call.client_name} via MCP` : null;
+}
+
+function Origin({ call }: { call?: ToolCallOut }) {
+  const text = originText(call);
+  return text ? (
+    <p className="card-origin small muted" data-testid="card-origin">
+      {text}
+    </p>
+  ) : null;
+}
+
 export function ToolCardHeader({ title, tool, call, summary: given }: Props) {
   const summary = given ?? call?.confirmation?.summary;
   const destructive = isDestructive(call, tool);
@@ -42,6 +56,7 @@ export function ToolCardHeader({ title, tool, call, summary: given }: Props) {
         <h4 className="card-summary" data-testid="card-summary">
           {summary}
         </h4>
+        <Origin call={call} />
       </header>
     );
   }
@@ -51,6 +66,7 @@ export function ToolCardHeader({ title, tool, call, summary: given }: Props) {
         <h4>{title}</h4>
         {tags}
       </header>
+      <Origin call={call} />
       {tool?.description && <p className="card-desc">{tool.description}</p>}
     </>
   );

@@ -13,6 +13,7 @@ import { toolTitle, useAppData } from "../state/appData";
 import { onActivity } from "../state/broadcast";
 import { statusWords } from "../cards/status/status";
 import { argsSummary } from "../cards/fields/schemaFields";
+import { originText } from "../cards/ToolCardHeader";
 import { routeHash } from "../state/route";
 import { ApproverItem } from "./ApproverItem";
 import { Avatar } from "./Avatar";
@@ -107,6 +108,11 @@ export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) 
                       <strong>{employee?.name ?? conversation.employee ?? "Employee"}</strong>
                       <span className="muted"> in </span>
                       <span className="approval-conversation">{conversation.title || "New conversation"}</span>
+                      {originText(call) && (
+                        <span className="approval-origin" data-testid="approval-origin">
+                          · {originText(call)}
+                        </span>
+                      )}
                     </span>
                     <span className="approval-what">
                       <span className="approval-tool">{toolTitle(tools, call.name, call.title)}</span>

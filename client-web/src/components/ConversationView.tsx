@@ -236,7 +236,13 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
         {state.status === "paused" && (
           <WaitingBanner name={name} count={waiting.length} onJump={() => waiting[0] && focusCall(waiting[0].id)} />
         )}
-        <div ref={composerRef}>
+        {state.channel === "mcp" && (
+          <p className="mcp-record-note muted small pad" data-testid="mcp-record-note">
+            MCP clients (desktop assistants, editors) asked {name} to run these tools for you. Decide the waiting
+            calls here; to chat with {name}, start a new conversation.
+          </p>
+        )}
+        <div ref={composerRef} hidden={state.channel === "mcp"}>
           <Composer
             disabled={running}
             running={running}

@@ -25,6 +25,8 @@ export interface ConversationState {
   id: string | null;
   title: string | null;
   employee: string | null;
+  /** `mcp`: the record of calls MCP clients made through the employee (no chat in it). */
+  channel: "chat" | "mcp";
   model: ModelInfo | null;
   status: ConversationStatus;
   /** Messages in order, without their embedded tool_calls (see toolCalls). */
@@ -56,6 +58,7 @@ export const initialState: ConversationState = {
   id: null,
   title: null,
   employee: null,
+  channel: "chat",
   model: null,
   status: "idle",
   messages: [],
@@ -79,6 +82,7 @@ export function stateFromDetail(detail: ConversationDetail, prev?: ConversationS
     id: detail.id,
     title: detail.title,
     employee: detail.employee,
+    channel: detail.channel ?? "chat",
     model: detail.model,
     status: detail.status,
     messages,

@@ -35,6 +35,7 @@ export function toolCall(over: Partial<ToolCallOut> = {}): ToolCallOut {
     require_approver: false,
     approvals: [],
     undo: null,
+    client_name: null,
     ...over,
   };
 }
@@ -50,6 +51,7 @@ export function detail(over: Partial<ConversationDetail> = {}): ConversationDeta
     employee: "assistant",
     status: "idle",
     pending: 0,
+    channel: "chat",
     created_at: T0,
     updated_at: T0,
     model: { name: "offline", offline: true },

@@ -10,23 +10,27 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.routing import Route
 
 from interlock import __version__
 from interlock.api.errors import ErrorOut, install_error_handlers
 from interlock.api.middleware import GuardMiddleware
 from interlock.api.routers import (
+    agui,
     approvals,
     audit,
     catalog,
     conversations,
     employees,
     events,
+    mcp_servers,
     metrics,
     permissions,
     skills,
     tool_calls,
 )
 from interlock.api.services import Services
+from interlock.mcp_bridge.serve import McpEndpoint
 from interlock.settings import Settings
 from interlock.streaming.listener import EventListener
 
@@ -56,13 +60,16 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             await listener.start(wait_s=built.settings.db_lock_timeout_s)
             app.state.listener = listener
         await built.engine.recover()
+        await built.mcp_sources.start()  # remote MCP servers connect in the background
         if services is None:  # a real server (tests pass their own services)
             # Libraries leave ~200k long-lived objects: keep them out of every full collection.
             gc.collect()
             gc.freeze()
         try:
-            yield
+            async with mcp.run(built):
+                yield
         finally:
+            await built.mcp_sources.aclose()
             await built.engine.aclose()
             if listener is not None:
                 await listener.aclose()
@@ -81,13 +88,20 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         max_request_bytes=settings.max_request_bytes,
         body_timeout_s=settings.request_body_timeout_s,
     )
+    # ``/mcp`` exactly (a Route, not a Mount: no redirect to ``/mcp/``), before the web client.
+    mcp = McpEndpoint(settings)
+    app.router.routes.append(
+        Route("/mcp", endpoint=mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+    )
     for module in (
+        agui,
         approvals,
         audit,
         catalog,
         conversations,
         employees,
         events,
+        mcp_servers,
         metrics,
         permissions,
         skills,

@@ -41,7 +41,7 @@ DbDep = Annotated[Database, Depends(get_db)]
 EngineDep = Annotated[Engine, Depends(get_engine)]
 
 
-def _host_of(value: str) -> str:
+def host_of(value: str) -> str:
     """``localhost:8000`` -> ``localhost``; ``[::1]:8000`` -> ``::1``; ``http://x:1`` -> ``x``."""
     value = value.split("://", 1)[-1].split("/", 1)[0]
     if value.startswith("["):
@@ -56,13 +56,13 @@ def _addressed_to_loopback(request: Request) -> bool:
     requests come from loopback but name the attacker's host.
     """
     host = request.headers.get("host", "")
-    if not _is_loopback(_host_of(host)):
+    if not is_loopback(host_of(host)):
         return False
     origin = request.headers.get("origin")
-    return origin is None or _is_loopback(_host_of(origin))
+    return origin is None or is_loopback(host_of(origin))
 
 
-def _is_loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
     try:
@@ -93,7 +93,7 @@ async def current_user(request: Request, services: ServicesDep) -> User:
             raise Unauthorized("The bearer token is not valid.")
         return user
     if (
-        _is_loopback(settings.host)
+        is_loopback(settings.host)
         and _addressed_to_loopback(request)
         and not await _token_users_exist(services)
     ):

@@ -8,6 +8,7 @@ from langchain_core.language_models import BaseChatModel
 
 from interlock.employees import EmployeeDirectory, load_builtin
 from interlock.engine import Engine
+from interlock.mcp_bridge.sources import McpSources
 from interlock.models import create_chat_model
 from interlock.settings import Settings
 from interlock.skills import SkillCatalog, load_catalog
@@ -18,7 +19,8 @@ from interlock.tools import ToolRegistry
 
 @dataclass
 class Services:
-    """Settings, storage, event bus, tool registry and engine of one server process."""
+    """Settings, storage, event bus, tool registry, engine and remote MCP servers of one
+    server process."""
 
     settings: Settings
     db: Database
@@ -27,6 +29,7 @@ class Services:
     catalog: SkillCatalog
     employees: EmployeeDirectory
     engine: Engine
+    mcp_sources: McpSources
     local_user: User | None = None  # the implied local user, once created
     token_users_exist: bool = False  # see api.deps: implied local user only without users
     users_checked_at: float = float("-inf")
@@ -48,6 +51,7 @@ class Services:
         registry = ToolRegistry(
             max_result_chars=settings.max_tool_result_chars,
             default_timeout_s=settings.tool_timeout_s,
+            strict_tools=settings.model_strict_tools,
         )
         catalog = load_catalog(
             registry, [settings.builtin_skills_dir, *settings.skills_path], settings
@@ -61,6 +65,8 @@ class Services:
         engine = Engine(
             settings, db, bus, registry, catalog, employees, model or create_chat_model(settings)
         )
+        mcp_sources = McpSources(settings, registry, db)
+        mcp_sources.bind_declarative()
         return cls(
             settings=settings,
             db=db,
@@ -69,4 +75,5 @@ class Services:
             catalog=catalog,
             employees=employees,
             engine=engine,
+            mcp_sources=mcp_sources,
         )

@@ -39,6 +39,7 @@ def summaries(session: Session, conversations: Sequence[Conversation]) -> list[C
             employee=c.employee,
             status=conversation_status(c, counts.get(c.id, 0) > 0),  # type: ignore[arg-type]
             pending=counts.get(c.id, 0),
+            channel="mcp" if c.channel == "mcp" else "chat",
             created_at=c.created_at,
             updated_at=c.updated_at,
         )

@@ -57,6 +57,7 @@ class Channel(StrEnum):
     web = "web"
     api = "api"
     mcp = "mcp"
+    ag_ui = "ag-ui"
     system = "system"
 
 
@@ -84,7 +85,7 @@ def record_outcome(
         call: The tool call decided.
         decider: A user id, ``policy:<grant id>``, ``policy:allow``, ``policy:repeat``,
             ``timeout`` or ``system``.
-        channel: ``web``, ``api``, ``mcp`` or ``system`` (see :class:`Channel`).
+        channel: ``web``, ``api``, ``mcp``, ``ag-ui`` or ``system`` (see :class:`Channel`).
         outcome: One of :class:`Outcome`.
         reason: Why (a reject's reason, a cancel's reason), or None.
         proposed_args: The model's arguments (JSON).

@@ -5,6 +5,11 @@ LangChain convert the specs again and (for models that bind by copying themselve
 offline model) makes a new model whose serialized form LangChain recomputes on its next
 stream: work repeated on every model step for the same few tool sets. :class:`BoundModels`
 keeps the bound runnable per (model, offered tools) instead.
+
+With strict tool calling on (``INTERLOCK_MODEL_STRICT_TOOLS``), a server that still refuses
+the strict request (HTTP 400, e.g. an OpenAI-compatible server without strict mode) gets the
+same request again without ``strict``: the strict binding falls back to the plain one
+(LangChain's ``with_fallbacks``; the first chunk decides, so nothing streamed is repeated).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
 
+from interlock.models import STRICT_REFUSALS
 from interlock.tools import Tool, ToolRegistry
 
 MAX_BOUND = 64
@@ -51,7 +57,11 @@ class BoundModels:
         if found is not None:
             bound: Runnable[Any, Any] = found[2]
             return bound
-        bound = model.bind_tools(self._registry.provider_specs(tools))
+        specs = self._registry.provider_specs(tools)
+        bound = model.bind_tools(specs)
+        if any(spec["function"].get("strict") for spec in specs):
+            plain = model.bind_tools(self._registry.provider_specs(tools, strict=False))
+            bound = bound.with_fallbacks([plain], exceptions_to_handle=STRICT_REFUSALS)
         with self._lock:
             if len(self._bound) >= MAX_BOUND:
                 self._bound.clear()

@@ -433,11 +433,12 @@ def _not_interrupted(call: ToolCallOut, decision: Decision | None) -> Conflict:
         call.status,
         decision.type if decision else "never",
     )
-    message = (
-        "Too late: nobody decided in time, so this call expired and did not run."
-        if call.status == ToolCallStatus.expired
-        else "This tool call is not waiting for a decision."
-    )
+    if call.status == ToolCallStatus.expired:
+        message = "Too late: nobody decided in time, so this call expired and did not run."
+    elif call.status == ToolCallStatus.cancelled and call.error and call.client_name:
+        message = f"Too late: this call was closed. {call.error.message}"
+    else:
+        message = "This tool call is not waiting for a decision."
     return Conflict(
         message,
         code="not_interrupted",

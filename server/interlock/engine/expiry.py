@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -80,14 +81,21 @@ class Deadlines:
         call: ToolCall,
         employee: Employee,
         run_id: str,
+        *,
+        max_timeout_s: float | None = None,
     ) -> None:
         """Stage ``call`` becoming ``interrupted`` with its rule and deadline; caller commits.
 
-        The sweeper hears of the new deadline only after the commit: told earlier, it could
-        look before the row is visible, miss it and sleep past it.
+        ``max_timeout_s`` caps the rule's timeout (an MCP caller waits at most
+        ``mcp_approval_timeout_s``); a shorter rule wins. The sweeper hears of the new deadline
+        only after the commit: told earlier, it could look before the row is visible, miss it
+        and sleep past it.
         """
         call.status = ToolCallStatus.interrupted
-        apply_rule(call, self.rule_for(registry.get(call.name), employee), self.now())
+        rule = self.rule_for(registry.get(call.name), employee)
+        if max_timeout_s is not None and max_timeout_s < rule.timeout_s:
+            rule = replace(rule, timeout_s=max_timeout_s)
+        apply_rule(call, rule, self.now())
         session.add(call)
         session.flush()
         bus.stage(

@@ -166,7 +166,7 @@ class _Nodes:
 
         aggregate = _merged(chunks) if chunks else None
         text = message_text(aggregate.content) if aggregate else ""
-        proposals = read_proposals(aggregate)
+        proposals = read_proposals(chunks)
         try:
             prepared = await prepare_calls(
                 d.registry,
@@ -175,6 +175,7 @@ class _Nodes:
                 user_id=state["user_id"],
                 conversation_id=conversation_id,
                 db=d.db,
+                from_model=True,
             )
         except asyncio.CancelledError:
             if text.strip():

@@ -12,6 +12,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from interlock.engine.commands import CommandClaim, propose_command, resolve_command
+from interlock.engine.outside import MCP_CHANNEL
 from interlock.engine.preflight import prepare_command
 from interlock.engine.records import cancel_open_calls
 from interlock.engine.turn import effective_permission
@@ -34,6 +35,12 @@ def store_message(
     """The transaction of :meth:`post_message` (database thread); starts the run's task."""
     with engine.db.session() as session:
         conversation = engine.owned_conversation(session, user_id, conversation_id)
+        if conversation.channel == MCP_CHANNEL:
+            raise Conflict(
+                "This conversation is the record of calls made by MCP clients; start a new "
+                "conversation to chat.",
+                code="mcp_record",
+            )
         if engine.employees.get(conversation.employee) is None:
             raise Conflict(
                 "This conversation's employee was deleted; start a new conversation.",

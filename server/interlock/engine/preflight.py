@@ -54,8 +54,21 @@ async def prepare_calls(
     user_id: str,
     conversation_id: str,
     db: Database,
+    from_model: bool = False,
 ) -> list[Prepared]:
     """Validate each proposal, then run the tool's ``check`` and (``ASK``) ``confirmation``.
+
+    Args:
+        registry: The tools.
+        plan: The turn's plan (offered tools, permissions).
+        proposals: The proposed calls; with ``from_model`` their args may be rewritten.
+        user_id: The conversation's owner.
+        conversation_id: The conversation.
+        db: The database.
+        from_model: The proposals come from the chat model: its arguments are read as the
+            tool's schema means them first (:meth:`ToolRegistry.model_args`: with strict tool
+            calling, a ``null`` for an optional field is absent). False for calls from
+            outside (MCP clients), whose arguments are taken as they are.
 
     Returns:
         One :class:`Prepared` per proposal, in order.
@@ -64,6 +77,8 @@ async def prepare_calls(
     out: list[Prepared] = []
     for proposal in proposals:
         tool = offered.get(proposal.name)
+        if tool is not None and from_model:
+            proposal.args = registry.model_args(tool, proposal.args)
         item = Prepared(proposal=proposal, tool=tool)
         out.append(item)
         problem, code, errors = validate_proposal(registry, proposal, tool, plan)

@@ -7,6 +7,7 @@ its raw text and parse error, so the call can fail with ``invalid_args`` and no 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,14 +26,19 @@ class Proposal:
     parse_error: str | None = None
 
 
-def read_proposals(aggregate: AIMessageChunk | None) -> list[Proposal]:
-    """Return the tool calls of a streamed message, in order."""
-    if aggregate is None:
-        return []
+def read_proposals(chunks: Sequence[AIMessageChunk]) -> list[Proposal]:
+    """Return the tool calls of a streamed message, in order.
+
+    Args:
+        chunks: The message's streamed chunks, in the order they arrived.
+
+    Returns:
+        One proposal per call, the calls assembled by :func:`assemble_calls`; a model that
+        sends whole ``tool_calls`` instead of chunks has those read as they are.
+    """
     proposals: list[Proposal] = []
-    for chunk in aggregate.tool_call_chunks:
-        raw = chunk.get("args") or ""
-        name = chunk.get("name") or ""
+    for call in assemble_calls(chunks):
+        raw = call.args
         try:
             args: Any = json.loads(raw) if raw.strip() else {}
             error = None
@@ -40,22 +46,81 @@ def read_proposals(aggregate: AIMessageChunk | None) -> list[Proposal]:
             args, error = None, str(exc)
         proposals.append(
             Proposal(
-                name=clean_text(name),
+                name=clean_text(call.name),
                 args=clean_json(args),
                 raw_args=clean_text(raw),
                 parse_error=error,
             )
         )
     if not proposals:
-        for tool_call in aggregate.tool_calls:
-            proposals.append(
-                Proposal(
-                    name=clean_text(tool_call["name"]),
-                    args=clean_json(tool_call["args"]),
-                    raw_args=json.dumps(clean_json(tool_call["args"])),
+        for chunk in chunks:
+            for tool_call in chunk.tool_calls:
+                proposals.append(
+                    Proposal(
+                        name=clean_text(tool_call["name"]),
+                        args=clean_json(tool_call["args"]),
+                        raw_args=json.dumps(clean_json(tool_call["args"])),
+                    )
                 )
-            )
     return proposals
+
+
+@dataclass
+class StreamedCall:
+    """A tool call put together from its streamed pieces.
+
+    Attributes:
+        id: The provider's call id (None when the provider sent none).
+        name: The function name, pieces joined.
+        args: The raw argument text, pieces joined.
+        index: The stream index its pieces carried (None: a piece without one).
+    """
+
+    id: str | None
+    name: str
+    args: str
+    index: int | str | None
+
+
+def assemble_calls(chunks: Sequence[AIMessageChunk]) -> list[StreamedCall]:
+    """Put the ``tool_call_chunks`` of a streamed message back together into calls.
+
+    OpenAI's streaming format sends each call's pieces under an ``index``: the first piece
+    carries the call's ``id`` and name, the following ones only ``index`` and argument text.
+    The rules:
+
+    * a piece whose ``index`` no call uses yet starts a new call;
+    * a piece with an ``id`` other than that of the call last started on its ``index``
+      starts a new call too: some OpenAI-compatible servers stream every call on index 0,
+      each starting with its own id (LangChain's merge appends such a call but then joins
+      the next id-less pieces to the *first* call on that index, so a call was lost);
+    * a piece without an ``id`` (or with the same id) continues the call last started on
+      its ``index``: name and argument text are appended;
+    * a piece without an ``index`` is a call of its own (as in LangChain's merge).
+
+    Args:
+        chunks: The message's streamed chunks, in the order they arrived.
+
+    Returns:
+        The calls in the order they started.
+    """
+    calls: list[StreamedCall] = []
+    last_on: dict[int | str, StreamedCall] = {}
+    for chunk in chunks:
+        for piece in chunk.tool_call_chunks:
+            index = piece.get("index")
+            call_id = piece.get("id") or None
+            current = last_on.get(index) if index is not None else None
+            if current is None or (call_id is not None and current.id not in (None, call_id)):
+                current = StreamedCall(call_id, piece.get("name") or "", "", index)
+                calls.append(current)
+                if index is not None:
+                    last_on[index] = current
+            else:
+                current.id = current.id or call_id
+                current.name += piece.get("name") or ""
+            current.args += piece.get("args") or ""
+    return calls
 
 
 def message_text(content: Any) -> str:

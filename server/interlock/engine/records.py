@@ -139,7 +139,7 @@ def tool_facts(registry: ToolRegistry, name: str) -> ToolFacts:
         title=tool.title,
         card=tool.card,
         write=tool.write,
-        destructive=tool.annotations.destructive,
+        destructive=tool.annotations.destructive is True,
         execution=tool.execution,
         modal=tool.modal,
     )

@@ -22,6 +22,7 @@ from interlock.engine.expiry import Deadlines, ExpirySweeper, expire_due
 from interlock.engine.graph import GraphDeps, TurnState, build_graph
 from interlock.engine.leases import Leases
 from interlock.engine.messages import store_message
+from interlock.engine.outside import OutsideCalls, is_record
 from interlock.engine.records import latest_assistant_calls, waiting_for_person
 from interlock.engine.terminals import end_run
 from interlock.errors import InterlockError, NotFound
@@ -98,6 +99,8 @@ class Engine:
         self.worker_id = bus.origin
         """This server process's id (``workers.id``, ``runs.owner_id``)."""
         self.leases = Leases(self, settings.run_lease_s)
+        self.outside = OutsideCalls(self)
+        """Tool calls proposed from outside a chat (MCP clients)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closing = False
 
@@ -200,6 +203,10 @@ class Engine:
                 )
             ).first()
             if waiting is not None:
+                return None
+            if is_record(session, conversation_id):
+                # MCP calls: no model answers; the decided calls run (engine.outside).
+                self.outside.settle_soon(conversation_id, message_id)
                 return None
             run = Run(conversation_id=conversation_id, trigger="resume", owner_id=self.worker_id)
             if not self.claim(session, conversation_id, run.id):

@@ -11,6 +11,7 @@ Public API:
 from interlock.models.factory import (
     INSTALLED_PROVIDERS,
     MODEL_FORMAT,
+    STRICT_REFUSALS,
     check_model_spec,
     create_chat_model,
     describe_model,
@@ -32,6 +33,7 @@ __all__ = [
     "MODEL_FORMAT",
     "OFFLINE_DISPLAY_NAME",
     "OFFLINE_MODEL_NAME",
+    "STRICT_REFUSALS",
     "OfflineChatModel",
     "PlannedCall",
     "PlannedReply",

@@ -6,6 +6,7 @@ import os
 import re
 from typing import Any
 
+import openai
 from langchain.chat_models import init_chat_model
 from langchain_core.language_models import BaseChatModel
 
@@ -24,6 +25,11 @@ _STREAMING_FLAG_PROVIDERS = frozenset({"openai", "azure_openai", "anthropic"})
 _OPENAI_PROVIDERS = frozenset({"openai", "azure_openai"})
 # Placeholder key for OpenAI-compatible servers that need none (llama.cpp, LM Studio).
 _NO_KEY = "not-needed"
+
+
+STRICT_REFUSALS: tuple[type[Exception], ...] = (openai.BadRequestError,)
+"""Errors a model server answers a strict tool request with when it refuses it (HTTP 400):
+the request is then sent again without ``strict`` (see :mod:`interlock.engine.binding`)."""
 
 
 def parse_model_spec(spec: str) -> tuple[str, str]:

@@ -88,6 +88,6 @@ def load_skill_tool(catalog: SkillCatalog) -> Tool:
         handler=load_skill,
         permission=Permission.ALLOW,
         write=True,
-        annotations=ToolAnnotations(idempotent=True),
+        annotations=ToolAnnotations(destructive=False, idempotent=True),  # it only adds
         skill=None,
     )

@@ -32,6 +32,7 @@ from interlock.skills.manifest import (
 from interlock.skills.sources import (
     MODULE_PREFIX,
     StagedTool,
+    bare_langchain_problems,
     collision_problems,
     declarative_tools,
     import_tools,
@@ -278,7 +279,9 @@ class SkillLoader:
         self.problems.extend(problems)
         if module is not None:
             self.module_name = module.__name__
-            self.staged.extend(python_tools(module, path))
+            staged = python_tools(module, path)
+            self.staged.extend(staged)
+            self.problems.extend(bare_langchain_problems(module, path, staged))
 
     def _declarative_tools(
         self,
@@ -303,7 +306,7 @@ class SkillLoader:
 
     def _apply_manifest(self, manifest: SkillManifest, source: YamlSource) -> None:
         """Check tool names and references; apply permissions, cards and approval rules; set
-        ``tool.skill``."""
+        ``tool.skill`` and add the skill's ``tags`` to each tool's own."""
         name = manifest.name
         tools = {s.tool.name: s.tool for s in self.staged}
         for staged in self.staged:
@@ -317,6 +320,8 @@ class SkillLoader:
                     f"tool '{tool_name}' must be named '{name}' or start with '{name}.'",
                 )
             staged.tool.skill = name
+            if isinstance(staged.tool.tags, tuple | list):
+                staged.tool.tags = (*staged.tool.tags, *manifest.tags)
         for key, values in (
             ("permissions", manifest.permissions),
             ("cards", manifest.cards),

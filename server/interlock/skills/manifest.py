@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapte
 
 from interlock.approvals.rules import ToolApprovalRule
 from interlock.tools import Permission
+from interlock.tools.registration import TAG_RE
 
 SKILL_NAME_PATTERN = r"^[a-z0-9_-]+$"
 COMMAND_PATTERN = r"^[a-z][a-z0-9_-]{0,31}$"
@@ -26,6 +27,7 @@ QUERY_PLACEHOLDER = "{query}"
 
 CardName = Literal["approval", "choice", "form", "confirm", "markdown"]
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Tag = Annotated[str, StringConstraints(pattern=f"^{TAG_RE.pattern}$")]
 Loc = Sequence[str | int]
 
 
@@ -101,7 +103,7 @@ class SkillManifest(BaseModel):
     name: str = Field(pattern=SKILL_NAME_PATTERN)
     description: NonEmpty
     version: str | None = None
-    tags: list[str] = Field(default_factory=list)
+    tags: list[Tag] = Field(default_factory=list)
     permissions: dict[str, Permission] = Field(default_factory=dict)
     cards: dict[str, CardName] = Field(default_factory=dict)
     # Approval rules of the skill's tools: {tool: {timeout_s, require_approver, approvals_required}}.

@@ -19,10 +19,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from langchain_core.tools import BaseTool
+
+from interlock.adapters.declarative import DeclarativeToolError, build_declarative_tool
+from interlock.adapters.langchain_tools import WRITE_NOT_STATED, langchain_source
 from interlock.settings import Settings
 from interlock.skills.manifest import Problem, SlashCommand, YamlSource
 from interlock.tools import Tool, ToolRegistrationError, ToolRegistry, provider_safe_name
-from interlock.tools.declarative import DeclarativeToolError, build_declarative_tool
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +94,29 @@ def python_tools(module: ModuleType, path: Path) -> list[StagedTool]:
     return [StagedTool(tool, path, _def_line(tool, path)) for tool in module_tools(module)]
 
 
+def bare_langchain_problems(
+    module: ModuleType, path: Path, staged: Sequence[StagedTool]
+) -> list[Problem]:
+    """Report LangChain tools bound at module level that no ``from_langchain(...)`` adapts.
+
+    Such a tool cannot be registered as it is: whether it changes data must be stated.
+    """
+    wrapped = {id(source) for s in staged if (source := langchain_source(s.tool)) is not None}
+    problems: list[Problem] = []
+    seen: set[int] = set()
+    for value in vars(module).values():
+        if not isinstance(value, BaseTool) or id(value) in wrapped or id(value) in seen:
+            continue
+        seen.add(id(value))
+        reason = ToolRegistrationError(
+            f"{WRITE_NOT_STATED}: bind from_langchain({value.name}, name=..., write=...) "
+            "at module level (interlock.adapters.from_langchain)",
+            tool_name=value.name,
+        )
+        problems.append(Problem(path, _code_line(_langchain_code(value), path), str(reason)))
+    return problems
+
+
 def declarative_tools(
     specs: Sequence[dict[str, Any]],
     *,
@@ -99,7 +125,7 @@ def declarative_tools(
     source: YamlSource,
     base: Sequence[str | int],
 ) -> tuple[list[StagedTool], list[Problem]]:
-    """Build declarative tools with :func:`~interlock.tools.declarative.build_declarative_tool`.
+    """Build declarative tools with :func:`~interlock.adapters.declarative.build_declarative_tool`.
 
     Args:
         specs: The specs.
@@ -223,8 +249,23 @@ def _same_file(name: str | None, path: Path) -> bool:
 
 
 def _def_line(tool: Tool, path: Path) -> int:
-    """The line of the tool's handler definition (its first decorator) in ``path``, else 1."""
-    code = getattr(tool.handler, "__code__", None)
+    """The line of the tool's handler definition (its first decorator) in ``path``, else 1.
+
+    For an adapted LangChain tool, the line of the LangChain tool's function.
+    """
+    source = langchain_source(tool)
+    code = (
+        _langchain_code(source) if source is not None else getattr(tool.handler, "__code__", None)
+    )
+    return _code_line(code, path)
+
+
+def _langchain_code(source: BaseTool) -> Any:
+    function = getattr(source, "func", None) or getattr(source, "coroutine", None)
+    return getattr(function, "__code__", None)
+
+
+def _code_line(code: Any, path: Path) -> int:
     if code is not None and _same_file(code.co_filename, path):
         return int(code.co_firstlineno)
     return 1

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Column, Index, Text, UniqueConstraint, false
+from sqlalchemy import JSON, Boolean, Column, Index, String, Text, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
 
@@ -100,6 +100,11 @@ class Conversation(SQLModel, table=True):
     last_event_seq: int = 0
     # Skills loaded in this conversation through ``load_skill`` (pinned ones are not listed).
     loaded_skills: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    # ``chat`` (a person chats with the employee) or ``mcp`` (the per-person record of the calls
+    # MCP clients make through this employee; no model runs in it).
+    channel: str = Field(
+        default="chat", sa_column=Column(String(20), nullable=False, server_default="chat")
+    )
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 
@@ -230,6 +235,9 @@ class ToolCall(SQLModel, table=True):
     # ``available`` once the call changed data through ``ctx.store``; ``undone`` after undo.
     undo_state: str | None = Field(default=None, max_length=20)
     undone_at: datetime | None = None
+    # The MCP client that requested the call (its ``clientInfo`` title or name); None for
+    # calls proposed in a chat.
+    client_name: str | None = Field(default=None, max_length=200)
 
 
 class ToolCallApproval(SQLModel, table=True):
@@ -431,5 +439,19 @@ class Document(SQLModel, table=True):
     owner_id: str = Field(index=True, max_length=64)
     title: str = Field(max_length=200)
     markdown: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class McpServerRecord(SQLModel, table=True):
+    """A remote MCP server added through the admin API (``/api/mcp-servers``); servers from
+    ``INTERLOCK_MCP_SERVERS`` are not stored. ``spec`` is a
+    :class:`~interlock.settings.McpServerSpec` as JSON."""
+
+    __tablename__ = "mcp_servers"
+
+    name: str = Field(primary_key=True, max_length=32)
+    spec: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    created_by: str = Field(max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)

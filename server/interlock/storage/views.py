@@ -88,6 +88,8 @@ class ToolCallOut(BaseModel):
     ``approvals`` lists who approved so far when ``approvals_required`` > 1;
     ``require_approver`` means the conversation's owner may not approve it.
     ``grant_id`` names the "don't ask again" grant that let the call run without a card.
+    ``client_name`` names the MCP client that requested the call ("Claude Desktop"; see
+    ``interlock.mcp_bridge``), null for calls proposed in a chat.
     """
 
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
@@ -124,6 +126,7 @@ class ToolCallOut(BaseModel):
     require_approver: bool = False
     approvals: list[ToolCallApprovalOut] = []
     undo: UndoOut | None = None
+    client_name: str | None = None
 
 
 class MessageOut(BaseModel):
@@ -143,13 +146,15 @@ class MessageOut(BaseModel):
 
 class ConversationSummary(BaseModel):
     """A conversation in lists; ``pending`` counts the calls waiting for the owner
-    (interrupted and undecided, plus frontend calls awaiting the browser)."""
+    (interrupted and undecided, plus frontend calls awaiting the browser); ``channel`` is
+    ``mcp`` for the record of the calls MCP clients made through the employee (no chat)."""
 
     id: str
     title: str
     employee: str
     status: Literal["idle", "running", "paused"]
     pending: int = 0
+    channel: Literal["chat", "mcp"] = "chat"
     created_at: datetime
     updated_at: datetime
 
@@ -235,6 +240,7 @@ def tool_call_out(
         require_approver=call.require_approver,
         approvals=approvals or [],
         undo=UndoOut(state=call.undo_state) if call.undo_state else None,  # type: ignore[arg-type]
+        client_name=call.client_name,
     )
 
 

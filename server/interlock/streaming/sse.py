@@ -8,7 +8,8 @@ dropped, so no event is lost or sent twice between the two.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
 
 from sse_starlette import ServerSentEvent
 
@@ -57,6 +58,20 @@ async def event_frames(
 
     The subscription is released when the consumer stops (client gone, server shutdown).
     """
+    async with aclosing(stored_events(bus, conversation_id, after_seq)) as events:
+        async for stored in events:
+            yield _frame(stored)
+
+
+async def stored_events(
+    bus: EventBus, conversation_id: str, after_seq: int
+) -> AsyncGenerator[StoredEvent, None]:
+    """Yield the stored events of ``conversation_id`` with ``seq > after_seq`` in order, forever:
+    first from storage, then live, each exactly once.
+
+    The one reader of a conversation's events: the SSE stream and the AG-UI endpoint both
+    read through it. The subscription is released when the consumer stops.
+    """
     subscription = bus.subscribe(conversation_id)
     last = after_seq
     try:
@@ -66,7 +81,7 @@ async def event_frames(
             while True:
                 batch = await bus.areplay(conversation_id, last)
                 for stored in batch:
-                    yield _frame(stored)
+                    yield stored
                     last = stored.seq
                 if len(batch) < REPLAY_BATCH:
                     break
@@ -80,7 +95,7 @@ async def event_frames(
                     continue
                 if stored.seq != last + 1:
                     break  # a gap: fill it from storage
-                yield _frame(stored)
+                yield stored
                 last = stored.seq
     finally:
         bus.unsubscribe(subscription)

@@ -45,12 +45,40 @@ class Permission(StrEnum):
 
 @dataclass(frozen=True)
 class ToolAnnotations:
-    """Hints about a tool's behaviour, named as in MCP's ``ToolAnnotations``."""
+    """Hints about a tool's behaviour as declared, named as in MCP's ``ToolAnnotations``.
 
-    read_only: bool = False
-    destructive: bool = False
-    idempotent: bool = False
-    open_world: bool = False
+    None means "not declared": :meth:`Tool.hints` then derives the hint from ``write``
+    (see :class:`ToolHints`). Only a declared ``destructive=True`` marks the approval card
+    as destructive.
+    """
+
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+
+
+@dataclass(frozen=True)
+class ToolHints:
+    """A tool's behaviour hints with every default applied (what MCP clients are told).
+
+    Rules (issue 9, "annotations"), each field as declared in :class:`ToolAnnotations` when
+    it is not None, else:
+
+    * ``read_only``: ``not write``;
+    * ``destructive``: False for a read-only tool, else True (a write tool is destructive
+      unless it declares ``destructive=False``, e.g. one that only adds);
+    * ``idempotent``: ``read_only`` (reading twice changes nothing);
+    * ``open_world``: False (Interlock's own tools work on Interlock's store; a tool that
+      reaches other systems declares ``open_world=True``, as ``http_json`` tools do).
+
+    A read-only tool is never destructive, whatever it declares.
+    """
+
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    open_world: bool
 
 
 @dataclass(frozen=True)
@@ -189,7 +217,7 @@ class Tool:
         output_schema: Optional JSON Schema of ``ToolResult.data``.
         permission: ``ASK`` (default) pauses for a decision; ``ALLOW`` runs at once.
         write: True when the tool changes data.
-        annotations: Behaviour hints.
+        annotations: Behaviour hints as declared (None: derived, see :meth:`hints`).
         timeout_s: Seconds before the call fails with ``timeout``; None uses the setting.
         card: Client card hint (``approval``, ``choice``); None picks by tool name.
         check_args: Extra cross-field checks run after schema validation (also on ``edit``).
@@ -213,7 +241,11 @@ class Tool:
         approvals_required: Distinct people who must approve (1 to 5); any reject ends it.
         skill: The skill the tool belongs to, set by the skill loader; None for core tools.
         provider_name: Name sent to model providers (``^[a-zA-Z0-9_-]{1,64}$``), set by the
-            registry.
+            registry; also the tool's MCP name.
+        tags: Labels for filtering (MCP listings: ``tags=``, ``any_tags=``, ``exclude_tags=``),
+            each matching ``TAG_RE`` (lowercase, up to 40 characters). The skill loader adds
+            its skill's ``tags``, so a registered tool's tags are its own and its skill's; the
+            registry stores them sorted, without repeats.
     """
 
     name: str
@@ -238,3 +270,20 @@ class Tool:
     approval_timeout_s: float | None = None
     require_approver: bool = False
     approvals_required: int = 1
+    tags: tuple[str, ...] = ()
+
+    def hints(self) -> ToolHints:
+        """Return the behaviour hints with defaults applied (rules in :class:`ToolHints`)."""
+        declared = self.annotations
+        read_only = declared.read_only if declared.read_only is not None else not self.write
+        destructive = (
+            False
+            if read_only
+            else (declared.destructive if declared.destructive is not None else True)
+        )
+        return ToolHints(
+            read_only=read_only,
+            destructive=destructive,
+            idempotent=declared.idempotent if declared.idempotent is not None else read_only,
+            open_world=bool(declared.open_world),
+        )

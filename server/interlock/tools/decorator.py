@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -52,6 +52,7 @@ def tool(
     approval_timeout_s: float | None = None,
     require_approver: bool = False,
     approvals_required: int = 1,
+    tags: Sequence[str] = (),
 ) -> Callable[[Handler], Tool]:
     """Turn ``handler(args: dict, ctx: ToolContext)`` (sync or async) into a :class:`Tool`.
 
@@ -74,7 +75,8 @@ def tool(
         permission: ``ASK`` pauses for a person's decision, ``ALLOW`` runs at once, ``DENY``
             is never offered to the model (an employee override may still allow it).
         write: True when the tool changes data.
-        annotations: Behaviour hints (read-only, destructive, idempotent, open-world).
+        annotations: Behaviour hints (read-only, destructive, idempotent, open-world); a hint
+            left None is derived from ``write`` (:class:`~interlock.tools.base.ToolHints`).
         timeout_s: Seconds before the call fails with ``timeout``; None uses the registry's.
         card: Client card hint (``approval``, ``choice``), None picks by tool name.
         check_args: Cross-field checks, ``check_args(args) -> list[FieldError]``, run after the
@@ -92,16 +94,21 @@ def tool(
             None uses the employee's or the server's setting.
         require_approver: Only an approver (not the conversation's owner) may approve.
         approvals_required: Distinct people who must approve, 1 to 5.
+        tags: Labels for filtering MCP listings (``TAG_RE``); a skill's tool also gets the
+            skill's ``tags``.
 
     Returns:
         A decorator returning the :class:`Tool`.
 
     Raises:
-        ToolRegistrationError: When both ``input_schema`` and ``args_model`` are given, or the
-            model's schema cannot be derived or inlined (a recursive model).
+        ToolRegistrationError: When both ``input_schema`` and ``args_model`` are given, the
+            model's schema cannot be derived or inlined (a recursive model), or ``tags`` is a
+            single string.
     """
     if input_schema is not None and args_model is not None:
         raise ToolRegistrationError("give input_schema or args_model, not both", tool_name=name)
+    if isinstance(tags, str):
+        raise ToolRegistrationError(f"tags must be a list of strings, got {tags!r}", tool_name=name)
     checks = check_args
     if args_model is not None:
         try:
@@ -135,6 +142,7 @@ def tool(
             approval_timeout_s=approval_timeout_s,
             require_approver=require_approver,
             approvals_required=approvals_required,
+            tags=tuple(tags),
         )
 
     return decorate

@@ -35,6 +35,11 @@ PROVIDER_NAME_RE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 names (Anthropic's ``^[a-zA-Z0-9_-]{1,64}$``; OpenAI allows the same characters, 64 at most)."""
 
 PROVIDER_NAME_MAX = 64
+
+TAG_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
+"""A tag (full match): 1 to 40 lowercase ASCII letters, digits, ``_`` and ``-``, starting with
+a letter or digit, so a comma-separated list in a URL query (``tags=productivity,writing``)
+needs no escaping."""
 _HASH_CHARS = 8
 _UNSAFE_RE = re.compile(r"[^a-zA-Z0-9_-]")
 
@@ -153,6 +158,12 @@ def check_tool(
         raise fail("require_approver must be true or false")
     if not isinstance(tool.annotations, ToolAnnotations):
         raise fail("annotations must be a ToolAnnotations")
+    problem = annotations_problem(tool.annotations, write=tool.write)
+    if problem is not None:
+        raise fail(problem)
+    problem = tags_problem(tool.tags)
+    if problem is not None:
+        raise fail(problem)
     if tool.card is not None and not isinstance(tool.card, str):
         raise fail("card must be a string or None")
     for attr in ("check", "confirmation"):
@@ -174,3 +185,33 @@ def check_tool(
             raise fail(f"output_schema {exc}") from None
         output_validator = make_validator(tool.output_schema)
     return pname, permission, make_validator(tool.input_schema), output_validator
+
+
+def annotations_problem(annotations: ToolAnnotations, *, write: Any) -> str | None:
+    """Return why declared annotations are inconsistent, or None when they are fine.
+
+    Each hint is None (not declared) or a boolean; a ``write`` tool is not ``read_only``, and a
+    ``read_only`` tool is not ``destructive``.
+    """
+    for key in ("read_only", "destructive", "idempotent", "open_world"):
+        value = getattr(annotations, key)
+        if value is not None and not isinstance(value, bool):
+            return f"annotations.{key} must be true, false or None, got {value!r}"
+    if write is True and annotations.read_only is True:
+        return "a tool with write=True is not read_only"
+    if annotations.read_only is True and annotations.destructive is True:
+        return "a read_only tool is not destructive"
+    return None
+
+
+def tags_problem(tags: Any) -> str | None:
+    """Return why ``tags`` is not a list of tags (see :data:`TAG_RE`), or None when it is."""
+    if isinstance(tags, str) or not isinstance(tags, list | tuple | frozenset | set):
+        return f"tags must be a list of strings, got {type(tags).__name__}"
+    for tag in tags:
+        if not isinstance(tag, str) or not TAG_RE.fullmatch(tag):
+            return (
+                f"tag {tag!r} must be 1 to 40 lowercase letters, digits, '_' or '-', "
+                "starting with a letter or digit"
+            )
+    return None

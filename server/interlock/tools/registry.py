@@ -17,6 +17,8 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from langchain_core.tools import BaseTool
+
 from interlock.tools.base import FieldError, Permission, Tool, ToolContext, ToolResult
 from interlock.tools.execution import cap_data, check_result, run_handler
 from interlock.tools.execution import cut_text as _cut_text
@@ -24,6 +26,7 @@ from interlock.tools.registration import (
     MAX_TOOL_NAME_CHARS,
     PROVIDER_NAME_MAX,
     PROVIDER_NAME_RE,
+    TAG_RE,
     TOOL_NAME_RE,
     ToolRegistrationError,
     check_tool,
@@ -35,11 +38,13 @@ from interlock.tools.schema import (
     is_finite_number,
     make_validator,
 )
+from interlock.tools.schema.strict import StrictForm, absent_for_nulls, strict_form
 
 __all__ = [
     "MAX_TOOL_NAME_CHARS",
     "PROVIDER_NAME_MAX",
     "PROVIDER_NAME_RE",
+    "TAG_RE",
     "TOOL_NAME_RE",
     "ToolRegistrationError",
     "ToolRegistry",
@@ -60,6 +65,10 @@ class ToolRegistry:
             (the ``max_tool_result_chars`` setting; 60,000).
         default_timeout_s: Seconds a call may take when its tool declares no ``timeout_s``
             (the ``tool_timeout_s`` setting; 30).
+        strict_tools: Ask for strict tool calling (the ``model_strict_tools`` setting): each
+            provider spec carries ``"strict": true`` and a strict-valid form of its schema, or
+            no ``strict`` when its schema has none (see
+            :mod:`interlock.tools.schema.strict`).
 
     Raises:
         ValueError: When ``max_result_chars`` < 1 or ``default_timeout_s`` is not a positive
@@ -67,7 +76,13 @@ class ToolRegistry:
         RuntimeError: When the ``uri`` or ``email`` format checks are not active.
     """
 
-    def __init__(self, max_result_chars: int = 60_000, default_timeout_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        max_result_chars: int = 60_000,
+        default_timeout_s: float = 30.0,
+        *,
+        strict_tools: bool = False,
+    ) -> None:
         check_format_checkers()
         if isinstance(max_result_chars, bool) or not isinstance(max_result_chars, int):
             raise ValueError(f"max_result_chars must be an int, got {max_result_chars!r}")
@@ -81,29 +96,49 @@ class ToolRegistry:
         self._by_provider: dict[str, Tool] = {}
         self._input_validators: dict[str, Any] = {}
         self._output_validators: dict[str, Any] = {}
+        self.strict_tools = strict_tools
+        self._strict_forms: dict[str, StrictForm] = {}
 
     # -- registration ------------------------------------------------------------------------
 
-    def register(self, tool: Tool) -> Tool:
+    def register(self, tool: Tool | BaseTool, **langchain_options: Any) -> Tool:
         """Check ``tool`` against every rule and add it.
 
         On success ``tool.provider_name`` is set (see :func:`provider_safe_name`) and a
         ``permission`` given as a plain string is turned into :class:`Permission`. The schemas
         are read now: changing them on the object later has no effect on validation.
 
+        A LangChain tool (``BaseTool``, ``@tool``) is adapted first by
+        :func:`interlock.adapters.langchain_tools.from_langchain`, with ``langchain_options``
+        (``write`` is required; ``name``, ``title``, ``permission``...):
+        ``registry.register(search, write=False)``.
+
         Args:
-            tool: The tool to add.
+            tool: The tool to add, or a LangChain tool.
+            **langchain_options: Passed to ``from_langchain``; only with a LangChain tool.
 
         Returns:
-            ``tool`` itself.
+            The registered :class:`Tool` (``tool`` itself, or the adapted LangChain tool).
 
         Raises:
             ToolRegistrationError: With the first broken rule as ``reason``: name format or
                 length, duplicate name, provider-name collision, title/description/handler
                 type, invalid permission, ``timeout_s`` <= 0, or a schema rule from
                 :func:`interlock.tools.schema.check_schema_rules` (object root, supported
-                keywords, depth, size, Draft 2020-12 validity).
+                keywords, depth, size, Draft 2020-12 validity); for a LangChain tool also
+                ``write`` not stated as True or False.
         """
+        if isinstance(tool, BaseTool):
+            # Imported here: the adapters build Tool objects, so they import this package.
+            from interlock.adapters.langchain_tools import from_langchain
+
+            tool = from_langchain(tool, **langchain_options)
+        elif langchain_options:
+            names = ", ".join(sorted(langchain_options))
+            raise ToolRegistrationError(
+                f"options {names} are only for a LangChain tool; set them on the Tool",
+                tool_name=getattr(tool, "name", None),
+            )
         self.register_many([tool])
         return tool
 
@@ -133,11 +168,53 @@ class ToolRegistry:
         for tool, pname, permission, input_validator, output_validator in staged:
             tool.provider_name = pname
             tool.permission = permission
+            tool.tags = tuple(sorted(set(tool.tags)))
             self._tools[tool.name] = tool
             self._by_provider[pname] = tool
             self._input_validators[tool.name] = input_validator
             if output_validator is not None:
                 self._output_validators[tool.name] = output_validator
+
+    def replace_group(self, prefix: str, tools: Iterable[Tool]) -> dict[str, str]:
+        """Swap every tool whose name starts with ``prefix`` for ``tools``, in one step.
+
+        Used for tools whose list changes while the server runs (a remote MCP server's). The
+        new tables are built aside and swapped in at once, so a reader never sees half a
+        change. Each tool is checked like :meth:`register`; a tool that breaks a rule is left
+        out and reported, the others go in.
+
+        Args:
+            prefix: Name prefix of the group, e.g. ``mcp.docs.``; every tool must start with it.
+            tools: The group's tools now.
+
+        Returns:
+            Tool name -> why it was refused (the :class:`ToolRegistrationError` text);
+            empty when all went in.
+        """
+        names = {n: t for n, t in self._tools.items() if not n.startswith(prefix)}
+        providers = {p: t for p, t in self._by_provider.items() if t.name in names}
+        inputs = {n: v for n, v in self._input_validators.items() if n in names}
+        outputs = {n: v for n, v in self._output_validators.items() if n in names}
+        refused: dict[str, str] = {}
+        for tool in tools:
+            if not str(tool.name).startswith(prefix):
+                refused[str(tool.name)] = f"name does not start with {prefix!r}"
+                continue
+            try:
+                pname, permission, input_validator, output_validator = check_tool(
+                    tool, registered=names, registered_providers=providers, names={}, providers={}
+                )
+            except ToolRegistrationError as exc:
+                refused[tool.name] = str(exc)
+                continue
+            tool.provider_name, tool.permission = pname, permission
+            names[tool.name], providers[pname] = tool, tool
+            inputs[tool.name] = input_validator
+            if output_validator is not None:
+                outputs[tool.name] = output_validator
+        self._tools, self._by_provider = names, providers
+        self._input_validators, self._output_validators = inputs, outputs
+        return refused
 
     # -- lookup ------------------------------------------------------------------------------
 
@@ -151,7 +228,8 @@ class ToolRegistry:
 
     def tools(self) -> list[Tool]:
         """Return every registered tool, sorted by name."""
-        return [self._tools[name] for name in sorted(self._tools)]
+        tools = self._tools  # one table, also while a group is being replaced
+        return [tools[name] for name in sorted(tools)]
 
     def __len__(self) -> int:
         return len(self._tools)
@@ -159,15 +237,21 @@ class ToolRegistry:
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
-    def provider_specs(self, tools: Iterable[Tool]) -> list[dict[str, Any]]:
+    def provider_specs(
+        self, tools: Iterable[Tool], *, strict: bool | None = None
+    ) -> list[dict[str, Any]]:
         """Return ``tools`` in OpenAI's function format, for ``model.bind_tools(specs)``.
 
         Each spec is ``{"type": "function", "function": {"name": <provider_name>,
         "description": ..., "parameters": <input_schema>}}``. ``parameters`` is a copy without
-        the root ``$schema`` and ``$id`` (identity keywords some providers reject).
+        the root ``$schema`` and ``$id`` (identity keywords some providers reject). With
+        ``strict_tools`` on, a tool whose schema has a strict form
+        (:func:`interlock.tools.schema.strict.strict_form`) is sent with that form as
+        ``parameters`` and ``"strict": true``; any other tool as above, without ``strict``.
 
         Args:
             tools: Registered tools, in the order the model should see them.
+            strict: Override ``strict_tools`` for these specs (False: none is strict).
 
         Returns:
             One spec per tool.
@@ -179,20 +263,55 @@ class ToolRegistry:
         for tool in tools:
             if self._tools.get(tool.name) is not tool:
                 raise ValueError(f"tool {tool.name!r} is not registered in this registry")
-            parameters = copy.deepcopy(tool.input_schema)
-            parameters.pop("$schema", None)
-            parameters.pop("$id", None)
-            specs.append(
-                {
-                    "type": "function",
-                    "function": {
-                        "name": tool.provider_name,
-                        "description": tool.description,
-                        "parameters": parameters,
-                    },
-                }
-            )
+            function: dict[str, Any] = {
+                "name": tool.provider_name,
+                "description": tool.description,
+            }
+            form = self.strict_form(tool) if strict is not False else None
+            if form is not None and form.parameters is not None:
+                function["parameters"] = copy.deepcopy(form.parameters)
+                function["strict"] = True
+            else:
+                parameters = copy.deepcopy(tool.input_schema)
+                parameters.pop("$schema", None)
+                parameters.pop("$id", None)
+                function["parameters"] = parameters
+            specs.append({"type": "function", "function": function})
         return specs
+
+    def strict_form(self, tool: Tool) -> StrictForm | None:
+        """Return the strict form of a registered tool's schema; None with ``strict_tools`` off.
+
+        Computed once per tool; a tool without one is logged once with the reason.
+        """
+        if not self.strict_tools:
+            return None
+        form = self._strict_forms.get(tool.name)
+        if form is None:
+            form = strict_form(tool.input_schema)
+            if form.reason is not None:
+                logger.info("Tool %r is offered without strict: %s.", tool.name, form.reason)
+            self._strict_forms[tool.name] = form
+        return form
+
+    def model_args(self, tool: Tool, args: Any) -> Any:
+        """Read a model's arguments for ``tool`` as its own schema means them.
+
+        With the tool sent strict, a ``null`` the model gave for a property it may leave out
+        becomes an absent key (:func:`interlock.tools.schema.strict.absent_for_nulls`);
+        otherwise ``args`` is returned as it is.
+
+        Args:
+            tool: A registered tool.
+            args: The decoded arguments, of any JSON type.
+
+        Returns:
+            The arguments to validate against ``tool.input_schema``.
+        """
+        form = self.strict_form(tool)
+        if form is None or form.parameters is None or not isinstance(args, dict):
+            return args
+        return absent_for_nulls(tool.input_schema, args)
 
     # -- validation --------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any, Literal
 
 from fastapi import APIRouter
@@ -14,6 +15,9 @@ from interlock.models import describe_model
 router = APIRouter(prefix="/api", tags=["catalog"])
 
 
+# The hints a tool declares (undeclared: false). Cards read ``destructive`` from here; MCP
+# clients get ``Tool.hints()`` (defaults derived from ``write``). No docstring: it would
+# change the committed OpenAPI document.
 class ToolAnnotationsOut(BaseModel):
     read_only: bool
     destructive: bool
@@ -81,10 +85,7 @@ def list_tools(_user: CurrentUser, services: ServicesDep) -> list[ToolOut]:
             permission=str(t.permission),
             write=t.write,
             annotations=ToolAnnotationsOut(
-                read_only=t.annotations.read_only,
-                destructive=t.annotations.destructive,
-                idempotent=t.annotations.idempotent,
-                open_world=t.annotations.open_world,
+                **{key: value is True for key, value in asdict(t.annotations).items()}
             ),
             card=t.card,
             skill=t.skill,

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from interlock.adapters.declarative import build_declarative_tool
 from interlock.tools import ToolError, ToolRegistry
-from interlock.tools.declarative import build_declarative_tool
 from support.https_server import HttpsServer, Reply, Seen, json_reply, make_settings, serve_https
 
 SCHEMA = {

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from interlock.tools import Permission, ToolAnnotations, ToolRegistry
-from interlock.tools.declarative import (
+from interlock.adapters.declarative import (
     HTTP_TIMEOUT_GRACE_S,
     DeclarativeToolError,
     build_declarative_tool,
 )
+from interlock.tools import Permission, ToolAnnotations, ToolRegistry
 from support.https_server import make_settings
 
 SETTINGS = make_settings(connections={"weather": {"headers": {"X-Key": "k-123456"}}})
@@ -107,7 +107,8 @@ def test_a_post_defaults_to_write_and_not_read_only():
     tool = build(spec)
 
     assert tool.write is True
-    assert tool.annotations == ToolAnnotations(open_world=True)
+    assert tool.annotations == ToolAnnotations(read_only=False, idempotent=False, open_world=True)
+    assert tool.hints().destructive is True
 
 
 @pytest.mark.parametrize(
@@ -117,7 +118,7 @@ def test_a_post_defaults_to_write_and_not_read_only():
         (["request", "headers"], {}, ["request", "headers"], "unknown key 'headers'"),
         (["response", "items_path"], "x", ["response", "items_path"], "unknown key"),
         (["annotations"], {"readonly": True}, ["annotations", "readonly"], "unknown key"),
-        (["kind"], "python", ["kind"], "kind must be one of http_json, text_template"),
+        (["kind"], "python", ["kind"], "kind must be one of http_json, mcp_http, text_template"),
         (["kind"], ..., [], "kind must be one of"),
         (["name"], ..., [], "missing required key 'name'"),
         (["name"], "other.current", ["name"], "must be 'weather' or start with 'weather.'"),

@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from interlock.adapters.templating import text_of
 from interlock.tools.base import ToolError, ToolResult
-from interlock.tools.templating import text_of
 
 DEFAULT_MAX_ITEMS = 10
 MAX_ITEMS = 50

@@ -9,15 +9,16 @@ from typing import Any
 import httpcore
 import pytest
 
-from interlock.tools import ToolError, net_guard
-from interlock.tools.declarative import build_declarative_tool
-from interlock.tools.http_json import HttpJsonRequest, run
-from interlock.tools.net_guard import (
+from interlock.adapters import net_guard
+from interlock.adapters.declarative import build_declarative_tool
+from interlock.adapters.http_json import HttpJsonRequest, run
+from interlock.adapters.net_guard import (
     DestinationRefused,
     GuardedNetworkBackend,
     address_problem,
     checked_addresses,
 )
+from interlock.tools import ToolError
 from support.https_server import HttpsServer, Reply, Seen, make_settings, serve_https
 
 

@@ -1,12 +1,13 @@
-"""A tiny OpenAI-compatible chat-completions server for tests.
+"""A tiny OpenAI-compatible chat-completions server for tests (scripted replies).
 
 It serves ``POST /v1/chat/completions`` on 127.0.0.1 (free port) with uvicorn in a thread,
 records every request body and headers, and answers streaming requests in OpenAI's SSE format
 (``data: {...}\\n\\n`` chunks, then ``data: [DONE]``) from a queue of :class:`StubReply`.
 
 Like OpenAI, it answers HTTP 400 when a tool carries ``"strict": true`` while its parameters
-schema is not strict-valid (every object needs ``additionalProperties: false`` and all of its
-properties in ``required``; ``allOf`` is not supported).
+schema is not strict-valid (:func:`strict_schema_problems`: every object needs
+``additionalProperties: false`` and all of its properties in ``required``; ``allOf``,
+``minLength``, ``default`` and other keywords outside OpenAI's list are refused).
 """
 
 from __future__ import annotations
@@ -40,10 +41,19 @@ class StubToolCall:
 
 @dataclass(frozen=True)
 class StubReply:
-    """One streamed answer: text tokens first, then tool calls."""
+    """One streamed answer: text tokens first, then tool calls.
+
+    Attributes:
+        text_tokens: Streamed text pieces.
+        tool_calls: Streamed tool calls, each on its own ``index`` (0, 1, ...) unless
+            ``same_index``.
+        same_index: Stream every call on index 0, each starting with its own ``id`` (what
+            some OpenAI-compatible servers do).
+    """
 
     text_tokens: list[str] = field(default_factory=list)
     tool_calls: list[StubToolCall] = field(default_factory=list)
+    same_index: bool = False
 
 
 @dataclass(frozen=True)
@@ -54,8 +64,44 @@ class ReceivedRequest:
     headers: dict[str, str]
 
 
+STRICT_KEYWORDS = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "enum",
+        "const",
+        "anyOf",
+        "$ref",
+        "$defs",
+        "description",
+        "title",
+        "pattern",
+        "format",
+        "multipleOf",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minItems",
+        "maxItems",
+    }
+)
+"""Keywords OpenAI's strict mode accepts (its guide "Structured Outputs", "Supported schemas")."""
+STRICT_FORMATS = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
+)
+
+
 def strict_schema_problems(schema: Any, path: str = "parameters") -> list[str]:
     """List why ``schema`` is not valid for OpenAI's strict mode (empty when it is).
+
+    The rules OpenAI applies: the root is an object (not ``anyOf``); every object has
+    ``additionalProperties: false`` and lists all of its properties in ``required``; every
+    schema names a ``type`` (or is an ``anyOf``, ``$ref``, ``enum`` or ``const``); only
+    :data:`STRICT_KEYWORDS` are used, ``format`` only with :data:`STRICT_FORMATS`.
 
     Args:
         schema: A JSON Schema node.
@@ -64,27 +110,37 @@ def strict_schema_problems(schema: Any, path: str = "parameters") -> list[str]:
     Returns:
         Human-readable problems.
     """
-    if not isinstance(schema, dict):
-        return []
     problems: list[str] = []
-    if "allOf" in schema:
-        problems.append(f"{path}: 'allOf' is not permitted")
-    if schema.get("type") == "object" or "properties" in schema:
+    if path == "parameters" and isinstance(schema, dict):
+        if schema.get("type") != "object" or "anyOf" in schema:
+            problems.append(f"{path}: the root must be an object, not anyOf")
+    return problems + _node_problems(schema, path)
+
+
+def _node_problems(schema: Any, path: str) -> list[str]:
+    if not isinstance(schema, dict):
+        return [f"{path}: a boolean schema is not permitted"]
+    problems = [f"{path}: '{k}' is not permitted" for k in schema if k not in STRICT_KEYWORDS]
+    if not any(k in schema for k in ("type", "anyOf", "$ref", "enum", "const")):
+        problems.append(f"{path}: schema must have a 'type' key")
+    if "format" in schema and schema["format"] not in STRICT_FORMATS:
+        problems.append(f"{path}: format {schema['format']!r} is not permitted")
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "object" in kinds or "properties" in schema:
         props = schema.get("properties", {})
         if schema.get("additionalProperties") is not False:
             problems.append(f"{path}: 'additionalProperties' is required to be false")
         if sorted(schema.get("required", [])) != sorted(props):
             problems.append(f"{path}: 'required' must list every property")
         for key, sub in props.items():
-            problems += strict_schema_problems(sub, f"{path}.properties.{key}")
+            problems += _node_problems(sub, f"{path}.properties.{key}")
     if "items" in schema:
-        problems += strict_schema_problems(schema["items"], f"{path}.items")
-    for keyword in ("anyOf", "allOf"):
-        for n, sub in enumerate(schema.get(keyword, [])):
-            problems += strict_schema_problems(sub, f"{path}.{keyword}[{n}]")
-    for keyword in ("$defs", "definitions"):
-        for key, sub in schema.get(keyword, {}).items():
-            problems += strict_schema_problems(sub, f"{path}.{keyword}.{key}")
+        problems += _node_problems(schema["items"], f"{path}.items")
+    for n, sub in enumerate(schema.get("anyOf", [])):
+        problems += _node_problems(sub, f"{path}.anyOf[{n}]")
+    for key, sub in schema.get("$defs", {}).items():
+        problems += _node_problems(sub, f"{path}.$defs.{key}")
     return problems
 
 
@@ -100,8 +156,11 @@ class OpenAIStub:
         requests: Every request received, in order.
     """
 
-    def __init__(self, model: str = "gpt-4o-mini") -> None:
+    def __init__(self, model: str = "gpt-4o-mini", *, refuse_strict: bool = False) -> None:
+        """Args: ``model`` reported in chunks; ``refuse_strict``: answer 400 to any strict
+        tool, valid or not (servers without strict mode do)."""
         self.model = model
+        self.refuse_strict = refuse_strict
         self.requests: list[ReceivedRequest] = []
         self._replies: deque[StubReply] = deque()
         self.app = FastAPI()
@@ -118,6 +177,8 @@ class OpenAIStub:
             if not _is_strict(tool):
                 continue
             problems = strict_schema_problems(tool.get("function", {}).get("parameters"))
+            if self.refuse_strict:
+                problems = ["'strict' is not supported by this server"]
             if problems:
                 name = tool.get("function", {}).get("name")
                 return JSONResponse(
@@ -155,7 +216,8 @@ class OpenAIStub:
     async def _sse(self, reply: StubReply, *, include_usage: bool) -> AsyncIterator[str]:
         chunks: list[dict[str, Any]] = [self._chunk({"role": "assistant", "content": ""})]
         chunks += [self._chunk({"content": token}) for token in reply.text_tokens]
-        for index, call in enumerate(reply.tool_calls):
+        for position, call in enumerate(reply.tool_calls):
+            index = 0 if reply.same_index else position
             chunks.append(
                 self._chunk(
                     {

@@ -5,7 +5,7 @@ What a call does (rules from docs/skills-and-employees.md, "Declarative tools"):
 1. fill the URL path, query parameters and body from the (already validated) arguments;
    limits: :data:`MAX_PARAMS` parameters, :data:`MAX_QUERY_BYTES` of encoded query,
    :data:`MAX_BODY_BYTES` of body, else ``invalid_args``;
-2. send it through :func:`interlock.tools.net_guard.guarded_client` (public HTTPS only, the
+2. send it through :func:`interlock.adapters.net_guard.guarded_client` (public HTTPS only, the
    checked address is the one connected to, no redirects, no retries), with the named
    connection's headers and query parameters, within the tool's ``timeout_s``;
 3. map the answer: a non-2xx status (3xx included) is ``upstream_error`` with
@@ -30,11 +30,11 @@ import anyio
 import httpx
 
 from interlock import __version__
+from interlock.adapters.json_mapping import ListResponse, SingleResponse, map_response, redact
+from interlock.adapters.net_guard import DestinationRefused, DestinationUnresolved, guarded_client
+from interlock.adapters.templating import MISSING, Template, ValueTemplate, text_of
 from interlock.settings import Connection
 from interlock.tools.base import ToolContext, ToolError, ToolResult
-from interlock.tools.json_mapping import ListResponse, SingleResponse, map_response, redact
-from interlock.tools.net_guard import DestinationRefused, DestinationUnresolved, guarded_client
-from interlock.tools.templating import MISSING, Template, ValueTemplate, text_of
 
 QueryItems = list[tuple[str, str | int | float | bool | None]]
 """Query parameters as httpx takes them (Interlock only ever puts strings in)."""
@@ -51,7 +51,7 @@ MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 
 @dataclass(frozen=True)
 class HttpJsonRequest:
-    """A checked ``http_json`` spec, ready to run (built by :mod:`interlock.tools.declarative`).
+    """A checked ``http_json`` spec, ready to run (built by :mod:`interlock.adapters.declarative`).
 
     Attributes:
         tool_name: For messages.

@@ -4,7 +4,8 @@ Spec format: docs/skills-and-employees.md, "Declarative tools". Two kinds:
 
 * ``text_template``: fills ``template`` from the arguments and returns the text;
 * ``http_json``: one HTTPS request whose JSON answer becomes the result
-  (:mod:`interlock.tools.http_json`, guarded by :mod:`interlock.tools.net_guard`).
+  (:mod:`interlock.adapters.http_json`, guarded by :mod:`interlock.adapters.net_guard`);
+* ``mcp_http``: one call to a tool of a remote MCP server (:mod:`interlock.adapters.mcp_http`).
 
 Everything that can be checked without running the tool is checked here, so a broken spec is
 reported when its skill loads, with a path into the spec (:class:`DeclarativeToolError`):
@@ -18,12 +19,37 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
+from interlock.adapters.http_json import MAX_PARAMS, HttpJsonRequest
+from interlock.adapters.json_mapping import (
+    ListResponse,
+    ResponseSpecError,
+    SingleResponse,
+    parse_response_spec,
+)
+from interlock.adapters.mcp_http import SPEC_KEYS as MCP_HTTP_KEYS
+from interlock.adapters.mcp_http import McpHttpSpecError, parse_mcp_http
+from interlock.adapters.spec_checks import (
+    DeclarativeToolError,
+    SpecPath,
+    flag,
+    known_keys,
+    listed,
+    require_string,
+    sub_mapping,
+    type_name,
+)
+from interlock.adapters.templating import (
+    Template,
+    TemplateSyntaxError,
+    ValueTemplate,
+    parse_template,
+    parse_value,
+)
 from interlock.approvals.rules import approval_timeout_problem, approvals_required_problem
 from interlock.settings import Connection, Settings
 from interlock.tools.base import (
@@ -34,32 +60,20 @@ from interlock.tools.base import (
     ToolContext,
     ToolResult,
 )
-from interlock.tools.http_json import MAX_PARAMS, HttpJsonRequest
-from interlock.tools.json_mapping import (
-    ListResponse,
-    ResponseSpecError,
-    SingleResponse,
-    parse_response_spec,
-)
+from interlock.tools.registration import tags_problem
 from interlock.tools.schema import SchemaRuleError, check_schema_rules
-from interlock.tools.templating import (
-    Template,
-    TemplateSyntaxError,
-    ValueTemplate,
-    parse_template,
-    parse_value,
-)
 
-SpecPath = list[str | int]
+__all__ = ["DeclarativeToolError", "build_declarative_tool"]
 
 COMMON_KEYS = frozenset(
     {"name", "kind", "title", "description", "permission", "write", "annotations"}
     | {"timeout_s", "input_schema", "output_schema", "card"}
-    | {"approval_timeout_s", "require_approver", "approvals_required"}
+    | {"approval_timeout_s", "require_approver", "approvals_required", "tags"}
 )
 KIND_KEYS = {
     "text_template": frozenset({"template"}),
     "http_json": frozenset({"request", "response"}),
+    "mcp_http": MCP_HTTP_KEYS,
 }
 REQUEST_KEYS = frozenset({"method", "url", "connection", "params", "body"})
 ANNOTATION_KEYS = frozenset({"read_only", "destructive", "idempotent", "open_world"})
@@ -71,27 +85,6 @@ HTTP_TIMEOUT_GRACE_S = 1.0
 """An ``http_json`` tool enforces its ``timeout_s`` itself (so that a write can end as
 ``outcome_unknown`` rather than a bare ``timeout``); its ``Tool.timeout_s``, the registry's
 backstop, is this many seconds longer."""
-
-
-class DeclarativeToolError(ValueError):
-    """A declarative tool spec that cannot be built.
-
-    Args:
-        message: What is wrong, as an English phrase.
-        path: Keys and indexes from the spec's root to the offending value, e.g.
-            ``["request", "params", "q"]``; for a missing key, the mapping that lacks it;
-            ``[]`` for the spec itself.
-
-    Attributes:
-        message: As given.
-        path: As given.
-    """
-
-    def __init__(self, message: str, path: Sequence[str | int]) -> None:
-        self.message = message
-        self.path: SpecPath = list(path)
-        where = ".".join(str(p) for p in path)
-        super().__init__(f"{where}: {message}" if where else message)
 
 
 def build_declarative_tool(spec: dict[str, Any], *, skill: str, settings: Settings) -> Tool:
@@ -113,17 +106,17 @@ def build_declarative_tool(spec: dict[str, Any], *, skill: str, settings: Settin
         DeclarativeToolError: On the first problem, with its path into ``spec``.
     """
     if not isinstance(spec, dict):
-        raise DeclarativeToolError(f"a tool spec must be a mapping, got {_type(spec)}", [])
+        raise DeclarativeToolError(f"a tool spec must be a mapping, got {type_name(spec)}", [])
     kind = spec.get("kind")
     if kind not in KIND_KEYS:
         where = ["kind"] if "kind" in spec else []
-        raise DeclarativeToolError(f"kind must be one of {_names(KIND_KEYS)}, got {kind!r}", where)
-    _known_keys(spec, COMMON_KEYS | KIND_KEYS[kind], [], f"a {kind} tool")
-    name = _string(spec, "name", [])
+        raise DeclarativeToolError(f"kind must be one of {listed(KIND_KEYS)}, got {kind!r}", where)
+    known_keys(spec, COMMON_KEYS | KIND_KEYS[kind], [], f"a {kind} tool")
+    name = require_string(spec, "name", [])
     if name != skill and not name.startswith(f"{skill}."):
         raise DeclarativeToolError(f"name must be '{skill}' or start with '{skill}.'", ["name"])
-    title = _string(spec, "title", [])
-    description = _string(spec, "description", [])
+    title = require_string(spec, "title", [])
+    description = require_string(spec, "description", [])
     permission = spec.get("permission", "ASK")
     if permission not in ("ALLOW", "ASK", "DENY"):
         raise DeclarativeToolError(
@@ -135,7 +128,7 @@ def build_declarative_tool(spec: dict[str, Any], *, skill: str, settings: Settin
     output_schema = _schema(spec, "output_schema") if "output_schema" in spec else None
     card = spec.get("card")
     if card is not None and card not in CARDS:
-        raise DeclarativeToolError(f"card must be one of {_names(CARDS)}, got {card!r}", ["card"])
+        raise DeclarativeToolError(f"card must be one of {listed(CARDS)}, got {card!r}", ["card"])
     timeout_s = spec.get("timeout_s")
     if timeout_s is not None and (
         not isinstance(timeout_s, int | float)
@@ -166,16 +159,17 @@ def build_declarative_tool(spec: dict[str, Any], *, skill: str, settings: Settin
         "permission": Permission(permission),
         "card": card,
         "approval_timeout_s": approval_timeout_s,
-        "require_approver": _bool(spec, "require_approver", False),
+        "require_approver": flag(spec, "require_approver", False),
         "approvals_required": approvals_required,
+        "tags": _tags(spec),
     }
     if kind == "text_template":
         if output_schema is not None:
             raise DeclarativeToolError("a text_template tool returns no data", ["output_schema"])
-        write = _bool(spec, "write", False)
+        write = flag(spec, "write", False)
         if write:
             raise DeclarativeToolError("a text_template tool changes nothing", ["write"])
-        template = _template(_string(spec, "template", []), arguments, ["template"])
+        template = _template(require_string(spec, "template", []), arguments, ["template"])
         defaults = ToolAnnotations(read_only=True, idempotent=True)
         return Tool(
             **fields,
@@ -184,14 +178,16 @@ def build_declarative_tool(spec: dict[str, Any], *, skill: str, settings: Settin
             timeout_s=timeout_s,
             annotations=_annotations(spec, defaults, write),
         )
-    request = _mapping(spec, "request", [], required=True)
-    _known_keys(request, REQUEST_KEYS, ["request"], "request")
+    if kind == "mcp_http":
+        return _mcp_http_tool(spec, fields, arguments, settings, timeout_s)
+    request = sub_mapping(spec, "request", [], required=True)
+    known_keys(request, REQUEST_KEYS, ["request"], "request")
     method = request.get("method", "GET")
     if method not in ("GET", "POST"):
         raise DeclarativeToolError(
             f"method must be GET or POST, got {method!r}", ["request", "method"]
         )
-    write = _bool(spec, "write", method == "POST")
+    write = flag(spec, "write", method == "POST")
     defaults = ToolAnnotations(read_only=not write, idempotent=method == "GET", open_world=True)
     effective_timeout = float(timeout_s if timeout_s is not None else settings.tool_timeout_s)
     origin, path = _url(request, arguments)
@@ -219,6 +215,30 @@ def build_declarative_tool(spec: dict[str, Any], *, skill: str, settings: Settin
     )
 
 
+def _mcp_http_tool(
+    spec: dict[str, Any],
+    fields: dict[str, Any],
+    arguments: set[str],
+    settings: Settings,
+    timeout_s: float | None,
+) -> Tool:
+    """An ``mcp_http`` tool: ``write`` unless declared false (the remote tool is unknown)."""
+    effective_timeout = float(timeout_s if timeout_s is not None else settings.mcp_call_timeout_s)
+    try:
+        handler = parse_mcp_http(spec, arguments, settings, effective_timeout)
+    except McpHttpSpecError as exc:
+        raise DeclarativeToolError(exc.message, exc.path) from None
+    write = flag(spec, "write", True)
+    defaults = ToolAnnotations(read_only=not write, open_world=True)
+    return Tool(
+        **fields,
+        handler=handler,
+        write=write,
+        timeout_s=effective_timeout + HTTP_TIMEOUT_GRACE_S,
+        annotations=_annotations(spec, defaults, write),
+    )
+
+
 def _text_handler(template: Template) -> Handler:
     async def fill(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return ToolResult(text=template.text(args))
@@ -232,7 +252,7 @@ def _text_handler(template: Template) -> Handler:
 def _url(request: dict[str, Any], arguments: set[str]) -> tuple[str, Template]:
     """Return ``(origin, path template)`` of ``request.url`` (https, placeholders in the path)."""
     at: SpecPath = ["request", "url"]
-    url = _string(request, "url", ["request"])
+    url = require_string(request, "url", ["request"])
     try:
         parts = urlsplit(url)
     except ValueError as exc:
@@ -276,7 +296,7 @@ def _params(
                 ["request", "connection"],
             )
         connection = settings.connections[name]
-    raw = _mapping(request, "params", ["request"], required=False)
+    raw = sub_mapping(request, "params", ["request"], required=False)
     if len(raw) > MAX_PARAMS:
         raise DeclarativeToolError(f"at most {MAX_PARAMS} params", ["request", "params"])
     params: dict[str, ValueTemplate] = {}
@@ -299,7 +319,9 @@ def _params(
         if request.get("method", "GET") != "POST":
             raise DeclarativeToolError("only a POST request has a body", at)
         if not isinstance(request["body"], dict):
-            raise DeclarativeToolError(f"body must be a mapping, got {_type(request['body'])}", at)
+            raise DeclarativeToolError(
+                f"body must be a mapping, got {type_name(request['body'])}", at
+            )
         body = _value(request["body"], arguments, at)
     return params, body, connection
 
@@ -345,41 +367,6 @@ def _response(raw: Any) -> SingleResponse | ListResponse:
 # -- small checks ----------------------------------------------------------------------------
 
 
-def _known_keys(raw: dict[str, Any], allowed: frozenset[str], at: SpecPath, what: str) -> None:
-    for key in raw:
-        if key not in allowed:
-            raise DeclarativeToolError(
-                f"unknown key {key!r} ({what} takes: {_names(allowed)})", [*at, key]
-            )
-
-
-def _string(raw: dict[str, Any], key: str, at: SpecPath) -> str:
-    if key not in raw:
-        raise DeclarativeToolError(f"missing required key {key!r}", at)
-    value = raw[key]
-    if not isinstance(value, str) or not value.strip():
-        raise DeclarativeToolError(f"{key} must be a non-empty string", [*at, key])
-    return value
-
-
-def _bool(raw: dict[str, Any], key: str, default: bool) -> bool:
-    value = raw.get(key, default)
-    if not isinstance(value, bool):
-        raise DeclarativeToolError(f"{key} must be true or false, got {value!r}", [key])
-    return value
-
-
-def _mapping(raw: dict[str, Any], key: str, at: SpecPath, *, required: bool) -> dict[str, Any]:
-    if key not in raw:
-        if required:
-            raise DeclarativeToolError(f"missing required key {key!r}", at)
-        return {}
-    value = raw[key]
-    if not isinstance(value, dict):
-        raise DeclarativeToolError(f"{key} must be a mapping, got {_type(value)}", [*at, key])
-    return value
-
-
 def _schema(spec: dict[str, Any], key: str) -> dict[str, Any]:
     try:
         check_schema_rules(spec[key], require_object_root=key == "input_schema")
@@ -389,8 +376,8 @@ def _schema(spec: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def _annotations(spec: dict[str, Any], defaults: ToolAnnotations, write: bool) -> ToolAnnotations:
-    raw = _mapping(spec, "annotations", [], required=False)
-    _known_keys(raw, ANNOTATION_KEYS, ["annotations"], "annotations")
+    raw = sub_mapping(spec, "annotations", [], required=False)
+    known_keys(raw, ANNOTATION_KEYS, ["annotations"], "annotations")
     values = {key: getattr(defaults, key) for key in ANNOTATION_KEYS}
     for key, value in raw.items():
         if not isinstance(value, bool):
@@ -403,9 +390,12 @@ def _annotations(spec: dict[str, Any], defaults: ToolAnnotations, write: bool) -
     return ToolAnnotations(**values)
 
 
-def _names(values: Any) -> str:
-    return ", ".join(sorted(values))
-
-
-def _type(value: Any) -> str:
-    return "null" if value is None else type(value).__name__
+def _tags(spec: dict[str, Any]) -> tuple[str, ...]:
+    raw = spec.get("tags", [])
+    if not isinstance(raw, list):
+        raise DeclarativeToolError(f"tags must be a list, got {type_name(raw)}", ["tags"])
+    for index, tag in enumerate(raw):
+        problem = tags_problem([tag])
+        if problem is not None:
+            raise DeclarativeToolError(problem, ["tags", index])
+    return tuple(raw)

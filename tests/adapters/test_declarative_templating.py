@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from interlock.tools.templating import (
+from interlock.adapters.templating import (
     MISSING,
     Placeholder,
     TemplateSyntaxError,

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from interlock.tools import ToolError, ToolRegistry, http_json
-from interlock.tools.declarative import build_declarative_tool
+from interlock.adapters import http_json
+from interlock.adapters.declarative import build_declarative_tool
+from interlock.tools import ToolError, ToolRegistry
 from support.https_server import HttpsServer, Reply, Seen, json_reply, make_settings, serve_https
 
 SCHEMA = {

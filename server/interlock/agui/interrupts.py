@@ -1,0 +1,271 @@
+"""Interlock's waiting tool calls as AG-UI interrupts, and AG-UI resume entries as decisions.
+
+A run that pauses ends with ``RUN_FINISHED`` whose outcome is ``interrupt``: one
+:class:`~ag_ui.core.Interrupt` per call waiting for the person, its ``id`` and ``toolCallId``
+both the Interlock tool call id. Its ``responseSchema`` is the JSON Schema of the answer a
+client sends back as that entry's ``payload`` in ``RunAgentInput.resume``; it is the body of
+``POST /api/tool-calls/{id}/decision`` without ``remember``:
+
+* ``{"type": "approve"}`` runs the call as proposed;
+* ``{"type": "edit", "args": {...}}`` runs ``args`` (the tool's input JSON Schema) instead;
+* ``{"type": "reject", "message"?: "why"}`` runs nothing and tells the model why;
+* ``{"type": "respond", "message": "answer"}`` answers a question tool (``ask.*``).
+
+A question offers respond and reject; a call needing several approvals offers no edit; one
+needing an approver (``require_approver``) offers its owner only reject. A
+frontend tool call (``execution="frontend"``, waiting for the app to run it) is an interrupt
+with reason ``interlock:client_result``, answered by the body of
+``POST /api/tool-calls/{id}/result`` (``{"text", "data"?}`` or ``{"error": {...}}``).
+A resume entry with status ``cancelled`` rejects the call without a reason (a frontend call:
+fails it with ``cancelled``). The protocol's rules come from the AG-UI interrupts page
+(docs/concepts/interrupts.mdx in ag-ui-protocol/ag-ui).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from ag_ui.core import Interrupt, ResumeEntry
+from pydantic import ValidationError
+
+from interlock.engine import DecisionIn
+from interlock.engine.client_results import ClientResultIn
+from interlock.engine.decisions import MAX_DECISION_MESSAGE_CHARS
+from interlock.errors import BadRequest
+from interlock.storage import ToolCallStatus
+from interlock.storage.views import ToolCallOut
+from interlock.tools import Tool
+from interlock.tools.schema import field_errors, make_validator
+
+TOOL_CALL_REASON = "tool_call"
+CLIENT_RESULT_REASON = "interlock:client_result"
+METADATA_KEY = "interlock"
+
+_ANY_ARGS: dict[str, Any] = {"type": "object"}
+
+
+def is_question(tool: Tool | None) -> bool:
+    """A question tool is answered with ``respond`` (it declares ``check_response``)."""
+    return tool is not None and tool.check_response is not None
+
+
+def decision_types(call: ToolCallOut, tool: Tool | None) -> list[str]:
+    """The decisions the conversation's owner (the AG-UI caller) may send for ``call``, in
+    the order a card offers them. A call needing an approver's approval (``require_approver``)
+    can only be rejected by its owner."""
+    if is_question(tool):
+        return ["respond", "reject"]
+    if call.require_approver:
+        return ["reject"]
+    types = ["approve"]
+    if tool is not None and call.approvals_required <= 1:
+        types.append("edit")
+    types.append("reject")
+    return types
+
+
+def _branch(kind: str, args_schema: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of one decision ``kind``; ``args_schema`` is an edit's ``args``."""
+    properties: dict[str, Any] = {"type": {"const": kind}}
+    required = ["type"]
+    if kind == "edit":
+        properties["args"] = {
+            **args_schema,
+            "description": "The arguments to run instead: a full replacement, not merged.",
+        }
+        required.append("args")
+    elif kind == "reject":
+        properties["message"] = {
+            "type": "string",
+            "maxLength": MAX_DECISION_MESSAGE_CHARS,
+            "description": "Why the person declined (optional); the model reads it.",
+        }
+    elif kind == "respond":
+        properties["message"] = {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_DECISION_MESSAGE_CHARS,
+            "pattern": r"\S",
+            "description": "The person's answer.",
+        }
+        required.append("message")
+    titles = {
+        "approve": "Approve: run it as proposed",
+        "edit": "Edit: run it with these arguments",
+        "reject": "Reject: do not run it",
+        "respond": "Answer the question",
+    }
+    return {
+        "title": titles[kind],
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+def response_schema(
+    call: ToolCallOut, tool: Tool | None, *, args_schema: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The JSON Schema of a resume ``payload`` for ``call``.
+
+    Args:
+        call: The waiting call.
+        tool: Its tool, None when no longer registered (then no edit is offered).
+        args_schema: The schema of an edit's ``args``; the tool's input schema when omitted.
+    """
+    if call.status == ToolCallStatus.awaiting_client:
+        return ClientResultIn.model_json_schema()
+    args = args_schema if args_schema is not None else (tool.input_schema if tool else _ANY_ARGS)
+    return {
+        "type": "object",
+        "description": "The person's decision on this tool call.",
+        "oneOf": [_branch(kind, args) for kind in decision_types(call, tool)],
+    }
+
+
+def _readable(call: ToolCallOut, tool: Tool | None) -> str:
+    """One sentence for the person: the call's confirmation, else its question or title."""
+    if call.status == ToolCallStatus.awaiting_client:
+        return f"{call.title}: your app runs this and sends back its result."
+    args = call.proposed_args if isinstance(call.proposed_args, dict) else {}
+    question = args.get("question")
+    if call.confirmation is not None:
+        said = call.confirmation.summary
+    elif isinstance(question, str) and question.strip():
+        said = question.strip()
+    elif call.require_approver:
+        said = call.title
+    else:
+        kinds = decision_types(call, tool)
+        offered = ", ".join(kinds[:-1]) + f" or {kinds[-1]}" if len(kinds) > 1 else kinds[0]
+        said = f"{call.title}: {offered} it."
+    if call.require_approver:
+        return f"{said.rstrip('.')} (an approver must approve it; you can reject it)."
+    return said
+
+
+def iso_utc(moment: datetime) -> str:
+    """``2026-12-01T12:00:00.5Z``: ISO 8601 in UTC (stored naive times are UTC)."""
+    aware = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return aware.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def interrupt_for(call: ToolCallOut, tool: Tool | None) -> Interrupt:
+    """The AG-UI interrupt for a call waiting for the person (its id is the call's id).
+
+    ``metadata.interlock`` carries what a card shows: tool name and title, the proposed
+    args, the confirmation, approvals needed and given.
+    """
+    frontend = call.status == ToolCallStatus.awaiting_client
+    return Interrupt(
+        id=call.id,
+        reason=CLIENT_RESULT_REASON if frontend else TOOL_CALL_REASON,
+        message=_readable(call, tool),
+        tool_call_id=call.id,
+        response_schema=response_schema(call, tool),
+        expires_at=iso_utc(call.expires_at) if call.expires_at and not frontend else None,
+        metadata={
+            METADATA_KEY: {
+                "tool": call.name,
+                "title": call.title,
+                "proposedArgs": call.proposed_args,
+                "confirmation": _confirmation(call),
+                "write": call.write,
+                "destructive": call.destructive,
+                "approvalsRequired": call.approvals_required,
+                "requireApprover": call.require_approver,
+                "approvals": [a.user_name for a in call.approvals],
+            }
+        },
+    )
+
+
+def _confirmation(call: ToolCallOut) -> dict[str, Any] | None:
+    """The call's card text (camelCase like the rest of the event), or None."""
+    if call.confirmation is None:
+        return None
+    shown = call.confirmation
+    return {
+        "title": shown.title,
+        "summary": shown.summary,
+        "actionLabel": shown.action_label,
+        "detail": shown.detail,
+        "previous": shown.previous,
+    }
+
+
+def _invalid(entry: ResumeEntry, message: str, errors: list[dict[str, Any]]) -> BadRequest:
+    return BadRequest(
+        message,
+        code="invalid_resume",
+        details={"interrupt_id": entry.interrupt_id, "errors": errors},
+    )
+
+
+def decision_for(entry: ResumeEntry, call: ToolCallOut, tool: Tool | None) -> DecisionIn:
+    """The Interlock decision a resume entry for a waiting (``interrupted``) call stands for.
+
+    The payload is checked against the call's ``responseSchema`` here (edited args only as
+    an object: the decision itself checks them against the tool, 422 ``invalid_args``).
+
+    Raises:
+        BadRequest: ``invalid_resume`` with ``details.errors`` (``path``, ``message``,
+            ``rule``) when the payload fits none of the decisions offered.
+    """
+    if entry.status == "cancelled":
+        return DecisionIn(type="reject")
+    payload = entry.payload
+    kinds = decision_types(call, tool)
+    kind = payload.get("type") if isinstance(payload, dict) else None
+    if kind not in kinds:
+        offered = ", ".join(kinds)
+        raise _invalid(
+            entry,
+            f"The answer to “{call.title}” must be a decision: {offered}.",
+            [{"path": ["type"], "message": f"type must be one of: {offered}", "rule": "enum"}],
+        )
+    errors = field_errors(make_validator(_branch(str(kind), _ANY_ARGS)), payload)
+    if errors:
+        raise _invalid(
+            entry,
+            f"The {kind} decision for “{call.title}” is not valid.",
+            [e.as_dict() for e in errors],
+        )
+    assert isinstance(payload, dict)
+    try:
+        return DecisionIn(type=kind, args=payload.get("args"), message=payload.get("message"))
+    except ValidationError as exc:  # e.g. text that cannot be stored
+        raise _invalid(
+            entry,
+            f"The {kind} decision for “{call.title}” is not valid.",
+            [
+                {"path": list(e["loc"]), "message": e["msg"], "rule": e["type"]}
+                for e in exc.errors()
+            ],
+        ) from None
+
+
+def client_result_for(entry: ResumeEntry, call: ToolCallOut) -> ClientResultIn:
+    """The result a resume entry for a frontend call (``awaiting_client``) stands for.
+
+    Raises:
+        BadRequest: ``invalid_resume`` with ``details.errors`` for a payload that is not a
+            result (``{"text", "data"?}`` or ``{"error": {"code", "message"}}``).
+    """
+    if entry.status == "cancelled":
+        return ClientResultIn.model_validate(
+            {"error": {"code": "cancelled", "message": "The person dismissed it in their app."}}
+        )
+    try:
+        return ClientResultIn.model_validate(entry.payload)
+    except ValidationError as exc:
+        raise _invalid(
+            entry,
+            f"The result for “{call.title}” is not valid.",
+            [
+                {"path": list(e["loc"]), "message": e["msg"], "rule": e["type"]}
+                for e in exc.errors()
+            ],
+        ) from None

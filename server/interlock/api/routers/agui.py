@@ -1,0 +1,107 @@
+"""The AG-UI endpoint: ``POST /api/ag-ui/{conversation_id}`` (see :mod:`interlock.agui`)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ag_ui.core import BaseEvent, RunAgentInput
+from fastapi import APIRouter, Request
+from pydantic import ValidationError
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from interlock.agui import agui_events
+from interlock.api.deps import CurrentUser, EngineDep, SettingsDep
+from interlock.errors import BadRequest
+from interlock.streaming.sse import one_line_json
+
+router = APIRouter(prefix="/api/ag-ui", tags=["ag-ui"])
+
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+# AG-UI clients split frames on a blank line made of "\n" only (sse_starlette's default is "\r\n").
+SEP = "\n"
+
+_BODY: dict[str, Any] = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "description": "An AG-UI RunAgentInput (protocol 1.0): threadId, runId and "
+                "messages (the last one the person's new message), or resume: "
+                "[{interruptId, status, payload?}] answering the interrupts the previous run "
+                "ended with. Other fields are not read.",
+                "required": ["threadId", "runId", "messages"],
+            }
+        }
+    },
+}
+
+
+_JSON_ERROR: dict[str, Any] = {
+    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
+}
+
+
+class _AguiStream(EventSourceResponse):
+    """Only names the media type for OpenAPI (sse_starlette sets it per instance)."""
+
+    media_type = "text/event-stream"
+
+
+@router.post(
+    "/{conversation_id}",
+    response_class=_AguiStream,
+    openapi_extra={"requestBody": _BODY},
+    responses={
+        200: {
+            "description": "Server-Sent Events: each `data:` is one AG-UI event as JSON "
+            "(RUN_STARTED ... RUN_FINISHED, or RUN_ERROR with Interlock's error code).",
+            "content": {"text/event-stream": {"schema": {"type": "object"}}},
+        },
+        401: {"description": "unauthorized: no valid bearer token", **_JSON_ERROR},
+        404: {"description": "not_found: unknown or not yours", **_JSON_ERROR},
+        422: {"description": "invalid_request: the body is not a RunAgentInput", **_JSON_ERROR},
+    },
+)
+async def run_agent(
+    conversation_id: str,
+    request: Request,
+    user: CurrentUser,
+    engine: EngineDep,
+    settings: SettingsDep,
+) -> EventSourceResponse:
+    """Run the conversation's employee for an AG-UI client: a new message, or a resume.
+
+    The conversation's owner only (404 for anyone else). A body that is not a
+    ``RunAgentInput`` is 422 ``invalid_request``; every later refusal (a bad resume, calls
+    still waiting, a run already active) is a ``RUN_ERROR`` event with Interlock's code,
+    and nothing is written.
+    """
+    await engine.db.run(engine.last_event_seq, user.id, conversation_id)  # ownership: 404
+    try:
+        run_input = RunAgentInput.model_validate_json(await request.body())
+    except ValidationError as exc:
+        raise BadRequest(
+            "The body is not an AG-UI RunAgentInput.",
+            code="invalid_request",
+            details={
+                "errors": [
+                    {"path": list(e["loc"]), "message": e["msg"], "rule": e["type"]}
+                    for e in exc.errors(include_url=False, include_input=False)
+                ]
+            },
+        ) from None
+    events = await agui_events(engine, user.id, conversation_id, run_input)
+    return EventSourceResponse(
+        _frames(events),
+        headers=SSE_HEADERS,
+        ping=settings.ping_interval_s,
+        ping_message_factory=lambda: ServerSentEvent(comment="ping", sep=SEP),
+        sep=SEP,
+    )
+
+
+async def _frames(events: AsyncIterator[BaseEvent]) -> AsyncIterator[ServerSentEvent]:
+    async for event in events:
+        yield ServerSentEvent(data=one_line_json(event.model_dump_json(by_alias=True)), sep=SEP)

@@ -1,0 +1,458 @@
+"""Tool calls proposed from outside a chat (MCP clients), through the chat's own gate.
+
+An outside caller names a tool and its args directly; there is no model and no run. Each such
+call is stored in the person's record conversation for the employee (``channel = "mcp"``, one
+per person and employee, made on first use) as an assistant message with that one call, and
+goes through exactly the pieces a model's call goes through: validation, the tool's ``check``
+and ``confirmation`` (:func:`interlock.engine.preflight.prepare_calls`), the permission levels
+of the employee and the person's "AI actions" switch (:func:`interlock.engine.turn.plan_turn`),
+"don't ask again" grants, the loop guard, the approval rule and deadline
+(:class:`interlock.engine.expiry.Deadlines`), the audit log, and running once
+(:class:`interlock.engine.calls.CallExecutor`).
+
+Who runs a decided call: the person's decision resumes the message as for a chat
+(:meth:`Engine.claim_resume`), which for a record conversation runs the decided calls here
+(:meth:`OutsideCalls.settle`) instead of starting a model run. The caller waiting for the
+result only reads the call's outcome, so a decision taken on another worker, or after the
+caller left, still runs the call exactly once (the compare-and-set claim of ``CallExecutor``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from interlock.audit import (
+    ALLOW_DECIDER,
+    REPEAT_DECIDER,
+    SYSTEM_DECIDER,
+    Channel,
+    Outcome,
+    record_outcome,
+)
+from interlock.employees import Employee
+from interlock.engine.calls import CallExecutor
+from interlock.engine.grants import apply_grant
+from interlock.engine.loop_guard import REPEAT_ERROR_CODE, declined_before, repeat_text
+from interlock.engine.preflight import Prepared, prepare_calls
+from interlock.engine.proposals import Proposal
+from interlock.engine.records import cancelled_text, close_call, error_text, view
+from interlock.engine.turn import LOAD_SKILL, TurnPlan, plan_turn
+from interlock.errors import Conflict
+from interlock.permissions import start_switch
+from interlock.storage import (
+    Conversation,
+    Decision,
+    DecisionType,
+    Message,
+    MessageRole,
+    ToolCall,
+    ToolCallStatus,
+)
+from interlock.storage.models import new_id, utcnow
+from interlock.storage.views import ToolCallOut, message_out
+from interlock.streaming.events import MessageCompleted, ToolCallCreated
+from interlock.tools import Permission, Tool
+
+if TYPE_CHECKING:
+    from interlock.engine.runner import Engine
+
+log = logging.getLogger(__name__)
+
+MCP_CHANNEL = "mcp"
+"""``conversations.channel`` of a person's record of MCP calls through one employee."""
+RECORD_TITLE = "MCP calls"
+FINAL_STATUSES = frozenset(
+    {
+        ToolCallStatus.succeeded,
+        ToolCallStatus.failed,
+        ToolCallStatus.rejected,
+        ToolCallStatus.cancelled,
+        ToolCallStatus.expired,
+    }
+)
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A stored outside call right after the gate.
+
+    Attributes:
+        call: Its wire shape (``pending``: runs now; ``interrupted``: waits for a decision;
+            ``failed`` / ``rejected``: refused, with ``error``).
+        conversation_id: The record conversation it is in.
+    """
+
+    call: ToolCallOut
+    conversation_id: str
+
+
+class OutsideCalls:
+    """Places, runs and closes tool calls proposed from outside a chat.
+
+    Args:
+        engine: The engine (storage, bus, registry, employees, deadlines).
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.calls = CallExecutor(engine.db, engine.bus, engine.registry)
+        self.stopping = False
+        """Set while the server shuts down: waiting callers are cut off, not leaving."""
+
+    # -- what a caller may use -------------------------------------------------------------
+    def plan(self, user_id: str, employee: Employee) -> TurnPlan:
+        """The tools ``user_id`` may call through ``employee`` and their levels (database thread).
+
+        Every skill the employee may use counts as loaded (an outside caller cannot load
+        skills); ``load_skill`` and tools run by a browser (``execution="frontend"``) are left
+        out. The first use starts the person's "AI actions" period, as a first message does.
+        """
+        engine = self.engine
+        with engine.db.session() as session:
+            switch = start_switch(
+                session, user_id, employee.slug, days=engine.settings.actions_grant_days
+            )
+            session.commit()
+        usable = [s.name for s in engine.catalog.loaded() if employee.may_load(s.name)]
+        scratch = Conversation(owner_id=user_id, employee=employee.slug, loaded_skills=usable)
+        plan = plan_turn(scratch, employee, engine.catalog, engine.registry, actions_on=switch.on)
+        plan.offered = [
+            t for t in plan.offered if t.name != LOAD_SKILL and t.execution != "frontend"
+        ]
+        return plan
+
+    # -- placing a call --------------------------------------------------------------------
+    async def place(
+        self,
+        *,
+        user_id: str,
+        employee: Employee,
+        client_name: str,
+        tool_name: str,
+        args: Any,
+    ) -> Placed:
+        """Store a call of ``tool_name`` with ``args`` through the gate.
+
+        Args:
+            user_id: The person the caller acts for (owner of the record conversation).
+            employee: The employee whose tools and rules apply.
+            client_name: The MCP client's name, shown on the card.
+            tool_name: The Interlock tool name (unknown names are stored ``failed``).
+            args: The args as sent.
+
+        Raises:
+            Conflict: ``employee_disabled``.
+        """
+        engine = self.engine
+        if employee.disabled:
+            raise Conflict(f"{employee.name} is disabled; nothing runs.", code="employee_disabled")
+        plan = await engine.db.run(self.plan, user_id, employee)
+        conversation_id = await engine.db.run(self._record_conversation, user_id, employee)
+        known = engine.registry.get(tool_name)
+        proposal = Proposal(
+            name=known.provider_name if known is not None else tool_name,
+            args=args,
+            raw_args="",
+        )
+        [prepared] = await prepare_calls(
+            engine.registry,
+            plan,
+            [proposal],
+            user_id=user_id,
+            conversation_id=conversation_id,
+            db=engine.db,
+        )
+        out = await engine.db.run(
+            self._store, plan, prepared, user_id, employee, conversation_id, client_name, tool_name
+        )
+        return Placed(call=out, conversation_id=conversation_id)
+
+    def _record_conversation(self, user_id: str, employee: Employee) -> str:
+        """The id of the person's record conversation for ``employee``, made on first use."""
+        with self.engine.db.session() as session:
+            found = session.exec(
+                select(Conversation.id)
+                .where(
+                    Conversation.owner_id == user_id,
+                    Conversation.employee == employee.slug,
+                    Conversation.channel == MCP_CHANNEL,
+                )
+                .order_by(col(Conversation.created_at))
+            ).first()
+            if found is not None:
+                return found
+            conversation = Conversation(
+                owner_id=user_id,
+                employee=employee.slug,
+                title=RECORD_TITLE,
+                channel=MCP_CHANNEL,
+            )
+            session.add(conversation)
+            session.commit()
+            return conversation.id
+
+    def _store(
+        self,
+        plan: TurnPlan,
+        item: Prepared,
+        user_id: str,
+        employee: Employee,
+        conversation_id: str,
+        client_name: str,
+        tool_name: str,
+    ) -> ToolCallOut:
+        """Store the message and its call and apply the gate's outcome (one transaction)."""
+        engine = self.engine
+        bus, registry = engine.bus, engine.registry
+        tool = item.tool
+        run_id = new_id("mcp")
+        args = item.proposal.args
+        with engine.db.session() as session:
+            message = Message(
+                conversation_id=conversation_id,
+                run_id=run_id,
+                role=MessageRole.assistant,
+                content="",
+            )
+            session.add(message)
+            session.flush()
+            assert message.id is not None
+            permission = plan.permissions.get(tool.name) if tool is not None else None
+            call = ToolCall(
+                id=item.call_id,
+                conversation_id=conversation_id,
+                message_id=message.id,
+                run_id=run_id,
+                name=tool.name if tool is not None else tool_name,
+                permission=str(permission or "ASK"),
+                proposed_args=args,
+                client_name=client_name,
+            )
+            session.add(call)
+            if item.problem is None and tool is not None and permission is not None:
+                apply_grant(
+                    session, call, tool, str(permission), user_id=user_id, employee=employee
+                )
+            conversation = session.get(Conversation, conversation_id)
+            assert conversation is not None
+            conversation.updated_at = utcnow()
+            session.add(conversation)
+            session.flush()
+            created = view(session, registry, call, None)
+            bus.stage(
+                session,
+                conversation_id,
+                MessageCompleted(run_id=run_id, message=message_out(message, [created])),
+            )
+            bus.stage(session, conversation_id, ToolCallCreated(run_id=run_id, tool_call=created))
+            if item.problem is not None or tool is None:
+                close_call(
+                    session,
+                    bus,
+                    registry,
+                    call,
+                    status=ToolCallStatus.failed,
+                    text=error_text(item.code, item.problem or "", item.hint),
+                    result_data={"errors": item.field_errors} if item.field_errors else None,
+                    error_code=item.code,
+                    error_message=item.problem,
+                )
+            elif permission == Permission.ALLOW:
+                _record(session, call, ALLOW_DECIDER, Outcome.allowed, None, executed=True)
+            elif call.grant_id is None and declined_before(session, conversation_id, tool, args):
+                self._close_repeat(session, call, tool)
+            elif call.grant_id is None:
+                call.confirmation = item.confirmation
+                engine.deadlines.interrupt(
+                    session,
+                    bus,
+                    registry,
+                    call,
+                    employee,
+                    run_id,
+                    max_timeout_s=engine.settings.mcp_approval_timeout_s,
+                )
+            out = view(session, registry, call)
+            bus.commit(session)
+        return out
+
+    def _close_repeat(self, session: Session, call: ToolCall, tool: Tool) -> None:
+        """The loop guard: the person already declined this exact call in the record."""
+        reason = "the person already declined this exact call earlier"
+        _record(session, call, REPEAT_DECIDER, Outcome.rejected, reason, executed=False)
+        close_call(
+            session,
+            self.engine.bus,
+            self.engine.registry,
+            call,
+            status=ToolCallStatus.rejected,
+            text=repeat_text(tool),
+            error_code=REPEAT_ERROR_CODE,
+            error_message=f"Not asked again: {reason}.",
+        )
+
+    # -- running ---------------------------------------------------------------------------
+    async def run_allowed(self, call_id: str, user_id: str, employee: Employee) -> None:
+        """Run a call the gate let through (``ALLOW`` or a grant), once.
+
+        The run is a task of its own: a caller that leaves does not stop a tool halfway, and
+        its result is kept.
+        """
+        call = await self.engine.db.run(self._load, call_id)
+        if call is None or call.status != ToolCallStatus.pending:
+            return
+        await self._detached(
+            self.calls.execute(call.run_id, user_id, employee, call, call.proposed_args)
+        )
+
+    def settle_soon(self, conversation_id: str, message_id: int) -> None:
+        """Run (or close) the decided calls of ``message_id`` in a task; any thread."""
+        loop = self.engine._loop
+        if loop is None:
+            return
+        loop.call_soon_threadsafe(self._spawn_settle, conversation_id, message_id)
+
+    def _spawn_settle(self, conversation_id: str, message_id: int) -> None:
+        task = asyncio.create_task(self.settle(conversation_id, message_id))
+        self.engine._background.add(task)
+        task.add_done_callback(self.engine._background.discard)
+
+    async def settle(self, conversation_id: str, message_id: int) -> None:
+        """Run approved or edited calls of ``message_id``, close rejected and answered ones.
+
+        Each call runs at most once whoever else tries (compare-and-set claim).
+        """
+        engine = self.engine
+        rows = await engine.db.run(self._decided, message_id)
+        for call, decision, owner_id, employee_slug in rows:
+            employee = engine.employee_of(employee_slug)
+            if decision.type in (DecisionType.approve, DecisionType.edit):
+                args = decision.args if decision.type == DecisionType.edit else call.proposed_args
+                await self._detached(
+                    self.calls.execute(call.run_id, owner_id, employee, call, args)
+                )
+            else:
+                await engine.db.run(self.calls.close_decided, call.run_id, call, decision)
+
+    async def _detached(self, work: Any) -> None:
+        """Await ``work`` in a task the caller's cancellation does not reach."""
+        task = asyncio.ensure_future(work)
+        self.engine._background.add(task)
+        task.add_done_callback(self.engine._background.discard)
+        await asyncio.shield(task)
+
+    def _decided(self, message_id: int) -> list[tuple[ToolCall, Decision, str, str]]:
+        with self.engine.db.session() as session:
+            rows = session.exec(
+                select(ToolCall, Decision, Conversation.owner_id, Conversation.employee)
+                .join(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
+                .join(Conversation, col(Conversation.id) == col(ToolCall.conversation_id))
+                .where(
+                    ToolCall.message_id == message_id,
+                    ToolCall.status == ToolCallStatus.interrupted,
+                )
+            ).all()
+            return [(c, d, o, e) for c, d, o, e in rows]
+
+    def _load(self, call_id: str) -> ToolCall | None:
+        with self.engine.db.session() as session:
+            return session.get(ToolCall, call_id)
+
+    def outcome(self, call_id: str) -> tuple[ToolCallOut | None, str | None]:
+        """The call's wire shape now and its tool message's text once closed (database thread).
+
+        The tool message is what a model in a chat reads: the result, or why the call did not
+        run (``Rejected by the person: ...``, ``Not approved in time: ...``). ``(None, None)``
+        once the person deleted the record conversation.
+        """
+        with self.engine.db.session() as session:
+            call = session.get(ToolCall, call_id)
+            if call is None:
+                return None, None
+            text = session.exec(
+                select(Message.content).where(Message.tool_call_id == call_id)
+            ).first()
+            return view(session, self.engine.registry, call), text
+
+    # -- the caller leaves -----------------------------------------------------------------
+    def caller_left(self, call_id: str, client_name: str) -> bool:
+        """Close an undecided waiting call as ``cancelled``: nobody is left to hear its result.
+
+        Guarded like an expiry (``interrupted`` and ``decided_at`` empty), so of a decision and
+        this exactly one wins; a call already decided runs and keeps its result. While the
+        server stops (:attr:`stopping`) the reason says so instead.
+
+        Returns:
+            True when this closed the call.
+        """
+        engine = self.engine
+        reason = (
+            f"the server stopped while {client_name} waited for the decision, so the call "
+            "did not run"
+            if self.stopping
+            else f"{client_name} stopped waiting for the decision, so the call did not run"
+        )
+        with engine.db.session() as session:
+            closed = session.exec(  # type: ignore[call-overload]
+                update(ToolCall)
+                .where(
+                    col(ToolCall.id) == call_id,
+                    col(ToolCall.status) == ToolCallStatus.interrupted,
+                    col(ToolCall.decided_at).is_(None),
+                )
+                .values(status=ToolCallStatus.cancelled, decided_at=utcnow())
+            ).rowcount
+            if closed != 1:
+                session.rollback()
+                return False
+            call = session.get(ToolCall, call_id)
+            assert call is not None
+            session.refresh(call)
+            _record(session, call, SYSTEM_DECIDER, Outcome.cancelled, reason, executed=False)
+            close_call(
+                session,
+                engine.bus,
+                engine.registry,
+                call,
+                status=ToolCallStatus.cancelled,
+                text=cancelled_text(reason),
+                error_code="cancelled",
+                error_message=f"{reason[0].upper()}{reason[1:]}.",
+            )
+            engine.bus.commit(session)
+        log.info("outside call %s closed: %s", call_id, reason)
+        return True
+
+
+def is_record(session: Session, conversation_id: str) -> bool:
+    """Whether ``conversation_id`` is a record of outside calls (no model runs in it)."""
+    conversation = session.get(Conversation, conversation_id)
+    return conversation is not None and conversation.channel == MCP_CHANNEL
+
+
+def _record(
+    session: Session,
+    call: ToolCall,
+    decider: str,
+    outcome: Outcome,
+    reason: str | None,
+    *,
+    executed: bool,
+) -> None:
+    """The audit record of an automatic outcome on an outside call (channel ``mcp``)."""
+    record_outcome(
+        session,
+        call=call,
+        decider=decider,
+        channel=Channel.mcp,
+        outcome=outcome,
+        reason=reason,
+        proposed_args=call.proposed_args,
+        executed_args=call.proposed_args if executed else None,
+    )

@@ -1,0 +1,229 @@
+"""An MCP ``tools/call`` through Interlock's gate: run, wait for a person, or refuse.
+
+The call is placed exactly like a model's (:class:`interlock.engine.outside.OutsideCalls`):
+``ALLOW`` runs at once; ``ASK`` waits for a decision in the web client's Approvals view and,
+where the client supports elicitation and ``mcp_approval_channel`` allows it, in the MCP
+client too (the first answer wins: both go through :func:`interlock.engine.decide`). The wait
+is bounded by the call's deadline (``mcp_approval_timeout_s``, 50 s by default), after which
+the call is closed as ``expired`` by the same guarded update as the sweeper's.
+
+Waiting reads the call's row on the database threads and sleeps on the event bus between
+reads (woken by the call's events, at least every :data:`POLL_S`), so it holds neither the
+event loop nor a database connection. A caller that leaves before the decision (its request
+cancelled) gets its call closed as ``cancelled``; once decided, a call runs and keeps its
+result whether or not anyone still waits for it (C32).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+import mcp_types as types
+
+from interlock.audit import Channel
+from interlock.engine import DecisionIn, Engine, decide
+from interlock.engine.expiry import expire_call
+from interlock.engine.outside import FINAL_STATUSES
+from interlock.errors import InterlockError
+from interlock.storage import ToolCallStatus
+from interlock.storage.views import ToolCallOut
+
+log = logging.getLogger(__name__)
+
+POLL_S = 1.0
+"""Longest sleep between two looks at a waiting call (events from this process wake it sooner)."""
+
+Elicit = Callable[[str, dict[str, Any]], Awaitable[types.ElicitResult]]
+"""Asks the MCP client's person: ``(message, requested JSON Schema) -> answer``."""
+
+APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "approve": {
+            "type": "boolean",
+            "title": "Run it",
+            "description": "Yes runs the call as shown; no rejects it.",
+        },
+        "reason": {
+            "type": "string",
+            "title": "Reason",
+            "description": "Why not (optional; the caller is told).",
+        },
+    },
+    "required": ["approve"],
+}
+
+
+async def call_tool(
+    engine: Engine,
+    *,
+    user_id: str,
+    employee_slug: str,
+    client_name: str,
+    tool_name: str,
+    args: dict[str, Any],
+    elicit: Elicit | None,
+    structure: Callable[[Any], dict[str, Any] | None] | None = None,
+) -> types.CallToolResult:
+    """Place a call from an MCP client and answer it once it has an outcome.
+
+    Args:
+        engine: The engine.
+        user_id: The token's user.
+        employee_slug: The connection's employee.
+        client_name: The MCP client's name (``clientInfo``), for the card and the records.
+        tool_name: The Interlock tool name.
+        args: The args as sent.
+        elicit: Asks the person in the MCP client, or None (not supported or not wanted).
+        structure: The result's ``structured_content`` from the tool's data (None: none).
+
+    Returns:
+        The tool's result; ``is_error`` with ``Error [<code>]: ...`` text for every other
+        outcome (refused, rejected, expired, cancelled, failed).
+    """
+    employee = engine.employees.get(employee_slug)
+    if employee is None:
+        return error_result("not_found", f"No employee {employee_slug!r}.")
+    try:
+        placed = await engine.outside.place(
+            user_id=user_id,
+            employee=employee,
+            client_name=client_name,
+            tool_name=tool_name,
+            args=args,
+        )
+    except InterlockError as exc:
+        return error_result(exc.code, exc.message)
+    call = placed.call
+    if call.status == ToolCallStatus.pending:
+        await engine.outside.run_allowed(call.id, user_id, employee)
+    elif call.status == ToolCallStatus.interrupted:
+        await _await_decision(engine, placed.conversation_id, call, user_id, client_name, elicit)
+    out, text = await engine.db.run(engine.outside.outcome, call.id)
+    if out is None:
+        return error_result("not_found", "The call's record was deleted before it ended.")
+    result = result_of(out, text)
+    if not result.is_error and structure is not None:
+        result.structured_content = structure(out.result_data)
+    return result
+
+
+async def _await_decision(
+    engine: Engine,
+    conversation_id: str,
+    call: ToolCallOut,
+    user_id: str,
+    client_name: str,
+    elicit: Elicit | None,
+) -> None:
+    """Wait for the call's outcome; close it as cancelled when the caller leaves first."""
+    asking: asyncio.Task[None] | None = None
+    if elicit is not None:
+        asking = asyncio.create_task(_ask(engine, call, user_id, client_name, elicit))
+    try:
+        await wait_final(engine, conversation_id, call.id)
+    except BaseException:
+        # The caller left (its request was cancelled): an undecided call is closed, not run.
+        with anyio.CancelScope(shield=True):
+            await engine.db.run(engine.outside.caller_left, call.id, client_name)
+        raise
+    finally:
+        if asking is not None and not asking.done():
+            asking.cancel()
+            with contextlib.suppress(BaseException):
+                await asking
+
+
+async def wait_final(engine: Engine, conversation_id: str, call_id: str) -> None:
+    """Return once ``call_id`` has a final status; expire it at its deadline if still undecided.
+
+    Woken by the conversation's events (this process) and at least every :data:`POLL_S`
+    seconds (events written by other processes).
+    """
+    subscription = engine.bus.subscribe(conversation_id)
+    try:
+        while True:
+            subscription.wakeup.clear()
+            while not subscription.queue.empty():
+                subscription.queue.get_nowait()
+            subscription.overflowed = False
+            out, _text = await engine.db.run(engine.outside.outcome, call_id)
+            if out is None or out.status in FINAL_STATUSES:
+                return
+            now = engine.deadlines.now()
+            wait_s = POLL_S
+            undecided = out.status == ToolCallStatus.interrupted and out.decision is None
+            if undecided and out.expires_at is not None:
+                left_s = (out.expires_at - now).total_seconds()
+                if left_s <= 0:
+                    await engine.db.run(expire_call, engine, call_id, now)
+                    continue
+                wait_s = min(wait_s, left_s + 0.005)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(subscription.wakeup.wait(), timeout=wait_s)
+    finally:
+        engine.bus.unsubscribe(subscription)
+
+
+async def _ask(
+    engine: Engine, call: ToolCallOut, user_id: str, client_name: str, elicit: Elicit
+) -> None:
+    """Ask in the MCP client; a yes or no becomes the person's decision (channel ``mcp``).
+
+    A decision already taken in the web client wins: this one is then refused and dropped.
+    """
+    try:
+        answer = await elicit(approval_question(call, client_name), APPROVAL_SCHEMA)
+    except Exception as exc:  # the client cannot ask after all: the web client still can
+        log.info("elicitation for call %s failed: %s", call.id, exc)
+        return
+    content = answer.content or {}
+    if answer.action == "accept" and content.get("approve") is True:
+        body = DecisionIn(type="approve")
+    elif answer.action in ("accept", "decline"):
+        reason = content.get("reason")
+        body = DecisionIn(type="reject", message=str(reason)[:2000] if reason else None)
+    else:  # dismissed: leave it to the web client or the deadline
+        return
+    try:
+        await decide(engine, user_id, call.id, body, channel=Channel.mcp)
+    except InterlockError as exc:
+        log.info("elicited decision on call %s not taken: %s", call.id, exc.code)
+
+
+def approval_question(call: ToolCallOut, client_name: str) -> str:
+    """The question the MCP client shows: who asks, what would run."""
+    what = call.confirmation.summary if call.confirmation else f"{call.title} ({call.name})"
+    return f"{client_name} wants to run “{call.title}” through Interlock: {what}. Run it?"
+
+
+def result_of(call: ToolCallOut, tool_message: str | None) -> types.CallToolResult:
+    """The MCP result of a call with a final status.
+
+    A success carries the tool's text; any other outcome is ``is_error`` with the text a model in a
+    chat would read, starting ``Error [<code>]:``.
+    """
+    if call.status == ToolCallStatus.succeeded:
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=call.result_text or "")],
+            is_error=False,
+        )
+    code = call.error.code if call.error else call.status
+    text = tool_message or (call.error.message if call.error else f"The call ended {call.status}.")
+    if not text.startswith("Error ["):
+        text = f"Error [{code}]: {text}"
+    return error_result(code, text, prefixed=True)
+
+
+def error_result(code: str, message: str, *, prefixed: bool = False) -> types.CallToolResult:
+    """An ``is_error`` result whose text starts with Interlock's stable error code."""
+    text = message if prefixed else f"Error [{code}]: {message}"
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        is_error=True,
+    )

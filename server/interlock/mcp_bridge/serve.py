@@ -1,0 +1,274 @@
+"""Interlock as an MCP server: Streamable HTTP at ``/mcp`` in the API's own app.
+
+One connection acts for one person (the bearer token: the same API token as the web client's,
+see :func:`interlock.api.deps.current_user`; none or unknown answers 401 with the usual JSON
+error) through one employee (query parameter ``employee`` or header ``X-Interlock-Employee``;
+the general assistant by default). It lists the tools that person may use through that
+employee (never a ``DENY`` one), shaped by the query parameters ``exposition`` (``flat`` |
+``grouped``), ``tags`` / ``any_tags`` / ``exclude_tags`` and ``read_only``
+(:mod:`interlock.mcp_bridge.exposition`; 422 ``invalid_mcp_option`` for a bad one). Every
+``tools/call`` goes through the chat's gate (:mod:`interlock.mcp_bridge.gate`).
+
+Requests must name an allowed host (loopback names, or ``mcp_allowed_hosts`` behind a proxy;
+421 ``host_not_allowed`` otherwise) and, when a browser sends ``Origin``, an allowed origin
+(403 ``origin_not_allowed``): a web page cannot reach a local server through DNS rebinding.
+The MCP library's own host check is off because it only knows fixed host names.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, cast
+
+import mcp_types as types
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
+from starlette.requests import Request
+from starlette.types import Receive, Scope, Send
+
+from interlock import __version__
+from interlock.api.deps import current_user, host_of, is_loopback
+from interlock.api.services import Services
+from interlock.employees import DEFAULT_EMPLOYEE
+from interlock.errors import InterlockError, error_body
+from interlock.mcp_bridge.exposition import Exposition
+from interlock.mcp_bridge.gate import Elicit, call_tool, error_result
+from interlock.mcp_bridge.options import ListingOptions, parse_listing_options
+from interlock.settings import Settings
+
+CALLER_KEY = "interlock.mcp.caller"
+"""ASGI scope key holding the :class:`Caller` of a request to ``/mcp``."""
+EMPLOYEE_HEADER = "x-interlock-employee"
+UNNAMED_CLIENT = "An MCP client"
+INSTRUCTIONS = (
+    "Interlock runs these tools for a person. Tools that change things may need the person's "
+    "approval: the call then waits (up to a limit) and may come back rejected, edited or "
+    "expired; do not retry a call the person rejected unless they ask for it."
+)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who a request to ``/mcp`` acts for.
+
+    Attributes:
+        user_id: The token's user.
+        employee: The employee's slug.
+        options: The exposition and filters from the query parameters.
+    """
+
+    user_id: str
+    employee: str
+    options: ListingOptions
+
+
+class McpEndpoint:
+    """The ASGI app answering ``/mcp``; run :meth:`run` inside the app's lifespan.
+
+    Args:
+        settings: Server settings (hosts, origins, approval channel).
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.server: Server[Any] = Server(
+            "interlock",
+            version=__version__,
+            title="Interlock",
+            instructions=INSTRUCTIONS,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+        )
+        self.manager = StreamableHTTPSessionManager(
+            app=self.server,
+            security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        )
+        self._services: Services | None = None
+
+    @asynccontextmanager
+    async def run(self, services: Services) -> AsyncIterator[None]:
+        """Serve MCP sessions until the block ends (the app's lifespan)."""
+        self._services = services
+        async with self.manager.run():
+            try:
+                yield
+            finally:
+                # Requests still waiting are cut off by the shutdown, not left by their callers.
+                services.engine.outside.stopping = True
+        self._services = None
+
+    # -- HTTP ------------------------------------------------------------------------------
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        services = self._services
+        if scope["type"] != "http" or services is None:
+            await _error(send, 503, "unavailable", "The MCP endpoint is not running.")
+            return
+        request = Request(scope, receive)
+        refusal = self._refusal(request)
+        if refusal is not None:
+            await _error(send, *refusal)
+            return
+        try:
+            user = await current_user(request, services)
+        except InterlockError as exc:
+            await _error(send, exc.status, exc.code, exc.message, bearer=exc.status == 401)
+            return
+        slug = (
+            request.query_params.get("employee")
+            or request.headers.get(EMPLOYEE_HEADER)
+            or DEFAULT_EMPLOYEE
+        )
+        employee = await services.db.run(services.employees.get, slug)
+        if employee is None or employee.disabled:
+            await _error(send, 404, "not_found", f"No employee {slug!r} to act through.")
+            return
+        try:
+            options = parse_listing_options(request.query_params)
+        except InterlockError as exc:
+            await _error(send, exc.status, exc.code, exc.message)
+            return
+        scope[CALLER_KEY] = Caller(user_id=user.id, employee=employee.slug, options=options)
+        # Sessions belong to the user who opened them (the library compares this principal).
+        scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=user.id, scopes=[]))
+        await self.manager.handle_request(scope, receive, send)
+
+    def _refusal(self, request: Request) -> tuple[int, str, str] | None:
+        """Why the request's ``Host`` or ``Origin`` is not accepted, or None."""
+        allowed = {h.lower() for h in self.settings.mcp_allowed_hosts}
+        if self.settings.host not in ("0.0.0.0", "::", ""):
+            allowed.add(self.settings.host.lower())
+        host = host_of(request.headers.get("host", "")).lower()
+        if not (is_loopback(host) or host in allowed or "*" in allowed):
+            return 421, "host_not_allowed", f"This server does not answer MCP for {host!r}."
+        origin = request.headers.get("origin")
+        if origin is None:
+            return None
+        origin_host = host_of(origin).lower()
+        if (
+            is_loopback(origin_host)
+            or origin.rstrip("/") in self.settings.mcp_allowed_origins
+            or (origin_host == host and host in allowed)
+        ):
+            return None
+        return 403, "origin_not_allowed", f"Requests from the web page at {origin} are refused."
+
+    # -- MCP -------------------------------------------------------------------------------
+    async def _exposition(self, caller: Caller) -> Exposition:
+        """The connection's tools: what the person may use through the employee, filtered."""
+        services = self._require()
+        employee = services.engine.employee_of(caller.employee)
+        plan = await services.db.run(services.engine.outside.plan, caller.user_id, employee)
+        return Exposition(plan.offered, caller.options)
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        exposition = await self._exposition(_caller(ctx))
+        try:
+            return exposition.list_page(
+                params.cursor if params is not None else None, self.settings.mcp_page_size
+            )
+        except InterlockError as exc:
+            raise MCPError(code=INVALID_PARAMS, message=f"[{exc.code}] {exc.message}") from None
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        services = self._require()
+        caller = _caller(ctx)
+        exposition = await self._exposition(caller)
+        structure: Callable[[Any], dict[str, Any] | None] | None = None
+        try:
+            resolved = exposition.resolve(params.name, params.arguments)
+        except InterlockError as exc:
+            denied = self._denied(params.name, caller)
+            if denied is None:
+                return error_result(exc.code, exc.message)
+            # A tool the person may not use here: refused by the gate and recorded, as a
+            # model's call to it would be.
+            tool_name, args = denied, dict(params.arguments or {})
+        else:
+            tool_name, args = resolved.tool.name, resolved.arguments
+            structure = partial(exposition.structured_content, resolved)
+        return await call_tool(
+            services.engine,
+            user_id=caller.user_id,
+            employee_slug=caller.employee,
+            client_name=client_name(ctx),
+            tool_name=tool_name,
+            args=args,
+            elicit=self._elicitor(ctx),
+            structure=structure,
+        )
+
+    def _denied(self, name: str, caller: Caller) -> str | None:
+        """The registered tool an unlisted flat name stands for, when the filters admit it
+        (so it is missing because the person may not use it here)."""
+        tool = self._require().registry.by_provider_name(name)
+        if tool is None or not caller.options.admits(tool):
+            return None
+        return tool.name
+
+    def _elicitor(self, ctx: ServerRequestContext[Any]) -> Elicit | None:
+        """Asks in the MCP client when the setting allows it and the client can."""
+        if self.settings.mcp_approval_channel == "web":
+            return None
+        session = ctx.session
+        capabilities = session.client_capabilities
+        if capabilities is None or capabilities.elicitation is None:
+            return None
+        if not session.can_send_request:
+            return None
+
+        async def ask(message: str, schema: dict[str, Any]) -> types.ElicitResult:
+            return await session.elicit_form(
+                message, cast(Any, schema), related_request_id=ctx.request_id
+            )
+
+        return ask
+
+    def _require(self) -> Services:
+        assert self._services is not None, "the MCP endpoint runs inside the app's lifespan"
+        return self._services
+
+
+def client_name(ctx: ServerRequestContext[Any]) -> str:
+    """The MCP client's name from its ``clientInfo`` (title, else name), for people to read."""
+    params = ctx.session.client_params
+    info = params.client_info if params is not None else None
+    if info is None:
+        return UNNAMED_CLIENT
+    name = (info.title or info.name or "").strip()
+    return name[:200] or UNNAMED_CLIENT
+
+
+def _caller(ctx: ServerRequestContext[Any]) -> Caller:
+    request = ctx.request
+    caller = request.scope.get(CALLER_KEY) if request is not None else None
+    if not isinstance(caller, Caller):
+        raise InterlockError("The request reached MCP without its caller.", code="internal")
+    return caller
+
+
+async def _error(send: Send, status: int, code: str, message: str, *, bearer: bool = False) -> None:
+    """Answer with Interlock's JSON error shape (``{"error": {"code", "message"}}``); the app's
+    guard middleware adds the security headers."""
+    payload = json.dumps(error_body(InterlockError(message, code=code))).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(payload)).encode()),
+    ]
+    if bearer:
+        headers.append((b"www-authenticate", b'Bearer realm="interlock"'))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": payload})

@@ -1,0 +1,96 @@
+"""How Interlock reaches a remote MCP server over HTTP: the connection's credentials on every
+request (and a count of 401 answers), the Streamable HTTP transport, and a sentence for why a
+server could not be reached."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Generator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+import anyio
+import httpx2
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from interlock.settings import Connection
+
+CONNECT_TIMEOUT_S = 10.0
+"""Longest wait for a TCP/TLS connection to a remote MCP server, in seconds."""
+
+
+class ConnectionAuth(httpx2.Auth):
+    """A connection's headers and bearer token on every request; counts 401 answers.
+
+    Args:
+        connection: The named connection, or None (no credentials).
+        name: Its name, for messages.
+    """
+
+    def __init__(self, connection: Connection | None, name: str | None) -> None:
+        self.connection = connection
+        self.name = name
+        self.rejections = 0
+        self._token: str | None = None
+
+    async def load(self) -> None:
+        """Read ``token_file`` (in a worker thread); no file means no bearer token."""
+        path = self.connection.token_file if self.connection is not None else None
+        if path is not None:
+            self._token = await anyio.to_thread.run_sync(_read_token, path)
+
+    def auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, httpx2.Response]:
+        if self.connection is not None:
+            for header, value in self.connection.headers.items():
+                request.headers[header] = value.get_secret_value()
+        if self._token:
+            request.headers["Authorization"] = f"Bearer {self._token}"
+        response = yield request
+        if response.status_code == 401:
+            self.rejections += 1
+
+
+def _read_token(path: Path) -> str:
+    return path.read_text(encoding="utf-8").strip()
+
+
+def url_with_params(url: str, connection: Connection | None) -> str:
+    if connection is None or not connection.params:
+        return url
+    parts = urlsplit(url)
+    extra = urlencode({k: v.get_secret_value() for k, v in connection.params.items()})
+    query = f"{parts.query}&{extra}" if parts.query else extra
+    return urlunsplit(parts._replace(query=query))
+
+
+def describe(exc: BaseException) -> str:
+    """A sentence for why a server could not be reached or a session ended."""
+    leaves: list[BaseException] = [exc]
+    while len(leaves) == 1 and isinstance(leaves[0], BaseExceptionGroup):
+        leaves = list(leaves[0].exceptions)
+    first = leaves[0]
+    if isinstance(first, httpx2.ConnectError):
+        return "nothing answers at its address (connection refused or no route)"
+    if isinstance(first, httpx2.TimeoutException):
+        return "it did not answer in time"
+    if isinstance(first, httpx2.RemoteProtocolError | anyio.EndOfStream):
+        return "it closed the connection"
+    if isinstance(first, FileNotFoundError):
+        return f"its command cannot be started: {first.strerror or first} ({first.filename})"
+    if isinstance(first, MCPError):
+        return f"it answered with an error: {first.message}"
+    text = str(first).strip()
+    return f"{type(first).__name__}: {text}" if text else type(first).__name__
+
+
+@asynccontextmanager
+async def http_transport(url: str, auth: ConnectionAuth) -> AsyncIterator[Any]:
+    """The Streamable HTTP transport to ``url`` over a client of its own (closed after)."""
+    timeout = httpx2.Timeout(CONNECT_TIMEOUT_S, read=300.0)
+    async with (
+        httpx2.AsyncClient(auth=auth, timeout=timeout) as http,
+        streamable_http_client(url, http_client=http) as streams,
+    ):
+        yield streams

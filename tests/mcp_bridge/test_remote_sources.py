@@ -1,0 +1,137 @@
+"""Remote MCP servers as tool sources, against a real ``mcp`` server on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from interlock.tools import Permission, ToolContext, ToolError, ToolRegistry
+from support.mcp_remote import RemoteMcp, free_port, stdio_command
+from support.waits import wait_until
+
+
+def _tool(registry: ToolRegistry, name: str) -> Any:
+    tool = registry.get(name)
+    assert tool is not None, f"{name} is not registered; have {[t.name for t in registry.tools()]}"
+    return tool
+
+
+async def test_every_page_is_listed_and_a_call_runs(remote: RemoteMcp, make_sources, ctx):
+    _sources, registry = await make_sources(
+        {"remote": {"url": remote.url, "permissions": {"echo": "ALLOW"}, "read_only": ["echo"]}}
+    )
+    names = {t.name for t in registry.tools()}
+    # 7 numbered tools at 3 per page: pages 1 to 3 (and more) were all read.
+    assert {f"mcp.remote.tool{i}" for i in range(7)} <= names
+    assert {"mcp.remote.echo", "mcp.remote.slow", "mcp.remote.big"} <= names
+
+    echo = _tool(registry, "mcp.remote.echo")
+    assert echo.permission == Permission.ALLOW and echo.write is False
+    assert echo.input_schema["properties"]["text"]["type"] == "string"
+    boom = _tool(registry, "mcp.remote.boom")
+    assert boom.permission == Permission.ASK and boom.write is True  # hints are not trust
+
+    result = await registry.execute(echo, {"text": "hi"}, ctx)
+    assert result.text == "echo: hi"
+    numbered = await registry.execute(_tool(registry, "mcp.remote.tool6"), {"x": 4}, ctx)
+    assert numbered.text == "tool6 got 4"
+
+
+async def test_a_refused_schema_is_listed_unavailable_with_the_reason(remote, make_sources):
+    sources, registry = await make_sources({"remote": {"url": remote.url}})
+    assert "mcp.remote.refused" not in registry
+    row = next(t for t in sources.sources["remote"].tools if t.remote_name == "refused")
+    assert row.available is False
+    assert "input JSON Schema" in (row.reason or "") and "'if'" in (row.reason or "")
+
+
+async def test_is_error_is_a_failed_call_with_the_remote_text(remote, make_sources, ctx):
+    _sources, registry = await make_sources({"remote": {"url": remote.url}})
+    with pytest.raises(ToolError) as failed:
+        await registry.execute(_tool(registry, "mcp.remote.boom"), {}, ctx)
+    assert failed.value.code == "failed"
+    assert "the disk is full" in failed.value.message
+
+
+async def test_a_slow_tool_hits_the_call_timeout(remote, make_sources, ctx):
+    _sources, registry = await make_sources({"remote": {"url": remote.url}}, mcp_call_timeout_s=1.0)
+    with pytest.raises(ToolError) as late:
+        await registry.execute(_tool(registry, "mcp.remote.slow"), {"seconds": 20}, ctx)
+    assert late.value.code == "timeout"
+    assert "within 1 s" in late.value.message
+
+
+async def test_a_long_result_is_cut_with_a_note(remote, make_sources, ctx):
+    _sources, registry = await make_sources(
+        {"remote": {"url": remote.url}}, max_tool_result_chars=1000
+    )
+    result = await registry.execute(_tool(registry, "mcp.remote.big"), {"chars": 5000}, ctx)
+    assert result.full_text == "x" * 5000
+    assert result.text.startswith("x" * 1000) and len(result.text) < 5000
+    assert "5,000" in result.text or "5000" in result.text
+
+
+async def test_a_server_killed_mid_call_is_outcome_unknown_and_comes_back(
+    remote: RemoteMcp, make_sources, ctx: ToolContext
+):
+    sources, registry = await make_sources({"remote": {"url": remote.url}})
+    session = sources.sources["remote"].session
+    call = asyncio.create_task(
+        registry.execute(_tool(registry, "mcp.remote.slow"), {"seconds": 30}, ctx)
+    )
+    await wait_until(
+        lambda: "slow started" in remote.log_path.read_text(), timeout_s=15, what="the call"
+    )
+    remote.kill()
+    with pytest.raises(ToolError) as cut:
+        await asyncio.wait_for(call, 15)
+    assert cut.value.code == "outcome_unknown"
+    assert "not retried" in cut.value.message
+
+    await wait_until(lambda: session.state == "down", timeout_s=15, what="down")
+    assert session.error
+    with pytest.raises(ToolError) as down:
+        await registry.execute(_tool(registry, "mcp.remote.echo"), {"text": "x"}, ctx)
+    assert down.value.code == "upstream_error"
+    assert "not available" in down.value.message and "tries again" in down.value.message
+
+    await remote.start()  # same port; the session retries with backoff (at most 1 s here)
+    await wait_until(lambda: session.state == "ready", timeout_s=30, what="back")
+    result = await registry.execute(_tool(registry, "mcp.remote.echo"), {"text": "x"}, ctx)
+    assert result.text == "echo: x"
+
+
+async def test_list_changed_and_a_manual_refresh_update_the_tools(remote, make_sources, ctx):
+    sources, registry = await make_sources({"remote": {"url": remote.url}})
+    assert "mcp.remote.added" not in registry
+    await registry.execute(_tool(registry, "mcp.remote.grow"), {}, ctx)
+    await wait_until(lambda: "mcp.remote.added" in registry, timeout_s=15, what="list_changed")
+    added = await registry.execute(_tool(registry, "mcp.remote.added"), {}, ctx)
+    assert added.text == "added ran"
+
+    listings = sources.sources["remote"].session.listings
+    await sources.refresh("remote")
+    assert sources.sources["remote"].session.listings > listings
+
+
+async def test_a_server_that_is_down_at_start_is_retried(tmp_path, make_sources, ctx):
+    remote = RemoteMcp(port=free_port(), log_path=tmp_path / "late.log")
+    sources, registry = await make_sources({"late": {"url": remote.url}}, wait=False)
+    session = sources.sources["late"].session
+    await wait_until(lambda: session.state == "down", timeout_s=15, what="down")
+    assert "nothing answers" in (session.error or "")
+    await remote.start()
+    try:
+        await wait_until(lambda: session.state == "ready", timeout_s=30, what="ready")
+        assert "mcp.late.echo" in registry
+    finally:
+        remote.kill()
+
+
+async def test_a_stdio_server_is_a_source(make_sources, ctx):
+    command, env = stdio_command()
+    _sources, registry = await make_sources({"local": {"command": command, "env": env}})
+    result = await registry.execute(_tool(registry, "mcp.local.echo"), {"text": "pipe"}, ctx)
+    assert result.text == "echo: pipe"
