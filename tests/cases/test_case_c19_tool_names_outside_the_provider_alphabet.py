@@ -15,7 +15,7 @@ from interlock.tools import ToolContext
 from support.mcp_remote import RemoteMcp
 
 ODD_NAMES = ["a.b/c", "get user", "l" * 80, "Get_User", "get_user", "get-user"]
-PROVIDER_ALPHABET = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+PROVIDER_ALPHABET = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # the case's rule (Interlock maps "-" too)
 
 
 async def test_odd_remote_names_get_unique_provider_safe_names(
