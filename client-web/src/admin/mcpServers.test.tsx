@@ -19,7 +19,7 @@ function server(overrides: Partial<McpServerOut> = {}): McpServerOut {
     tools: [
       {
         name: "mcp.docs.get_user-d77d8fbc",
-        provider_name: "mcp_docs_get_user-d77d8fbc",
+        provider_name: "mcp_docs_get_user_d77d8fbc",
         remote_name: "get user",
         title: "get user",
         permission: "ASK",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -31,6 +31,7 @@ from interlock.api.routers import (
 )
 from interlock.api.services import Services
 from interlock.mcp_bridge.serve import McpEndpoint
+from interlock.mcp_bridge.sources import MCP_SERVERS_VERB
 from interlock.settings import Settings
 from interlock.streaming.listener import EventListener
 
@@ -38,6 +39,18 @@ CLIENT_MISSING = (
     "<!doctype html><title>Interlock</title><p>The web client is not built. "
     "Run <code>make run</code>, which builds <code>client-web/</code>.</p>"
 )
+
+
+def _control_handler(built: Services) -> Callable[[str, str], None]:
+    """Route a control message from another process: remote MCP servers, else the engine."""
+
+    def on_control(verb: str, argument: str) -> None:
+        if verb == MCP_SERVERS_VERB:
+            built.mcp_sources.on_control(argument)
+        else:
+            built.engine.on_control(verb, argument)
+
+    return on_control
 
 
 def create_app(settings: Settings | None = None, services: Services | None = None) -> FastAPI:
@@ -56,7 +69,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         built.bus.bind_loop(asyncio.get_running_loop())
         listener: EventListener | None = None
         if not built.db.is_sqlite:  # live events and control messages between processes
-            listener = EventListener(built.bus, built.db.url, built.engine.on_control)
+            listener = EventListener(built.bus, built.db.url, _control_handler(built))
             await listener.start(wait_s=built.settings.db_lock_timeout_s)
             app.state.listener = listener
         await built.engine.recover()

@@ -16,7 +16,7 @@ Pass ``request.query_params`` itself (not ``dict(...)``), so a repeated ``tags=`
 Definitions (``mcp.types.Tool``), by exposition:
 
 * ``flat`` (default): one MCP tool per tool. ``name`` is the tool's provider-safe name
-  (``notes_add``: ``[a-zA-Z0-9_-]``, at most 64 characters, unique because the registry
+  (``notes_add``: ``[a-zA-Z0-9_]``, at most 64 characters, unique because the registry
   refuses collisions), ``title``, ``description``, ``input_schema`` exactly as declared,
   ``output_schema`` when the tool declares one whose root is an object (MCP up to 2025-11-25
   allows no other), and ``annotations`` from ``Tool.hints()``: ``read_only_hint`` for read
@@ -193,6 +193,12 @@ class Exposition:
                 details=details,
             )
         return ResolvedCall(tool=tool, arguments=args, mcp_name=name, action=action)
+
+    def declares_output(self, call: ResolvedCall) -> bool:
+        """Whether the MCP tool ``call`` was made through declares an output schema (its
+        successful results must then carry ``structured_content``)."""
+        exposed = self._by_name.get(call.mcp_name)
+        return exposed is not None and exposed.definition.output_schema is not None
 
     def structured_content(self, call: ResolvedCall, data: Any) -> dict[str, Any] | None:
         """Return a call result's ``structured_content``: its data, when the MCP tool
