@@ -282,3 +282,32 @@ async def test_a_server_stopping_closes_the_calls_it_cannot_answer(
     assert call.error_message == (
         "The server stopped while Claude Desktop waited for the decision, so the call did not run."
     )
+
+
+async def test_an_answer_in_place_of_a_tool_with_an_output_schema_is_an_error_result(
+    make_settings: Callable[..., Settings],
+) -> None:
+    """Found in QA: ``notes.list`` (it declares an output schema) set to ASK and answered with
+    ``respond``: a success without structured content, which the MCP client refused with a
+    RuntimeError instead of a result."""
+    async with serve_mcp(make_settings(mcp_approval_channel="web")) as server:
+        server.live.services.employees.update(
+            "assistant", {"tool_overrides": {"notes.list": "ASK"}}
+        )
+        for query, name, args in (
+            ("", "notes_list", {}),
+            ("?exposition=grouped&read_only=true", "notes", {"action": "list"}),
+        ):
+            async with server.client(query=query) as client:
+                calling = asyncio.create_task(client.call_tool(name, args))
+                call = (await _waiting(server))["tool_call"]
+                response = await server.live.decide(
+                    call["id"], type="respond", message="you have none"
+                )
+                assert response.status_code == 200, response.text
+                result = await asyncio.wait_for(calling, WAIT_S)
+            assert result.is_error
+            assert text_of(result) == (
+                "Error [responded]: The person answered instead of running “List notes”: "
+                "you have none"
+            )

@@ -194,6 +194,12 @@ class Exposition:
             )
         return ResolvedCall(tool=tool, arguments=args, mcp_name=name, action=action)
 
+    def declares_output(self, call: ResolvedCall) -> bool:
+        """Whether the MCP tool ``call`` was made through declares an output schema (its
+        successful results must then carry ``structured_content``)."""
+        exposed = self._by_name.get(call.mcp_name)
+        return exposed is not None and exposed.definition.output_schema is not None
+
     def structured_content(self, call: ResolvedCall, data: Any) -> dict[str, Any] | None:
         """Return a call result's ``structured_content``: its data, when the MCP tool
         declares an output schema and the data is an object; else None."""

@@ -80,7 +80,11 @@ async def call_tool(
         tool_name: The Interlock tool name.
         args: The args as sent.
         elicit: Asks the person in the MCP client, or None (not supported or not wanted).
-        structure: The result's ``structured_content`` from the tool's data (None: none).
+        structure: The result's ``structured_content`` from the tool's data, given when the
+            MCP tool declares an output schema (None: it declares none). A success it finds no
+            object in (the person answered with ``respond`` instead of running the tool) is
+            answered as an ``is_error`` result (``responded``): MCP requires structured content
+            that fits a declared output schema, and clients refuse a result without it.
 
     Returns:
         The tool's result; ``is_error`` with ``Error [<code>]: ...`` text for every other
@@ -89,16 +93,25 @@ async def call_tool(
     employee = engine.employees.get(employee_slug)
     if employee is None:
         return error_result("not_found", f"No employee {employee_slug!r}.")
-    try:
-        placed = await engine.outside.place(
+    placing = asyncio.ensure_future(
+        engine.outside.place(
             user_id=user_id,
             employee=employee,
             client_name=client_name,
             tool_name=tool_name,
             args=args,
         )
+    )
+    try:
+        placed = await asyncio.shield(placing)
     except InterlockError as exc:
         return error_result(exc.code, exc.message)
+    except asyncio.CancelledError:
+        # The caller left while its call was being stored: once stored, close it unrun.
+        with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+            left = await placing
+            await engine.db.run(engine.outside.caller_left, left.call.id, client_name)
+        raise
     call = placed.call
     if call.status == ToolCallStatus.pending:
         await engine.outside.run_allowed(call.id, user_id, employee)
@@ -110,7 +123,23 @@ async def call_tool(
     result = result_of(out, text)
     if not result.is_error and structure is not None:
         result.structured_content = structure(out.result_data)
+        if result.structured_content is None:
+            return unstructured(out)
     return result
+
+
+def unstructured(call: ToolCallOut) -> types.CallToolResult:
+    """The result of a success without the data its declared output schema promises: the tool
+    did not run because the person answered in its place (``respond``)."""
+    answer = call.decision.message if call.decision is not None else None
+    if answer:
+        return error_result(
+            "responded",
+            f"The person answered instead of running “{call.title}”: {answer}",
+        )
+    return error_result(
+        "invalid_output", f"“{call.title}” ended without the data its output schema declares."
+    )
 
 
 async def _await_decision(

@@ -199,7 +199,8 @@ class McpEndpoint:
             tool_name, args = denied, dict(params.arguments or {})
         else:
             tool_name, args = resolved.tool.name, resolved.arguments
-            structure = partial(exposition.structured_content, resolved)
+            if exposition.declares_output(resolved):
+                structure = partial(exposition.structured_content, resolved)
         return await call_tool(
             services.engine,
             user_id=caller.user_id,
