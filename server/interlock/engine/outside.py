@@ -384,8 +384,9 @@ class OutsideCalls:
     def caller_left(self, call_id: str, client_name: str) -> bool:
         """Close an undecided waiting call as ``cancelled``: nobody is left to hear its result.
 
-        Guarded like an expiry (``interrupted`` and ``decided_at`` empty), so of a decision and
-        this exactly one wins; a call already decided runs and keeps its result. While the
+        Guarded like an expiry (``interrupted`` or not yet started ``pending``, and
+        ``decided_at`` empty), so of a decision (or the run of an allowed call) and this exactly
+        one wins; a call already decided or started runs and keeps its result. While the
         server stops (:attr:`stopping`) the reason says so instead.
 
         Returns:
@@ -403,7 +404,7 @@ class OutsideCalls:
                 update(ToolCall)
                 .where(
                     col(ToolCall.id) == call_id,
-                    col(ToolCall.status) == ToolCallStatus.interrupted,
+                    col(ToolCall.status).in_([ToolCallStatus.pending, ToolCallStatus.interrupted]),
                     col(ToolCall.decided_at).is_(None),
                 )
                 .values(status=ToolCallStatus.cancelled, decided_at=utcnow())

@@ -93,16 +93,25 @@ async def call_tool(
     employee = engine.employees.get(employee_slug)
     if employee is None:
         return error_result("not_found", f"No employee {employee_slug!r}.")
-    try:
-        placed = await engine.outside.place(
+    placing = asyncio.ensure_future(
+        engine.outside.place(
             user_id=user_id,
             employee=employee,
             client_name=client_name,
             tool_name=tool_name,
             args=args,
         )
+    )
+    try:
+        placed = await asyncio.shield(placing)
     except InterlockError as exc:
         return error_result(exc.code, exc.message)
+    except asyncio.CancelledError:
+        # The caller left while its call was being stored: once stored, close it unrun.
+        with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+            left = await placing
+            await engine.db.run(engine.outside.caller_left, left.call.id, client_name)
+        raise
     call = placed.call
     if call.status == ToolCallStatus.pending:
         await engine.outside.run_allowed(call.id, user_id, employee)
