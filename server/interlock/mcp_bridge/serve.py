@@ -40,12 +40,15 @@ from interlock import __version__
 from interlock.api.deps import current_user, host_of, is_loopback
 from interlock.api.services import Services
 from interlock.employees import DEFAULT_EMPLOYEE
-from interlock.errors import InterlockError, error_body
+from interlock.errors import InterlockError, jsonrpc_error_body
 from interlock.mcp_bridge.exposition import Exposition
 from interlock.mcp_bridge.gate import Elicit, call_tool, error_result
 from interlock.mcp_bridge.options import ListingOptions, parse_listing_options
 from interlock.settings import Settings
 
+MCP_PATHS = frozenset({"/mcp", "/mcp/"})
+"""Where the endpoint answers: both spellings, so a client configured with either connects
+(MCP clients do not follow redirects)."""
 CALLER_KEY = "interlock.mcp.caller"
 """ASGI scope key holding the :class:`Caller` of a request to ``/mcp``."""
 EMPLOYEE_HEADER = "x-interlock-employee"
@@ -143,13 +146,26 @@ class McpEndpoint:
         await self.manager.handle_request(scope, receive, send)
 
     def _refusal(self, request: Request) -> tuple[int, str, str] | None:
-        """Why the request's ``Host`` or ``Origin`` is not accepted, or None."""
-        allowed = {h.lower() for h in self.settings.mcp_allowed_hosts}
+        """Why the request's hosts or ``Origin`` are not accepted, or None.
+
+        Every host the request names must be loopback or allowed: ``Host``, and, behind a
+        reverse proxy that rewrites ``Host``, the ``X-Forwarded-Host`` it passes on (each
+        value of a list). A browser ``Origin`` must be loopback, listed in
+        ``mcp_allowed_origins``, or on an explicitly allowed host (``*`` admits hosts only).
+        """
+        explicit = {h.lower() for h in self.settings.mcp_allowed_hosts if h != "*"}
         if self.settings.host not in ("0.0.0.0", "::", ""):
-            allowed.add(self.settings.host.lower())
-        host = host_of(request.headers.get("host", "")).lower()
-        if not (is_loopback(host) or host in allowed or "*" in allowed):
-            return 421, "host_not_allowed", f"This server does not answer MCP for {host!r}."
+            explicit.add(self.settings.host.lower())
+        any_host = "*" in self.settings.mcp_allowed_hosts
+        named = [request.headers.get("host", "")]
+        forwarded = request.headers.get("x-forwarded-host")
+        if forwarded is not None:
+            named += forwarded.split(",")
+        for value in named:
+            host = host_of(value.strip()).lower()
+            if not (is_loopback(host) or host in explicit or any_host):
+                shown = host[:100]
+                return 421, "host_not_allowed", f"This server does not answer MCP for {shown!r}."
         origin = request.headers.get("origin")
         if origin is None:
             return None
@@ -157,10 +173,11 @@ class McpEndpoint:
         if (
             is_loopback(origin_host)
             or origin.rstrip("/") in self.settings.mcp_allowed_origins
-            or (origin_host == host and host in allowed)
+            or origin_host in explicit
         ):
             return None
-        return 403, "origin_not_allowed", f"Requests from the web page at {origin} are refused."
+        shown = origin[:200]
+        return 403, "origin_not_allowed", f"Requests from the web page at {shown} are refused."
 
     # -- MCP -------------------------------------------------------------------------------
     async def _exposition(self, caller: Caller) -> Exposition:
@@ -262,9 +279,10 @@ def _caller(ctx: ServerRequestContext[Any]) -> Caller:
 
 
 async def _error(send: Send, status: int, code: str, message: str, *, bearer: bool = False) -> None:
-    """Answer with Interlock's JSON error shape (``{"error": {"code", "message"}}``); the app's
-    guard middleware adds the security headers."""
-    payload = json.dumps(error_body(InterlockError(message, code=code))).encode()
+    """Answer with the error as a JSON-RPC error body (:func:`interlock.errors.jsonrpc_error_body`:
+    Interlock's code in ``error.message`` and ``error.data.code``), which MCP clients show; the
+    app's guard middleware adds the security headers."""
+    payload = json.dumps(jsonrpc_error_body(InterlockError(message, code=code))).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(payload)).encode()),
