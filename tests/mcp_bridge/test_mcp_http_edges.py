@@ -8,6 +8,7 @@
 * Behind a reverse proxy: every host the request names (``Host``, ``X-Forwarded-Host``) must be
   allowed; a browser origin on an allowed host is accepted even when the proxy rewrote ``Host``.
 * A caller's huge tool name or action is not echoed back whole.
+* A busy database is an ``is_error`` result (a call) or a readable MCP error (a listing).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import httpx
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from interlock.errors import DatabaseBusy
 from interlock.settings import Settings
 from support.mcp import mcp_client, serve_mcp, text_of
 
@@ -132,3 +134,22 @@ async def test_a_huge_unknown_name_or_action_is_not_echoed_whole(
     assert len(text_of(unknown)) < 300
     assert action.is_error and text_of(action).startswith("Error [unknown_action]:")
     assert len(text_of(action)) < 300
+
+
+async def test_a_busy_database_is_an_error_result_with_its_code(
+    make_settings: Callable[..., Settings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with serve_mcp(make_settings()) as server:
+        async with server.client() as client:
+            await client.list_tools()
+            outside = server.live.services.engine.outside
+
+            def busy(*args: Any) -> Any:
+                raise DatabaseBusy("The database is busy; nothing was written.")
+
+            monkeypatch.setattr(outside, "plan", busy)
+            result = await client.call_tool("notes_list", {})
+            with pytest.raises(MCPError, match=r"^\[database_busy\] The database is busy"):
+                await client.list_tools()
+    assert result.is_error
+    assert text_of(result) == "Error [database_busy]: The database is busy; nothing was written."

@@ -331,7 +331,7 @@ class OutsideCalls:
         engine = self.engine
         rows = await engine.db.run(self._decided, message_id)
         for call, decision, owner_id, employee_slug in rows:
-            employee = engine.employee_of(employee_slug)
+            employee = await engine.db.run(engine.employee_of, employee_slug)
             if decision.type in (DecisionType.approve, DecisionType.edit):
                 args = decision.args if decision.type == DecisionType.edit else call.proposed_args
                 await self._detached(

@@ -90,7 +90,7 @@ async def call_tool(
         The tool's result; ``is_error`` with ``Error [<code>]: ...`` text for every other
         outcome (refused, rejected, expired, cancelled, failed).
     """
-    employee = engine.employees.get(employee_slug)
+    employee = await engine.db.run(engine.employees.get, employee_slug)  # may read the table
     if employee is None:
         return error_result("not_found", f"No employee {employee_slug!r}.")
     placing = asyncio.ensure_future(
