@@ -9,6 +9,7 @@
   allowed; a browser origin on an allowed host is accepted even when the proxy rewrote ``Host``.
 * A caller's huge tool name or action is not echoed back whole.
 * A busy database is an ``is_error`` result (a call) or a readable MCP error (a listing).
+* A client's name reaches the card without control characters.
 """
 
 from __future__ import annotations
@@ -17,11 +18,14 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
+from sqlmodel import select
 
 from interlock.errors import DatabaseBusy
 from interlock.settings import Settings
+from interlock.storage import ToolCall
 from support.mcp import mcp_client, serve_mcp, text_of
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
@@ -153,3 +157,19 @@ async def test_a_busy_database_is_an_error_result_with_its_code(
                 await client.list_tools()
     assert result.is_error
     assert text_of(result) == "Error [database_busy]: The database is busy; nothing was written."
+
+
+async def test_a_client_name_is_shown_without_control_characters(
+    make_settings: Callable[..., Settings],
+) -> None:
+    """A client may name itself anything: newlines and a right-to-left override would let it
+    disguise itself on the person's card."""
+    info = types.Implementation(name="x", title="Evil\n\u202eClient\x00  " + "z" * 300, version="1")
+    async with serve_mcp(make_settings()) as server:
+        async with mcp_client(server.url, server.token, client_info=info) as client:
+            await client.call_tool("notes_list", {})
+        with server.live.services.db.session() as session:
+            [call] = session.exec(select(ToolCall)).all()
+    assert call.client_name is not None
+    assert call.client_name.startswith("Evil Client z")
+    assert len(call.client_name) == 200

@@ -18,6 +18,7 @@ The MCP library's own host check is off because it only knows fixed host names.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -294,13 +295,21 @@ class McpEndpoint:
 
 
 def client_name(ctx: ServerRequestContext[Any]) -> str:
-    """The MCP client's name from its ``clientInfo`` (title, else name), for people to read."""
+    """The MCP client's name from its ``clientInfo`` (title, else name), for people to read:
+    control and format characters (newlines, bidirectional overrides) dropped, runs of spaces
+    made one, at most 200 characters; :data:`UNNAMED_CLIENT` when nothing is left."""
     params = ctx.session.client_params
     info = params.client_info if params is not None else None
     if info is None:
         return UNNAMED_CLIENT
-    name = (info.title or info.name or "").strip()
-    return name[:200] or UNNAMED_CLIENT
+    return readable_name(info.title or info.name or "")
+
+
+def readable_name(raw: str) -> str:
+    """``raw`` as a name a card can show (see :func:`client_name`)."""
+    spaced = "".join(" " if c.isspace() else c for c in raw)
+    name = " ".join("".join(c for c in spaced if unicodedata.category(c)[0] != "C").split())
+    return name[:200].strip() or UNNAMED_CLIENT
 
 
 def _caller(ctx: ServerRequestContext[Any]) -> Caller:
