@@ -124,6 +124,15 @@ class Exposition:
         self.tools: list[ExposedTool] = sorted(exposed, key=lambda e: e.name)
         self._by_name = {e.name: e for e in self.tools}
         self._names = [e.name for e in self.tools]
+        # Other names of a listed tool (its Interlock name, and its flat name when grouped),
+        # for the unknown_tool message: descriptions and hints name tools as Interlock does.
+        self._listed_as: dict[str, str] = {}
+        for e in self.tools:
+            if e.tool is not None:
+                self._listed_as[e.tool.name] = repr(e.name)
+            for action, tool in e.actions.items():
+                where = f"{e.name!r} with action {action!r}"
+                self._listed_as[tool.name] = self._listed_as[tool.provider_name] = where
 
     def definitions(self) -> list[types.Tool]:
         """Return every MCP tool definition, sorted by name."""
@@ -160,9 +169,14 @@ class Exposition:
         """
         exposed = self._by_name.get(name)
         if exposed is None:
+            listed_as = self._listed_as.get(name)
+            advice = (
+                f"it is listed as {listed_as}"
+                if listed_as is not None
+                else "list the tools to see the names"
+            )
             raise BadRequest(
-                f"There is no tool {shown(name)} on this connection; list the tools to see the "
-                "names.",
+                f"There is no tool {shown(name)} on this connection; {advice}.",
                 code=UNKNOWN_TOOL,
                 details={"tool": name[:MAX_SHOWN_CHARS]},
             )
