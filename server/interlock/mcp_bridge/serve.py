@@ -44,7 +44,7 @@ from interlock.api.deps import current_user, host_of, is_loopback
 from interlock.api.services import Services
 from interlock.employees import DEFAULT_EMPLOYEE
 from interlock.errors import InterlockError, jsonrpc_error_body
-from interlock.mcp_bridge.exposition import Exposition
+from interlock.mcp_bridge.exposition import Exposition, shown
 from interlock.mcp_bridge.gate import Elicit, call_tool, error_result
 from interlock.mcp_bridge.options import ListingOptions, parse_listing_options
 from interlock.mcp_bridge.rounds import answer_in
@@ -142,8 +142,12 @@ class McpEndpoint:
             or DEFAULT_EMPLOYEE
         )
         employee = await services.db.run(services.employees.get, slug)
-        if employee is None or employee.disabled:
-            await _error(send, 404, "not_found", f"No employee {slug!r} to act through.")
+        if employee is None:
+            await _error(send, 404, "not_found", f"No employee {shown(slug)} to act through.")
+            return
+        if employee.disabled:
+            message = f"{employee.name} is disabled; nothing runs."
+            await _error(send, 409, "employee_disabled", message)
             return
         try:
             options = parse_listing_options(request.query_params)
