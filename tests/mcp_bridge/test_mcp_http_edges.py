@@ -60,6 +60,12 @@ async def test_refusals_reach_an_mcp_client_with_the_code_and_sentence(
         )
         refused = await _refusal(server.url, server.token, "?exposition=stacked")
         assert refused.startswith("[invalid_mcp_option]") and "exposition" in refused
+        long_slug = await _refusal(server.url, server.token, "?employee=" + "e" * 5000)
+        assert long_slug.startswith("[not_found] No employee 'eee") and len(long_slug) < 200
+        server.live.services.employees.update("scout", {"disabled": True})
+        assert await _refusal(server.url, server.token, "?employee=scout") == (
+            "[employee_disabled] Scout is disabled; nothing runs."
+        )
 
 
 async def test_a_body_over_the_limit_is_a_json_rpc_error_on_mcp_only(
