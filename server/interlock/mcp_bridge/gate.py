@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -116,6 +117,9 @@ async def call_tool(
     if call.status == ToolCallStatus.pending:
         await engine.outside.run_allowed(call.id, user_id, employee)
     elif call.status == ToolCallStatus.interrupted:
+        tool = engine.registry.get(call.name)
+        if tool is not None and tool.check_response is not None:
+            elicit = None  # a question for the person (ask.*): answered in the web client only
         await _await_decision(engine, placed.conversation_id, call, user_id, client_name, elicit)
     out, text = await engine.db.run(engine.outside.outcome, call.id)
     if out is None:
@@ -226,9 +230,37 @@ async def _ask(
 
 
 def approval_question(call: ToolCallOut, client_name: str) -> str:
-    """The question the MCP client shows: who asks, what would run."""
-    what = call.confirmation.summary if call.confirmation else f"{call.title} ({call.name})"
-    return f"{client_name} wants to run “{call.title}” through Interlock: {what}. Run it?"
+    """The question the MCP client shows: who asks, what would run (the tool's confirmation
+    summary, else its args as ``field “value”``; never the tool's code name)."""
+    if call.confirmation is not None:
+        return (
+            f"{client_name} wants to run “{call.title}” through Interlock: "
+            f"{call.confirmation.summary}. Run it?"
+        )
+    args = args_text(call.proposed_args)
+    what = f" with {args}" if args else ""
+    return f"{client_name} wants to run “{call.title}” through Interlock{what}. Run it?"
+
+
+MAX_ARG_CHARS = 60
+"""Longest value shown in an approval question (cut with ``…``)."""
+MAX_ARGS_SHOWN = 4
+
+
+def args_text(args: Any) -> str:
+    """A call's args for a person: ``title “Plan”, lines 3`` (at most 4, each value cut to
+    :data:`MAX_ARG_CHARS` characters; lists and objects as compact JSON); "" for none."""
+    if not isinstance(args, dict) or not args:
+        return ""
+    parts = []
+    for key, value in list(args.items())[:MAX_ARGS_SHOWN]:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        text = " ".join(text.split())
+        if len(text) > MAX_ARG_CHARS:
+            text = f"{text[: MAX_ARG_CHARS - 1]}…"
+        parts.append(f"{key} “{text}”" if isinstance(value, str) else f"{key} {text}")
+    more = len(args) - MAX_ARGS_SHOWN
+    return ", ".join(parts) + (f" and {more} more" if more > 0 else "")
 
 
 def result_of(call: ToolCallOut, tool_message: str | None) -> types.CallToolResult:
