@@ -130,6 +130,21 @@ class OutsideRuns:
             ).first()
             return view(session, self.engine.registry, call), text
 
+    def own_call(self, call_id: str, user_id: str) -> tuple[ToolCallOut, str] | None:
+        """``(call, conversation id)`` when ``call_id`` is an outside call of ``user_id``'s
+        record, else None (database thread)."""
+        with self.engine.db.session() as session:
+            call = session.get(ToolCall, call_id)
+            conversation = session.get(Conversation, call.conversation_id) if call else None
+            if (
+                call is None
+                or conversation is None
+                or conversation.owner_id != user_id
+                or call.client_name is None
+            ):
+                return None
+            return view(session, self.engine.registry, call), conversation.id
+
     # -- the caller leaves -----------------------------------------------------------------
     def caller_left(self, call_id: str, client_name: str) -> bool:
         """Close an undecided waiting call as ``cancelled``: nobody is left to hear its result.

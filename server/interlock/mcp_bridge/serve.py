@@ -35,6 +35,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
@@ -46,6 +47,7 @@ from interlock.errors import InterlockError, jsonrpc_error_body
 from interlock.mcp_bridge.exposition import Exposition, shown
 from interlock.mcp_bridge.gate import Elicit, call_tool, error_result
 from interlock.mcp_bridge.options import ListingOptions, parse_listing_options
+from interlock.mcp_bridge.rounds import answer_in
 from interlock.settings import Settings
 from interlock.tools import Tool
 
@@ -228,7 +230,7 @@ class McpEndpoint:
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         """Any Interlock error (``database_busy`` too) is an ``is_error`` result with its code,
         never a protocol error."""
         try:
@@ -238,7 +240,7 @@ class McpEndpoint:
 
     async def _call(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         services = self._require()
         caller = _caller(ctx)
         exposition = await self._exposition(caller)
@@ -265,6 +267,8 @@ class McpEndpoint:
             args=args,
             elicit=self._elicitor(ctx),
             structure=structure,
+            ask_in_round=self._asks_in_rounds(ctx),
+            answer=answer_in(params.input_responses),
         )
 
     def _denied(self, name: str, caller: Caller) -> str | None:
@@ -292,6 +296,19 @@ class McpEndpoint:
             )
 
         return ask
+
+    def _asks_in_rounds(self, ctx: ServerRequestContext[Any]) -> bool:
+        """Whether to ask through an ``input_required`` round (:mod:`.rounds`): a 2026-07-28
+        connection (no back channel) whose client supports elicitation, if the setting allows."""
+        session = ctx.session
+        capabilities = session.client_capabilities
+        return (
+            self.settings.mcp_approval_channel != "web"
+            and not session.can_send_request
+            and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+            and capabilities is not None
+            and capabilities.elicitation is not None
+        )
 
     def _require(self) -> Services:
         assert self._services is not None, "the MCP endpoint runs inside the app's lifespan"
