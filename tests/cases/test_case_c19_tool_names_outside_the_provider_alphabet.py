@@ -1,5 +1,6 @@
 """C19: a remote MCP server offers tools named ``a.b/c``, ``get user``, an 80-character name,
-and names that become the same once cleaned (``Get_User``, ``get_user``, ``get user``).
+and names that become the same once cleaned (``Get_User``, ``get_user``, ``get-user``,
+``get user``).
 
 Must: each gets a unique provider-safe name (at most 64 characters of ``[a-zA-Z0-9_-]``),
 calls dispatch to the original remote name, the card shows the original name, and no model
@@ -13,8 +14,8 @@ import re
 from interlock.tools import ToolContext
 from support.mcp_remote import RemoteMcp
 
-ODD_NAMES = ["a.b/c", "get user", "l" * 80, "Get_User", "get_user"]
-PROVIDER_ALPHABET = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+ODD_NAMES = ["a.b/c", "get user", "l" * 80, "Get_User", "get_user", "get-user"]
+PROVIDER_ALPHABET = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # the case's rule (Interlock maps "-" too)
 
 
 async def test_odd_remote_names_get_unique_provider_safe_names(
@@ -31,6 +32,9 @@ async def test_odd_remote_names_get_unique_provider_safe_names(
     assert len(set(provider_names)) == len(provider_names)
     assert all(PROVIDER_ALPHABET.fullmatch(name) for name in provider_names)
     assert rows["get_user"].name == "mcp.odd.get_user"  # a clean name keeps its spelling
+    # Dashes map to "_" too, so "get-user" would be get_user's provider name: it gets a hash.
+    assert rows["get-user"].name.startswith("mcp.odd.get-user-")
+    assert all("-" not in name for name in provider_names)
 
     for remote_name, tool in tools.items():
         assert tool is not None

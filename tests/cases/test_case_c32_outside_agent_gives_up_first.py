@@ -12,6 +12,7 @@ has exactly one outcome (one tool message, one audit record).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import pytest
@@ -24,7 +25,7 @@ from support.mcp import serve_mcp
 from support.notes import stored_notes
 from support.waits import wait_until
 
-CLIENT_TIMEOUT_S = 1.0
+CLIENT_TIMEOUT_S = 2.0
 WAIT_S = 15.0
 
 
@@ -43,10 +44,18 @@ async def test_case_c32_outside_agent_gives_up_first(
                 return list(session.exec(select(ToolCall)).all())
 
         async with server.client(mode=mode) as client:
-            with pytest.raises(MCPError):
-                await client.call_tool(
+            calling = asyncio.create_task(
+                client.call_tool(
                     "notes_add", {"text": "buy milk"}, read_timeout_seconds=CLIENT_TIMEOUT_S
                 )
+            )
+            await wait_until(
+                lambda: [c.status for c in calls()] == ["interrupted"] or calling.done(),
+                timeout_s=WAIT_S,
+                what="the call waiting for the person",
+            )
+            with pytest.raises(MCPError):
+                await calling
         # The client gave up and left; the server notices and closes the call.
         await wait_until(
             lambda: [c.status for c in calls()] == ["cancelled"],

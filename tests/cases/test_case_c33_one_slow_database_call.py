@@ -14,65 +14,20 @@ held until the blocked request has been answered, with a timer releasing it in a
 from __future__ import annotations
 
 import asyncio
-import sqlite3
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import httpx
-from sqlalchemy import create_engine, func, text
-from sqlalchemy.engine import make_url
-from sqlalchemy.pool import NullPool
+from sqlalchemy import func
 from sqlmodel import select
 
 from interlock.settings import Settings
 from interlock.storage import Conversation, Event, Message, Run
 from interlock.storage.users import create_user
 from support.live import LiveServer, live_server
+from support.locks import write_lock
 from support.sse import EventLog, iter_frames
 
 LOCK_TIMEOUT_S = 5.0  # the default INTERLOCK_DB_LOCK_TIMEOUT_S
-GUARD_S = 30.0
-
-
-@contextmanager
-def write_lock(db_url: str) -> Iterator[None]:
-    """Hold a lock that makes every write to ``conversations`` wait (reads pass)."""
-    url = make_url(db_url)
-    if url.get_backend_name() == "sqlite":
-        connection = sqlite3.connect(url.database or "", isolation_level=None, timeout=0.1)
-        lock = threading.Lock()
-
-        def release() -> None:
-            with lock:
-                if connection.in_transaction:
-                    connection.execute("ROLLBACK")
-
-        connection.execute("BEGIN IMMEDIATE")
-        guard = threading.Timer(GUARD_S, release)
-        guard.start()
-        try:
-            yield
-        finally:
-            guard.cancel()
-            release()
-            connection.close()
-        return
-    if url.drivername in ("postgresql", "postgres"):
-        url = url.set(drivername="postgresql+psycopg")
-    engine = create_engine(url, poolclass=NullPool)
-    try:
-        with engine.connect() as connection:
-            connection.execute(text("SET lock_timeout = '2s'"))
-            connection.execute(text(f"SET idle_in_transaction_session_timeout = '{GUARD_S}s'"))
-            connection.execute(text("LOCK TABLE conversations IN EXCLUSIVE MODE"))
-            try:
-                yield
-            finally:
-                connection.rollback()
-    finally:
-        engine.dispose()
 
 
 def _state(server: LiveServer, conversation_id: str) -> dict[str, Any]:

@@ -101,3 +101,38 @@ async def test_web_only_never_asks_in_the_mcp_client(
             result = await client.call_tool("notes_add", {"text": "buy milk"})
         assert text_of(result).startswith("Error [expired]:")
         assert asker.questions == []
+
+
+async def test_a_2026_client_is_asked_through_an_input_round(
+    make_settings: Callable[..., Settings],
+) -> None:
+    asker = Asker(types.ElicitResult(action="accept", content={"approve": True}))
+    async with serve_mcp(make_settings(mcp_approval_channel="both")) as server:
+        async with server.client(mode="auto", elicitation_callback=asker) as client:
+            assert client.protocol_version == "2026-07-28"
+            result = await asyncio.wait_for(
+                client.call_tool("notes_add", {"text": "buy milk"}), WAIT_S
+            )
+        assert not result.is_error, text_of(result)
+        assert text_of(result) == "Added note #1: buy milk"
+        [question] = asker.questions
+        assert question.message.startswith("Claude Desktop wants to run “Add a note”")
+        assert _audit(server.live.services.db) == [("approved", "mcp", "notes.add")]
+
+
+async def test_a_2026_client_answering_after_the_web_gets_the_web_outcome(
+    make_settings: Callable[..., Settings],
+) -> None:
+    asker = Asker()  # answers "yes" only once released, after the web decided
+    async with serve_mcp(make_settings(mcp_approval_channel="both")) as server:
+        async with server.client(mode="auto", elicitation_callback=asker) as client:
+            calling = asyncio.create_task(client.call_tool("notes_add", {"text": "buy milk"}))
+            await asyncio.wait_for(asker.asked.wait(), WAIT_S)
+            with server.live.services.db.session() as session:
+                [call] = session.exec(select(ToolCall)).all()
+            response = await server.live.decide(call.id, type="edit", args={"text": "buy oat milk"})
+            assert response.status_code == 200
+            asker.release.set()
+            result = await asyncio.wait_for(calling, WAIT_S)
+        assert text_of(result) == "Added note #1: buy oat milk"
+        assert _audit(server.live.services.db) == [("edited", "api", "notes.add")]

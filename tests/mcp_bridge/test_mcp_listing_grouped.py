@@ -221,7 +221,7 @@ def test_c19_names_stay_provider_safe_and_unique_flat_and_grouped(registry, make
     long_ns = "mcp." + "very-long-server-name-" * 4 + "x"
     for name in (
         "mcp.a-b.c",
-        "mcp.a_b.c",
+        "mcp_a-b.d",  # namespace mcp_a-b -> mcp_a_b, as mcp.a-b does (dashes become "_")
         "mcp.get-user.run",
         f"{long_ns}.first",
         f"{long_ns}.second",
@@ -238,7 +238,11 @@ def test_c19_names_stay_provider_safe_and_unique_flat_and_grouped(registry, make
         assert len(names) == len(set(names)), names
 
     grouped_names = {d.name for d in grouped(registry).definitions()}
-    assert {"mcp_a-b", "mcp_a_b", "mcp_get-user", "mcp", "dup_ns"} <= grouped_names
+    assert {"mcp_a_b", "mcp_get_user", "mcp", "dup_ns"} <= grouped_names
+    assert not any("-" in name for name in grouped_names)
+    clash = hashlib.sha256(b"group:mcp_a-b").hexdigest()[:8]
+    assert grouped(registry).resolve(f"mcp_a_b_{clash}", {"action": "d"}).tool.name == "mcp_a-b.d"
+    assert grouped(registry).resolve("mcp_a_b", {"action": "c"}).tool.name == "mcp.a-b.c"
     dup = hashlib.sha256(b"group:dup_ns").hexdigest()[:8]
     assert grouped(registry).resolve(f"dup_ns_{dup}", {"action": "two"}).tool.name == "dup_ns.two"
     assert grouped(registry).resolve("dup_ns", {"action": "one"}).tool.name == "dup.ns.one"

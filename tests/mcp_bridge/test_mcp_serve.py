@@ -57,7 +57,7 @@ def _call(server: McpServer, call_id: str) -> ToolCall:
         return call
 
 
-async def test_no_or_bad_token_is_401_with_the_json_error(
+async def test_no_or_bad_token_is_401_with_a_json_rpc_error(
     make_settings: Callable[..., Settings],
 ) -> None:
     async with serve_mcp(make_settings()) as server:
@@ -66,12 +66,12 @@ async def test_no_or_bad_token_is_401_with_the_json_error(
             for headers in ({}, {"Authorization": "Bearer nope"}):
                 response = await http.post("/mcp", json=body, headers=headers)
                 assert response.status_code == 401
-                assert response.json()["error"]["code"] == "unauthorized"
+                assert response.json()["error"]["data"]["code"] == "unauthorized"
                 assert response.headers["www-authenticate"].startswith("Bearer")
             # No redirect to /mcp/, and a foreign Host is refused (DNS rebinding).
             response = await http.post("/mcp", json=body, headers={"Host": "evil.example"})
             assert response.status_code == 421
-            assert response.json()["error"]["code"] == "host_not_allowed"
+            assert response.json()["error"]["data"]["code"] == "host_not_allowed"
 
 
 async def test_an_allow_call_runs_and_is_recorded(make_settings: Callable[..., Settings]) -> None:
@@ -223,7 +223,7 @@ async def test_grouped_and_read_only_connections_reach_the_same_gate(
                 headers={"Authorization": f"Bearer {server.token}"},
             )
             assert response.status_code == 422
-            assert response.json()["error"]["code"] == "invalid_mcp_option"
+            assert response.json()["error"]["data"]["code"] == "invalid_mcp_option"
         with server.live.services.db.session() as session:
             calls = session.exec(select(ToolCall)).all()
         assert [(c.name, c.status) for c in calls] == [("notes.list", "succeeded")]
@@ -282,3 +282,32 @@ async def test_a_server_stopping_closes_the_calls_it_cannot_answer(
     assert call.error_message == (
         "The server stopped while Claude Desktop waited for the decision, so the call did not run."
     )
+
+
+async def test_an_answer_in_place_of_a_tool_with_an_output_schema_is_an_error_result(
+    make_settings: Callable[..., Settings],
+) -> None:
+    """Found in QA: ``notes.list`` (it declares an output schema) set to ASK and answered with
+    ``respond``: a success without structured content, which the MCP client refused with a
+    RuntimeError instead of a result."""
+    async with serve_mcp(make_settings(mcp_approval_channel="web")) as server:
+        server.live.services.employees.update(
+            "assistant", {"tool_overrides": {"notes.list": "ASK"}}
+        )
+        for query, name, args in (
+            ("", "notes_list", {}),
+            ("?exposition=grouped&read_only=true", "notes", {"action": "list"}),
+        ):
+            async with server.client(query=query) as client:
+                calling = asyncio.create_task(client.call_tool(name, args))
+                call = (await _waiting(server))["tool_call"]
+                response = await server.live.decide(
+                    call["id"], type="respond", message="you have none"
+                )
+                assert response.status_code == 200, response.text
+                result = await asyncio.wait_for(calling, WAIT_S)
+            assert result.is_error
+            assert text_of(result) == (
+                "Error [responded]: The person answered instead of running “List notes”: "
+                "you have none"
+            )

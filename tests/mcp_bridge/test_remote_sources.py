@@ -101,6 +101,7 @@ async def test_a_server_killed_mid_call_is_outcome_unknown_and_comes_back(
     await wait_until(lambda: session.state == "ready", timeout_s=30, what="back")
     result = await registry.execute(_tool(registry, "mcp.remote.echo"), {"text": "x"}, ctx)
     assert result.text == "echo: x"
+    assert remote.log_path.read_text().count("slow started") == 1  # never sent again
 
 
 async def test_list_changed_and_a_manual_refresh_update_the_tools(remote, make_sources, ctx):

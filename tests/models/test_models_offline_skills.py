@@ -75,6 +75,11 @@ OTHER_SCHEMAS: dict[str, dict[str, Any]] = {
         "properties": {"name": {"type": "string"}},
         "required": ["name"],
     },
+    "web_search_fetch": {
+        "type": "object",
+        "properties": {"url": {"type": "string"}},
+        "required": ["url"],
+    },
 }
 SCHEMAS = {**ASK_SCHEMAS, **OTHER_SCHEMAS}
 Status = Literal["success", "error"]
@@ -481,6 +486,13 @@ async def test_use_a_bound_tool_with_json_calls_it(text: str) -> None:
 
     assert _calls(reply) == [("greet_hello", {"name": "Ada"})]
     assert "greet.hello" in reply.text
+
+
+async def test_a_dashed_tool_name_is_called_by_its_provider_name() -> None:
+    # Dashes become "_" in provider names (issue 9), as the registry names the bound tool.
+    reply = await _ask('use web-search.fetch with {"url": "x"}', "web_search_fetch")
+
+    assert _calls(reply) == [("web_search_fetch", {"url": "x"})]
 
 
 async def test_json_that_looks_like_a_note_command_is_passed_through() -> None:

@@ -18,8 +18,9 @@ AXE = REPO_ROOT / "client-web" / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = {"serious", "critical"}
 
 
-async def axe_violations(page: Page) -> list[dict[str, Any]]:
-    """Serious and critical axe-core violations on the page as it is now."""
+async def axe_violations(page: Page, include: str | None = None) -> list[dict[str, Any]]:
+    """Serious and critical axe-core violations on the page as it is now (only inside the
+    elements matching the CSS selector ``include``, when given)."""
     if not AXE.is_file():
         pytest.fail(f"{AXE} is missing: run `make client` (npm ci)", pytrace=False)
     if not await page.evaluate("() => typeof window.axe !== 'undefined'"):
@@ -27,13 +28,15 @@ async def axe_violations(page: Page) -> list[dict[str, Any]]:
         # refuses an injected <script> tag.
         await page.evaluate(AXE.read_text(encoding="utf-8") + "\n;undefined")
     found: list[dict[str, Any]] = await page.evaluate(
-        """async () => {
-            const result = await window.axe.run(document, { resultTypes: ["violations"] });
+        """async (include) => {
+            const context = include ? { include: [include] } : document;
+            const result = await window.axe.run(context, { resultTypes: ["violations"] });
             return result.violations.map((v) => ({
                 id: v.id, impact: v.impact, help: v.help,
                 nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")),
             }));
-        }"""
+        }""",
+        include,
     )
     return [v for v in found if v["impact"] in BLOCKING]
 

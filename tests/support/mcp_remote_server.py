@@ -7,7 +7,7 @@ read on each request so a test can rotate it) or ``python mcp_remote_server.py s
 Tools: ``tool0``..``tool6`` (listed three per page), ``echo``, ``boom`` (an ``is_error``
 result), ``slow`` (sleeps), ``big`` (a long text), ``grow`` (adds ``added`` and announces that
 the tool list changed), the C19 names (``a.b/c``, ``get user``, an 80-character name,
-``Get_User`` and ``get_user``), and ``refused`` whose input schema Interlock does not accept.
+``Get_User``, ``get_user`` and ``get-user``), and ``refused`` whose input schema Interlock does not accept.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def _named(label: str) -> Any:
     return named
 
 
-for remote in ("a.b/c", "get user", LONG_NAME, "Get_User", "get_user"):
+for remote in ("a.b/c", "get user", LONG_NAME, "Get_User", "get_user", "get-user"):
     server.add_tool(_named(remote), name=remote, description=f"The tool named {remote!r}.")
 
 

@@ -115,9 +115,28 @@ def test_register_refuses_something_that_is_not_a_tool(registry):
 # -- provider-safe names -----------------------------------------------------------------------
 
 
-def test_provider_safe_name_maps_dots_to_underscores():
+def test_provider_safe_name_maps_dots_and_dashes_to_underscores():
     assert provider_safe_name("notes.add") == "notes_add"
-    assert provider_safe_name("web-search.fetch_page") == "web-search_fetch_page"
+    assert provider_safe_name("web-search.fetch_page") == "web_search_fetch_page"
+    assert provider_safe_name("a-b") == "a_b"
+
+
+def test_register_refuses_names_that_collide_once_dashes_are_mapped(registry, make_tool):
+    registry.register(make_tool(name="web-search.fetch"))
+
+    reason = registration_reason(registry, make_tool(name="web_search.fetch"))
+
+    assert "provider name 'web_search_fetch' collides with tool 'web-search.fetch'" in reason
+    assert "rename one" in reason
+    assert registry.get("web_search.fetch") is None
+    assert registry.by_provider_name("web_search_fetch").name == "web-search.fetch"
+
+
+def test_register_refuses_a_dash_collision_within_one_batch(registry, make_tool):
+    with pytest.raises(ToolRegistrationError, match=r"collides with tool 'notes-x\.add'"):
+        registry.register_many([make_tool(name="notes-x.add"), make_tool(name="notes_x.add")])
+
+    assert registry.get("notes-x.add") is None
 
 
 def test_provider_safe_name_keeps_a_64_character_name_unchanged():
@@ -148,9 +167,13 @@ def test_provider_safe_name_keeps_long_names_with_a_shared_prefix_apart(registry
     assert first.provider_name[:55] == second.provider_name[:55]
 
 
-@pytest.mark.parametrize("name", ["", "é", "a b", "日本語" * 40, "x" * 500, "a.b-c_d", "\x00"])
+@pytest.mark.parametrize(
+    "name", ["", "é", "a b", "日本語" * 40, "x" * 500, "a.b-c_d", "\x00", "-" * 70, "a/b-c"]
+)
 def test_provider_safe_name_always_matches_the_provider_rule(name):
-    assert PROVIDER_NAME.match(provider_safe_name(name))
+    safe = provider_safe_name(name)
+    assert PROVIDER_NAME.match(safe)
+    assert "-" not in safe and len(safe) <= 64
 
 
 def test_register_sets_the_provider_name_and_finds_the_tool_by_it(registry, make_tool):

@@ -1,10 +1,11 @@
-/** Admins: AI employees (list + editor) and the skills the server found. */
+/** Admins: AI employees (list + editor), the skills the server found, and remote MCP servers. */
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { api, asApiError, type ApiError } from "../api/client";
-import type { EmployeeOut, SkillOut } from "../api/types";
+import type { EmployeeOut, McpServerOut, SkillOut } from "../api/types";
 import { isAdmin, useAppData } from "../state/appData";
 import { EmployeeEditor } from "./EmployeeEditor";
 import { EmployeeList } from "./EmployeeList";
+import { McpServersPanel } from "./McpServersPanel";
 import { SkillsPanel } from "./SkillsPanel";
 
 /** Which employee the editor shows: a slug, a new one, or none yet. */
@@ -14,6 +15,7 @@ export function AdminPage() {
   const { me, tools, reload } = useAppData();
   const [employees, setEmployees] = useState<EmployeeOut[] | null>(null);
   const [skills, setSkills] = useState<SkillOut[]>([]);
+  const [mcpServers, setMcpServers] = useState<McpServerOut[]>([]);
   const [selection, setSelection] = useState<Selection>(null);
   // A fresh editor per pick; saving (even creating) keeps the same editor and its notice.
   const [editorKey, setEditorKey] = useState(0);
@@ -22,9 +24,10 @@ export function AdminPage() {
 
   const load = useCallback(async () => {
     try {
-      const [list, found] = await Promise.all([api.employees(true), api.skills()]);
+      const [list, found, remote] = await Promise.all([api.employees(true), api.skills(), api.mcpServers()]);
       setEmployees(list);
       setSkills(found);
+      setMcpServers(remote);
       setLoadError(null);
     } catch (e) {
       setLoadError(asApiError(e));
@@ -107,6 +110,13 @@ export function AdminPage() {
           </div>
         </section>
         <SkillsPanel skills={skills} />
+        <McpServersPanel
+          servers={mcpServers}
+          onRefreshed={(server) => {
+            setMcpServers((list) => list.map((s) => (s.name === server.name ? server : s)));
+            reload(); // the tool list changed
+          }}
+        />
       </div>
     </main>
   );

@@ -21,6 +21,7 @@ import type {
   GrantIn,
   GrantOut,
   HealthOut,
+  McpServerOut,
   MeOut,
   MessageAccepted,
   MessageCreate,
@@ -181,6 +182,10 @@ export const api = {
   resetEmployee: (slug: string) => request<EmployeeOut>("POST", `/api/employees/${enc(slug)}/reset`),
   commands: (slug: string) => request<SlashCommandOut[]>("GET", `/api/employees/${enc(slug)}/commands`),
   skills: () => request<SkillOut[]>("GET", "/api/skills"),
+  /** Remote MCP servers (admins only). */
+  mcpServers: () => request<McpServerOut[]>("GET", "/api/mcp-servers"),
+  /** Lists a remote MCP server's tools again now (waits up to 15 s for the answer). */
+  refreshMcpServer: (name: string) => request<McpServerOut>("POST", `/api/mcp-servers/${enc(name)}/refresh`),
   tools: () => request<ToolOut[]>("GET", "/api/tools"),
   conversations: () => request<ConversationSummary[]>("GET", "/api/conversations"),
   createConversation: (employee?: string) =>

@@ -102,6 +102,9 @@ export type EmployeeCreate = S["EmployeeCreate"];
 export type EmployeePatch = Partial<EmployeeFields>;
 export type SlashCommandOut = S["SlashCommandOut"];
 export type SkillOut = S["SkillOut"];
+/** A remote MCP server (admins): its state and the tools it lists. */
+export type McpServerOut = S["McpServerOut"];
+export type RemoteToolOut = S["RemoteToolOut"];
 export type CommandClaim = S["CommandClaim"];
 export type MessageCreate = S["MessageCreate"];
 export type ToolAnnotationsOut = S["ToolAnnotationsOut"];

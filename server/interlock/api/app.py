@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -30,7 +30,8 @@ from interlock.api.routers import (
     tool_calls,
 )
 from interlock.api.services import Services
-from interlock.mcp_bridge.serve import McpEndpoint
+from interlock.mcp_bridge.serve import MCP_PATHS, McpEndpoint
+from interlock.mcp_bridge.sources import MCP_SERVERS_VERB
 from interlock.settings import Settings
 from interlock.streaming.listener import EventListener
 
@@ -57,6 +58,18 @@ def freeze_startup_objects() -> None:
     gc.enable()
 
 
+def _control_handler(built: Services) -> Callable[[str, str], None]:
+    """Route a control message from another process: remote MCP servers, else the engine."""
+
+    def on_control(verb: str, argument: str) -> None:
+        if verb == MCP_SERVERS_VERB:
+            built.mcp_sources.on_control(argument)
+        else:
+            built.engine.on_control(verb, argument)
+
+    return on_control
+
+
 def create_app(settings: Settings | None = None, services: Services | None = None) -> FastAPI:
     """Build the app. Storage must already be migrated (``interlock serve`` does it).
 
@@ -73,7 +86,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         built.bus.bind_loop(asyncio.get_running_loop())
         listener: EventListener | None = None
         if not built.db.is_sqlite:  # live events and control messages between processes
-            listener = EventListener(built.bus, built.db.url, built.engine.on_control)
+            listener = EventListener(built.bus, built.db.url, _control_handler(built))
             await listener.start(wait_s=built.settings.db_lock_timeout_s)
             app.state.listener = listener
         await built.engine.recover()
@@ -102,12 +115,15 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         GuardMiddleware,
         max_request_bytes=settings.max_request_bytes,
         body_timeout_s=settings.request_body_timeout_s,
+        jsonrpc_paths=MCP_PATHS,
     )
-    # ``/mcp`` exactly (a Route, not a Mount: no redirect to ``/mcp/``), before the web client.
+    # ``/mcp`` and ``/mcp/`` as Routes, not a Mount: neither redirects (MCP clients do not
+    # follow redirects, and one built from ``Host`` is wrong behind a proxy).
     mcp = McpEndpoint(settings)
-    app.router.routes.append(
-        Route("/mcp", endpoint=mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False)
-    )
+    for path in sorted(MCP_PATHS):
+        app.router.routes.append(
+            Route(path, endpoint=mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+        )
     for module in (
         agui,
         approvals,

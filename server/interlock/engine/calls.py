@@ -62,11 +62,11 @@ class CallExecutor:
         )
         refusal = await self._refusal(tool, employee, call, args, context)
         if refusal is not None:
-            self._refuse(run_id, call, refusal)
+            await self.db.run(self._refuse, run_id, call, refusal)
             return False
         assert tool is not None
         frontend = tool.execution == "frontend"
-        if not self._claim(run_id, call, args, frontend):
+        if not await self.db.run(self._claim, run_id, call, args, frontend):
             return False
         if frontend:
             return True
@@ -82,14 +82,21 @@ class CallExecutor:
                 "result_data": result.data,
                 "full_text": result.full_text,
             }
+        await self.db.run(self._store_outcome, run_id, call.id, outcome)
+        return False
+
+    def _store_outcome(self, run_id: str, call_id: str, outcome: dict[str, Any]) -> None:
+        """Close a call that ran with its outcome, unless it was cancelled meanwhile.
+
+        A blocking call (database thread).
+        """
         with self.db.session() as session:
-            fresh = session.get(ToolCall, call.id)
+            fresh = session.get(ToolCall, call_id)
             assert fresh is not None
             if fresh.status != ToolCallStatus.running:  # cancelled meanwhile
-                return False
+                return
             close_call(session, self.bus, self.registry, fresh, **outcome, run_id=run_id)
             self.bus.commit(session)
-        return False
 
     async def _refusal(
         self,
@@ -108,8 +115,7 @@ class CallExecutor:
             and not employee.may_load(str(args.get("name")))
         ):
             return ToolError("not_found", f"No skill {args.get('name')!r} can be loaded here.")
-        with self.db.session() as session:
-            on = actions_on(session, context.user_id, employee.slug)
+        on = await self.db.run(self._actions_on, context.user_id, employee.slug)
         if effective_permission(tool, employee, actions_on=on) == "DENY":
             # Denied after the call was proposed (an admin, or AI actions turned off or
             # lapsed): it never runs.
@@ -129,8 +135,13 @@ class CallExecutor:
                 return exc
         return None
 
+    def _actions_on(self, user_id: str, employee_slug: str) -> bool:
+        """Whether the person's "AI actions" switch is on for the employee (database thread)."""
+        with self.db.session() as session:
+            return actions_on(session, user_id, employee_slug)
+
     def _refuse(self, run_id: str, call: ToolCall, refusal: ToolError) -> None:
-        """Close a call that was never claimed as ``failed`` (not run)."""
+        """Close a call that was never claimed as ``failed`` (not run); database thread."""
         with self.db.session() as session:
             closed = session.exec(  # type: ignore[call-overload]
                 update(ToolCall)
@@ -147,7 +158,10 @@ class CallExecutor:
             self.bus.commit(session)
 
     def _claim(self, run_id: str, call: ToolCall, args: Any, frontend: bool) -> bool:
-        """Move the call to ``running`` (or ``awaiting_client``) with a compare-and-set."""
+        """Move the call to ``running`` (or ``awaiting_client``) with a compare-and-set.
+
+        A blocking call (database thread).
+        """
         status = ToolCallStatus.awaiting_client if frontend else ToolCallStatus.running
         with self.db.session() as session:
             claimed = session.exec(  # type: ignore[call-overload]
@@ -172,7 +186,10 @@ class CallExecutor:
         return True
 
     def close_decided(self, run_id: str, call: ToolCall, decision: Decision) -> None:
-        """Close a rejected call, or a question answered with ``respond`` (its text is the result)."""
+        """Close a rejected call, or a question answered with ``respond`` (its text is the result).
+
+        A blocking call (database thread).
+        """
         with self.db.session() as session:
             fresh = session.get(ToolCall, call.id)
             if fresh is None or fresh.status != ToolCallStatus.interrupted:

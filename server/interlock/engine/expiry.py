@@ -27,6 +27,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from sqlalchemy import event as sa_event
 from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
@@ -86,7 +87,9 @@ class Deadlines:
         """Stage ``call`` becoming ``interrupted`` with its rule and deadline; caller commits.
 
         ``max_timeout_s`` caps the rule's timeout (an MCP caller waits at most
-        ``mcp_approval_timeout_s``); a shorter rule wins.
+        ``mcp_approval_timeout_s``); a shorter rule wins. The sweeper hears of the new deadline
+        only after the commit: told earlier, it could look before the row is visible, miss it
+        and sleep past it.
         """
         call.status = ToolCallStatus.interrupted
         rule = self.rule_for(registry.get(call.name), employee)
@@ -100,8 +103,11 @@ class Deadlines:
             call.conversation_id,
             ToolCallInterrupted(run_id=run_id, tool_call=view(session, registry, call)),
         )
-        assert call.expires_at is not None
-        self.on_new_deadline(call.expires_at)
+        deadline = call.expires_at
+        assert deadline is not None
+        sa_event.listen(
+            session, "after_commit", lambda _session: self.on_new_deadline(deadline), once=True
+        )
 
 
 def expire_call(engine: Engine, tool_call_id: str, now: datetime) -> tuple[str, int] | None:
@@ -227,6 +233,7 @@ class ExpirySweeper:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopping = False
         self._planned: datetime | None = None
+        self._sweeping = False
         self._task: asyncio.Task[None] | None = None
         engine.deadlines.on_new_deadline = self.notice
 
@@ -245,7 +252,9 @@ class ExpirySweeper:
         """
         if self._loop is None or self._wake is None:
             return
-        if self._planned is None or deadline < self._planned:
+        # During a sweep the plan is not made yet: that sweep may have read the deadlines
+        # before this one was committed, so it looks again.
+        if self._sweeping or self._planned is None or deadline < self._planned:
             self._loop.call_soon_threadsafe(self._wake.set)
 
     async def aclose(self) -> None:
@@ -270,6 +279,13 @@ class ExpirySweeper:
 
     def _sweep_once(self) -> float:
         """Sweep (database thread); return the seconds to wait before the next sweep."""
+        self._sweeping = True
+        try:
+            return self._sweep_and_plan()
+        finally:
+            self._sweeping = False
+
+    def _sweep_and_plan(self) -> float:
         try:
             # One process at a time (several workers): the others skip this round.
             self.engine.leases.exclusively(expire_due, self.engine)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessageChunk
+from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import add_ai_message_chunks
 from langgraph.graph import END, START, StateGraph
 from sqlmodel import Session, col, select
@@ -29,9 +29,10 @@ from interlock.engine.grants import apply_grant
 from interlock.engine.history import HistoryCache
 from interlock.engine.loop_guard import (
     REPEAT_ERROR_CODE,
-    check_run_repeats,
+    check_repeats,
     declined_before,
     repeat_text,
+    run_repeats,
 )
 from interlock.engine.preflight import Prepared, prepare_calls
 from interlock.engine.proposals import message_text, read_proposals
@@ -111,9 +112,13 @@ class _Nodes:
         self.bound = BoundModels(deps.registry)
 
     # -- routing -------------------------------------------------------------------------
-    def route_start(self, state: TurnState) -> str:
+    async def route_start(self, state: TurnState) -> str:
+        return await self.d.db.run(self._start_at, state["conversation_id"])
+
+    def _start_at(self, conversation_id: str) -> str:
+        """``tools`` when the latest assistant message has open calls, else ``model``."""
         with self.d.db.session() as session:
-            calls = latest_assistant_calls(session, state["conversation_id"])
+            calls = latest_assistant_calls(session, conversation_id)
         open_calls = [
             c
             for c in calls
@@ -137,14 +142,7 @@ class _Nodes:
                 code="step_limit",
             )
         conversation_id, run_id = state["conversation_id"], state["run_id"]
-        with d.db.session() as session:
-            conversation = session.get(Conversation, conversation_id)
-            assert conversation is not None
-            employee = d.employee_of(conversation.employee)
-            on = actions_on(session, conversation.owner_id, employee.slug)
-            plan = plan_turn(conversation, employee, d.catalog, d.registry, actions_on=on)
-            prompt = plan.system_prompt + undone_calls_note(session, d.registry, conversation_id)
-            history = self.history.model_messages(session, conversation_id, prompt)
+        employee, plan, history = await d.db.run(self._model_input, conversation_id)
         model = d.model_for(employee)
         bound = self.bound.bind(model, plan.offered)
 
@@ -159,12 +157,12 @@ class _Nodes:
                 deltas.add(message_text(chunk.content))
         except asyncio.CancelledError:
             # Stopped mid-answer: keep the text the person already saw (tool calls dropped).
-            deltas.flush()
+            await deltas.flush()
             partial = message_text(_merged(chunks).content) if chunks else ""
             if partial.strip():
-                self._store_answer(state, partial, [], plan, employee)
+                await d.db.run(self._store_answer, state, partial, [], plan, employee)
             raise
-        deltas.flush()
+        await deltas.flush()
 
         aggregate = _merged(chunks) if chunks else None
         text = message_text(aggregate.content) if aggregate else ""
@@ -181,12 +179,28 @@ class _Nodes:
             )
         except asyncio.CancelledError:
             if text.strip():
-                self._store_answer(state, text, [], plan, employee)
+                await d.db.run(self._store_answer, state, text, [], plan, employee)
             raise
-        self._store_answer(state, text, prepared, plan, employee)
+        await d.db.run(self._store_answer, state, text, prepared, plan, employee)
         # With tool calls the tools node runs next, even when every call already failed its
         # checks: the model must see those error tool messages and answer again.
         return {"steps": state["steps"] + 1, "outcome": "continue" if proposals else "completed"}
+
+    def _model_input(self, conversation_id: str) -> tuple[Employee, TurnPlan, list[BaseMessage]]:
+        """Read what a model step needs: the employee, the turn's plan and the history.
+
+        A blocking call (database thread).
+        """
+        d = self.d
+        with d.db.session() as session:
+            conversation = session.get(Conversation, conversation_id)
+            assert conversation is not None
+            employee = d.employee_of(conversation.employee)
+            on = actions_on(session, conversation.owner_id, employee.slug)
+            plan = plan_turn(conversation, employee, d.catalog, d.registry, actions_on=on)
+            prompt = plan.system_prompt + undone_calls_note(session, d.registry, conversation_id)
+            history = self.history.model_messages(session, conversation_id, prompt)
+        return employee, plan, history
 
     def _store_answer(
         self,
@@ -196,7 +210,14 @@ class _Nodes:
         plan: TurnPlan,
         employee: Employee,
     ) -> None:
-        """Store the assistant message and its calls, failing refused ones at once."""
+        """Store the assistant message and its calls, failing refused ones at once.
+
+        A blocking call (database thread), one transaction.
+
+        Raises:
+            InterlockError: ``repeated_rejected_call`` once the run's second call was closed by
+                the loop guard (after the answer is stored).
+        """
         d = self.d
         conversation_id, run_id = state["conversation_id"], state["run_id"]
         with d.db.session() as session:
@@ -210,6 +231,7 @@ class _Nodes:
             session.flush()
             assert message.id is not None
             calls: list[tuple[ToolCall, Prepared]] = []
+            repeated = False
             for index, item in enumerate(prepared):
                 tool, proposal = item.tool, item.proposal
                 call = ToolCall(
@@ -267,6 +289,7 @@ class _Nodes:
                     and declined_before(session, conversation_id, tool, call.proposed_args)
                 ):
                     self._close_repeat(session, run_id, call, tool)
+                    repeated = True
                 elif tool is not None and plan.permissions[tool.name] == Permission.ALLOW:
                     record_outcome(
                         session,
@@ -285,9 +308,10 @@ class _Nodes:
                 ):
                     call.confirmation = item.confirmation
                     d.deadlines.interrupt(session, d.bus, d.registry, call, employee, run_id)
+            # Only a step that closed a repeat can reach the limit: count only then.
+            repeats = run_repeats(session, run_id) if repeated else 0
             d.bus.commit(session)
-        with d.db.session() as session:
-            check_run_repeats(session, run_id)
+        check_repeats(repeats)
 
     def _close_repeat(self, session: Session, run_id: str, call: ToolCall, tool: Tool) -> None:
         """Close a call the person already declined as ``rejected`` by ``policy:repeat``."""
@@ -316,18 +340,9 @@ class _Nodes:
 
     # -- tools ---------------------------------------------------------------------------
     async def tools(self, state: TurnState) -> dict[str, Any]:
-        d = self.d
-        with d.db.session() as session:
-            conversation = session.get(Conversation, state["conversation_id"])
-            assert conversation is not None
-            employee = d.employee_of(conversation.employee)
-            calls = latest_assistant_calls(session, state["conversation_id"])
-            decisions = {
-                dec.tool_call_id: dec
-                for dec in session.exec(
-                    select(Decision).where(col(Decision.tool_call_id).in_([c.id for c in calls]))
-                ).all()
-            }
+        employee, calls, decisions = await self.d.db.run(
+            self._tools_input, state["conversation_id"]
+        )
         waiting = False
         run_id, user_id = state["run_id"], state["user_id"]
         for call in calls:
@@ -347,8 +362,25 @@ class _Nodes:
                     )
                     waiting |= await self.calls.execute(run_id, user_id, employee, call, args)
                 else:
-                    self.calls.close_decided(run_id, call, decision)
+                    await self.d.db.run(self.calls.close_decided, run_id, call, decision)
         return {"outcome": "paused" if waiting else "continue"}
+
+    def _tools_input(
+        self, conversation_id: str
+    ) -> tuple[Employee, list[ToolCall], dict[str, Decision]]:
+        """Read the latest assistant message's calls and their decisions (database thread)."""
+        with self.d.db.session() as session:
+            conversation = session.get(Conversation, conversation_id)
+            assert conversation is not None
+            employee = self.d.employee_of(conversation.employee)
+            calls = latest_assistant_calls(session, conversation_id)
+            decisions = {
+                dec.tool_call_id: dec
+                for dec in session.exec(
+                    select(Decision).where(col(Decision.tool_call_id).in_([c.id for c in calls]))
+                ).all()
+            }
+        return employee, calls, decisions
 
 
 def _merged(chunks: list[AIMessageChunk]) -> AIMessageChunk:

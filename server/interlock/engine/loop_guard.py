@@ -92,17 +92,26 @@ def repeat_text(tool: Tool) -> str:
     )
 
 
-def check_run_repeats(session: Session, run_id: str) -> None:
-    """Raise ``repeated_rejected_call`` once the run has closed two calls by the guard.
+def run_repeats(session: Session, run_id: str) -> int:
+    """Return how many calls of the run the guard closed (flushed rows included)."""
+    return int(
+        session.exec(
+            select(func.count())
+            .select_from(ToolCall)
+            .where(ToolCall.run_id == run_id, ToolCall.error_code == REPEAT_ERROR_CODE)
+        ).one()
+    )
+
+
+def check_repeats(repeats: int) -> None:
+    """Raise ``repeated_rejected_call`` once a run has closed two calls by the guard.
+
+    Args:
+        repeats: What :func:`run_repeats` counted.
 
     Raises:
         InterlockError: ``repeated_rejected_call``, which ends the run as failed.
     """
-    repeats = session.exec(
-        select(func.count())
-        .select_from(ToolCall)
-        .where(ToolCall.run_id == run_id, ToolCall.error_code == REPEAT_ERROR_CODE)
-    ).one()
     if repeats >= MAX_REPEATS_PER_RUN:
         raise InterlockError(
             "The run was stopped: the assistant kept proposing a call the person had already "

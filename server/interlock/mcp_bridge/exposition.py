@@ -16,7 +16,7 @@ Pass ``request.query_params`` itself (not ``dict(...)``), so a repeated ``tags=`
 Definitions (``mcp.types.Tool``), by exposition:
 
 * ``flat`` (default): one MCP tool per tool. ``name`` is the tool's provider-safe name
-  (``notes_add``: ``[a-zA-Z0-9_-]``, at most 64 characters, unique because the registry
+  (``notes_add``: ``[a-zA-Z0-9_]``, at most 64 characters, unique because the registry
   refuses collisions), ``title``, ``description``, ``input_schema`` exactly as declared,
   ``output_schema`` when the tool declares one whose root is an object (MCP up to 2025-11-25
   allows no other), and ``annotations`` from ``Tool.hints()``: ``read_only_hint`` for read
@@ -124,6 +124,15 @@ class Exposition:
         self.tools: list[ExposedTool] = sorted(exposed, key=lambda e: e.name)
         self._by_name = {e.name: e for e in self.tools}
         self._names = [e.name for e in self.tools]
+        # Other names of a listed tool (its Interlock name, and its flat name when grouped),
+        # for the unknown_tool message: descriptions and hints name tools as Interlock does.
+        self._listed_as: dict[str, str] = {}
+        for e in self.tools:
+            if e.tool is not None:
+                self._listed_as[e.tool.name] = repr(e.name)
+            for action, tool in e.actions.items():
+                where = f"{e.name!r} with action {action!r}"
+                self._listed_as[tool.name] = self._listed_as[tool.provider_name] = where
 
     def definitions(self) -> list[types.Tool]:
         """Return every MCP tool definition, sorted by name."""
@@ -160,10 +169,16 @@ class Exposition:
         """
         exposed = self._by_name.get(name)
         if exposed is None:
+            listed_as = self._listed_as.get(name)
+            advice = (
+                f"it is listed as {listed_as}"
+                if listed_as is not None
+                else "list the tools to see the names"
+            )
             raise BadRequest(
-                f"There is no tool {name!r} on this connection; list the tools to see the names.",
+                f"There is no tool {shown(name)} on this connection; {advice}.",
                 code=UNKNOWN_TOOL,
-                details={"tool": name},
+                details={"tool": name[:MAX_SHOWN_CHARS]},
             )
         if arguments is None:
             arguments = {}
@@ -171,7 +186,7 @@ class Exposition:
             raise BadRequest(
                 f"The arguments of {name!r} must be a JSON object.",
                 code=INVALID_ARGS,
-                details={"tool": name},
+                details={"tool": name[:MAX_SHOWN_CHARS]},
             )
         args = copy.deepcopy(dict(arguments))
         if exposed.tool is not None:
@@ -188,11 +203,18 @@ class Exposition:
         tool = exposed.actions.get(action) if isinstance(action, str) else None
         if tool is None:
             raise BadRequest(
-                f"The tool {name!r} has no action {action!r}; use one of {', '.join(actions)}.",
+                f"The tool {name!r} has no action {shown(action)}; use one of "
+                f"{', '.join(actions)}.",
                 code=UNKNOWN_ACTION,
                 details=details,
             )
         return ResolvedCall(tool=tool, arguments=args, mcp_name=name, action=action)
+
+    def declares_output(self, call: ResolvedCall) -> bool:
+        """Whether the MCP tool ``call`` was made through declares an output schema (its
+        successful results must then carry ``structured_content``)."""
+        exposed = self._by_name.get(call.mcp_name)
+        return exposed is not None and exposed.definition.output_schema is not None
 
     def structured_content(self, call: ResolvedCall, data: Any) -> dict[str, Any] | None:
         """Return a call result's ``structured_content``: its data, when the MCP tool
@@ -201,6 +223,16 @@ class Exposition:
         if exposed is None or exposed.definition.output_schema is None:
             return None
         return data if isinstance(data, dict) else None
+
+
+MAX_SHOWN_CHARS = 80
+"""Longest piece of a caller's input quoted back in an error (a name or action can be huge)."""
+
+
+def shown(value: Any) -> str:
+    """``repr(value)``, cut to :data:`MAX_SHOWN_CHARS` characters with ``…``."""
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN_CHARS else f"{text[: MAX_SHOWN_CHARS - 1]}…"
 
 
 def _flat(tools: list[Tool]) -> list[ExposedTool]:

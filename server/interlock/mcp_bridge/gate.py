@@ -25,11 +25,11 @@ from typing import Any
 import anyio
 import mcp_types as types
 
-from interlock.audit import Channel
-from interlock.engine import DecisionIn, Engine, decide
+from interlock.engine import Engine
 from interlock.engine.expiry import expire_call
 from interlock.engine.outside import FINAL_STATUSES
 from interlock.errors import InterlockError
+from interlock.mcp_bridge.rounds import approval_round, decide_from_answer
 from interlock.storage import ToolCallStatus
 from interlock.storage.views import ToolCallOut
 
@@ -69,7 +69,9 @@ async def call_tool(
     args: dict[str, Any],
     elicit: Elicit | None,
     structure: Callable[[Any], dict[str, Any] | None] | None = None,
-) -> types.CallToolResult:
+    ask_in_round: bool = False,
+    answer: tuple[str, types.ElicitResult] | None = None,
+) -> types.CallToolResult | types.InputRequiredResult:
     """Place a call from an MCP client and answer it once it has an outcome.
 
     Args:
@@ -80,37 +82,103 @@ async def call_tool(
         tool_name: The Interlock tool name.
         args: The args as sent.
         elicit: Asks the person in the MCP client, or None (not supported or not wanted).
-        structure: The result's ``structured_content`` from the tool's data (None: none).
+        structure: The result's ``structured_content`` from the tool's data, given when the
+            MCP tool declares an output schema (None: it declares none). A success it finds no
+            object in (the person answered with ``respond`` instead of running the tool) is
+            answered as an ``is_error`` result (``responded``): MCP requires structured content
+            that fits a declared output schema, and clients refuse a result without it.
+        ask_in_round: Ask the client's person through an ``input_required`` answer (a
+            2026-07-28 connection that supports elicitation; :mod:`~interlock.mcp_bridge.rounds`).
+        answer: ``(call id, answer)`` of a call sent again with its person's answer.
 
     Returns:
         The tool's result; ``is_error`` with ``Error [<code>]: ...`` text for every other
-        outcome (refused, rejected, expired, cancelled, failed).
+        outcome (refused, rejected, expired, cancelled, failed); or the approval question
+        (``ask_in_round``).
     """
-    employee = engine.employees.get(employee_slug)
+    if answer is not None:
+        return await _answered(engine, user_id, client_name, tool_name, args, answer, structure)
+    employee = await engine.db.run(engine.employees.get, employee_slug)  # may read the table
     if employee is None:
         return error_result("not_found", f"No employee {employee_slug!r}.")
-    try:
-        placed = await engine.outside.place(
+    placing = asyncio.ensure_future(
+        engine.outside.place(
             user_id=user_id,
             employee=employee,
             client_name=client_name,
             tool_name=tool_name,
             args=args,
         )
+    )
+    try:
+        placed = await asyncio.shield(placing)
     except InterlockError as exc:
         return error_result(exc.code, exc.message)
+    except asyncio.CancelledError:
+        # The caller left while its call was being stored: once stored, close it unrun.
+        with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+            left = await placing
+            await engine.db.run(engine.outside.caller_left, left.call.id, client_name)
+        raise
     call = placed.call
     if call.status == ToolCallStatus.pending:
         await engine.outside.run_allowed(call.id, user_id, employee)
+    elif call.status == ToolCallStatus.interrupted and ask_in_round:
+        return approval_round(call, approval_question(call, client_name), APPROVAL_SCHEMA)
     elif call.status == ToolCallStatus.interrupted:
         await _await_decision(engine, placed.conversation_id, call, user_id, client_name, elicit)
-    out, text = await engine.db.run(engine.outside.outcome, call.id)
+    return await _final(engine, call.id, structure)
+
+
+async def _answered(
+    engine: Engine,
+    user_id: str,
+    client_name: str,
+    tool_name: str,
+    args: dict[str, Any],
+    answer: tuple[str, types.ElicitResult],
+    structure: Callable[[Any], dict[str, Any] | None] | None,
+) -> types.CallToolResult:
+    """A call sent again with its person's answer: decide, then wait for its outcome."""
+    call_id, reply = answer
+    owned = await engine.db.run(engine.outside.own_call, call_id, user_id)
+    if owned is None or owned[0].name != tool_name or owned[0].proposed_args != args:
+        return error_result(
+            "invalid_request", "That answer is for another call; call the tool again."
+        )
+    call, conversation_id = owned
+    await decide_from_answer(engine, user_id, call.id, reply)
+    await _await_decision(engine, conversation_id, call, user_id, client_name, None)
+    return await _final(engine, call.id, structure)
+
+
+async def _final(
+    engine: Engine, call_id: str, structure: Callable[[Any], dict[str, Any] | None] | None
+) -> types.CallToolResult:
+    """The MCP result of a call that has its outcome."""
+    out, text = await engine.db.run(engine.outside.outcome, call_id)
     if out is None:
         return error_result("not_found", "The call's record was deleted before it ended.")
     result = result_of(out, text)
     if not result.is_error and structure is not None:
         result.structured_content = structure(out.result_data)
+        if result.structured_content is None:
+            return unstructured(out)
     return result
+
+
+def unstructured(call: ToolCallOut) -> types.CallToolResult:
+    """The result of a success without the data its declared output schema promises: the tool
+    did not run because the person answered in its place (``respond``)."""
+    answer = call.decision.message if call.decision is not None else None
+    if answer:
+        return error_result(
+            "responded",
+            f"The person answered instead of running “{call.title}”: {answer}",
+        )
+    return error_result(
+        "invalid_output", f"“{call.title}” ended without the data its output schema declares."
+    )
 
 
 async def _await_decision(
@@ -182,18 +250,7 @@ async def _ask(
     except Exception as exc:  # the client cannot ask after all: the web client still can
         log.info("elicitation for call %s failed: %s", call.id, exc)
         return
-    content = answer.content or {}
-    if answer.action == "accept" and content.get("approve") is True:
-        body = DecisionIn(type="approve")
-    elif answer.action in ("accept", "decline"):
-        reason = content.get("reason")
-        body = DecisionIn(type="reject", message=str(reason)[:2000] if reason else None)
-    else:  # dismissed: leave it to the web client or the deadline
-        return
-    try:
-        await decide(engine, user_id, call.id, body, channel=Channel.mcp)
-    except InterlockError as exc:
-        log.info("elicited decision on call %s not taken: %s", call.id, exc.code)
+    await decide_from_answer(engine, user_id, call.id, answer)
 
 
 def approval_question(call: ToolCallOut, client_name: str) -> str:

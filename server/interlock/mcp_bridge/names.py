@@ -3,7 +3,7 @@
 A remote server may name its tools anything (``a.b/c``, ``get user``, 80 characters, names that
 differ only in case). Interlock names each one ``mcp.<server>.<tool>`` where ``<tool>`` keeps
 only ``[a-z0-9_-]``, so the name passes :data:`interlock.tools.registration.TOOL_NAME_RE` and
-its provider name (:func:`interlock.tools.provider_safe_name`: ``[a-zA-Z0-9_-]``, at most 64
+its provider name (:func:`interlock.tools.provider_safe_name`: ``[a-zA-Z0-9_]``, at most 64
 characters) is unique among the server's tools. Calls still go out under the remote name.
 """
 
@@ -47,7 +47,8 @@ def interlock_names(server: str, remote_names: Iterable[str]) -> dict[str, str]:
     its spelling; any other gets its cleaned form, and, when that is taken by another tool of
     the server or is longer than 60 characters, a ``-`` and the first 8 hex digits of the
     SHA-256 of the remote name (so the result is the same on every listing). Uniqueness is
-    checked on the provider names too, which is what model providers see.
+    checked on the provider names too, which is what model providers see (dashes become
+    ``_`` there: of ``get_user`` and ``get-user`` the second gets the hash).
 
     Args:
         server: The server's name (``MCP_SERVER_NAME_RE``).
@@ -64,8 +65,10 @@ def interlock_names(server: str, remote_names: Iterable[str]) -> dict[str, str]:
         counts[value] = counts.get(value, 0) + 1
     out: dict[str, str] = {}
     taken: set[str] = set()
-    # Clean names first, so that they keep their spelling whatever else the server lists.
-    for remote in sorted(names, key=lambda r: (cleaned[r] != r, r)):
+    # Clean names first, so that they keep their spelling whatever else the server lists; of
+    # those, names without a dash first (``get_user`` before ``get-user``: both become
+    # ``get_user`` for providers, and the one already in that form keeps it).
+    for remote in sorted(names, key=lambda r: (cleaned[r] != r, "-" in r, r)):
         base = cleaned[remote]
         keep = base == remote or counts[base] == 1
         candidate = base if keep and len(base) <= MAX_TOOL_PART else _with_hash(base, remote, _HASH)

@@ -21,9 +21,11 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import anyio
 import mcp_types as types
 
 from interlock.adapters.mcp_http import McpHttpCall
@@ -31,7 +33,7 @@ from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.mcp_bridge.client import RemoteSession
 from interlock.mcp_bridge.names import interlock_names, tool_prefix
 from interlock.mcp_bridge.results import tool_result
-from interlock.mcp_bridge.store import delete_server, load_servers, save_server
+from interlock.mcp_bridge.store import delete_server, load_server, load_servers, save_server
 from interlock.settings import MCP_SERVER_NAME_RE, McpServerSpec, Settings
 from interlock.storage import Database
 from interlock.tools import (
@@ -51,6 +53,9 @@ logger = logging.getLogger(__name__)
 CALL_GRACE_S = 1.0
 """A remote tool enforces the call timeout itself (so a late answer is ``timeout`` with a
 clear message); the registry's backstop (``Tool.timeout_s``) is this much longer."""
+MCP_SERVERS_VERB = "mcp_servers"
+"""Control message ``mcp_servers <name> <process>``: a server of the admin API changed; other
+processes read it again (PostgreSQL ``NOTIFY interlock_control``)."""
 REFRESH_WAIT_S = 15.0
 """Longest wait of a manual refresh for the new listing, in seconds."""
 
@@ -127,6 +132,9 @@ class McpSources:
         self.sources: dict[str, Source] = {}
         self._extra: dict[tuple[str, str], RemoteSession] = {}
         self._started = False
+        self._process = uuid.uuid4().hex[:12]
+        self._reloads: set[asyncio.Task[None]] = set()
+        self._changing = asyncio.Lock()  # one add/replace/delete at a time
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -144,6 +152,8 @@ class McpSources:
     async def aclose(self) -> None:
         """Stop every session (stdio servers' processes end); their tools leave the registry."""
         self._started = False
+        for task in list(self._reloads):
+            task.cancel()
         sessions = [s.session for s in self.sources.values()] + list(self._extra.values())
         await asyncio.gather(*(s.aclose() for s in sessions))
         for name in list(self.sources):
@@ -231,10 +241,11 @@ class McpSources:
                 code="invalid_mcp_server",
             )
         self._check_editable(name)
-        await self.db.run(save_server, self.db, name, spec, user_id)
-        await self._stop(name)
-        self._add(name, spec, "admin")
-        return self.sources[name]
+        async with self._changing:
+            await self.db.run(save_server, self.db, name, spec, user_id, self._notice(name))
+            await self._stop(name)
+            self._add(name, spec, "admin")
+            return self.sources[name]
 
     async def delete(self, name: str) -> None:
         """Remove a server of the admin API; its tools leave the registry.
@@ -244,8 +255,34 @@ class McpSources:
         """
         self.get(name)
         self._check_editable(name)
-        await self.db.run(delete_server, self.db, name)
-        await self._stop(name)
+        async with self._changing:
+            await self.db.run(delete_server, self.db, name, self._notice(name))
+            await self._stop(name)
+
+    def _notice(self, name: str) -> str:
+        return f"{MCP_SERVERS_VERB} {name} {self._process}"
+
+    def on_control(self, argument: str) -> None:
+        """Another process changed the admin server ``<name> <process>``: read it again (on the
+        event loop, in the background); this process's own notices are skipped."""
+        name, _, process = argument.partition(" ")
+        if process == self._process or not self._started:
+            return
+        task = asyncio.get_running_loop().create_task(self._reload(name))
+        self._reloads.add(task)
+        task.add_done_callback(self._reloads.discard)
+
+    async def _reload(self, name: str) -> None:
+        if name in self.settings.mcp_servers:
+            return
+        async with self._changing:
+            spec = await self.db.run(load_server, self.db, name)
+            await self._stop(name)
+            if spec is not None and self._started:
+                self._add(name, spec, "admin")
+        logger.info(
+            "MCP server %s %s (changed by another process)", name, "reloaded" if spec else "removed"
+        )
 
     def _check_editable(self, name: str) -> None:
         if name in self.settings.mcp_servers:
@@ -265,12 +302,27 @@ class McpSources:
 
     # -- listings ----------------------------------------------------------------------------
 
-    def _apply(self, session: RemoteSession, listed: list[types.Tool]) -> None:
-        """Replace the server's registered tools with ``listed`` (run on the owner task)."""
+    async def _apply(self, session: RemoteSession, listed: list[types.Tool]) -> None:
+        """Replace the server's registered tools with ``listed`` (called by the owner task).
+
+        Checking schemas and building validators is CPU work: it runs in a worker thread.
+        """
         source = self.sources.get(session.name)
         if source is None or source.session is not session:
             return
-        spec = source.spec
+        rows = await anyio.to_thread.run_sync(self._replace, source, listed)
+        if self.sources.get(session.name) is source:
+            source.tools = rows
+        logger.info(
+            "MCP server %s lists %d tools (%d unavailable)",
+            session.name,
+            len(rows),
+            sum(not r.available for r in rows),
+        )
+
+    def _replace(self, source: Source, listed: list[types.Tool]) -> list[RemoteTool]:
+        """Build the tools of ``listed`` and swap them into the registry (a worker thread)."""
+        session, spec = source.session, source.spec
         names = interlock_names(session.name, [t.name for t in listed])
         timeout_s = self.settings.mcp_call_timeout_s
         seen: set[str] = set()
@@ -320,13 +372,7 @@ class McpSources:
         for row in rows:
             if row.name in refused:
                 row.available, row.reason = False, refused[row.name]
-        source.tools = rows
-        logger.info(
-            "MCP server %s lists %d tools (%d unavailable)",
-            session.name,
-            len(rows),
-            sum(not r.available for r in rows),
-        )
+        return rows
 
 
 def _schema_problem(remote: types.Tool) -> str | None:

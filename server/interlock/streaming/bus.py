@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import bindparam, func, insert, update
@@ -82,6 +83,11 @@ class EventBus:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.origin = uuid.uuid4().hex
         """This process's name in NOTIFY payloads (its own notifications are skipped)."""
+
+    @property
+    def db(self) -> Database:
+        """The database events are stored in."""
+        return self._db
 
     def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
         """Deliver events committed on other threads on ``loop`` (the server's)."""
@@ -165,6 +171,13 @@ class EventBus:
             seq = self.stage(session, conversation_id, event)
             self.commit(session)
         return seq
+
+    def publish_many(self, conversation_id: str, events: Sequence[StreamEvent]) -> None:
+        """Stage, commit and deliver ``events`` in one transaction (a blocking call)."""
+        with self._db.session() as session:
+            for event in events:
+                self.stage(session, conversation_id, event)
+            self.commit(session)
 
     async def apublish(self, conversation_id: str, event: StreamEvent) -> int:
         """:meth:`publish` on the database thread pool."""

@@ -1,7 +1,8 @@
-"""Coalescing streamed tokens into ``message.delta`` events."""
+"""Coalescing streamed tokens into ``message.delta`` events, written off the event loop."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from interlock.streaming.bus import EventBus
@@ -12,7 +13,17 @@ class DeltaBuffer:
     """Publishes streamed text as ``message.delta`` events, at most one per ``window_s``.
 
     The first piece goes out at once; pieces arriving within the window are joined, so a fast
-    model costs a few writes per answer instead of one per token.
+    model costs a few writes per answer instead of one per token (``window_s`` 0: one event
+    per piece). Writes run on the database threads, one at a time so the pieces keep their
+    order; pieces that arrive while a write is under way (or waits for a lock) go with the
+    next one, in one transaction, so a slow database never holds up the model's stream, let
+    alone the event loop.
+
+    Args:
+        bus: The event bus.
+        conversation_id: The conversation streamed to.
+        run_id: The run whose answer this is.
+        window_s: Shortest time between two writes, in seconds.
     """
 
     def __init__(self, bus: EventBus, conversation_id: str, run_id: str, window_s: float) -> None:
@@ -22,18 +33,61 @@ class DeltaBuffer:
         self._run_id = run_id
         self._pending: list[str] = []
         self._last = float("-inf")
+        self._writer: asyncio.Task[None] | None = None
 
     def add(self, text: str) -> None:
+        """Queue ``text``; start a write when none is under way and the window has passed.
+
+        Call on the event loop thread; never blocks.
+        """
         if not text:
             return
         self._pending.append(text)
-        now = time.monotonic()
-        if now - self._last >= self._window_s:
-            self.flush()
-            self._last = now
+        if self._writer is None and time.monotonic() - self._last >= self._window_s:
+            self._writer = asyncio.create_task(self._write())
 
-    def flush(self) -> None:
-        if self._pending:
-            delta = "".join(self._pending)
-            self._pending.clear()
-            self._bus.publish(self._conversation_id, MessageDelta(run_id=self._run_id, delta=delta))
+    async def flush(self) -> None:
+        """Wait for the write under way, then write whatever text is left.
+
+        Raises:
+            DatabaseBusy: A write waited longer than the lock timeout.
+        """
+        await self._wait_writer()
+        events = self.take()
+        if events:
+            await self._bus.db.run(self._bus.publish_many, self._conversation_id, events)
+
+    async def drain(self) -> list[MessageDelta]:
+        """Wait for the write under way; return the events of the text not written yet.
+
+        The caller writes them itself, in the transaction storing the whole answer.
+
+        Raises:
+            DatabaseBusy: The write under way waited longer than the lock timeout.
+        """
+        await self._wait_writer()
+        return self.take()
+
+    def take(self) -> list[MessageDelta]:
+        """Return the pending text as events (joined unless ``window_s`` is 0) and forget it."""
+        pieces = self._pending if self._window_s == 0 else ["".join(self._pending)]
+        events = [MessageDelta(run_id=self._run_id, delta=piece) for piece in pieces if piece]
+        self._pending = []
+        return events
+
+    async def _wait_writer(self) -> None:
+        writer = self._writer
+        if writer is not None:
+            # Shielded: a cancelled caller must not leave a write half waited for.
+            await asyncio.shield(writer)
+
+    async def _write(self) -> None:
+        try:
+            while self._pending:
+                self._last = time.monotonic()
+                events = self.take()
+                await self._bus.db.run(self._bus.publish_many, self._conversation_id, events)
+                if time.monotonic() - self._last < self._window_s:
+                    break  # the next add (or the flush) writes what arrived meanwhile
+        finally:
+            self._writer = None

@@ -240,7 +240,7 @@ class Tool:
             one of the employee's approvers may (the owner may still reject it).
         approvals_required: Distinct people who must approve (1 to 5); any reject ends it.
         skill: The skill the tool belongs to, set by the skill loader; None for core tools.
-        provider_name: Name sent to model providers (``^[a-zA-Z0-9_-]{1,64}$``), set by the
+        provider_name: Name sent to model providers (``^[a-zA-Z0-9_]{1,64}$``), set by the
             registry; also the tool's MCP name.
         tags: Labels for filtering (MCP listings: ``tags=``, ``any_tags=``, ``exclude_tags=``),
             each matching ``TAG_RE`` (lowercase, up to 40 characters). The skill loader adds

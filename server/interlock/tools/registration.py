@@ -3,7 +3,8 @@
 :func:`check_tool` applies every rule once, when a tool is registered (name format and length,
 no duplicate, no provider-name collision, attribute types, permission, timeout, schemas), so
 the registry and the engine can trust a registered tool. :func:`provider_safe_name` maps a
-dotted tool name (``notes.add``) to the name providers accept (``notes_add``).
+tool name (``notes.add``, ``web-search.fetch``) to the name providers and MCP clients see
+(``notes_add``, ``web_search_fetch``).
 """
 
 from __future__ import annotations
@@ -41,7 +42,9 @@ TAG_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
 a letter or digit, so a comma-separated list in a URL query (``tags=productivity,writing``)
 needs no escaping."""
 _HASH_CHARS = 8
-_UNSAFE_RE = re.compile(r"[^a-zA-Z0-9_-]")
+_UNSAFE_RE = re.compile(r"[^a-zA-Z0-9_]")
+"""What :func:`provider_safe_name` maps to ``_``: everything but letters, digits and ``_`` (so
+dots and dashes, issue 9: ``web-search.fetch`` -> ``web_search_fetch``)."""
 
 
 class ToolRegistrationError(ValueError):
@@ -66,17 +69,20 @@ class ToolRegistrationError(ValueError):
 def provider_safe_name(name: str) -> str:
     """Map a tool name to a name every model provider accepts.
 
-    Characters outside ``[a-zA-Z0-9_-]`` become ``_`` (``notes.add`` -> ``notes_add``). A
-    result longer than 64 characters (or empty) keeps its first 55 characters and gets ``_``
-    plus the first 8 hex digits of the SHA-256 of the original name (UTF-8), so it stays
-    stable across restarts and distinct for names sharing a long prefix. The registry refuses
-    two tools whose names map to the same result.
+    Characters outside ``[a-zA-Z0-9_]`` become ``_``: dots and dashes too (``notes.add`` ->
+    ``notes_add``, ``web-search.fetch`` -> ``web_search_fetch``; issue 9 §1), so the result also
+    fits providers and MCP clients stricter than ``[a-zA-Z0-9_-]``. A result longer than 64
+    characters (or empty) keeps its first 55 characters and gets ``_`` plus the first 8 hex
+    digits of the SHA-256 of the original name (UTF-8), so it stays stable across restarts and
+    distinct for names sharing a long prefix. The registry refuses two tools whose names map
+    to the same result (``notes-add`` and ``notes_add``), naming both.
 
     Args:
         name: A tool name (any string).
 
     Returns:
-        A string matching ``^[a-zA-Z0-9_-]{1,64}$``.
+        A string matching ``^[a-zA-Z0-9_]{1,64}$`` (so also the providers' wider
+        ``^[a-zA-Z0-9_-]{1,64}$``).
     """
     safe = _UNSAFE_RE.sub("_", name)
     if 0 < len(safe) <= PROVIDER_NAME_MAX:
@@ -131,8 +137,8 @@ def check_tool(
     other = registered_providers.get(pname) or providers.get(pname)
     if other is not None:
         raise fail(
-            f"provider name {pname!r} collides with tool {other.name!r} "
-            "(names must stay distinct after mapping to [a-zA-Z0-9_-]{1,64})"
+            f"provider name {pname!r} collides with tool {other.name!r} (model providers and "
+            "MCP clients see both as the same name once dots and dashes become '_'; rename one)"
         )
     for attr in ("title", "description"):
         if not isinstance(getattr(tool, attr), str):

@@ -114,7 +114,7 @@ def parse_tool_command(text: str) -> SkillRequest | None:
     """Read the generic rule ``use <tool.name> with {json}`` / ``call <tool.name> {json}``.
 
     The tool name is given in dotted form and mapped to the provider form (characters outside
-    ``[a-zA-Z0-9_-]`` become ``_``). Without JSON the name must contain a dot (``call
+    ``[a-zA-Z0-9_]``, dots and dashes too, become ``_``). Without JSON the name must contain a dot (``call
     notes.list``), so "call Sam" is not a tool call.
 
     Args:

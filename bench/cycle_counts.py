@@ -1,0 +1,126 @@
+"""Database work of one fresh HITL cycle: transactions, statements and sessions, by kind.
+
+    python bench/cycle_counts.py [--cycles 5] [--database-url URL] [--show-statements]
+
+Serves Interlock in this process (SQLite in a temporary directory unless ``--database-url``),
+runs a few warm-up cycles, then counts over ``--cycles`` fresh cycles (new conversation, its
+stream, "add a note", approve, run completed) with SQLAlchemy event hooks on the server's
+engine: commits, statements (by first word) and ``Database.session`` calls (by caller).
+Figures are per cycle. Not part of ``make bench``: a tool for reading where the work goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+
+from client import InterlockClient, hitl_cycle
+from common import run_async
+from server import bench_settings, inprocess_server, prepare_database
+
+WARMUP = 3
+
+
+class Counts:
+    """Counters filled by the engine's event hooks."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.commits = 0
+        self.rollbacks = 0
+        self.statements: Counter[str] = Counter()
+        self.texts: Counter[str] = Counter()
+        self.sessions: Counter[str] = Counter()
+
+
+def instrument(services: Any, counts: Counts) -> None:
+    engine = services.db.engine
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _statement(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if counts.on:
+            words = statement.split()
+            counts.statements[words[0].upper() if words else "?"] += 1
+            counts.texts[" ".join(words)[:160]] += 1
+
+    @event.listens_for(engine, "commit")
+    def _commit(_conn: Any) -> None:
+        if counts.on:
+            counts.commits += 1
+
+    @event.listens_for(engine, "rollback")
+    def _rollback(_conn: Any) -> None:
+        if counts.on:
+            counts.rollbacks += 1
+
+    db = services.db
+    original = db.session
+
+    def session() -> Any:
+        if counts.on:
+            caller = sys._getframe(1)
+            module = str(caller.f_globals.get("__name__", "?")).removeprefix("interlock.")
+            counts.sessions[f"{module}.{caller.f_code.co_name}"] += 1
+        return original()
+
+    db.session = session
+
+
+async def measure(database_url: str | None, cycles: int) -> Counts:
+    with tempfile.TemporaryDirectory(prefix="interlock-counts-") as tmp:
+        if database_url is None:
+            _path, database_url = prepare_database(Path(tmp))
+        settings = bench_settings(database_url)
+        counts = Counts()
+        async with inprocess_server(settings) as server:
+            instrument(server.services, counts)
+            client = InterlockClient(server.url)
+            try:
+                for i in range(WARMUP + cycles):
+                    if i == WARMUP:
+                        counts.on = True
+                    conversation_id = await client.new_conversation()
+                    async with client.events(conversation_id) as stream:
+                        await hitl_cycle(client, stream, conversation_id, i)
+                    await server.services.engine.wait_idle()
+                counts.on = False
+            finally:
+                await client.aclose()
+        return counts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cycles", type=int, default=5)
+    parser.add_argument(
+        "--database-url", default=None, help="a migrated database (default: SQLite)"
+    )
+    parser.add_argument("--show-statements", action="store_true")
+    args = parser.parse_args()
+    counts = run_async(measure(args.database_url, args.cycles))
+    n = args.cycles
+    total = sum(counts.statements.values())
+    print(f"per fresh HITL cycle (mean of {n}):")
+    print(
+        f"  transactions (commits): {counts.commits / n:.1f}   rollbacks: {counts.rollbacks / n:.1f}"
+    )
+    print(
+        f"  statements: {total / n:.1f}  "
+        + "  ".join(f"{k} {v / n:.1f}" for k, v in counts.statements.most_common())
+    )
+    print(f"  sessions: {sum(counts.sessions.values()) / n:.1f}")
+    for name, value in counts.sessions.most_common():
+        print(f"    {value / n:5.1f}  {name}")
+    if args.show_statements:
+        for text, value in counts.texts.most_common():
+            print(f"    {value / n:5.1f}  {text}")
+
+
+if __name__ == "__main__":
+    main()

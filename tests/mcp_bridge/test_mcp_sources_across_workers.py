@@ -1,0 +1,39 @@
+"""Several workers on one PostgreSQL database: a remote MCP server an admin adds or removes on one
+worker is added or removed on the other too (``NOTIFY interlock_control``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from interlock.settings import Settings
+from support.live import live_server
+from support.mcp_remote import RemoteMcp
+from support.waits import wait_until
+
+
+async def test_an_admin_change_reaches_the_other_worker(
+    remote: RemoteMcp, backend: str, db_url: str, tmp_path: Path
+):
+    if backend == "sqlite":
+        pytest.skip("several workers need PostgreSQL")
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, database_url=db_url, client_dist=tmp_path / "none", mcp_retry_max_s=1.0
+    )
+    async with live_server(settings) as first, live_server(settings) as second:
+        put = await first.client.put("/api/mcp-servers/shared", json={"url": remote.url})
+        assert put.status_code == 200, put.text
+        for worker in (first, second):
+            registry = worker.services.registry
+            await wait_until(
+                lambda r=registry: "mcp.shared.echo" in r, timeout_s=30, what="tools on a worker"
+            )
+        listed = (await second.client.get("/api/mcp-servers/shared")).json()
+        assert listed["origin"] == "admin"
+
+        gone = await first.client.delete("/api/mcp-servers/shared")
+        assert gone.status_code == 204
+        registry = second.services.registry
+        await wait_until(lambda: "mcp.shared.echo" not in registry, timeout_s=30, what="removed")
+        assert (await second.client.get("/api/mcp-servers/shared")).status_code == 404
