@@ -9,12 +9,22 @@ from typing import Any
 import mcp_types as types
 from sqlmodel import select
 
+from interlock.mcp_bridge.gate import approval_question
 from interlock.settings import Settings
 from interlock.storage import AuditRecord, ToolCall
+from interlock.storage.views import ToolCallOut
 from support.mcp import serve_mcp, text_of
 from support.notes import stored_notes
 
 WAIT_S = 15.0
+_CALL: dict[str, Any] = {
+    "id": "call_1",
+    "message_id": 1,
+    "run_id": "mcp_1",
+    "permission": "ASK",
+    "status": "interrupted",
+    "created_at": "2026-01-01T00:00:00Z",
+}
 
 
 class Asker:
@@ -101,6 +111,39 @@ async def test_web_only_never_asks_in_the_mcp_client(
             result = await client.call_tool("notes_add", {"text": "buy milk"})
         assert text_of(result).startswith("Error [expired]:")
         assert asker.questions == []
+
+
+async def test_a_question_tool_is_never_put_as_a_yes_or_no(
+    make_settings: Callable[..., Settings],
+) -> None:
+    """Found in QA: ``ask.confirm`` (answered with respond) was put to the MCP client as "Run
+    it?"; a yes was then refused by the server and silently dropped."""
+    asker = Asker(types.ElicitResult(action="accept", content={"approve": True}))
+    settings = make_settings(mcp_approval_channel="both", mcp_approval_timeout_s=0.5)
+    async with serve_mcp(settings) as server:
+        for mode in ("legacy", "auto"):  # a session's request, a 2026-07-28 input round
+            async with server.client(mode=mode, elicitation_callback=asker) as client:
+                result = await client.call_tool("ask_confirm", {"summary": f"Send it ({mode})"})
+            assert text_of(result).startswith("Error [expired]:")
+            assert asker.questions == []
+
+
+def test_a_question_without_a_confirmation_names_the_args_not_the_code() -> None:
+    """Found in QA: a tool without a confirmation was asked about as "Save (documents.write)"."""
+    call = ToolCallOut.model_validate(
+        {
+            **_CALL,
+            "name": "reports.send",
+            "title": "Send a report",
+            "proposed_args": {"to": "ann@example.com", "pages": [1, 2], "body": "x" * 100},
+        }
+    )
+    question = approval_question(call, "Claude Desktop")
+    assert question == (
+        "Claude Desktop wants to run “Send a report” through Interlock with to “ann@example.com”, "
+        f"pages [1, 2], body “{'x' * 59}…”. Run it?"
+    )
+    assert "reports.send" not in question
 
 
 async def test_a_2026_client_is_asked_through_an_input_round(

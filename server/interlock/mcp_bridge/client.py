@@ -35,6 +35,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from interlock import __version__
 from interlock.mcp_bridge.transport import (
     ConnectionAuth,
+    SessionLost,
     describe,
     http_transport,
     url_with_params,
@@ -193,6 +194,8 @@ class RemoteSession:
             delay = min(delay * 2, self.retry_max_s)
 
     async def _serve(self) -> None:
+        if self.state != "down":  # a re-created session; while down, "down" stays until ready
+            self.state = "connecting"
         await self._auth.load()
         client = Client(
             self._transport(),
@@ -244,24 +247,28 @@ class RemoteSession:
 
     async def _listen(self, client: Client, subscribed: anyio.Event) -> None:
         """Follow ``subscriptions/listen`` for tool list changes; ``subscribed`` is set once the
-        first try ended (acknowledged or not). A stream that is lost is opened again, and the
-        tools listed again, since changes in between were not announced."""
-        while True:
-            try:
-                async with client.listen(tools_list_changed=True) as subscription:
-                    if subscribed.is_set():
-                        self.request("refresh")
-                    subscribed.set()
-                    async for _event in subscription:
-                        self.request("refresh")
-                return
-            except ListenNotSupportedError:
+        try is over (acknowledged or not).
+
+        The stream is also how a dead server shows: when it is lost, the session ends
+        (:class:`SessionLost`) and the owner task connects again (and lists again); when the
+        server closes it, the session is re-created at once.
+        """
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
                 subscribed.set()
-                return
-            except (SubscriptionLost, MCPError, TimeoutError) as exc:
-                subscribed.set()
-                logger.info("MCP server %s: change stream lost (%s)", self.name, exc)
-            await anyio.sleep(1.0)
+                async for _event in subscription:
+                    self.request("refresh")
+            self.request("restart")
+        except ListenNotSupportedError:
+            subscribed.set()
+        except (SubscriptionLost, MCPError, TimeoutError) as exc:
+            subscribed.set()
+            lost = isinstance(exc, SubscriptionLost) or (
+                isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED
+            )
+            if lost:
+                raise SessionLost("the connection was lost") from exc
+            logger.info("MCP server %s: no change stream (%s)", self.name, exc)
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
@@ -346,6 +353,7 @@ class RemoteSession:
                 f"new one. The call to '{remote_name}' did not run.",
             )
         if exc.code == types.CONNECTION_CLOSED:
+            self.request("restart")  # the session is gone: connect again (or find it down)
             return ToolError(
                 "outcome_unknown",
                 f"The connection to the MCP server '{self.name}' broke during the call to "

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -121,6 +122,10 @@ async def call_tool(
             await engine.db.run(engine.outside.caller_left, left.call.id, client_name)
         raise
     call = placed.call
+    if _is_question(engine, call):
+        # A question for the person (ask.*, answered with respond): never a yes or no in the
+        # MCP client, only in the web client.
+        elicit, ask_in_round = None, False
     if call.status == ToolCallStatus.pending:
         await engine.outside.run_allowed(call.id, user_id, employee)
     elif call.status == ToolCallStatus.interrupted and ask_in_round:
@@ -128,6 +133,12 @@ async def call_tool(
     elif call.status == ToolCallStatus.interrupted:
         await _await_decision(engine, placed.conversation_id, call, user_id, client_name, elicit)
     return await _final(engine, call.id, structure)
+
+
+def _is_question(engine: Engine, call: ToolCallOut) -> bool:
+    """Whether ``call``'s tool asks the person something (it has a ``check_response``)."""
+    tool = engine.registry.get(call.name)
+    return tool is not None and tool.check_response is not None
 
 
 async def _answered(
@@ -254,9 +265,37 @@ async def _ask(
 
 
 def approval_question(call: ToolCallOut, client_name: str) -> str:
-    """The question the MCP client shows: who asks, what would run."""
-    what = call.confirmation.summary if call.confirmation else f"{call.title} ({call.name})"
-    return f"{client_name} wants to run “{call.title}” through Interlock: {what}. Run it?"
+    """The question the MCP client shows: who asks, what would run (the tool's confirmation
+    summary, else its args as ``field “value”``; never the tool's code name)."""
+    if call.confirmation is not None:
+        return (
+            f"{client_name} wants to run “{call.title}” through Interlock: "
+            f"{call.confirmation.summary}. Run it?"
+        )
+    args = args_text(call.proposed_args)
+    what = f" with {args}" if args else ""
+    return f"{client_name} wants to run “{call.title}” through Interlock{what}. Run it?"
+
+
+MAX_ARG_CHARS = 60
+"""Longest value shown in an approval question (cut with ``…``)."""
+MAX_ARGS_SHOWN = 4
+
+
+def args_text(args: Any) -> str:
+    """A call's args for a person: ``title “Plan”, lines 3`` (at most 4, each value cut to
+    :data:`MAX_ARG_CHARS` characters; lists and objects as compact JSON); "" for none."""
+    if not isinstance(args, dict) or not args:
+        return ""
+    parts = []
+    for key, value in list(args.items())[:MAX_ARGS_SHOWN]:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        text = " ".join(text.split())
+        if len(text) > MAX_ARG_CHARS:
+            text = f"{text[: MAX_ARG_CHARS - 1]}…"
+        parts.append(f"{key} “{text}”" if isinstance(value, str) else f"{key} {text}")
+    more = len(args) - MAX_ARGS_SHOWN
+    return ", ".join(parts) + (f" and {more} more" if more > 0 else "")
 
 
 def result_of(call: ToolCallOut, tool_message: str | None) -> types.CallToolResult:
