@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import mcp_types as types
 from sqlmodel import col, select
 
 from interlock.settings import Settings
@@ -139,7 +140,10 @@ async def test_an_edited_call_runs_with_the_edited_args(
             response = await server.live.decide(call["id"], type="edit", args={"text": "buy milk"})
             assert response.status_code == 200, response.text
             result = await asyncio.wait_for(calling, WAIT_S)
-        assert text_of(result) == "Added note #1: buy milk"
+        assert [b.text for b in result.content if isinstance(b, types.TextContent)] == [
+            "Added note #1: buy milk",
+            'The person edited this call before it ran; it ran with {"text": "buy milk"}.',
+        ]
         stored = _call(server, call["id"])
         assert stored.proposed_args == {"text": "by milk"}
         assert stored.executed_args == {"text": "buy milk"}
