@@ -315,3 +315,23 @@ async def test_an_answer_in_place_of_a_tool_with_an_output_schema_is_an_error_re
                 "Error [responded]: The person answered instead of running “List notes”: "
                 "you have none"
             )
+
+
+async def test_the_audit_log_names_the_mcp_client(make_settings: Callable[..., Settings]) -> None:
+    """Found in QA: the audit log said "Web" for a web decision on an MCP call and never named
+    the client that asked; records and the CSV export now carry ``client_name``."""
+    async with serve_mcp(make_settings(mcp_approval_channel="web")) as server:
+        async with server.client() as client:
+            await client.call_tool("notes_list", {})
+            calling = asyncio.create_task(client.call_tool("notes_add", {"text": "buy milk"}))
+            call = (await _waiting(server))["tool_call"]
+            assert (await server.live.decide(call["id"], type="approve")).status_code == 200
+            await asyncio.wait_for(calling, WAIT_S)
+        page = (await server.live.client.get("/api/audit")).json()
+        assert [(r["tool"], r["channel"], r["client_name"]) for r in page["records"]] == [
+            ("notes.add", "api", "Claude Desktop"),
+            ("notes.list", "mcp", "Claude Desktop"),
+        ]
+        export = (await server.live.client.get("/api/audit/export")).text.splitlines()
+        assert export[0].endswith(",hash,client")
+        assert all(line.endswith(",Claude Desktop") for line in export[1:])

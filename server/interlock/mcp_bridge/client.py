@@ -194,6 +194,8 @@ class RemoteSession:
             delay = min(delay * 2, self.retry_max_s)
 
     async def _serve(self) -> None:
+        if self.state != "down":  # a re-created session; while down, "down" stays until ready
+            self.state = "connecting"
         await self._auth.load()
         client = Client(
             self._transport(),
