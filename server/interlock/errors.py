@@ -3,7 +3,9 @@
 Every error a client can see is an :class:`InterlockError`. Its ``code`` is stable (clients
 and tests match on it), its ``status`` is the HTTP status, and :func:`error_body` is the one
 JSON shape used by the API (``{"error": {"code", "message", "details"?}}``) and by
-``run.failed`` events on the stream.
+``run.failed`` events on the stream. HTTP answers on the MCP endpoint use
+:func:`jsonrpc_error_body` instead, the same error inside JSON-RPC's shape: MCP clients read
+no other body at a non-2xx status.
 """
 
 from __future__ import annotations
@@ -80,6 +82,31 @@ class DatabaseBusy(InterlockError):
 
     code = "database_busy"
     status = 503
+
+
+JSONRPC_INVALID_REQUEST = -32600
+"""JSON-RPC 2.0's "Invalid Request" code, of every HTTP-level refusal on the MCP endpoint."""
+
+
+def jsonrpc_error_body(exc: InterlockError) -> dict[str, Any]:
+    """Return ``exc`` as a JSON-RPC 2.0 error response, for an HTTP error on ``/mcp``.
+
+    Shape: ``{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message":
+    "[<code>] <message>", "data": {"code", "message", "details"?}}}``; ``data`` is
+    :func:`error_body`'s inner object. MCP clients (the ``mcp`` SDK among them) show the
+    ``message`` of such a body; of any other body at a non-2xx status they show only a generic
+    "Server returned an error response" (MCP Streamable HTTP transport, 2025-06-18 and later).
+    """
+    inner = error_body(exc)["error"]
+    return {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": JSONRPC_INVALID_REQUEST,
+            "message": f"[{exc.code}] {exc.message}",
+            "data": inner,
+        },
+    }
 
 
 def error_body(exc: InterlockError) -> dict[str, Any]:

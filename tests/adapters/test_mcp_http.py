@@ -91,3 +91,31 @@ async def test_a_rejected_token_is_read_again_once_and_the_call_goes_through(
     finally:
         await sources.aclose()
         remote.kill()
+
+
+async def test_a_2025_protocol_version_uses_the_initialize_handshake(
+    database: Database, db_url: str, tmp_path: Path
+) -> None:
+    token = tmp_path / "token"
+    token.write_text("same")
+    remote = RemoteMcp(free_port(), tmp_path / "remote.log", token_file=token)
+    await remote.start()
+    settings = _settings(db_url, remote.url, token)
+    registry = ToolRegistry()
+    spec = {**SPEC, "protocol_version": "2025-06-18"}
+    registry.register(build_declarative_tool(spec, skill="lookup", settings=settings))
+    sources = McpSources(settings, registry, database)
+    sources.bind_declarative()
+    await sources.start()
+    ctx = ToolContext(user_id="u", conversation_id="c", tool_call_id="t", db=database)
+    try:
+        session = sources.session_for("secure", "legacy")
+        assert session is not None
+        await wait_until(lambda: session.state == "ready", timeout_s=30, what="ready")
+        assert session.protocol_version == "2025-11-25"  # the newest handshake version
+        tool = registry.get("lookup.echo")
+        assert tool is not None
+        assert (await registry.execute(tool, {"word": "old"}, ctx)).text == "echo: old!"
+    finally:
+        await sources.aclose()
+        remote.kill()

@@ -15,6 +15,7 @@ import pytest
 from playwright.async_api import Page, expect
 
 from interlock.storage.users import create_user
+from support.a11y import axe_violations, report
 from support.live import LiveServer
 from support.mcp import mcp_client, text_of
 from support.pages import STATUS_WORDS, notes, tool_call
@@ -43,6 +44,8 @@ async def test_an_mcp_call_is_approved_in_the_approvals_view(
         assert call_id is not None
         assert not calling.done()
         await page.screenshot(path=tmp_path / "mcp-approvals.png", full_page=True)
+        violations = await axe_violations(page)
+        assert not violations, report(violations)
 
         await item.locator("a.approval-link").click()
         card = tool_call(page, call_id)
@@ -51,6 +54,8 @@ async def test_an_mcp_call_is_approved_in_the_approvals_view(
         )
         await expect(page.get_by_test_id("mcp-record-note")).to_be_visible()
         await expect(page.get_by_test_id("composer-input")).to_be_hidden()
+        violations = await axe_violations(page)
+        assert not violations, report(violations)
         await card.get_by_test_id("approve").click()
 
         result = await asyncio.wait_for(calling, WAIT_S)

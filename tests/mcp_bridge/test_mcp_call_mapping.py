@@ -90,3 +90,17 @@ def test_arguments_that_are_not_an_object_are_refused(builtin: ToolRegistry):
     error = refusal(Exposition(builtin.tools()), "notes_add", ["milk"])
 
     assert error.code == "invalid_args"
+
+
+def test_an_unknown_name_that_is_listed_otherwise_says_how(builtin: ToolRegistry):
+    """Found in QA: descriptions and hints name tools as Interlock does ("Call notes.list to see
+    the ids"); a client following them got ``unknown_tool`` without a way forward."""
+    flat = refusal(Exposition(builtin.tools()), "notes.list", {})
+    assert flat.code == "unknown_tool"
+    assert flat.message.endswith("on this connection; it is listed as 'notes_list'.")
+    grouped = Exposition(builtin.tools(), GROUPED)
+    for name in ("notes.list", "notes_list"):
+        error = refusal(grouped, name, {})
+        assert error.message.endswith("it is listed as 'notes' with action 'list'.")
+    read_only = Exposition(builtin.tools(), ListingOptions(read_only=True))
+    assert refusal(read_only, "notes.add", {}).message.endswith("list the tools to see the names.")

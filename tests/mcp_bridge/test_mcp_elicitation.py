@@ -9,12 +9,22 @@ from typing import Any
 import mcp_types as types
 from sqlmodel import select
 
+from interlock.mcp_bridge.gate import approval_question
 from interlock.settings import Settings
 from interlock.storage import AuditRecord, ToolCall
+from interlock.storage.views import ToolCallOut
 from support.mcp import serve_mcp, text_of
 from support.notes import stored_notes
 
 WAIT_S = 15.0
+_CALL: dict[str, Any] = {
+    "id": "call_1",
+    "message_id": 1,
+    "run_id": "mcp_1",
+    "permission": "ASK",
+    "status": "interrupted",
+    "created_at": "2026-01-01T00:00:00Z",
+}
 
 
 class Asker:
@@ -101,3 +111,71 @@ async def test_web_only_never_asks_in_the_mcp_client(
             result = await client.call_tool("notes_add", {"text": "buy milk"})
         assert text_of(result).startswith("Error [expired]:")
         assert asker.questions == []
+
+
+async def test_a_question_tool_is_never_put_as_a_yes_or_no(
+    make_settings: Callable[..., Settings],
+) -> None:
+    """Found in QA: ``ask.confirm`` (answered with respond) was put to the MCP client as "Run
+    it?"; a yes was then refused by the server and silently dropped."""
+    asker = Asker(types.ElicitResult(action="accept", content={"approve": True}))
+    settings = make_settings(mcp_approval_channel="both", mcp_approval_timeout_s=0.5)
+    async with serve_mcp(settings) as server:
+        for mode in ("legacy", "auto"):  # a session's request, a 2026-07-28 input round
+            async with server.client(mode=mode, elicitation_callback=asker) as client:
+                result = await client.call_tool("ask_confirm", {"summary": f"Send it ({mode})"})
+            assert text_of(result).startswith("Error [expired]:")
+            assert asker.questions == []
+
+
+def test_a_question_without_a_confirmation_names_the_args_not_the_code() -> None:
+    """Found in QA: a tool without a confirmation was asked about as "Save (documents.write)"."""
+    call = ToolCallOut.model_validate(
+        {
+            **_CALL,
+            "name": "reports.send",
+            "title": "Send a report",
+            "proposed_args": {"to": "ann@example.com", "pages": [1, 2], "body": "x" * 100},
+        }
+    )
+    question = approval_question(call, "Claude Desktop")
+    assert question == (
+        "Claude Desktop wants to run “Send a report” through Interlock with to “ann@example.com”, "
+        f"pages [1, 2], body “{'x' * 59}…”. Run it?"
+    )
+    assert "reports.send" not in question
+
+
+async def test_a_2026_client_is_asked_through_an_input_round(
+    make_settings: Callable[..., Settings],
+) -> None:
+    asker = Asker(types.ElicitResult(action="accept", content={"approve": True}))
+    async with serve_mcp(make_settings(mcp_approval_channel="both")) as server:
+        async with server.client(mode="auto", elicitation_callback=asker) as client:
+            assert client.protocol_version == "2026-07-28"
+            result = await asyncio.wait_for(
+                client.call_tool("notes_add", {"text": "buy milk"}), WAIT_S
+            )
+        assert not result.is_error, text_of(result)
+        assert text_of(result) == "Added note #1: buy milk"
+        [question] = asker.questions
+        assert question.message.startswith("Claude Desktop wants to run “Add a note”")
+        assert _audit(server.live.services.db) == [("approved", "mcp", "notes.add")]
+
+
+async def test_a_2026_client_answering_after_the_web_gets_the_web_outcome(
+    make_settings: Callable[..., Settings],
+) -> None:
+    asker = Asker()  # answers "yes" only once released, after the web decided
+    async with serve_mcp(make_settings(mcp_approval_channel="both")) as server:
+        async with server.client(mode="auto", elicitation_callback=asker) as client:
+            calling = asyncio.create_task(client.call_tool("notes_add", {"text": "buy milk"}))
+            await asyncio.wait_for(asker.asked.wait(), WAIT_S)
+            with server.live.services.db.session() as session:
+                [call] = session.exec(select(ToolCall)).all()
+            response = await server.live.decide(call.id, type="edit", args={"text": "buy oat milk"})
+            assert response.status_code == 200
+            asker.release.set()
+            result = await asyncio.wait_for(calling, WAIT_S)
+        assert text_of(result) == "Added note #1: buy oat milk"
+        assert _audit(server.live.services.db) == [("edited", "api", "notes.add")]

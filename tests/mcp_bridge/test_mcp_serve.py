@@ -57,7 +57,7 @@ def _call(server: McpServer, call_id: str) -> ToolCall:
         return call
 
 
-async def test_no_or_bad_token_is_401_with_the_json_error(
+async def test_no_or_bad_token_is_401_with_a_json_rpc_error(
     make_settings: Callable[..., Settings],
 ) -> None:
     async with serve_mcp(make_settings()) as server:
@@ -66,12 +66,12 @@ async def test_no_or_bad_token_is_401_with_the_json_error(
             for headers in ({}, {"Authorization": "Bearer nope"}):
                 response = await http.post("/mcp", json=body, headers=headers)
                 assert response.status_code == 401
-                assert response.json()["error"]["code"] == "unauthorized"
+                assert response.json()["error"]["data"]["code"] == "unauthorized"
                 assert response.headers["www-authenticate"].startswith("Bearer")
             # No redirect to /mcp/, and a foreign Host is refused (DNS rebinding).
             response = await http.post("/mcp", json=body, headers={"Host": "evil.example"})
             assert response.status_code == 421
-            assert response.json()["error"]["code"] == "host_not_allowed"
+            assert response.json()["error"]["data"]["code"] == "host_not_allowed"
 
 
 async def test_an_allow_call_runs_and_is_recorded(make_settings: Callable[..., Settings]) -> None:
@@ -223,7 +223,7 @@ async def test_grouped_and_read_only_connections_reach_the_same_gate(
                 headers={"Authorization": f"Bearer {server.token}"},
             )
             assert response.status_code == 422
-            assert response.json()["error"]["code"] == "invalid_mcp_option"
+            assert response.json()["error"]["data"]["code"] == "invalid_mcp_option"
         with server.live.services.db.session() as session:
             calls = session.exec(select(ToolCall)).all()
         assert [(c.name, c.status) for c in calls] == [("notes.list", "succeeded")]

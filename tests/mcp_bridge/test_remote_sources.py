@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from typing import Any
 
 import pytest
@@ -101,6 +103,7 @@ async def test_a_server_killed_mid_call_is_outcome_unknown_and_comes_back(
     await wait_until(lambda: session.state == "ready", timeout_s=30, what="back")
     result = await registry.execute(_tool(registry, "mcp.remote.echo"), {"text": "x"}, ctx)
     assert result.text == "echo: x"
+    assert remote.log_path.read_text().count("slow started") == 1  # never sent again
 
 
 async def test_list_changed_and_a_manual_refresh_update_the_tools(remote, make_sources, ctx):
@@ -130,8 +133,35 @@ async def test_a_server_that_is_down_at_start_is_retried(tmp_path, make_sources,
         remote.kill()
 
 
-async def test_a_stdio_server_is_a_source(make_sources, ctx):
+async def test_a_stdio_server_is_a_source_and_is_started_again_when_it_dies(
+    make_sources, ctx, tmp_path
+):
     command, env = stdio_command()
-    _sources, registry = await make_sources({"local": {"command": command, "env": env}})
+    pid_file = tmp_path / "pid"
+    servers = {"local": {"command": command, "env": {**env, "MCP_TEST_PID_FILE": str(pid_file)}}}
+    sources, registry = await make_sources(servers)
     result = await registry.execute(_tool(registry, "mcp.local.echo"), {"text": "pipe"}, ctx)
     assert result.text == "echo: pipe"
+
+    session = sources.sources["local"].session
+    first_pid = int(pid_file.read_text())
+    os.kill(first_pid, signal.SIGKILL)  # idle: no call in flight
+    await wait_until(lambda: session.failures > 0, timeout_s=15, what="the loss noticed")
+    assert session.error == "the connection was lost"
+    await wait_until(lambda: session.state == "ready", timeout_s=30, what="started again")
+    assert int(pid_file.read_text()) != first_pid
+    result = await registry.execute(_tool(registry, "mcp.local.echo"), {"text": "again"}, ctx)
+    assert result.text == "echo: again"
+
+
+async def test_an_http_server_that_dies_while_idle_is_down_then_back(
+    remote: RemoteMcp, make_sources, ctx
+):
+    sources, registry = await make_sources({"remote": {"url": remote.url}})
+    session = sources.sources["remote"].session
+    remote.kill()
+    await wait_until(lambda: session.state == "down", timeout_s=15, what="down")
+    await remote.start()
+    await wait_until(lambda: session.state == "ready", timeout_s=30, what="back")
+    result = await registry.execute(_tool(registry, "mcp.remote.echo"), {"text": "y"}, ctx)
+    assert result.text == "echo: y"

@@ -13,6 +13,7 @@ the tool list changed), the C19 names (``a.b/c``, ``get user``, an 80-character 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,9 @@ class BearerCheck:
 
 
 def main() -> None:
+    pid_file = os.environ.get("MCP_TEST_PID_FILE")
+    if pid_file:  # the tests kill a stdio server by its pid
+        Path(pid_file).write_text(str(os.getpid()))
     if sys.argv[1] == "stdio":
         server.run("stdio")
         return

@@ -1,6 +1,8 @@
 /** A call an MCP client made says who asked for it, on its card and in words. */
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
+import type { ApprovalOut } from "../api/types";
+import { ApproverItem } from "../components/ApproverItem";
 import { toolCall } from "../test/fixtures";
 import { ToolCardHeader, originText } from "./ToolCardHeader";
 
@@ -21,5 +23,32 @@ describe("the origin of a call", () => {
     const stacked = renderToStaticMarkup(<ToolCardHeader title="Add a note" tool={undefined} call={confirmed} />);
     expect(stacked).toContain("Requested by VS Code via MCP");
     expect(renderToStaticMarkup(<ToolCardHeader title="Add a note" tool={undefined} call={toolCall()} />)).not.toContain("card-origin");
+  });
+});
+
+describe("an approver's entry for someone else's MCP call", () => {
+  it("names the person and the MCP client (found in QA: only the person was named)", () => {
+    const item: ApprovalOut = {
+      tool_call: toolCall({ client_name: "Claude Desktop", status: "interrupted" }),
+      conversation: {
+        id: "conv_1",
+        title: "ann's conversation",
+        employee: "assistant",
+        status: "paused",
+        pending: 1,
+        channel: "mcp",
+        created_at: "2026-01-01T00:00:00Z",
+        updated_at: "2026-01-01T00:00:00Z",
+      },
+      role: "approver",
+      requested_by: "ann",
+      message: null,
+    };
+    const html = renderToStaticMarkup(
+      <ApproverItem item={item} tool={undefined} tools={{}} employee={undefined} myId="user_bob" onDecided={() => {}} />,
+    );
+    expect(html).toContain("asks you to approve, for </span><strong");
+    expect(html).toContain(">ann</strong>");
+    expect(html).toContain("· Requested by Claude Desktop via MCP");
   });
 });

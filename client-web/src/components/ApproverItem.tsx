@@ -1,8 +1,8 @@
 /**
  * An Approvals entry for a call in someone else's conversation (the viewer is one of the
- * employee's approvers): who asked, the message that proposed the call, what it would do, the
- * approvals so far and the time left, with Approve and Reject right here (the conversation
- * itself is not theirs to open).
+ * employee's approvers): who asked (and through which MCP client, for a call one made), the
+ * message that proposed the call, what it would do, the approvals so far and the time left,
+ * with Approve and Reject right here (the conversation itself is not theirs to open).
  */
 import { useId, useState } from "react";
 import { asApiError, api } from "../api/client";
@@ -10,6 +10,7 @@ import type { ApprovalOut, DecisionIn, EmployeeOut, ToolOut } from "../api/types
 import { ApprovalProgress } from "../cards/approval/ApprovalProgress";
 import { ExpiryCountdown } from "../cards/approval/ExpiryCountdown";
 import { ArgFields } from "../cards/fields/ArgFields";
+import { originText } from "../cards/ToolCardHeader";
 import { toolTitle } from "../state/appData";
 import { Avatar } from "./Avatar";
 
@@ -55,6 +56,12 @@ export function ApproverItem({ item, tool, tools, employee, myId, onDecided }: P
         <strong>{employee?.name ?? conversation.employee ?? "Employee"}</strong>
         <span className="muted"> asks you to approve, for </span>
         <strong data-testid="approval-requested-by">{who}</strong>
+        {originText(call) && (
+          <span className="approval-origin" data-testid="approval-origin">
+            {" "}
+            · {originText(call)}
+          </span>
+        )}
       </div>
       {item.message && (
         <blockquote className="approval-message" data-testid="approval-message">

@@ -30,7 +30,7 @@ from interlock.api.routers import (
     tool_calls,
 )
 from interlock.api.services import Services
-from interlock.mcp_bridge.serve import McpEndpoint
+from interlock.mcp_bridge.serve import MCP_PATHS, McpEndpoint
 from interlock.mcp_bridge.sources import MCP_SERVERS_VERB
 from interlock.settings import Settings
 from interlock.streaming.listener import EventListener
@@ -100,12 +100,15 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         GuardMiddleware,
         max_request_bytes=settings.max_request_bytes,
         body_timeout_s=settings.request_body_timeout_s,
+        jsonrpc_paths=MCP_PATHS,
     )
-    # ``/mcp`` exactly (a Route, not a Mount: no redirect to ``/mcp/``), before the web client.
+    # ``/mcp`` and ``/mcp/`` as Routes, not a Mount: neither redirects (MCP clients do not
+    # follow redirects, and one built from ``Host`` is wrong behind a proxy).
     mcp = McpEndpoint(settings)
-    app.router.routes.append(
-        Route("/mcp", endpoint=mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False)
-    )
+    for path in sorted(MCP_PATHS):
+        app.router.routes.append(
+            Route(path, endpoint=mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+        )
     for module in (
         agui,
         approvals,

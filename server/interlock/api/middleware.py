@@ -11,6 +11,8 @@
   contains them, and some databases (PostgreSQL) cannot even compare them.
 * Every response carries security headers; pages get a Content-Security-Policy that only
   allows the app's own scripts, styles, images and connections.
+* Refusals on ``jsonrpc_paths`` (the MCP endpoint) carry the error as a JSON-RPC error body
+  (:func:`interlock.errors.jsonrpc_error_body`), the only one MCP clients show.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from interlock.errors import PayloadTooLarge
+from interlock.errors import InterlockError, PayloadTooLarge, error_body, jsonrpc_error_body
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -43,18 +45,27 @@ class GuardMiddleware:
         app: The wrapped ASGI app.
         max_request_bytes: Largest request body accepted, in bytes.
         body_timeout_s: Seconds a request body may take to arrive whole.
+        jsonrpc_paths: Exact paths whose refusals are JSON-RPC error bodies (``/mcp``).
     """
 
-    def __init__(self, app: ASGIApp, max_request_bytes: int, body_timeout_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_request_bytes: int,
+        body_timeout_s: float = 30.0,
+        jsonrpc_paths: frozenset[str] = frozenset(),
+    ) -> None:
         self.app = app
         self.max_request_bytes = max_request_bytes
         self.body_timeout_s = body_timeout_s
+        self.jsonrpc_paths = jsonrpc_paths
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         path: str = scope.get("path", "")
+        jsonrpc = path in self.jsonrpc_paths
         if any(ord(c) < 32 or ord(c) == 127 for c in path):
             await _error(send, 404, "not_found", "No such resource.")
             return
@@ -63,7 +74,9 @@ class GuardMiddleware:
         if declared is not None and (
             not declared.isdigit() or int(declared) > self.max_request_bytes
         ):
-            await _error(send, 413, PayloadTooLarge.code, self._too_large_message())
+            await _error(
+                send, 413, PayloadTooLarge.code, self._too_large_message(), jsonrpc=jsonrpc
+            )
             return
 
         received = 0
@@ -101,7 +114,7 @@ class GuardMiddleware:
             if refusal is not None:
                 if not answered:
                     answered = True
-                    await _error(send, *refusal, close=refusal[0] == 408)
+                    await _error(send, *refusal, close=refusal[0] == 408, jsonrpc=jsonrpc)
                 return
             if message["type"] == "http.response.start":
                 answered = True
@@ -114,7 +127,7 @@ class GuardMiddleware:
             if refusal is None:
                 raise
         if refusal is not None and not answered:
-            await _error(send, *refusal, close=refusal[0] == 408)
+            await _error(send, *refusal, close=refusal[0] == 408, jsonrpc=jsonrpc)
 
     def _too_large_message(self) -> str:
         return f"The request is too large: its body is over {self.max_request_bytes:,} bytes."
@@ -123,8 +136,11 @@ class GuardMiddleware:
         return f"The request body did not arrive within {self.body_timeout_s:g} seconds."
 
 
-async def _error(send: Send, status: int, code: str, message: str, *, close: bool = False) -> None:
-    body: dict[str, Any] = {"error": {"code": code, "message": message}}
+async def _error(
+    send: Send, status: int, code: str, message: str, *, close: bool = False, jsonrpc: bool = False
+) -> None:
+    exc = InterlockError(message, code=code)
+    body: dict[str, Any] = jsonrpc_error_body(exc) if jsonrpc else error_body(exc)
     payload = json.dumps(body).encode()
     headers = [
         (b"content-type", b"application/json"),

@@ -19,36 +19,29 @@ caller left, still runs the call exactly once (the compare-and-set claim of ``Ca
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from interlock.audit import (
     ALLOW_DECIDER,
     REPEAT_DECIDER,
-    SYSTEM_DECIDER,
-    Channel,
     Outcome,
-    record_outcome,
 )
 from interlock.employees import Employee
-from interlock.engine.calls import CallExecutor
 from interlock.engine.grants import apply_grant
 from interlock.engine.loop_guard import REPEAT_ERROR_CODE, declined_before, repeat_text
+from interlock.engine.outside_runs import OutsideRuns, record_automatic
 from interlock.engine.preflight import Prepared, prepare_calls
 from interlock.engine.proposals import Proposal
-from interlock.engine.records import cancelled_text, close_call, error_text, view
+from interlock.engine.records import close_call, error_text, view
 from interlock.engine.turn import LOAD_SKILL, TurnPlan, plan_turn
 from interlock.errors import Conflict
 from interlock.permissions import start_switch
 from interlock.storage import (
     Conversation,
-    Decision,
-    DecisionType,
     Message,
     MessageRole,
     ToolCall,
@@ -60,7 +53,7 @@ from interlock.streaming.events import MessageCompleted, ToolCallCreated
 from interlock.tools import Permission, Tool
 
 if TYPE_CHECKING:
-    from interlock.engine.runner import Engine
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -92,18 +85,12 @@ class Placed:
     conversation_id: str
 
 
-class OutsideCalls:
+class OutsideCalls(OutsideRuns):
     """Places, runs and closes tool calls proposed from outside a chat.
 
     Args:
         engine: The engine (storage, bus, registry, employees, deadlines).
     """
-
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self.calls = CallExecutor(engine.db, engine.bus, engine.registry)
-        self.stopping = False
-        """Set while the server shuts down: waiting callers are cut off, not leaving."""
 
     # -- what a caller may use -------------------------------------------------------------
     def plan(self, user_id: str, employee: Employee) -> TurnPlan:
@@ -264,7 +251,7 @@ class OutsideCalls:
                     error_message=item.problem,
                 )
             elif permission == Permission.ALLOW:
-                _record(session, call, ALLOW_DECIDER, Outcome.allowed, None, executed=True)
+                record_automatic(session, call, ALLOW_DECIDER, Outcome.allowed, None, executed=True)
             elif call.grant_id is None and declined_before(session, conversation_id, tool, args):
                 self._close_repeat(session, call, tool)
             elif call.grant_id is None:
@@ -285,7 +272,7 @@ class OutsideCalls:
     def _close_repeat(self, session: Session, call: ToolCall, tool: Tool) -> None:
         """The loop guard: the person already declined this exact call in the record."""
         reason = "the person already declined this exact call earlier"
-        _record(session, call, REPEAT_DECIDER, Outcome.rejected, reason, executed=False)
+        record_automatic(session, call, REPEAT_DECIDER, Outcome.rejected, reason, executed=False)
         close_call(
             session,
             self.engine.bus,
@@ -297,163 +284,8 @@ class OutsideCalls:
             error_message=f"Not asked again: {reason}.",
         )
 
-    # -- running ---------------------------------------------------------------------------
-    async def run_allowed(self, call_id: str, user_id: str, employee: Employee) -> None:
-        """Run a call the gate let through (``ALLOW`` or a grant), once.
-
-        The run is a task of its own: a caller that leaves does not stop a tool halfway, and
-        its result is kept.
-        """
-        call = await self.engine.db.run(self._load, call_id)
-        if call is None or call.status != ToolCallStatus.pending:
-            return
-        await self._detached(
-            self.calls.execute(call.run_id, user_id, employee, call, call.proposed_args)
-        )
-
-    def settle_soon(self, conversation_id: str, message_id: int) -> None:
-        """Run (or close) the decided calls of ``message_id`` in a task; any thread."""
-        loop = self.engine._loop
-        if loop is None:
-            return
-        loop.call_soon_threadsafe(self._spawn_settle, conversation_id, message_id)
-
-    def _spawn_settle(self, conversation_id: str, message_id: int) -> None:
-        task = asyncio.create_task(self.settle(conversation_id, message_id))
-        self.engine._background.add(task)
-        task.add_done_callback(self.engine._background.discard)
-
-    async def settle(self, conversation_id: str, message_id: int) -> None:
-        """Run approved or edited calls of ``message_id``, close rejected and answered ones.
-
-        Each call runs at most once whoever else tries (compare-and-set claim).
-        """
-        engine = self.engine
-        rows = await engine.db.run(self._decided, message_id)
-        for call, decision, owner_id, employee_slug in rows:
-            employee = engine.employee_of(employee_slug)
-            if decision.type in (DecisionType.approve, DecisionType.edit):
-                args = decision.args if decision.type == DecisionType.edit else call.proposed_args
-                await self._detached(
-                    self.calls.execute(call.run_id, owner_id, employee, call, args)
-                )
-            else:
-                await engine.db.run(self.calls.close_decided, call.run_id, call, decision)
-
-    async def _detached(self, work: Any) -> None:
-        """Await ``work`` in a task the caller's cancellation does not reach."""
-        task = asyncio.ensure_future(work)
-        self.engine._background.add(task)
-        task.add_done_callback(self.engine._background.discard)
-        await asyncio.shield(task)
-
-    def _decided(self, message_id: int) -> list[tuple[ToolCall, Decision, str, str]]:
-        with self.engine.db.session() as session:
-            rows = session.exec(
-                select(ToolCall, Decision, Conversation.owner_id, Conversation.employee)
-                .join(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
-                .join(Conversation, col(Conversation.id) == col(ToolCall.conversation_id))
-                .where(
-                    ToolCall.message_id == message_id,
-                    ToolCall.status == ToolCallStatus.interrupted,
-                )
-            ).all()
-            return [(c, d, o, e) for c, d, o, e in rows]
-
-    def _load(self, call_id: str) -> ToolCall | None:
-        with self.engine.db.session() as session:
-            return session.get(ToolCall, call_id)
-
-    def outcome(self, call_id: str) -> tuple[ToolCallOut | None, str | None]:
-        """The call's wire shape now and its tool message's text once closed (database thread).
-
-        The tool message is what a model in a chat reads: the result, or why the call did not
-        run (``Rejected by the person: ...``, ``Not approved in time: ...``). ``(None, None)``
-        once the person deleted the record conversation.
-        """
-        with self.engine.db.session() as session:
-            call = session.get(ToolCall, call_id)
-            if call is None:
-                return None, None
-            text = session.exec(
-                select(Message.content).where(Message.tool_call_id == call_id)
-            ).first()
-            return view(session, self.engine.registry, call), text
-
-    # -- the caller leaves -----------------------------------------------------------------
-    def caller_left(self, call_id: str, client_name: str) -> bool:
-        """Close an undecided waiting call as ``cancelled``: nobody is left to hear its result.
-
-        Guarded like an expiry (``interrupted`` or not yet started ``pending``, and
-        ``decided_at`` empty), so of a decision (or the run of an allowed call) and this exactly
-        one wins; a call already decided or started runs and keeps its result. While the
-        server stops (:attr:`stopping`) the reason says so instead.
-
-        Returns:
-            True when this closed the call.
-        """
-        engine = self.engine
-        reason = (
-            f"the server stopped while {client_name} waited for the decision, so the call "
-            "did not run"
-            if self.stopping
-            else f"{client_name} stopped waiting for the decision, so the call did not run"
-        )
-        with engine.db.session() as session:
-            closed = session.exec(  # type: ignore[call-overload]
-                update(ToolCall)
-                .where(
-                    col(ToolCall.id) == call_id,
-                    col(ToolCall.status).in_([ToolCallStatus.pending, ToolCallStatus.interrupted]),
-                    col(ToolCall.decided_at).is_(None),
-                )
-                .values(status=ToolCallStatus.cancelled, decided_at=utcnow())
-            ).rowcount
-            if closed != 1:
-                session.rollback()
-                return False
-            call = session.get(ToolCall, call_id)
-            assert call is not None
-            session.refresh(call)
-            _record(session, call, SYSTEM_DECIDER, Outcome.cancelled, reason, executed=False)
-            close_call(
-                session,
-                engine.bus,
-                engine.registry,
-                call,
-                status=ToolCallStatus.cancelled,
-                text=cancelled_text(reason),
-                error_code="cancelled",
-                error_message=f"{reason[0].upper()}{reason[1:]}.",
-            )
-            engine.bus.commit(session)
-        log.info("outside call %s closed: %s", call_id, reason)
-        return True
-
 
 def is_record(session: Session, conversation_id: str) -> bool:
     """Whether ``conversation_id`` is a record of outside calls (no model runs in it)."""
     conversation = session.get(Conversation, conversation_id)
     return conversation is not None and conversation.channel == MCP_CHANNEL
-
-
-def _record(
-    session: Session,
-    call: ToolCall,
-    decider: str,
-    outcome: Outcome,
-    reason: str | None,
-    *,
-    executed: bool,
-) -> None:
-    """The audit record of an automatic outcome on an outside call (channel ``mcp``)."""
-    record_outcome(
-        session,
-        call=call,
-        decider=decider,
-        channel=Channel.mcp,
-        outcome=outcome,
-        reason=reason,
-        proposed_args=call.proposed_args,
-        executed_args=call.proposed_args if executed else None,
-    )

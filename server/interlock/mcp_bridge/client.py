@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from typing import Any, Literal
 
@@ -35,6 +35,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from interlock import __version__
 from interlock.mcp_bridge.transport import (
     ConnectionAuth,
+    SessionLost,
     describe,
     http_transport,
     url_with_params,
@@ -50,7 +51,7 @@ FIRST_RETRY_S = 0.5
 MAX_PAGES = 100
 """Most ``tools/list`` pages read from one server (a server that pages forever is down)."""
 STOP_TRIES = 50
-Listener = Callable[["RemoteSession", list[types.Tool]], None]
+Listener = Callable[["RemoteSession", list[types.Tool]], Awaitable[None]]
 
 
 class RemoteSession:
@@ -203,24 +204,27 @@ class RemoteSession:
             client_info=types.Implementation(name="interlock", version=__version__),
         )
         try:
-            async with client:
+            async with client, anyio.create_task_group() as group:
                 self._want.clear()
+                self.protocol_version = client.protocol_version
+                if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                    # Subscribe before listing, so no change falls between the two.
+                    subscribed = anyio.Event()
+                    group.start_soon(self._listen, client, subscribed)
+                    with anyio.move_on_after(self.call_timeout_s):
+                        await subscribed.wait()
                 await self._publish(client)
                 self._client, self.state, self.error, self.retry_at = client, "ready", None, None
-                self.protocol_version = client.protocol_version
                 self._signal()
-                async with anyio.create_task_group() as group:
-                    if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                        group.start_soon(self._listen, client)
-                    while True:
-                        await self._wake.wait()
-                        self._wake.clear()
-                        want, self._want = self._want, set()
-                        if "restart" in want:
-                            group.cancel_scope.cancel()
-                            return
-                        await self._publish(client)
-                        self._signal()
+                while True:
+                    await self._wake.wait()
+                    self._wake.clear()
+                    want, self._want = self._want, set()
+                    if "restart" in want:
+                        group.cancel_scope.cancel()
+                        return
+                    await self._publish(client)
+                    self._signal()
         finally:
             self._client = None
 
@@ -237,21 +241,32 @@ class RemoteSession:
         tools = await list_all_tools(client)
         self.listings += 1
         if self._on_tools is not None:
-            self._on_tools(self, tools)
+            await self._on_tools(self, tools)
 
-    async def _listen(self, client: Client) -> None:
-        """Follow ``subscriptions/listen`` for tool list changes (re-listening if dropped)."""
-        while True:
-            try:
-                async with client.listen(tools_list_changed=True) as subscription:
-                    async for _event in subscription:
-                        self.request("refresh")
-                return
-            except ListenNotSupportedError:
-                return
-            except (SubscriptionLost, MCPError, TimeoutError) as exc:
-                logger.info("MCP server %s: change stream lost (%s)", self.name, exc)
-            await anyio.sleep(1.0)
+    async def _listen(self, client: Client, subscribed: anyio.Event) -> None:
+        """Follow ``subscriptions/listen`` for tool list changes; ``subscribed`` is set once the
+        try is over (acknowledged or not).
+
+        The stream is also how a dead server shows: when it is lost, the session ends
+        (:class:`SessionLost`) and the owner task connects again (and lists again); when the
+        server closes it, the session is re-created at once.
+        """
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                subscribed.set()
+                async for _event in subscription:
+                    self.request("refresh")
+            self.request("restart")
+        except ListenNotSupportedError:
+            subscribed.set()
+        except (SubscriptionLost, MCPError, TimeoutError) as exc:
+            subscribed.set()
+            lost = isinstance(exc, SubscriptionLost) or (
+                isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED
+            )
+            if lost:
+                raise SessionLost("the connection was lost") from exc
+            logger.info("MCP server %s: no change stream (%s)", self.name, exc)
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
@@ -308,13 +323,17 @@ class RemoteSession:
                         f"'{self._auth.name}'.",
                     ) from None
                 raise self._call_error(exc, remote_name, timeout_s) from None
-            except Exception as exc:
+            except RuntimeError as exc:
+                if "structured content" not in str(exc):
+                    raise _cut_call(self.name, remote_name, exc) from None
+                # The call ran; its data does not fit the output schema the server declared.
                 raise ToolError(
-                    "outcome_unknown",
-                    f"The connection to the MCP server '{self.name}' broke during the call to "
-                    f"'{remote_name}' ({describe(exc)}); it may or may not have run. It is not "
-                    "retried: check before trying again.",
+                    "invalid_output",
+                    f"The MCP server '{self.name}' answered the call to '{remote_name}' with data "
+                    "that does not fit the output schema it declares.",
                 ) from None
+            except Exception as exc:
+                raise _cut_call(self.name, remote_name, exc) from None
         raise AssertionError("unreachable")
 
     def _call_error(self, exc: MCPError, remote_name: str, timeout_s: float) -> ToolError:
@@ -324,7 +343,15 @@ class RemoteSession:
                 f"The MCP server '{self.name}' did not answer the call to '{remote_name}' within "
                 f"{timeout_s:g} s; it may still finish it, so check before trying again.",
             )
+        if exc.code == types.INVALID_REQUEST and "Session terminated" in exc.message:
+            self.request("restart")  # the server forgot the session (it restarted): a new one
+            return ToolError(
+                "upstream_error",
+                f"The MCP server '{self.name}' no longer knows this session; Interlock opens a "
+                f"new one. The call to '{remote_name}' did not run.",
+            )
         if exc.code == types.CONNECTION_CLOSED:
+            self.request("restart")  # the session is gone: connect again (or find it down)
             return ToolError(
                 "outcome_unknown",
                 f"The connection to the MCP server '{self.name}' broke during the call to "
@@ -343,6 +370,15 @@ class RemoteSession:
         return await self._wait_for(
             lambda: self.listings > listings and self.state == "ready", failures, wait_s
         )
+
+
+def _cut_call(server: str, remote_name: str, exc: BaseException) -> ToolError:
+    return ToolError(
+        "outcome_unknown",
+        f"The connection to the MCP server '{server}' broke during the call to '{remote_name}' "
+        f"({describe(exc)}); it may or may not have run. It is not retried: check before "
+        "trying again.",
+    )
 
 
 async def list_all_tools(client: Client) -> list[types.Tool]:

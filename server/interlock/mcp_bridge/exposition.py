@@ -124,6 +124,15 @@ class Exposition:
         self.tools: list[ExposedTool] = sorted(exposed, key=lambda e: e.name)
         self._by_name = {e.name: e for e in self.tools}
         self._names = [e.name for e in self.tools]
+        # Other names of a listed tool (its Interlock name, and its flat name when grouped),
+        # for the unknown_tool message: descriptions and hints name tools as Interlock does.
+        self._listed_as: dict[str, str] = {}
+        for e in self.tools:
+            if e.tool is not None:
+                self._listed_as[e.tool.name] = repr(e.name)
+            for action, tool in e.actions.items():
+                where = f"{e.name!r} with action {action!r}"
+                self._listed_as[tool.name] = self._listed_as[tool.provider_name] = where
 
     def definitions(self) -> list[types.Tool]:
         """Return every MCP tool definition, sorted by name."""
@@ -160,10 +169,16 @@ class Exposition:
         """
         exposed = self._by_name.get(name)
         if exposed is None:
+            listed_as = self._listed_as.get(name)
+            advice = (
+                f"it is listed as {listed_as}"
+                if listed_as is not None
+                else "list the tools to see the names"
+            )
             raise BadRequest(
-                f"There is no tool {name!r} on this connection; list the tools to see the names.",
+                f"There is no tool {shown(name)} on this connection; {advice}.",
                 code=UNKNOWN_TOOL,
-                details={"tool": name},
+                details={"tool": name[:MAX_SHOWN_CHARS]},
             )
         if arguments is None:
             arguments = {}
@@ -171,7 +186,7 @@ class Exposition:
             raise BadRequest(
                 f"The arguments of {name!r} must be a JSON object.",
                 code=INVALID_ARGS,
-                details={"tool": name},
+                details={"tool": name[:MAX_SHOWN_CHARS]},
             )
         args = copy.deepcopy(dict(arguments))
         if exposed.tool is not None:
@@ -188,7 +203,8 @@ class Exposition:
         tool = exposed.actions.get(action) if isinstance(action, str) else None
         if tool is None:
             raise BadRequest(
-                f"The tool {name!r} has no action {action!r}; use one of {', '.join(actions)}.",
+                f"The tool {name!r} has no action {shown(action)}; use one of "
+                f"{', '.join(actions)}.",
                 code=UNKNOWN_ACTION,
                 details=details,
             )
@@ -207,6 +223,16 @@ class Exposition:
         if exposed is None or exposed.definition.output_schema is None:
             return None
         return data if isinstance(data, dict) else None
+
+
+MAX_SHOWN_CHARS = 80
+"""Longest piece of a caller's input quoted back in an error (a name or action can be huge)."""
+
+
+def shown(value: Any) -> str:
+    """``repr(value)``, cut to :data:`MAX_SHOWN_CHARS` characters with ``…``."""
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN_CHARS else f"{text[: MAX_SHOWN_CHARS - 1]}…"
 
 
 def _flat(tools: list[Tool]) -> list[ExposedTool]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -25,11 +26,11 @@ from typing import Any
 import anyio
 import mcp_types as types
 
-from interlock.audit import Channel
-from interlock.engine import DecisionIn, Engine, decide
+from interlock.engine import Engine
 from interlock.engine.expiry import expire_call
 from interlock.engine.outside import FINAL_STATUSES
 from interlock.errors import InterlockError
+from interlock.mcp_bridge.rounds import approval_round, decide_from_answer
 from interlock.storage import ToolCallStatus
 from interlock.storage.views import ToolCallOut
 
@@ -69,7 +70,9 @@ async def call_tool(
     args: dict[str, Any],
     elicit: Elicit | None,
     structure: Callable[[Any], dict[str, Any] | None] | None = None,
-) -> types.CallToolResult:
+    ask_in_round: bool = False,
+    answer: tuple[str, types.ElicitResult] | None = None,
+) -> types.CallToolResult | types.InputRequiredResult:
     """Place a call from an MCP client and answer it once it has an outcome.
 
     Args:
@@ -85,12 +88,18 @@ async def call_tool(
             object in (the person answered with ``respond`` instead of running the tool) is
             answered as an ``is_error`` result (``responded``): MCP requires structured content
             that fits a declared output schema, and clients refuse a result without it.
+        ask_in_round: Ask the client's person through an ``input_required`` answer (a
+            2026-07-28 connection that supports elicitation; :mod:`~interlock.mcp_bridge.rounds`).
+        answer: ``(call id, answer)`` of a call sent again with its person's answer.
 
     Returns:
         The tool's result; ``is_error`` with ``Error [<code>]: ...`` text for every other
-        outcome (refused, rejected, expired, cancelled, failed).
+        outcome (refused, rejected, expired, cancelled, failed); or the approval question
+        (``ask_in_round``).
     """
-    employee = engine.employees.get(employee_slug)
+    if answer is not None:
+        return await _answered(engine, user_id, client_name, tool_name, args, answer, structure)
+    employee = await engine.db.run(engine.employees.get, employee_slug)  # may read the table
     if employee is None:
         return error_result("not_found", f"No employee {employee_slug!r}.")
     placing = asyncio.ensure_future(
@@ -113,11 +122,52 @@ async def call_tool(
             await engine.db.run(engine.outside.caller_left, left.call.id, client_name)
         raise
     call = placed.call
+    if _is_question(engine, call):
+        # A question for the person (ask.*, answered with respond): never a yes or no in the
+        # MCP client, only in the web client.
+        elicit, ask_in_round = None, False
     if call.status == ToolCallStatus.pending:
         await engine.outside.run_allowed(call.id, user_id, employee)
+    elif call.status == ToolCallStatus.interrupted and ask_in_round:
+        return approval_round(call, approval_question(call, client_name), APPROVAL_SCHEMA)
     elif call.status == ToolCallStatus.interrupted:
         await _await_decision(engine, placed.conversation_id, call, user_id, client_name, elicit)
-    out, text = await engine.db.run(engine.outside.outcome, call.id)
+    return await _final(engine, call.id, structure)
+
+
+def _is_question(engine: Engine, call: ToolCallOut) -> bool:
+    """Whether ``call``'s tool asks the person something (it has a ``check_response``)."""
+    tool = engine.registry.get(call.name)
+    return tool is not None and tool.check_response is not None
+
+
+async def _answered(
+    engine: Engine,
+    user_id: str,
+    client_name: str,
+    tool_name: str,
+    args: dict[str, Any],
+    answer: tuple[str, types.ElicitResult],
+    structure: Callable[[Any], dict[str, Any] | None] | None,
+) -> types.CallToolResult:
+    """A call sent again with its person's answer: decide, then wait for its outcome."""
+    call_id, reply = answer
+    owned = await engine.db.run(engine.outside.own_call, call_id, user_id)
+    if owned is None or owned[0].name != tool_name or owned[0].proposed_args != args:
+        return error_result(
+            "invalid_request", "That answer is for another call; call the tool again."
+        )
+    call, conversation_id = owned
+    await decide_from_answer(engine, user_id, call.id, reply)
+    await _await_decision(engine, conversation_id, call, user_id, client_name, None)
+    return await _final(engine, call.id, structure)
+
+
+async def _final(
+    engine: Engine, call_id: str, structure: Callable[[Any], dict[str, Any] | None] | None
+) -> types.CallToolResult:
+    """The MCP result of a call that has its outcome."""
+    out, text = await engine.db.run(engine.outside.outcome, call_id)
     if out is None:
         return error_result("not_found", "The call's record was deleted before it ended.")
     result = result_of(out, text)
@@ -211,24 +261,41 @@ async def _ask(
     except Exception as exc:  # the client cannot ask after all: the web client still can
         log.info("elicitation for call %s failed: %s", call.id, exc)
         return
-    content = answer.content or {}
-    if answer.action == "accept" and content.get("approve") is True:
-        body = DecisionIn(type="approve")
-    elif answer.action in ("accept", "decline"):
-        reason = content.get("reason")
-        body = DecisionIn(type="reject", message=str(reason)[:2000] if reason else None)
-    else:  # dismissed: leave it to the web client or the deadline
-        return
-    try:
-        await decide(engine, user_id, call.id, body, channel=Channel.mcp)
-    except InterlockError as exc:
-        log.info("elicited decision on call %s not taken: %s", call.id, exc.code)
+    await decide_from_answer(engine, user_id, call.id, answer)
 
 
 def approval_question(call: ToolCallOut, client_name: str) -> str:
-    """The question the MCP client shows: who asks, what would run."""
-    what = call.confirmation.summary if call.confirmation else f"{call.title} ({call.name})"
-    return f"{client_name} wants to run “{call.title}” through Interlock: {what}. Run it?"
+    """The question the MCP client shows: who asks, what would run (the tool's confirmation
+    summary, else its args as ``field “value”``; never the tool's code name)."""
+    if call.confirmation is not None:
+        return (
+            f"{client_name} wants to run “{call.title}” through Interlock: "
+            f"{call.confirmation.summary}. Run it?"
+        )
+    args = args_text(call.proposed_args)
+    what = f" with {args}" if args else ""
+    return f"{client_name} wants to run “{call.title}” through Interlock{what}. Run it?"
+
+
+MAX_ARG_CHARS = 60
+"""Longest value shown in an approval question (cut with ``…``)."""
+MAX_ARGS_SHOWN = 4
+
+
+def args_text(args: Any) -> str:
+    """A call's args for a person: ``title “Plan”, lines 3`` (at most 4, each value cut to
+    :data:`MAX_ARG_CHARS` characters; lists and objects as compact JSON); "" for none."""
+    if not isinstance(args, dict) or not args:
+        return ""
+    parts = []
+    for key, value in list(args.items())[:MAX_ARGS_SHOWN]:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        text = " ".join(text.split())
+        if len(text) > MAX_ARG_CHARS:
+            text = f"{text[: MAX_ARG_CHARS - 1]}…"
+        parts.append(f"{key} “{text}”" if isinstance(value, str) else f"{key} {text}")
+    more = len(args) - MAX_ARGS_SHOWN
+    return ", ".join(parts) + (f" and {more} more" if more > 0 else "")
 
 
 def result_of(call: ToolCallOut, tool_message: str | None) -> types.CallToolResult:

@@ -25,6 +25,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import anyio
 import mcp_types as types
 
 from interlock.adapters.mcp_http import McpHttpCall
@@ -301,12 +302,27 @@ class McpSources:
 
     # -- listings ----------------------------------------------------------------------------
 
-    def _apply(self, session: RemoteSession, listed: list[types.Tool]) -> None:
-        """Replace the server's registered tools with ``listed`` (run on the owner task)."""
+    async def _apply(self, session: RemoteSession, listed: list[types.Tool]) -> None:
+        """Replace the server's registered tools with ``listed`` (called by the owner task).
+
+        Checking schemas and building validators is CPU work: it runs in a worker thread.
+        """
         source = self.sources.get(session.name)
         if source is None or source.session is not session:
             return
-        spec = source.spec
+        rows = await anyio.to_thread.run_sync(self._replace, source, listed)
+        if self.sources.get(session.name) is source:
+            source.tools = rows
+        logger.info(
+            "MCP server %s lists %d tools (%d unavailable)",
+            session.name,
+            len(rows),
+            sum(not r.available for r in rows),
+        )
+
+    def _replace(self, source: Source, listed: list[types.Tool]) -> list[RemoteTool]:
+        """Build the tools of ``listed`` and swap them into the registry (a worker thread)."""
+        session, spec = source.session, source.spec
         names = interlock_names(session.name, [t.name for t in listed])
         timeout_s = self.settings.mcp_call_timeout_s
         seen: set[str] = set()
@@ -356,13 +372,7 @@ class McpSources:
         for row in rows:
             if row.name in refused:
                 row.available, row.reason = False, refused[row.name]
-        source.tools = rows
-        logger.info(
-            "MCP server %s lists %d tools (%d unavailable)",
-            session.name,
-            len(rows),
-            sum(not r.available for r in rows),
-        )
+        return rows
 
 
 def _schema_problem(remote: types.Tool) -> str | None:

@@ -21,6 +21,10 @@ CONNECT_TIMEOUT_S = 10.0
 """Longest wait for a TCP/TLS connection to a remote MCP server, in seconds."""
 
 
+class SessionLost(Exception):
+    """The session with a remote server ended under Interlock (its message says how)."""
+
+
 class ConnectionAuth(httpx2.Auth):
     """A connection's headers and bearer token on every request; counts 401 answers.
 
@@ -71,6 +75,8 @@ def describe(exc: BaseException) -> str:
     while len(leaves) == 1 and isinstance(leaves[0], BaseExceptionGroup):
         leaves = list(leaves[0].exceptions)
     first = leaves[0]
+    if isinstance(first, SessionLost):
+        return str(first)
     if isinstance(first, httpx2.ConnectError):
         return "nothing answers at its address (connection refused or no route)"
     if isinstance(first, httpx2.TimeoutException):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -96,6 +97,7 @@ class ToolRegistry:
         self._by_provider: dict[str, Tool] = {}
         self._input_validators: dict[str, Any] = {}
         self._output_validators: dict[str, Any] = {}
+        self._replacing = threading.Lock()
         self.strict_tools = strict_tools
         self._strict_forms: dict[str, StrictForm] = {}
 
@@ -183,6 +185,9 @@ class ToolRegistry:
         change. Each tool is checked like :meth:`register`; a tool that breaks a rule is left
         out and reported, the others go in.
 
+        Callable from any thread: group replacements are serialised (a lock), so two groups
+        replaced at once never undo each other.
+
         Args:
             prefix: Name prefix of the group, e.g. ``mcp.docs.``; every tool must start with it.
             tools: The group's tools now.
@@ -191,6 +196,10 @@ class ToolRegistry:
             Tool name -> why it was refused (the :class:`ToolRegistrationError` text);
             empty when all went in.
         """
+        with self._replacing:
+            return self._replace_group(prefix, tools)
+
+    def _replace_group(self, prefix: str, tools: Iterable[Tool]) -> dict[str, str]:
         names = {n: t for n, t in self._tools.items() if not n.startswith(prefix)}
         providers = {p: t for p, t in self._by_provider.items() if t.name in names}
         inputs = {n: v for n, v in self._input_validators.items() if n in names}
