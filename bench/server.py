@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import os
 import signal
 import socket
@@ -24,14 +25,13 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
-import uvicorn
 
-from interlock.api.app import create_app
-from interlock.api.services import Services
-from interlock.settings import Settings
-from interlock.storage import migrate
+if TYPE_CHECKING:  # imported where used: main() starts like `interlock serve` (see there)
+    from interlock.api.services import Services
+    from interlock.settings import Settings
 
 START_TIMEOUT_S = 30.0
 HOST = "127.0.0.1"
@@ -49,6 +49,8 @@ def bench_settings(
     Every field that matters is given explicitly so a ``.env`` file cannot change the run;
     the rest (e.g. ``INTERLOCK_RUN_LEASE_S``) comes from the environment as usual.
     """
+    from interlock.settings import Settings
+
     return Settings(
         database_url=database_url,
         model=None,
@@ -62,6 +64,8 @@ def bench_settings(
 
 def prepare_database(directory: Path, name: str = "interlock.db") -> tuple[Path, str]:
     """Create and migrate a SQLite file database in ``directory``; return its path and URL."""
+    from interlock.storage import migrate
+
     path = directory / name
     url = f"sqlite:///{path}"
     migrate.upgrade(url)
@@ -90,6 +94,8 @@ def postgres_problem() -> str | None:
 def postgres_database(prefix: str = "interlock_bench") -> Iterator[str]:
     """Create a migrated PostgreSQL database; yield its SQLAlchemy URL; drop it on exit."""
     import psycopg
+
+    from interlock.storage import migrate
 
     name = f"{prefix}_{os.getpid()}_{int(time.time() * 1000) % 10**9}"
     with psycopg.connect(POSTGRES_ADMIN_URL, autocommit=True) as conn:
@@ -228,6 +234,11 @@ class InProcessServer:
 @asynccontextmanager
 async def inprocess_server(settings: Settings) -> AsyncIterator[InProcessServer]:
     """Serve Interlock with uvicorn in the running loop (so its engine can be instrumented)."""
+    import uvicorn
+
+    from interlock.api.app import create_app
+    from interlock.api.services import Services
+
     services = Services.build(settings)
     app = create_app(settings, services)
     config = uvicorn.Config(app, host=HOST, port=0, log_level="warning", lifespan="on")
@@ -248,6 +259,13 @@ async def inprocess_server(settings: Settings) -> AsyncIterator[InProcessServer]
 
 
 def main() -> None:
+    # As `interlock serve` starts (interlock.cli.serve): no garbage collection while importing
+    # and starting; the app's lifespan freezes what start-up leaves and turns it back on.
+    gc.disable()
+    import uvicorn
+
+    from interlock.api.app import create_app
+
     parser = argparse.ArgumentParser(description="Interlock server for bench/run.py")
     parser.add_argument("--database-url", required=True)
     parser.add_argument("--port", type=int, required=True)

@@ -7,6 +7,7 @@ Every command reads :class:`~interlock.settings.Settings` once (environment vari
 from __future__ import annotations
 
 import functools
+import gc
 import ipaddress
 import json
 import os
@@ -92,6 +93,16 @@ def serve(
     With ``--workers N`` uvicorn runs N processes sharing the port; each reads the settings
     from the environment (the ``--host``/``--port`` given here are passed on to them).
     """
+    # No garbage collection while importing and starting: the app's lifespan freezes what
+    # start-up leaves and turns the collector back on (api.app.freeze_startup_objects).
+    gc.disable()
+    try:
+        _serve(host, port, workers)
+    finally:
+        gc.enable()  # a refusal, a failed start or the end of serving
+
+
+def _serve(host: str | None, port: int | None, workers: int) -> None:
     import uvicorn
 
     from interlock.api.app import create_app
@@ -137,6 +148,7 @@ def serve(
         err=True,
     )
     if workers > 1:
+        gc.enable()  # this process only supervises; each worker starts (and collects) anew
         # Worker processes import the app and read their settings from the environment.
         os.environ["INTERLOCK_HOST"] = settings.host
         os.environ["INTERLOCK_PORT"] = str(settings.port)

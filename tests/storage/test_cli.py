@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 import types
@@ -134,6 +135,25 @@ def test_serve_migrates_then_runs_uvicorn_with_the_settings(
     assert settings is not None
     assert (settings.host, settings.port, settings.database_url) == ("127.0.0.1", 8123, sqlite_url)
     assert "warning" not in result.stderr
+
+
+def test_serve_starts_without_garbage_collection_and_turns_it_back_on(
+    sqlite_url: str, fake_app: list[Settings | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Imports and start-up run with the collector off (the app's lifespan freezes what they
+    leave and turns it on, api.app.freeze_startup_objects); a refusal or the end of serving
+    turns it back on too."""
+    collecting: list[bool] = []
+    monkeypatch.setattr("uvicorn.run", lambda app, **kwargs: collecting.append(gc.isenabled()))
+
+    result = runner.invoke(cli.app, ["serve"])
+
+    assert result.exit_code == 0, result.output
+    assert collecting == [False]
+    assert gc.isenabled()
+    refused = runner.invoke(cli.app, ["serve", "--workers", "2"])
+    assert refused.exit_code == 1
+    assert gc.isenabled()
 
 
 def test_serve_warns_on_a_public_bind_without_users(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -94,6 +96,37 @@ def test_upgrade_twice_is_a_no_op(empty_db_url: str) -> None:
 
     assert _schema(empty_db_url) == before
     assert migrate.current_revision(empty_db_url) == migrate.head_revision()
+
+
+def test_the_head_read_from_the_scripts_is_alembics_head() -> None:
+    assert migrate.script_head() == migrate.head_revision()
+
+
+def test_a_current_database_is_told_apart_by_one_read(empty_db_url: str) -> None:
+    database = Database(empty_db_url)
+    try:
+        assert not migrate.is_current(database)  # never migrated
+        migrate.upgrade(empty_db_url, "0008")
+        assert not migrate.is_current(database)  # behind: upgrade runs Alembic
+        migrate.upgrade(empty_db_url)
+        assert migrate.is_current(database)
+        assert migrate.current_revision(empty_db_url) == migrate.head_revision()
+    finally:
+        database.dispose()
+
+
+def test_upgrading_a_current_database_does_not_load_alembic(db_url: str) -> None:
+    """`interlock serve` checks the schema at every start: a current one costs one read."""
+    script = (
+        "import sys\n"
+        "from interlock.storage import migrate\n"
+        f"migrate.upgrade({db_url!r})\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'alembic'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.strip() == "[]", done.stderr
 
 
 def test_upgrade_keeps_existing_rows_and_moves_notes_into_the_store(empty_db_url: str) -> None:

@@ -457,3 +457,32 @@ def test_provider_specs_refuse_a_tool_that_is_not_registered(registry, make_tool
 def test_registry_refuses_limits_that_are_not_positive(kwargs):
     with pytest.raises(ValueError):
         ToolRegistry(**kwargs)
+
+
+def test_replace_group_swaps_one_group_and_reports_refused_tools(make_tool) -> None:
+    registry = ToolRegistry()
+    registry.register(make_tool(name="notes.add"))
+    registry.replace_group("mcp.a.", [make_tool(name="mcp.a.one"), make_tool(name="mcp.a.two")])
+    registry.replace_group("mcp.b.", [make_tool(name="mcp.b.one")])
+    assert [t.name for t in registry.tools()] == [
+        "mcp.a.one",
+        "mcp.a.two",
+        "mcp.b.one",
+        "notes.add",
+    ]
+    refused = registry.replace_group(
+        "mcp.a.",
+        [
+            make_tool(name="mcp.a.three"),
+            make_tool(name="mcp.a.Bad"),
+            make_tool(name="elsewhere.x"),
+        ],
+    )
+    assert set(refused) == {"mcp.a.Bad", "elsewhere.x"}
+    assert [t.name for t in registry.tools()] == ["mcp.a.three", "mcp.b.one", "notes.add"]
+    assert registry.by_provider_name("mcp_a_one") is None
+    three = registry.get("mcp.a.three")
+    assert three is not None and registry.by_provider_name("mcp_a_three") is three
+    assert registry.validate_args(three, {"text": 5})  # its validator came with it
+    registry.replace_group("mcp.a.", [])
+    assert [t.name for t in registry.tools()] == ["mcp.b.one", "notes.add"]

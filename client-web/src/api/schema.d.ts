@@ -775,6 +775,9 @@ export interface components {
         /**
          * AuditRecordOut
          * @description One audit record as a client sees it, with names written for people.
+         *
+         *     ``client_name`` names the MCP client that requested the call ("Claude Desktop", from its
+         *     ``clientInfo``; read from the call), null for a call a model proposed in a chat.
          */
         AuditRecordOut: {
             /** Seq */
@@ -816,6 +819,8 @@ export interface components {
             waited_ms: number;
             /** Hash */
             hash: string;
+            /** Client Name */
+            client_name: string | null;
         };
         /** CancelResult */
         CancelResult: {

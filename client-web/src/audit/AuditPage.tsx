@@ -9,6 +9,7 @@ import type { AuditQuery, AuditRecordOut, ToolMetricsReport } from "../api/types
 import { ViewJson } from "../components/JsonView";
 import { isAdmin, useAppData } from "../state/appData";
 import { MetricsPanel } from "./MetricsPanel";
+import { originText } from "../cards/ToolCardHeader";
 import { channelWords, localInputToIso, OUTCOME_WORDS, OUTCOMES, outcomeWords, when } from "./words";
 
 interface Filters {
@@ -243,7 +244,14 @@ export function AuditPage() {
                       </td>
                       <td>{r.decided_by}</td>
                       {admin && <td>{r.owner_name}</td>}
-                      <td>{channelWords(r.channel)}</td>
+                      <td>
+                        {channelWords(r.channel)}
+                        {originText(r) && (
+                          <div className="small muted" data-testid="audit-origin">
+                            {originText(r)}
+                          </div>
+                        )}
+                      </td>
                       <td className="audit-details">
                         {r.reason && <div className="small">“{r.reason}”</div>}
                         <a className="small" href={`#/c/${encodeURIComponent(r.conversation_id)}/call/${encodeURIComponent(r.tool_call_id)}`}>

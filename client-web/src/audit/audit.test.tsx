@@ -1,7 +1,8 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { queryString } from "../api/client";
-import type { ToolMetricsReport } from "../api/types";
+import type { AuditRecordOut, ToolMetricsReport } from "../api/types";
+import { originText } from "../cards/ToolCardHeader";
 import { UndoButton } from "../cards/approval/UndoButton";
 import { toolCall } from "../test/fixtures";
 import { MetricsPanel } from "./MetricsPanel";
@@ -21,6 +22,12 @@ describe("audit words", () => {
     expect(outcomeWords("edited")).toBe("Edited, then approved");
     expect(outcomeWords("allowed")).toBe("Ran without asking");
     expect(outcomeWords("mystery")).toBe("mystery");
+  });
+
+  it("names the MCP client a record's call came from (the Via column)", () => {
+    const record: Pick<AuditRecordOut, "client_name" | "channel"> = { client_name: "Claude Desktop", channel: "web" };
+    expect(originText(record)).toBe("Requested by Claude Desktop via MCP");
+    expect(originText({ client_name: null })).toBeNull();
   });
 
   it("builds query strings from the non-empty filters only", () => {

@@ -19,7 +19,7 @@ from sqlalchemy import or_
 from sqlmodel import Session, col, func, select
 
 from interlock.audit.chain import ALLOW_DECIDER, REPEAT_DECIDER, SYSTEM_DECIDER, TIMEOUT_DECIDER
-from interlock.storage import AuditRecord, Database, Role, User
+from interlock.storage import AuditRecord, Database, Role, ToolCall, User
 from interlock.tools import ToolRegistry
 
 MAX_PAGE = 200
@@ -41,6 +41,7 @@ CSV_COLUMNS = (
     "conversation_id",
     "owner",
     "hash",
+    "client",
 )
 
 
@@ -67,7 +68,11 @@ class AuditFilter:
 
 
 class AuditRecordOut(BaseModel):
-    """One audit record as a client sees it, with names written for people."""
+    """One audit record as a client sees it, with names written for people.
+
+    ``client_name`` names the MCP client that requested the call ("Claude Desktop", from its
+    ``clientInfo``; read from the call), null for a call a model proposed in a chat.
+    """
 
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
@@ -89,6 +94,7 @@ class AuditRecordOut(BaseModel):
     executed_args: Any = None
     waited_ms: int
     hash: str
+    client_name: str | None = None
 
 
 class AuditPage(BaseModel):
@@ -155,8 +161,9 @@ def audit_page(
         more = len(rows) > limit
         rows = rows[:limit]
         names = _user_names(session, rows)
+        clients = _client_names(session, rows)
     return AuditPage(
-        records=[record_out(r, registry, names) for r in rows],
+        records=[record_out(r, registry, names, clients) for r in rows],
         total=int(total),
         next_before=rows[-1].seq if more and rows else None,
     )
@@ -189,10 +196,11 @@ def export_csv(
                 ).all()
             )
             names = _user_names(session, rows)
+            clients = _client_names(session, rows)
         if not rows:
             return
         for row in rows:
-            out = record_out(row, registry, names)
+            out = record_out(row, registry, names, clients)
             writer.writerow(
                 (
                     out.seq,
@@ -211,6 +219,7 @@ def export_csv(
                     out.conversation_id,
                     out.owner_name,
                     out.hash,
+                    out.client_name or "",
                 )
             )
         yield flush()
@@ -233,9 +242,13 @@ def decider_words(decider: str, names: dict[str, str]) -> str:
 
 
 def record_out(
-    record: AuditRecord, registry: ToolRegistry, names: dict[str, str]
+    record: AuditRecord,
+    registry: ToolRegistry,
+    names: dict[str, str],
+    clients: dict[str, str] | None = None,
 ) -> AuditRecordOut:
-    """Build the wire shape of ``record``; ``names`` maps user ids to names."""
+    """Build the wire shape of ``record``; ``names`` maps user ids to names, ``clients`` call
+    ids to the MCP client that requested them."""
     tool = registry.get(record.tool)
     return AuditRecordOut(
         seq=record.seq,
@@ -256,6 +269,7 @@ def record_out(
         executed_args=record.executed_args,
         waited_ms=record.waited_ms,
         hash=record.hash,
+        client_name=(clients or {}).get(record.tool_call_id),
     )
 
 
@@ -267,6 +281,19 @@ def _user_names(session: Session, rows: list[AuditRecord]) -> dict[str, str]:
         return {}
     users = session.exec(select(User.id, User.name).where(col(User.id).in_(sorted(ids)))).all()
     return {user_id: name for user_id, name in users}
+
+
+def _client_names(session: Session, rows: list[AuditRecord]) -> dict[str, str]:
+    """Call id -> MCP client name, for the calls of ``rows`` an MCP client made."""
+    ids = sorted({r.tool_call_id for r in rows})
+    if not ids:
+        return {}
+    found = session.exec(
+        select(ToolCall.id, ToolCall.client_name).where(
+            col(ToolCall.id).in_(ids), col(ToolCall.client_name).is_not(None)
+        )
+    ).all()
+    return {call_id: name for call_id, name in found if name is not None}
 
 
 def _json_cell(value: Any) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
 
-from interlock.models import STRICT_REFUSALS
+from interlock.models import strict_refusals
 from interlock.tools import Tool, ToolRegistry
 
 MAX_BOUND = 64
@@ -61,7 +61,7 @@ class BoundModels:
         bound = model.bind_tools(specs)
         if any(spec["function"].get("strict") for spec in specs):
             plain = model.bind_tools(self._registry.provider_specs(tools, strict=False))
-            bound = bound.with_fallbacks([plain], exceptions_to_handle=STRICT_REFUSALS)
+            bound = bound.with_fallbacks([plain], exceptions_to_handle=strict_refusals())
         with self._lock:
             if len(self._bound) >= MAX_BOUND:
                 self._bound.clear()

@@ -19,7 +19,7 @@ from interlock.employees import DEFAULT_EMPLOYEE, Employee, EmployeeDirectory
 from interlock.engine.cancels import CANCEL_WAIT_S, cancel_run
 from interlock.engine.commands import CommandClaim
 from interlock.engine.driving import drive
-from interlock.engine.expiry import Deadlines, ExpirySweeper, expire_due
+from interlock.engine.expiry import Deadlines, ExpirySweeper
 from interlock.engine.graph import GraphDeps, Start, build_graph
 from interlock.engine.leases import Leases
 from interlock.engine.messages import store_message
@@ -341,13 +341,15 @@ class Engine:
         """Register this worker and repair stopped workers' runs (``engine.leases``).
 
         Start-up recovery is the first sweep; the heartbeat then renews this worker's lease
-        and sweeps again in the background.
+        and sweeps again in the background. Calls whose deadline passed while the server was
+        down are closed by the expiry sweeper's first sweep, which starts here and runs while
+        the server already answers: a thousand overdue calls must not hold up the start, and
+        a decision arriving first still meets ``expired`` (``engine.decisions`` closes an
+        overdue call itself, exactly once).
         """
         self._loop = asyncio.get_running_loop()
         self.bus.bind_loop(self._loop)
         await self.leases.start()
-        # Calls whose deadline passed while the server was down are closed before serving.
-        await self.db.run(expire_due, self)
         self.sweeper.start()
 
     async def aclose(self) -> None:

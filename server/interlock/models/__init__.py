@@ -11,12 +11,12 @@ Public API:
 from interlock.models.factory import (
     INSTALLED_PROVIDERS,
     MODEL_FORMAT,
-    STRICT_REFUSALS,
     check_model_spec,
     create_chat_model,
     describe_model,
     model_kwargs_for,
     parse_model_spec,
+    strict_refusals,
 )
 from interlock.models.offline import (
     OFFLINE_DISPLAY_NAME,
@@ -33,7 +33,6 @@ __all__ = [
     "MODEL_FORMAT",
     "OFFLINE_DISPLAY_NAME",
     "OFFLINE_MODEL_NAME",
-    "STRICT_REFUSALS",
     "OfflineChatModel",
     "PlannedCall",
     "PlannedReply",
@@ -46,4 +45,5 @@ __all__ = [
     "model_kwargs_for",
     "parse_model_spec",
     "scripted_message",
+    "strict_refusals",
 ]

@@ -6,8 +6,6 @@ import os
 import re
 from typing import Any
 
-import openai
-from langchain.chat_models import init_chat_model
 from langchain_core.language_models import BaseChatModel
 
 from interlock.models.offline import OFFLINE_DISPLAY_NAME, OfflineChatModel
@@ -27,9 +25,16 @@ _OPENAI_PROVIDERS = frozenset({"openai", "azure_openai"})
 _NO_KEY = "not-needed"
 
 
-STRICT_REFUSALS: tuple[type[Exception], ...] = (openai.BadRequestError,)
-"""Errors a model server answers a strict tool request with when it refuses it (HTTP 400):
-the request is then sent again without ``strict`` (see :mod:`interlock.engine.binding`)."""
+def strict_refusals() -> tuple[type[Exception], ...]:
+    """Errors a model server answers a strict tool request with when it refuses it (HTTP 400):
+    the request is then sent again without ``strict`` (see :mod:`interlock.engine.binding`).
+
+    A function so that ``openai`` (about a quarter of a second of imports) loads only when a
+    strict binding is made, not at every start (the offline model never needs it).
+    """
+    import openai
+
+    return (openai.BadRequestError,)
 
 
 def parse_model_spec(spec: str) -> tuple[str, str]:
@@ -131,6 +136,10 @@ def create_chat_model(settings: Settings) -> BaseChatModel:
             token_delay_s=settings.offline_token_delay_s,
             first_token_delay_s=settings.offline_first_token_delay_s,
         )
+    # Imported here: ``langchain.chat_models`` pulls in provider SDKs the offline model
+    # never needs, and start-up time counts (issue 7, benchmark f).
+    from langchain.chat_models import init_chat_model
+
     provider, model = parse_model_spec(settings.model)
     try:
         chat_model: BaseChatModel = init_chat_model(

@@ -13,21 +13,26 @@ autogenerates one against that (migrated) database; review it before committing.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from alembic import command
-from alembic.autogenerate.api import AutogenContext
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
+from sqlalchemy import inspect, text
 from sqlmodel.sql.sqltypes import AutoString, UTCDateTime
 
 from interlock.storage.db import Database
 
+if TYPE_CHECKING:  # Alembic loads only when there is something to migrate (start-up time)
+    from alembic.autogenerate.api import AutogenContext
+    from alembic.config import Config
+
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+VERSION_TABLE = "alembic_version"
+
+_REVISION_RE = re.compile(r'^revision(?:: str)? = "([^"]+)"$', re.MULTILINE)
+_DOWN_REVISION_RE = re.compile(r'^down_revision(?:: [^=]+)? = (None|"[^"]*")$', re.MULTILINE)
 
 
 def alembic_config(database_url: str | None = None) -> Config:
@@ -40,6 +45,8 @@ def alembic_config(database_url: str | None = None) -> Config:
     Returns:
         A configuration usable with :mod:`alembic.command`.
     """
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     # Revision files are named like ``0002_add_a_column.py`` (``%%`` escapes configparser).
@@ -72,6 +79,8 @@ def render_item(
 
 def head_revision() -> str:
     """Return the newest revision id among the migration scripts."""
+    from alembic.script import ScriptDirectory
+
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     if head is None:  # pragma: no cover - the package always ships revisions
         raise RuntimeError(f"No migration revisions found in {MIGRATIONS_DIR}")
@@ -87,6 +96,10 @@ def upgrade(database_url: str, revision: str = "head") -> None:
     """
     database = Database(database_url)
     try:
+        if revision == "head" and is_current(database):
+            return  # one cheap read; Alembic (a tenth of a second to import) is not needed
+        from alembic import command
+
         with database.engine.begin() as connection:
             config = alembic_config(database_url)
             config.attributes["connection"] = connection
@@ -95,12 +108,57 @@ def upgrade(database_url: str, revision: str = "head") -> None:
         database.dispose()
 
 
+def script_head() -> str | None:
+    """Return the newest revision read from the scripts' text, without Alembic.
+
+    Every script states ``revision = "<id>"`` and ``down_revision = ...`` (the template and
+    the house rule: the id is the file's stem). The head is the one revision no other revises.
+
+    Returns:
+        The head's id, or None when the scripts do not say it plainly (a script in another
+        shape, or several heads): the caller then asks Alembic.
+    """
+    revisions: set[str] = set()
+    revised: set[str] = set()
+    for path in (MIGRATIONS_DIR / "versions").glob("*.py"):
+        if path.name == "__init__.py":
+            continue
+        source = path.read_text(encoding="utf-8")
+        found = _REVISION_RE.search(source)
+        down = _DOWN_REVISION_RE.search(source)
+        if found is None or down is None:
+            return None
+        revisions.add(found.group(1))
+        if down.group(1) != "None":
+            revised.add(down.group(1).strip('"'))
+    heads = revisions - revised
+    return heads.pop() if len(heads) == 1 else None
+
+
+def is_current(database: Database) -> bool:
+    """Whether ``database`` is at the scripts' head: one read of ``alembic_version``.
+
+    False when it was never migrated, is behind (or elsewhere), or the head is not plain
+    (:func:`script_head`): :func:`upgrade` then runs Alembic, which decides.
+    """
+    head = script_head()
+    if head is None:
+        return False
+    with database.engine.connect() as connection:
+        if not inspect(connection).has_table(VERSION_TABLE):
+            return False
+        stamped = connection.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).all()
+    return [row[0] for row in stamped] == [head]
+
+
 def current_revision(database_url: str) -> str | None:
     """Return the database's revision id, or ``None`` when it was never migrated.
 
     Args:
         database_url: SQLAlchemy URL (SQLite or PostgreSQL).
     """
+    from alembic.runtime.migration import MigrationContext
+
     database = Database(database_url)
     try:
         with database.engine.connect() as connection:
@@ -120,6 +178,9 @@ def revision(database_url: str, message: str, *, autogenerate: bool = True) -> P
     Returns:
         Path of the new script.
     """
+    from alembic import command
+    from alembic.script import ScriptDirectory
+
     heads = ScriptDirectory.from_config(alembic_config()).get_heads()
     numbered = [int(head) for head in heads if head.isdigit()]
     rev_id = f"{max(numbered, default=0) + 1:04d}"

@@ -20,7 +20,6 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-import psycopg
 from sqlalchemy.engine import URL
 
 from interlock.streaming.bus import EVENTS_CHANNEL, EventBus
@@ -83,6 +82,10 @@ class EventListener:
             self._task = None
 
     async def _listen_forever(self) -> None:
+        # Imported here, not at the top: a SQLite server never listens, and psycopg costs
+        # about a tenth of a second of start-up (issue 7, benchmark f).
+        import psycopg
+
         pause = RECONNECT_MIN_S
         while True:
             try:

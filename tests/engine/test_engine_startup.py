@@ -1,0 +1,120 @@
+"""Engine: a start does not wait for the calls that expired while the server was down.
+
+Several conversations are paused on calls whose deadlines pass while the server is stopped.
+On the next start the expiry sweeper's first sweep is held (its per-call step waits on a gate)
+to stand for a long sweep of a thousand calls. Must: the server starts and ``/api/health``
+answers while the sweep is held and the calls are still ``interrupted``; a decision arriving
+meanwhile meets ``expired`` (the decision closes the overdue call itself); once the sweep goes
+on, every overdue call ends ``expired`` exactly once (one audit record, decider ``timeout``),
+each conversation's run goes on once, and nothing ran.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import func, update
+from sqlmodel import col, select
+
+from interlock.engine import expiry
+from interlock.models import ScriptedChatModel, scripted_message
+from interlock.settings import Settings
+from interlock.storage import AuditRecord, ToolCall
+from interlock.storage.models import utcnow
+from support.live import LiveServer, live_server
+from support.notes import stored_notes
+from support.sse import collect, terminals
+from support.waits import wait_until
+
+CONVERSATIONS = 3
+GATE_GUARD_S = 30.0
+"""The held sweep goes on after this long in any case (a failing test must not hang)."""
+
+
+def _statuses(server: LiveServer, call_ids: list[str]) -> list[str]:
+    with server.services.db.session() as session:
+        rows = session.exec(select(ToolCall).where(col(ToolCall.id).in_(call_ids))).all()
+        return sorted(str(row.status) for row in rows)
+
+
+async def test_engine_a_start_answers_while_overdue_calls_are_still_being_expired(
+    engine_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = ScriptedChatModel(
+        responses=[
+            scripted_message("Adding.", ("notes_add", {"text": f"late {i}"}))
+            for i in range(CONVERSATIONS)
+        ]
+    )
+    paused: list[tuple[str, str]] = []
+    async with live_server(engine_settings, model=before) as server:
+        for i in range(CONVERSATIONS):
+            conversation_id = await server.new_conversation()
+            await server.say(conversation_id, f"add a note late {i}")
+            log = await collect(server.client, conversation_id, until=terminals(1))
+            assert log.types[-1] == "run.paused", log.types
+            paused.append((conversation_id, log.of("tool_call.interrupted")[0]["tool_call"]["id"]))
+        await server.idle()
+        db = server.services.db
+    call_ids = [call_id for _c, call_id in paused]
+
+    # While the server is down, every deadline passes.
+    with db.session() as session:
+        session.exec(  # type: ignore[call-overload]
+            update(ToolCall)
+            .where(col(ToolCall.id).in_(call_ids))
+            .values(expires_at=utcnow() - timedelta(minutes=5))
+        )
+        session.commit()
+
+    gate = threading.Event()
+    held = threading.Event()
+    real_expire_call = expiry.expire_call
+
+    def gated_expire_call(*args: Any, **kwargs: Any) -> tuple[str, int] | None:
+        held.set()
+        gate.wait(GATE_GUARD_S)
+        return real_expire_call(*args, **kwargs)
+
+    monkeypatch.setattr(expiry, "expire_call", gated_expire_call)
+    guard = threading.Timer(GATE_GUARD_S, gate.set)
+    guard.start()
+    after = ScriptedChatModel(
+        responses=["It was not approved in time, so I left it."] * CONVERSATIONS
+    )
+    try:
+        async with live_server(engine_settings, model=after) as server:
+            await wait_until(held.is_set, timeout_s=10, what="the held first expiry sweep")
+            health = await server.client.get("/api/health")
+            assert health.status_code == 200, health.text
+            assert _statuses(server, call_ids) == ["interrupted"] * CONVERSATIONS
+
+            # A decision arriving first meets the recorded outcome: expired, not run.
+            first_call = paused[0][1]
+            late = await server.decide(first_call, type="approve")
+            assert late.status_code == 409, late.text
+            assert late.json()["error"]["details"]["status"] == "expired"
+
+            gate.set()
+            for conversation_id, _call_id in paused:
+                log = await collect(server.client, conversation_id, until=terminals(2))
+                assert log.types[-1] == "run.completed", log.types
+            await server.idle()
+            assert _statuses(server, call_ids) == ["expired"] * CONVERSATIONS
+            assert after.calls_made == CONVERSATIONS  # each run went on once
+            assert stored_notes(server.services.db) == []
+            with server.services.db.session() as session:
+                records = session.exec(
+                    select(AuditRecord.tool_call_id, AuditRecord.decider, func.count())
+                    .where(col(AuditRecord.tool_call_id).in_(call_ids))
+                    .group_by(col(AuditRecord.tool_call_id), col(AuditRecord.decider))
+                ).all()
+            assert sorted((c, d, n) for c, d, n in records) == sorted(
+                (call_id, "timeout", 1) for call_id in call_ids
+            )
+    finally:
+        gate.set()
+        guard.cancel()
