@@ -355,3 +355,20 @@ async def test_a_rejected_call_is_not_put_to_the_person_again(
                 select(AuditRecord).where(AuditRecord.decider == "policy:repeat")
             ).all()
         assert [(r.outcome, r.channel) for r in repeat] == [("rejected", "mcp")]
+
+
+async def test_parallel_first_calls_share_one_record(
+    make_settings: Callable[..., Settings],
+) -> None:
+    async with serve_mcp(make_settings()) as server:
+        async with server.client() as one, server.client() as two:
+            results = await asyncio.gather(
+                *(client.call_tool("notes_list", {}) for client in (one, two, one, two))
+            )
+        assert not any(r.is_error for r in results)
+        conversations = (await server.live.client.get("/api/conversations")).json()
+        assert [c["channel"] for c in conversations] == ["mcp"]
+        with server.live.services.db.session() as session:
+            calls = session.exec(select(ToolCall)).all()
+        assert {c.conversation_id for c in calls} == {conversations[0]["id"]}
+        assert len(calls) == 4

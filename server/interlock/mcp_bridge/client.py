@@ -146,6 +146,10 @@ class RemoteSession:
         self.request("refresh")
         return await self._wait_for(lambda: self.listings > listings, failures, wait_s)
 
+    async def wait_first_listing(self, wait_s: float) -> bool:
+        """Wait up to ``wait_s`` seconds for the first listing; False on a failure or later."""
+        return await self._wait_for(lambda: self.listings > 0, 0, wait_s)
+
     async def _wait_for(self, done: Callable[[], bool], failures: int, wait_s: float) -> bool:
         deadline = time.monotonic() + wait_s
         while not done():
