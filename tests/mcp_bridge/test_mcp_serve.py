@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import mcp_types as types
 from sqlmodel import col, select
 
 from interlock.settings import Settings
@@ -139,7 +140,10 @@ async def test_an_edited_call_runs_with_the_edited_args(
             response = await server.live.decide(call["id"], type="edit", args={"text": "buy milk"})
             assert response.status_code == 200, response.text
             result = await asyncio.wait_for(calling, WAIT_S)
-        assert text_of(result) == "Added note #1: buy milk"
+        assert [b.text for b in result.content if isinstance(b, types.TextContent)] == [
+            "Added note #1: buy milk",
+            'The person edited this call before it ran; it ran with {"text": "buy milk"}.',
+        ]
         stored = _call(server, call["id"])
         assert stored.proposed_args == {"text": "by milk"}
         assert stored.executed_args == {"text": "buy milk"}
@@ -331,3 +335,40 @@ async def test_the_audit_log_names_the_mcp_client(make_settings: Callable[..., S
         export = (await server.live.client.get("/api/audit/export")).text.splitlines()
         assert export[0].endswith(",hash,client")
         assert all(line.endswith(",Claude Desktop") for line in export[1:])
+
+
+async def test_a_rejected_call_is_not_put_to_the_person_again(
+    make_settings: Callable[..., Settings],
+) -> None:
+    async with serve_mcp(make_settings(mcp_approval_channel="web")) as server:
+        async with server.client() as client:
+            calling = asyncio.create_task(client.call_tool("notes_add", {"text": "buy milk"}))
+            call = (await _waiting(server))["tool_call"]
+            await server.live.decide(call["id"], type="reject", message="no")
+            await asyncio.wait_for(calling, WAIT_S)
+            again = await client.call_tool("notes_add", {"text": "buy milk"})
+            assert again.is_error
+            assert text_of(again).startswith("Error [repeated]: Not asked again")
+            assert (await server.live.client.get("/api/approvals")).json() == []
+        with server.live.services.db.session() as session:
+            repeat = session.exec(
+                select(AuditRecord).where(AuditRecord.decider == "policy:repeat")
+            ).all()
+        assert [(r.outcome, r.channel) for r in repeat] == [("rejected", "mcp")]
+
+
+async def test_parallel_first_calls_share_one_record(
+    make_settings: Callable[..., Settings],
+) -> None:
+    async with serve_mcp(make_settings()) as server:
+        async with server.client() as one, server.client() as two:
+            results = await asyncio.gather(
+                *(client.call_tool("notes_list", {}) for client in (one, two, one, two))
+            )
+        assert not any(r.is_error for r in results)
+        conversations = (await server.live.client.get("/api/conversations")).json()
+        assert [c["channel"] for c in conversations] == ["mcp"]
+        with server.live.services.db.session() as session:
+            calls = session.exec(select(ToolCall)).all()
+        assert {c.conversation_id for c in calls} == {conversations[0]["id"]}
+        assert len(calls) == 4

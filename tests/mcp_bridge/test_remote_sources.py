@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from interlock.mcp_bridge.client import RemoteSession
+from interlock.settings import McpServerSpec
 from interlock.tools import Permission, ToolContext, ToolError, ToolRegistry
 from support.mcp_remote import RemoteMcp, free_port, stdio_command
 from support.waits import wait_until
@@ -165,3 +167,24 @@ async def test_an_http_server_that_dies_while_idle_is_down_then_back(
     await wait_until(lambda: session.state == "ready", timeout_s=30, what="back")
     result = await registry.execute(_tool(registry, "mcp.remote.echo"), {"text": "y"}, ctx)
     assert result.text == "echo: y"
+
+
+async def test_a_2025_session_follows_the_list_changed_notification(remote: RemoteMcp):
+    listings: list[list[str]] = []
+
+    async def on_tools(session: RemoteSession, tools: list[Any]) -> None:
+        listings.append([t.name for t in tools])
+
+    spec = McpServerSpec(url=remote.url)
+    session = RemoteSession(
+        "old", spec, None, call_timeout_s=10, retry_max_s=1, on_tools=on_tools, mode="legacy"
+    )
+    session.start()
+    try:
+        await wait_until(lambda: session.state == "ready", timeout_s=30, what="ready")
+        assert session.protocol_version == "2025-11-25"
+        assert "added" not in listings[-1]
+        await session.call("grow_legacy", {}, 10)
+        await wait_until(lambda: "added" in listings[-1], timeout_s=15, what="list_changed")
+    finally:
+        await session.aclose()

@@ -67,3 +67,36 @@ async def test_the_model_calls_a_remote_tool_and_the_person_approves_it(
         assert stored["mcp.remote.echo"]["result_text"] == "echo: hi"
         assert stored[get_user_tool.name]["status"] == "succeeded"
         assert stored[get_user_tool.name]["result_text"] == "get user ran with 'ann'"
+
+
+async def test_a_remote_call_waiting_for_approval_runs_after_a_restart(
+    remote: RemoteMcp, db_url: str, tmp_path: Path
+):
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        database_url=db_url,
+        client_dist=tmp_path / "no-client",
+        mcp_servers={"remote": {"url": remote.url}},
+    )
+    first = ScriptedChatModel(
+        responses=[scripted_message("Echoing.", ("mcp_remote_echo", {"text": "later"}))]
+    )
+    async with live_server(settings, model=first) as server:
+        conversation_id = await server.new_conversation()
+        await server.say(conversation_id, "Echo later")
+        log = await collect(server.client, conversation_id, until=terminals(1))
+        assert log.types[-1] == "run.paused", log.types
+        call = log.of("tool_call.interrupted")[0]["tool_call"]
+
+    # A new process: the start-up waits for the server's first listing, so the tool is there.
+    async with live_server(settings, model=ScriptedChatModel(responses=["Done."])) as server:
+        assert server.services.registry.get("mcp.remote.echo") is not None
+        response = await server.decide(call["id"], type="approve")
+        assert response.status_code == 200, response.text
+        await server.idle()
+        detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+        stored = next(
+            c for m in detail["messages"] for c in m["tool_calls"] if c["id"] == call["id"]
+        )
+        assert stored["status"] == "succeeded"
+        assert stored["result_text"] == "echo: later"

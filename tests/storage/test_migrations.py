@@ -203,3 +203,41 @@ def test_revisions_use_plain_sqlalchemy_types() -> None:
 )
 def test_autogenerate_renders_sqlmodel_types(column_type: Any, rendered: str | bool) -> None:
     assert migrate.render_item("type", column_type, None) == rendered
+
+
+def test_upgrade_folds_duplicate_mcp_records_into_the_oldest(empty_db_url: str) -> None:
+    migrate.upgrade(empty_db_url, "0011_mcp_servers")
+    database = Database(empty_db_url)
+    try:
+        with database.engine.begin() as connection:
+            for conversation_id, created in (
+                ("conv_old", "2026-01-01"),
+                ("conv_new", "2026-01-02"),
+            ):
+                connection.execute(
+                    sa.text(
+                        "INSERT INTO conversations (id, owner_id, employee, title, active_run_id, "
+                        "last_event_seq, loaded_skills, channel, created_at, updated_at) VALUES "
+                        "(:id, 'user_1', 'assistant', 'MCP calls', NULL, 0, '[]', 'mcp', "
+                        ":created, :created)"
+                    ),
+                    {"id": conversation_id, "created": created},
+                )
+                connection.execute(
+                    sa.text(
+                        "INSERT INTO messages (conversation_id, run_id, role, content, created_at) "
+                        "VALUES (:id, 'mcp_1', 'assistant', '', :created)"
+                    ),
+                    {"id": conversation_id, "created": created},
+                )
+        migrate.upgrade(empty_db_url)
+        with database.engine.begin() as connection:
+            kept = connection.execute(sa.text("SELECT id FROM conversations")).scalars().all()
+            moved = (
+                connection.execute(sa.text("SELECT DISTINCT conversation_id FROM messages"))
+                .scalars()
+                .all()
+            )
+        assert kept == ["conv_old"] and moved == ["conv_old"]
+    finally:
+        database.dispose()

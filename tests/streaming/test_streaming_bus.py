@@ -5,14 +5,18 @@
   exactly once, in order.
 * Events are staged on the caller's session: subscribers hear of them only after the commit,
   and a rollback (or a failed commit) publishes nothing and uses up no sequence number.
+* The events of one transaction are written in one batch: one sequence bump per
+  conversation and one insert, whatever their number.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import pytest
+from sqlalchemy import event as sa_event
 from sqlalchemy.exc import IntegrityError
 from sse_starlette import ServerSentEvent
 
@@ -116,14 +120,15 @@ async def test_events_reach_subscribers_only_after_the_commit(database: Database
     bus = EventBus(database)
     conversation_id = _conversation(database)
     subscription = bus.subscribe(conversation_id)
+    started = RunStarted(run_id=RUN_ID, trigger="message")
+    delta = MessageDelta(run_id=RUN_ID, delta="a")
     with database.session() as session:
-        assert (
-            bus.stage(session, conversation_id, RunStarted(run_id=RUN_ID, trigger="message")) == 1
-        )
-        assert bus.stage(session, conversation_id, MessageDelta(run_id=RUN_ID, delta="a")) == 2
+        bus.stage(session, conversation_id, started)
+        bus.stage(session, conversation_id, delta)
         assert subscription.queue.empty() and not subscription.wakeup.is_set()
         assert bus.replay(conversation_id, 0) == []  # not visible outside the transaction
         bus.commit(session)
+    assert (started.seq, delta.seq) == (1, 2)  # numbered when written, at the commit
     assert subscription.wakeup.is_set()
     assert [(e.seq, e.type) for e in _drain(subscription)] == [
         (1, "run.started"),
@@ -180,3 +185,34 @@ async def test_events_staged_before_a_rollback_are_never_published(database: Dat
     stored = bus.replay(conversation_id, 0)
     assert [(e.seq, json.loads(e.data)["run_id"]) for e in stored] == [(1, RUN_ID)]
     assert delivered == stored, delivered
+
+
+def test_the_events_of_a_transaction_are_written_in_one_batch(database: Database) -> None:
+    bus = EventBus(database)
+    first, second = _conversation(database), _conversation(database)
+    bus.publish(first, RunStarted(run_id=RUN_ID, trigger="message"))
+    statements: list[tuple[str, bool]] = []
+
+    def record(
+        _conn: Any, _cursor: Any, statement: str, _params: Any, _ctx: Any, many: bool
+    ) -> None:
+        statements.append((statement.split()[0].upper(), many))
+
+    sa_event.listen(database.engine, "before_cursor_execute", record)
+    try:
+        with database.session() as session:
+            for index in range(3):
+                bus.stage(session, first, MessageDelta(run_id=RUN_ID, delta=f"a{index}"))
+                bus.stage(session, second, MessageDelta(run_id=RUN_ID, delta=f"b{index}"))
+            bus.commit(session)
+    finally:
+        sa_event.remove(database.engine, "before_cursor_execute", record)
+    writes = [(word, many) for word, many in statements if word in ("UPDATE", "INSERT")]
+    assert writes == [("UPDATE", False), ("UPDATE", False), ("INSERT", True)], statements
+    assert [(e.seq, json.loads(e.data)["delta"]) for e in bus.replay(first, 1)] == [
+        (2, "a0"),
+        (3, "a1"),
+        (4, "a2"),
+    ]
+    assert [e.seq for e in bus.replay(second, 0)] == [1, 2, 3]
+    assert (_last_seq(database, first), _last_seq(database, second)) == (4, 3)

@@ -6,7 +6,7 @@ read on each request so a test can rotate it) or ``python mcp_remote_server.py s
 
 Tools: ``tool0``..``tool6`` (listed three per page), ``echo``, ``boom`` (an ``is_error``
 result), ``slow`` (sleeps), ``big`` (a long text), ``grow`` (adds ``added`` and announces that
-the tool list changed), the C19 names (``a.b/c``, ``get user``, an 80-character name,
+the tool list changed; ``grow_legacy`` announces it on a 2025-era connection), the C19 names (``a.b/c``, ``get user``, an 80-character name,
 ``Get_User``, ``get_user`` and ``get-user``), and ``refused`` whose input schema Interlock does not accept.
 """
 
@@ -95,6 +95,13 @@ def big(chars: int) -> str:
 async def grow(ctx: Context) -> str:
     server.add_tool(lambda: "added ran", name="added", description="Added at run time.")
     await ctx.notify_tools_changed()
+    return "grown"
+
+
+@server.tool(description="Add 'added' and announce it the 2025 way (on the connection).")
+async def grow_legacy(ctx: Context) -> str:
+    server.add_tool(lambda: "added ran", name="added", description="Added at run time.")
+    await ctx.session.send_tool_list_changed()
     return "grown"
 
 

@@ -246,9 +246,9 @@ export function AuditPage() {
                       {admin && <td>{r.owner_name}</td>}
                       <td>
                         {channelWords(r.channel)}
-                        {originText(r) && (
-                          <div className="small muted" data-testid="audit-origin">
-                            {originText(r)}
+                        {r.client_name && (
+                          <div className="small muted" data-testid="audit-origin" title={originText(r) ?? undefined}>
+                            call from {r.client_name}
                           </div>
                         )}
                       </td>

@@ -24,7 +24,7 @@ describe("audit words", () => {
     expect(outcomeWords("mystery")).toBe("mystery");
   });
 
-  it("names the MCP client a record's call came from (the Via column)", () => {
+  it("names the MCP client a record's call came from (the Via column's tooltip)", () => {
     const record: Pick<AuditRecordOut, "client_name" | "channel"> = { client_name: "Claude Desktop", channel: "web" };
     expect(originText(record)).toBe("Requested by Claude Desktop via MCP");
     expect(originText({ client_name: null })).toBeNull();

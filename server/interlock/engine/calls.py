@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import bindparam, update
 from sqlmodel import col
 
 from interlock.employees import Employee
-from interlock.engine.records import close_call, error_text, rejected_text, view
+from interlock.engine.records import UNLOADED, close_call, error_text, rejected_text, view
 from interlock.engine.turn import LOAD_SKILL, effective_permission
 from interlock.permissions import actions_on, is_action
 from interlock.storage import Database, Decision, DecisionType, ToolCall, ToolCallStatus
@@ -27,6 +27,18 @@ from interlock.tools import Tool, ToolContext, ToolError, ToolRegistry
 from interlock.tools.hooks import run_check
 
 _CLAIMABLE = [ToolCallStatus.pending, ToolCallStatus.interrupted]
+_tool_calls = ToolCall.__table__  # type: ignore[attr-defined]
+_CLAIM = (
+    update(_tool_calls)
+    .where(
+        _tool_calls.c.id == bindparam("call_id"),
+        _tool_calls.c.status.in_([str(s) for s in _CLAIMABLE]),
+    )
+    .values(
+        status=bindparam("new_status"), executed_args=bindparam("args"), started_at=bindparam("now")
+    )
+)
+"""The claim, as a prebuilt Core statement (a hot path; no ORM object of the row is loaded)."""
 
 
 class CallExecutor:
@@ -44,9 +56,28 @@ class CallExecutor:
         self.registry = registry
 
     async def execute(
-        self, run_id: str, user_id: str, employee: Employee, call: ToolCall, args: Any
+        self,
+        run_id: str,
+        user_id: str,
+        employee: Employee,
+        call: ToolCall,
+        args: Any,
+        *,
+        actions_on: bool | None = None,
+        decision: Decision | object | None = UNLOADED,
     ) -> bool:
         """Run ``call`` once with ``args`` and store its outcome.
+
+        Args:
+            run_id: The run doing it.
+            user_id: The conversation's owner.
+            employee: The conversation's employee.
+            call: The call (``pending``, or ``interrupted`` and approved).
+            args: The args it runs with (the proposal, or the person's edit).
+            actions_on: The owner's "AI actions" switch for the employee when the caller read
+                it in this step; read here when None.
+            decision: The call's decision when the caller has it (``None``: it has none),
+                for the events; read when omitted.
 
         Returns:
             True when the call now waits for the browser (a frontend call), else False.
@@ -60,13 +91,15 @@ class CallExecutor:
             writable=tool.write if tool is not None else False,
             tool_name=call.name,
         )
-        refusal = await self._refusal(tool, employee, call, args, context)
+        if actions_on is None:
+            actions_on = await self.db.run(self._actions_on, user_id, employee.slug)
+        refusal = await self._refusal(tool, employee, call, args, context, actions_on)
         if refusal is not None:
             await self.db.run(self._refuse, run_id, call, refusal)
             return False
         assert tool is not None
         frontend = tool.execution == "frontend"
-        if not await self.db.run(self._claim, run_id, call, args, frontend):
+        if not await self.db.run(self._claim, run_id, call, args, frontend, decision):
             return False
         if frontend:
             return True
@@ -82,10 +115,16 @@ class CallExecutor:
                 "result_data": result.data,
                 "full_text": result.full_text,
             }
-        await self.db.run(self._store_outcome, run_id, call.id, outcome)
+        await self.db.run(self._store_outcome, run_id, call.id, outcome, decision)
         return False
 
-    def _store_outcome(self, run_id: str, call_id: str, outcome: dict[str, Any]) -> None:
+    def _store_outcome(
+        self,
+        run_id: str,
+        call_id: str,
+        outcome: dict[str, Any],
+        decision: Decision | object | None,
+    ) -> None:
         """Close a call that ran with its outcome, unless it was cancelled meanwhile.
 
         A blocking call (database thread).
@@ -95,7 +134,15 @@ class CallExecutor:
             assert fresh is not None
             if fresh.status != ToolCallStatus.running:  # cancelled meanwhile
                 return
-            close_call(session, self.bus, self.registry, fresh, **outcome, run_id=run_id)
+            close_call(
+                session,
+                self.bus,
+                self.registry,
+                fresh,
+                **outcome,
+                run_id=run_id,
+                decision=decision,
+            )
             self.bus.commit(session)
 
     async def _refusal(
@@ -105,8 +152,9 @@ class CallExecutor:
         call: ToolCall,
         args: Any,
         context: ToolContext,
+        on: bool,
     ) -> ToolError | None:
-        """Why the call must not run now, or None."""
+        """Why the call must not run now, or None (``on``: the "AI actions" switch)."""
         if tool is None:
             return ToolError("not_found", f"The tool {call.name!r} is no longer registered.")
         if (
@@ -115,7 +163,6 @@ class CallExecutor:
             and not employee.may_load(str(args.get("name")))
         ):
             return ToolError("not_found", f"No skill {args.get('name')!r} can be loaded here.")
-        on = await self.db.run(self._actions_on, context.user_id, employee.slug)
         if effective_permission(tool, employee, actions_on=on) == "DENY":
             # Denied after the call was proposed (an admin, or AI actions turned off or
             # lapsed): it never runs.
@@ -136,7 +183,7 @@ class CallExecutor:
         return None
 
     def _actions_on(self, user_id: str, employee_slug: str) -> bool:
-        """Whether the person's "AI actions" switch is on for the employee (database thread)."""
+        """The person's "AI actions" switch for the employee (database thread)."""
         with self.db.session() as session:
             return actions_on(session, user_id, employee_slug)
 
@@ -151,31 +198,40 @@ class CallExecutor:
             if closed != 1:
                 session.rollback()
                 return
+            # A new session: this reads the row as updated above (no refresh needed).
             fresh = session.get(ToolCall, call.id)
             assert fresh is not None
-            session.refresh(fresh)
             close_call(session, self.bus, self.registry, fresh, **failure(refusal), run_id=run_id)
             self.bus.commit(session)
 
-    def _claim(self, run_id: str, call: ToolCall, args: Any, frontend: bool) -> bool:
+    def _claim(
+        self,
+        run_id: str,
+        call: ToolCall,
+        args: Any,
+        frontend: bool,
+        decision: Decision | object | None,
+    ) -> bool:
         """Move the call to ``running`` (or ``awaiting_client``) with a compare-and-set.
 
         A blocking call (database thread).
         """
         status = ToolCallStatus.awaiting_client if frontend else ToolCallStatus.running
         with self.db.session() as session:
-            claimed = session.exec(  # type: ignore[call-overload]
-                update(ToolCall)
-                .where(col(ToolCall.id) == call.id, col(ToolCall.status).in_(_CLAIMABLE))
-                .values(status=status, executed_args=args, started_at=utcnow())
-            ).rowcount
+            claimed = (
+                session.connection()
+                .execute(
+                    _CLAIM,
+                    {"call_id": call.id, "new_status": str(status), "args": args, "now": utcnow()},
+                )
+                .rowcount
+            )
             if claimed != 1:
                 session.rollback()
                 return False
-            fresh = session.get(ToolCall, call.id)
+            fresh = session.get(ToolCall, call.id)  # as updated above
             assert fresh is not None
-            session.refresh(fresh)
-            out = view(session, self.registry, fresh)
+            out = view(session, self.registry, fresh, decision)
             event = (
                 ToolCallAwaitingClient(run_id=run_id, tool_call=out)
                 if frontend
@@ -205,6 +261,7 @@ class CallExecutor:
                     error_code="rejected",
                     error_message=decision.message or "Rejected by the person.",
                     run_id=run_id,
+                    decision=decision,
                 )
             else:  # respond: the person's text is the result; the tool does not run
                 close_call(
@@ -215,6 +272,7 @@ class CallExecutor:
                     status=ToolCallStatus.succeeded,
                     text=decision.message or "",
                     run_id=run_id,
+                    decision=decision,
                 )
             self.bus.commit(session)
 

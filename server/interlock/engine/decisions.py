@@ -255,7 +255,7 @@ def _record(
             if runs
             else None,
         )
-        out = view(session, engine.registry, call)
+        out = view(session, engine.registry, call, decision)
         engine.bus.stage(
             session, call.conversation_id, ToolCallDecided(run_id=call.run_id, tool_call=out)
         )

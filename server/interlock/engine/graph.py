@@ -18,29 +18,18 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import add_ai_message_chunks
 from langgraph.graph import END, START, StateGraph
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
-from interlock.audit import ALLOW_DECIDER, REPEAT_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
+from interlock.engine.answers import ENDED, AnswerStore
 from interlock.engine.binding import BoundModels
 from interlock.engine.calls import CallExecutor
 from interlock.engine.expiry import Deadlines
-from interlock.engine.grants import apply_grant
 from interlock.engine.history import HistoryCache
-from interlock.engine.loop_guard import (
-    REPEAT_ERROR_CODE,
-    check_repeats,
-    declined_before,
-    repeat_text,
-    run_repeats,
-)
-from interlock.engine.preflight import Prepared, prepare_calls
+from interlock.engine.preflight import prepare_calls
 from interlock.engine.proposals import message_text, read_proposals
 from interlock.engine.records import (
-    close_call,
-    error_text,
     latest_assistant_calls,
-    view,
 )
 from interlock.engine.turn import TurnPlan, plan_turn
 from interlock.errors import InterlockError
@@ -51,30 +40,33 @@ from interlock.storage import (
     Database,
     Decision,
     DecisionType,
-    Message,
-    MessageRole,
     ToolCall,
     ToolCallStatus,
 )
-from interlock.storage.views import message_out
 from interlock.store import undone_calls_note
 from interlock.streaming import EventBus
 from interlock.streaming.deltas import DeltaBuffer
-from interlock.streaming.events import (
-    MessageCompleted,
-    ToolCallCreated,
-)
-from interlock.tools import Permission, Tool, ToolRegistry
+from interlock.tools import ToolRegistry
+
+Start = Literal["model", "tools"]
 
 
 class TurnState(TypedDict):
-    """Graph state: ids and counters only (the history lives in storage)."""
+    """Graph state: ids and counters only (the history lives in storage).
+
+    ``start``: the first node (``tools`` for a resume, ``model`` for a new message).
+    ``outcome``: ``continue`` (to the tools node), ``model`` (every proposed call is already
+    closed: straight back to the model), ``paused`` or ``completed``. ``ended``: the last step
+    already wrote the run's terminal event in its own transaction.
+    """
 
     run_id: str
     conversation_id: str
     user_id: str
+    start: Start
     steps: int
-    outcome: Literal["continue", "paused", "completed"]
+    outcome: Literal["continue", "model", "paused", "completed"]
+    ended: bool
 
 
 @dataclass
@@ -99,7 +91,9 @@ def build_graph(deps: GraphDeps) -> Any:
     graph.add_node("model", nodes.model)
     graph.add_node("tools", nodes.tools)
     graph.add_conditional_edges(START, nodes.route_start, {"model": "model", "tools": "tools"})
-    graph.add_conditional_edges("model", nodes.after_model, {"tools": "tools", END: END})
+    graph.add_conditional_edges(
+        "model", nodes.after_model, {"tools": "tools", "model": "model", END: END}
+    )
     graph.add_conditional_edges("tools", nodes.after_tools, {"model": "model", END: END})
     return graph.compile()
 
@@ -110,27 +104,21 @@ class _Nodes:
         self.history = HistoryCache(deps.registry)
         self.calls = CallExecutor(deps.db, deps.bus, deps.registry)
         self.bound = BoundModels(deps.registry)
+        self.answers = AnswerStore(deps)
 
     # -- routing -------------------------------------------------------------------------
+    # Async on purpose: LangGraph runs a sync routing function in a worker thread (a thread
+    # hand-off per step for a dictionary lookup).
     async def route_start(self, state: TurnState) -> str:
-        return await self.d.db.run(self._start_at, state["conversation_id"])
+        # A resume starts at the tools node, which goes on to the model when nothing is open.
+        return state["start"]
 
-    def _start_at(self, conversation_id: str) -> str:
-        """``tools`` when the latest assistant message has open calls, else ``model``."""
-        with self.d.db.session() as session:
-            calls = latest_assistant_calls(session, conversation_id)
-        open_calls = [
-            c
-            for c in calls
-            if c.status
-            in (ToolCallStatus.pending, ToolCallStatus.interrupted, ToolCallStatus.awaiting_client)
-        ]
-        return "tools" if open_calls else "model"
+    async def after_model(self, state: TurnState) -> str:
+        if state["outcome"] == "continue":
+            return "tools"
+        return "model" if state["outcome"] == "model" else END
 
-    def after_model(self, state: TurnState) -> str:
-        return "tools" if state["outcome"] == "continue" else END
-
-    def after_tools(self, state: TurnState) -> str:
+    async def after_tools(self, state: TurnState) -> str:
         return "model" if state["outcome"] == "continue" else END
 
     # -- model ---------------------------------------------------------------------------
@@ -160,9 +148,10 @@ class _Nodes:
             await deltas.flush()
             partial = message_text(_merged(chunks).content) if chunks else ""
             if partial.strip():
-                await d.db.run(self._store_answer, state, partial, [], plan, employee)
+                await d.db.run(self.answers.store, state, partial, [], plan, employee, end=False)
             raise
-        await deltas.flush()
+        # The last piece of text is written with the answer itself (one transaction).
+        tail = await deltas.drain()
 
         aggregate = _merged(chunks) if chunks else None
         text = message_text(aggregate.content) if aggregate else ""
@@ -178,13 +167,17 @@ class _Nodes:
                 from_model=True,
             )
         except asyncio.CancelledError:
+            if tail:
+                await d.db.run(d.bus.publish_many, conversation_id, tail)
             if text.strip():
-                await d.db.run(self._store_answer, state, text, [], plan, employee)
+                await d.db.run(self.answers.store, state, text, [], plan, employee, end=False)
             raise
-        await d.db.run(self._store_answer, state, text, prepared, plan, employee)
-        # With tool calls the tools node runs next, even when every call already failed its
-        # checks: the model must see those error tool messages and answer again.
-        return {"steps": state["steps"] + 1, "outcome": "continue" if proposals else "completed"}
+        outcome = await d.db.run(
+            self.answers.store, state, text, prepared, plan, employee, tail=tail
+        )
+        # With tool calls the model answers again, even when every call already failed its
+        # checks: it must see those error tool messages.
+        return {"steps": state["steps"] + 1, "outcome": outcome, "ended": outcome in ENDED}
 
     def _model_input(self, conversation_id: str) -> tuple[Employee, TurnPlan, list[BaseMessage]]:
         """Read what a model step needs: the employee, the turn's plan and the history.
@@ -202,145 +195,9 @@ class _Nodes:
             history = self.history.model_messages(session, conversation_id, prompt)
         return employee, plan, history
 
-    def _store_answer(
-        self,
-        state: TurnState,
-        text: str,
-        prepared: list[Prepared],
-        plan: TurnPlan,
-        employee: Employee,
-    ) -> None:
-        """Store the assistant message and its calls, failing refused ones at once.
-
-        A blocking call (database thread), one transaction.
-
-        Raises:
-            InterlockError: ``repeated_rejected_call`` once the run's second call was closed by
-                the loop guard (after the answer is stored).
-        """
-        d = self.d
-        conversation_id, run_id = state["conversation_id"], state["run_id"]
-        with d.db.session() as session:
-            message = Message(
-                conversation_id=conversation_id,
-                run_id=run_id,
-                role=MessageRole.assistant,
-                content=text,
-            )
-            session.add(message)
-            session.flush()
-            assert message.id is not None
-            calls: list[tuple[ToolCall, Prepared]] = []
-            repeated = False
-            for index, item in enumerate(prepared):
-                tool, proposal = item.tool, item.proposal
-                call = ToolCall(
-                    id=item.call_id,
-                    conversation_id=conversation_id,
-                    message_id=message.id,
-                    run_id=run_id,
-                    index=index,
-                    name=_stored_name(d.registry, tool, proposal.name),
-                    permission=str(plan.permissions[tool.name]) if tool else "ASK",
-                    proposed_args=proposal.args,
-                    raw_args=proposal.raw_args if proposal.args is None else None,
-                )
-                session.add(call)
-                if item.problem is None and tool is not None:
-                    apply_grant(
-                        session,
-                        call,
-                        tool,
-                        str(plan.permissions[tool.name]),
-                        user_id=state["user_id"],
-                        employee=employee,
-                    )
-                calls.append((call, item))
-            session.flush()
-            # New calls: no decision can exist yet (saves a query per call).
-            views = [view(session, d.registry, call, None) for call, _ in calls]
-            d.bus.stage(
-                session,
-                conversation_id,
-                MessageCompleted(run_id=run_id, message=message_out(message, views)),
-            )
-            for call_view in views:
-                d.bus.stage(
-                    session, conversation_id, ToolCallCreated(run_id=run_id, tool_call=call_view)
-                )
-            for call, item in calls:
-                tool = item.tool
-                if item.problem is not None:
-                    close_call(
-                        session,
-                        d.bus,
-                        d.registry,
-                        call,
-                        status=ToolCallStatus.failed,
-                        text=error_text(item.code, item.problem, item.hint),
-                        result_data={"errors": item.field_errors} if item.field_errors else None,
-                        error_code=item.code,
-                        error_message=item.problem,
-                    )
-                elif (
-                    tool is not None
-                    and plan.permissions[tool.name] == Permission.ASK
-                    and call.grant_id is None
-                    and declined_before(session, conversation_id, tool, call.proposed_args)
-                ):
-                    self._close_repeat(session, run_id, call, tool)
-                    repeated = True
-                elif tool is not None and plan.permissions[tool.name] == Permission.ALLOW:
-                    record_outcome(
-                        session,
-                        call=call,
-                        decider=ALLOW_DECIDER,
-                        channel=Channel.system,
-                        outcome=Outcome.allowed,
-                        reason=None,
-                        proposed_args=call.proposed_args,
-                        executed_args=call.proposed_args,
-                    )
-                elif (
-                    tool is not None
-                    and plan.permissions[tool.name] == Permission.ASK
-                    and call.grant_id is None
-                ):
-                    call.confirmation = item.confirmation
-                    d.deadlines.interrupt(session, d.bus, d.registry, call, employee, run_id)
-            # Only a step that closed a repeat can reach the limit: count only then.
-            repeats = run_repeats(session, run_id) if repeated else 0
-            d.bus.commit(session)
-        check_repeats(repeats)
-
-    def _close_repeat(self, session: Session, run_id: str, call: ToolCall, tool: Tool) -> None:
-        """Close a call the person already declined as ``rejected`` by ``policy:repeat``."""
-        reason = "the person already declined this exact call earlier in the conversation"
-        record_outcome(
-            session,
-            call=call,
-            decider=REPEAT_DECIDER,
-            channel=Channel.system,
-            outcome=Outcome.rejected,
-            reason=reason,
-            proposed_args=call.proposed_args,
-            executed_args=None,
-        )
-        close_call(
-            session,
-            self.d.bus,
-            self.d.registry,
-            call,
-            status=ToolCallStatus.rejected,
-            text=repeat_text(tool),
-            error_code=REPEAT_ERROR_CODE,
-            error_message=f"Not asked again: {reason}.",
-            run_id=run_id,
-        )
-
     # -- tools ---------------------------------------------------------------------------
     async def tools(self, state: TurnState) -> dict[str, Any]:
-        employee, calls, decisions = await self.d.db.run(
+        employee, calls, decisions, on = await self.d.db.run(
             self._tools_input, state["conversation_id"]
         )
         waiting = False
@@ -349,7 +206,7 @@ class _Nodes:
             decision = decisions.get(call.id)
             if call.status == ToolCallStatus.pending:
                 waiting |= await self.calls.execute(
-                    run_id, user_id, employee, call, call.proposed_args
+                    run_id, user_id, employee, call, call.proposed_args, actions_on=on
                 )
             elif call.status == ToolCallStatus.awaiting_client:
                 waiting = True
@@ -360,35 +217,35 @@ class _Nodes:
                     args = (
                         decision.args if decision.type == DecisionType.edit else call.proposed_args
                     )
-                    waiting |= await self.calls.execute(run_id, user_id, employee, call, args)
+                    waiting |= await self.calls.execute(
+                        run_id, user_id, employee, call, args, actions_on=on, decision=decision
+                    )
                 else:
                     await self.d.db.run(self.calls.close_decided, run_id, call, decision)
         return {"outcome": "paused" if waiting else "continue"}
 
     def _tools_input(
         self, conversation_id: str
-    ) -> tuple[Employee, list[ToolCall], dict[str, Decision]]:
-        """Read the latest assistant message's calls and their decisions (database thread)."""
+    ) -> tuple[Employee, list[ToolCall], dict[str, Decision], bool]:
+        """Read the latest assistant message's calls, their decisions and the owner's "AI
+        actions" switch for the employee (database thread)."""
         with self.d.db.session() as session:
             conversation = session.get(Conversation, conversation_id)
             assert conversation is not None
             employee = self.d.employee_of(conversation.employee)
             calls = latest_assistant_calls(session, conversation_id)
+            if not calls:
+                return employee, [], {}, False
             decisions = {
                 dec.tool_call_id: dec
                 for dec in session.exec(
                     select(Decision).where(col(Decision.tool_call_id).in_([c.id for c in calls]))
                 ).all()
             }
-        return employee, calls, decisions
+            on = actions_on(session, conversation.owner_id, employee.slug)
+        return employee, calls, decisions, on
 
 
 def _merged(chunks: list[AIMessageChunk]) -> AIMessageChunk:
     """Merge a model's streamed chunks in one pass (``a + b + c`` copies the text each time)."""
     return add_ai_message_chunks(chunks[0], *chunks[1:])
-
-
-def _stored_name(registry: ToolRegistry, tool: Tool | None, provider_name: str) -> str:
-    """The registry name of a proposed call (also for tools not offered), else as proposed."""
-    known = tool or registry.by_provider_name(provider_name)
-    return known.name if known else provider_name

@@ -121,5 +121,6 @@ def store_message(
                 actions_on=switch.on,
             )
         engine.bus.commit(session)
-    engine.spawn_soon(run.id, conversation_id, user_id)
+    # A slash command's call is proposed already: the run starts at the tools node.
+    engine.spawn_soon(run.id, conversation_id, user_id, "model" if command is None else "tools")
     return run.id, message.id

@@ -23,7 +23,8 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlmodel import Session, col, select
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
 
 from interlock.audit import (
     ALLOW_DECIDER,
@@ -38,7 +39,7 @@ from interlock.engine.preflight import Prepared, prepare_calls
 from interlock.engine.proposals import Proposal
 from interlock.engine.records import close_call, error_text, view
 from interlock.engine.turn import LOAD_SKILL, TurnPlan, plan_turn
-from interlock.errors import Conflict
+from interlock.errors import Conflict, InterlockError
 from interlock.permissions import start_switch
 from interlock.storage import (
     Conversation,
@@ -161,28 +162,36 @@ class OutsideCalls(OutsideRuns):
         return Placed(call=out, conversation_id=conversation_id)
 
     def _record_conversation(self, user_id: str, employee: Employee) -> str:
-        """The id of the person's record conversation for ``employee``, made on first use."""
-        with self.engine.db.session() as session:
-            found = session.exec(
-                select(Conversation.id)
-                .where(
-                    Conversation.owner_id == user_id,
-                    Conversation.employee == employee.slug,
-                    Conversation.channel == MCP_CHANNEL,
+        """The id of the person's record conversation for ``employee``, made on first use.
+
+        One per person and employee (a partial unique index): of two first calls racing, the
+        later insert fails and reads the one that won.
+        """
+        for _attempt in range(2):
+            with self.engine.db.session() as session:
+                found = session.exec(
+                    select(Conversation.id).where(
+                        Conversation.owner_id == user_id,
+                        Conversation.employee == employee.slug,
+                        Conversation.channel == MCP_CHANNEL,
+                    )
+                ).first()
+                if found is not None:
+                    return found
+                conversation = Conversation(
+                    owner_id=user_id,
+                    employee=employee.slug,
+                    title=RECORD_TITLE,
+                    channel=MCP_CHANNEL,
                 )
-                .order_by(col(Conversation.created_at))
-            ).first()
-            if found is not None:
-                return found
-            conversation = Conversation(
-                owner_id=user_id,
-                employee=employee.slug,
-                title=RECORD_TITLE,
-                channel=MCP_CHANNEL,
-            )
-            session.add(conversation)
-            session.commit()
-            return conversation.id
+                session.add(conversation)
+                try:
+                    session.commit()
+                except IntegrityError:
+                    session.rollback()
+                    continue
+                return conversation.id
+        raise InterlockError("The record of MCP calls could not be made.", code="internal")
 
     def _store(
         self,

@@ -92,7 +92,9 @@ def cancelled_text(reason: str) -> str:
     return f"Cancelled: {reason}."
 
 
-_UNLOADED = object()
+UNLOADED: object = object()
+"""Default of a call's decision argument: not loaded yet (read it)."""
+_UNLOADED = UNLOADED
 
 
 def view(
@@ -182,13 +184,15 @@ def close_call(
     error_message: str | None = None,
     run_id: str | None = None,
     full_text: str | None = None,
+    decision: Decision | object | None = _UNLOADED,
 ) -> None:
     """Stage the end of ``call``: final fields, its tool message and ``tool_call.completed``.
 
     ``run_id`` is the run doing this (the call's own run when omitted); the tool message and
     the event carry it. ``full_text`` is the whole output when ``text`` was cut: it is stored
-    in ``tool_outputs`` and ``result_chars`` gives its length. The caller commits with
-    ``bus.commit(session)``.
+    in ``tool_outputs`` and ``result_chars`` gives its length. ``decision``: the call's
+    decision when the caller has it (``None`` for none; read when omitted). The caller
+    commits with ``bus.commit(session)``.
     """
     run_id = run_id or call.run_id
     call.status = status
@@ -217,7 +221,7 @@ def close_call(
     )
     session.add(tool_message)
     session.flush()
-    call_view = view(session, registry, call)
+    call_view = view(session, registry, call, decision)
     message_view = message_out(tool_message)
     if call_view.result_text == message_view.content:
         # The same (possibly 60,000-character) text is in the call: not sent twice.

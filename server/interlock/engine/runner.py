@@ -11,19 +11,20 @@ import logging
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from sqlalchemy import update
-from sqlmodel import Session, col, select
+from sqlalchemy import bindparam, update
+from sqlmodel import Session
 
 from interlock.audit import SYSTEM_DECIDER
 from interlock.employees import DEFAULT_EMPLOYEE, Employee, EmployeeDirectory
 from interlock.engine.cancels import CANCEL_WAIT_S, cancel_run
 from interlock.engine.commands import CommandClaim
+from interlock.engine.driving import drive
 from interlock.engine.expiry import Deadlines, ExpirySweeper
-from interlock.engine.graph import GraphDeps, TurnState, build_graph
+from interlock.engine.graph import GraphDeps, Start, build_graph
 from interlock.engine.leases import Leases
 from interlock.engine.messages import store_message
-from interlock.engine.outside import OutsideCalls, is_record
-from interlock.engine.records import latest_assistant_calls, waiting_for_person
+from interlock.engine.outside import OutsideCalls
+from interlock.engine.resumes import claim_resume, resume_after_close, resume_latest
 from interlock.engine.terminals import end_run
 from interlock.errors import InterlockError, NotFound
 from interlock.models import create_chat_model
@@ -32,18 +33,23 @@ from interlock.skills import SkillCatalog
 from interlock.storage import (
     Conversation,
     Database,
-    Decision,
-    Run,
     RunStatus,
-    ToolCall,
 )
 from interlock.streaming import EventBus
-from interlock.streaming.events import (
-    RunStarted,
-)
 from interlock.tools import ToolRegistry
 
 log = logging.getLogger(__name__)
+
+_conversations = Conversation.__table__  # type: ignore[attr-defined]
+_CLAIM = (
+    update(_conversations)
+    .where(
+        _conversations.c.id == bindparam("conversation_id"),
+        _conversations.c.active_run_id.is_(None),
+    )
+    .values(active_run_id=bindparam("run_id"))
+)
+"""A Core statement: the ORM's bulk UPDATE costs several times more on this hot path."""
 
 
 class Engine:
@@ -79,7 +85,7 @@ class Engine:
         self._models: dict[str, BaseChatModel] = {}
         self.deadlines = Deadlines(settings)
         self.sweeper = ExpirySweeper(self, settings.approval_sweep_interval_s)
-        self._graph = build_graph(
+        self.graph = build_graph(
             GraphDeps(
                 db=db,
                 bus=bus,
@@ -186,36 +192,14 @@ class Engine:
         return await self.db.run(self.claim_resume, conversation_id, message_id, user_id)
 
     def claim_resume(self, conversation_id: str, message_id: int, user_id: str) -> str | None:
-        """Start a resume run if every call of ``message_id`` is decided.
+        """Start a resume run if every call of ``message_id`` is decided (``engine.resumes``).
 
         A blocking call (database thread); the run's task starts on the event loop.
 
         Returns:
             The new run's id (``run.started`` stored), or None.
         """
-        with self.db.session() as session:
-            waiting = session.exec(
-                select(ToolCall.id)
-                .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
-                .where(
-                    ToolCall.message_id == message_id,
-                    waiting_for_person(),
-                )
-            ).first()
-            if waiting is not None:
-                return None
-            if is_record(session, conversation_id):
-                # MCP calls: no model answers; the decided calls run (engine.outside).
-                self.outside.settle_soon(conversation_id, message_id)
-                return None
-            run = Run(conversation_id=conversation_id, trigger="resume", owner_id=self.worker_id)
-            if not self.claim(session, conversation_id, run.id):
-                return None
-            session.add(run)
-            self.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="resume"))
-            self.bus.commit(session)
-        self.spawn_soon(run.id, conversation_id, user_id)
-        return run.id
+        return claim_resume(self, conversation_id, message_id, user_id)
 
     def resume_after_close(self, conversation_id: str, message_id: int) -> str | None:
         """Resume the owner's run once a call of ``message_id`` was closed by the server.
@@ -225,103 +209,60 @@ class Engine:
         Returns:
             The new run's id, or None (calls still wait, or a run is active).
         """
-        with self.db.session() as session:
-            conversation = session.get(Conversation, conversation_id)
-            if conversation is None:
-                return None
-            owner_id = conversation.owner_id
-        return self.claim_resume(conversation_id, message_id, owner_id)
+        return resume_after_close(self, conversation_id, message_id)
 
-    def _resume_latest(self, conversation_id: str, user_id: str) -> str | None:
+    def resume_latest(self, conversation_id: str, user_id: str) -> str | None:
         """Resume the conversation's latest assistant message if nothing of it waits any more."""
-        with self.db.session() as session:
-            calls = latest_assistant_calls(session, conversation_id)
-        if not calls:
-            return None
-        return self.claim_resume(conversation_id, calls[0].message_id, user_id)
+        return resume_latest(self, conversation_id, user_id)
 
     def claim(self, session: Session, conversation_id: str, run_id: str) -> bool:
         """Claim the conversation for ``run_id`` (compare-and-set); False when taken."""
-        result = session.exec(  # type: ignore[call-overload]
-            update(Conversation)
-            .where(
-                col(Conversation.id) == conversation_id, col(Conversation.active_run_id).is_(None)
-            )
-            .values(active_run_id=run_id)
+        result = session.connection().execute(
+            _CLAIM, {"conversation_id": conversation_id, "run_id": run_id}
         )
         return bool(result.rowcount == 1)
 
-    def spawn_soon(self, run_id: str, conversation_id: str, user_id: str) -> None:
+    def spawn_soon(
+        self, run_id: str, conversation_id: str, user_id: str, start: Start = "tools"
+    ) -> None:
         """Start the run's task on the event loop; called right after the claim's commit.
 
         Called from a database thread, so the run starts even when the request that claimed
-        it is cancelled meanwhile (the client left).
+        it is cancelled meanwhile (the client left). ``start``: ``model`` for a new message
+        whose calls are all closed, else ``tools`` (it goes on to the model when nothing is
+        open).
         """
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             assert self._loop is not None, "no event loop to run on"
-            self._loop.call_soon_threadsafe(self._spawn, run_id, conversation_id, user_id)
+            self._loop.call_soon_threadsafe(self._spawn, run_id, conversation_id, user_id, start)
         else:
-            self._spawn(run_id, conversation_id, user_id)
+            self._spawn(run_id, conversation_id, user_id, start)
 
     def start_task(self, run_id: str, conversation_id: str, user_id: str) -> None:
         """Start the task driving ``run_id`` (claimed and committed) on the running loop."""
-        self._spawn(run_id, conversation_id, user_id)
+        self._spawn(run_id, conversation_id, user_id, "tools")
 
-    def _spawn(self, run_id: str, conversation_id: str, user_id: str) -> None:
+    def _spawn(self, run_id: str, conversation_id: str, user_id: str, start: Start) -> None:
         if run_id in self._ended_early:  # cancelled between its claim and its task's start
             self._ended_early.discard(run_id)
             return
         task = asyncio.create_task(
-            self._drive(run_id, conversation_id, user_id), name=f"run {run_id}"
+            drive(self, run_id, conversation_id, user_id, start), name=f"run {run_id}"
         )
         self._tasks[run_id] = task
         task.add_done_callback(lambda _t: self._tasks.pop(run_id, None))
 
     # -- driving and ending --------------------------------------------------------------
-    async def _drive(self, run_id: str, conversation_id: str, user_id: str) -> None:
-        state: TurnState = {
-            "run_id": run_id,
-            "conversation_id": conversation_id,
-            "user_id": user_id,
-            "steps": 0,
-            "outcome": "continue",
-        }
-        recursion_limit = 2 * self.settings.max_steps_per_turn + 4
-        try:
-            final = await self._graph.ainvoke(state, config={"recursion_limit": recursion_limit})
-        except asyncio.CancelledError:
-            if self._closing or run_id in self._abandoned:
-                # Shutdown: another worker or the next start takes the run over. Abandoned:
-                # another worker already did.
-                self._abandoned.discard(run_id)
-                return
-            await self.db.run(
-                self.end_run,
-                run_id,
-                conversation_id,
-                RunStatus.cancelled,
-                reason="cancelled by the person",
-            )
-            return
-        except InterlockError as exc:
-            await self.db.run(self.end_run, run_id, conversation_id, RunStatus.failed, error=exc)
-            return
-        except Exception as exc:  # a model or provider failure: report it, keep the server up
-            log.exception("run %s failed", run_id)
-            error = InterlockError(  # provider text may hold internals: logged above only
-                f"The model call failed ({type(exc).__name__}); the server log has the details.",
-                code="model_error",
-            )
-            await self.db.run(self.end_run, run_id, conversation_id, RunStatus.failed, error=error)
-            return
-        status = RunStatus.paused if final["outcome"] == "paused" else RunStatus.completed
-        await self.db.run(self.end_run, run_id, conversation_id, status)
-        if status == RunStatus.paused and not self._closing:
-            # A decision or an expiry may have landed after the tools node looked and before
-            # the pause was written (its own resume found this run active): go on now.
-            await self.db.run(self._resume_latest, conversation_id, user_id)
+    def left_to_others(self, run_id: str) -> bool:
+        """Whether the cancelled task of ``run_id`` must write nothing: the server is
+        stopping (another worker or the next start takes the run over), or another worker
+        already took it over."""
+        if run_id in self._abandoned:
+            self._abandoned.discard(run_id)
+            return True
+        return self._closing
 
     def end_run(
         self,

@@ -4,18 +4,43 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import update
-from sqlmodel import col
+from sqlalchemy import bindparam, update
+from sqlmodel import Session
 
 from interlock.audit import SYSTEM_DECIDER
 from interlock.engine.records import cancel_open_calls, latest_assistant_calls
 from interlock.errors import InterlockError, error_body
 from interlock.storage import Conversation, Run, RunStatus, ToolCallStatus
 from interlock.storage.models import utcnow
+from interlock.streaming import EventBus
 from interlock.streaming.events import RunCancelled, RunCompleted, RunFailed, RunPaused
+from interlock.tools import ToolRegistry
 
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
+
+# Prebuilt Core statements (every run ends through them; the ORM's bulk UPDATE costs several
+# times more here). No ORM object of these rows is loaded in the sessions that run them.
+_runs = Run.__table__  # type: ignore[attr-defined]
+_conversations = Conversation.__table__  # type: ignore[attr-defined]
+_END_RUN = (
+    update(_runs)
+    .where(_runs.c.id == bindparam("run_id"), _runs.c.status == str(RunStatus.running))
+    .values(
+        status=bindparam("new_status"),
+        finished_at=bindparam("now"),
+        error_code=bindparam("code"),
+        error_message=bindparam("message"),
+    )
+)
+_RELEASE = (
+    update(_conversations)
+    .where(
+        _conversations.c.id == bindparam("conversation_id"),
+        _conversations.c.active_run_id == bindparam("run_id"),
+    )
+    .values(active_run_id=None, updated_at=bindparam("now"))
+)
 
 
 def end_run(
@@ -36,56 +61,91 @@ def end_run(
     closes.
     """
     with engine.db.session() as session:
-        # Compare-and-set on the run row: of two enders racing on database threads (a cancel
-        # and the run's own end, or two cancels) exactly one gets the row; the other's UPDATE
-        # waits for that commit, then matches nothing.
-        failed = status == RunStatus.failed and error is not None
-        claimed = session.exec(  # type: ignore[call-overload]
-            update(Run)
-            .where(col(Run.id) == run_id, col(Run.status) == RunStatus.running)
-            .values(
-                status=status,
-                finished_at=utcnow(),
-                error_code=error.code if failed and error else None,
-                error_message=error.message if failed and error else None,
-            )
-        ).rowcount
-        if claimed != 1:
+        ended = stage_end(
+            session,
+            engine.bus,
+            engine.registry,
+            run_id,
+            conversation_id,
+            status,
+            error=error,
+            reason=reason,
+            keep_interrupted=keep_interrupted,
+            decider=decider,
+        )
+        if not ended:
             session.rollback()
             return
-        terminal: Any
-        if status == RunStatus.paused:
+        engine.bus.commit(session)
+
+
+def stage_end(
+    session: Session,
+    bus: EventBus,
+    registry: ToolRegistry,
+    run_id: str,
+    conversation_id: str,
+    status: RunStatus,
+    *,
+    error: InterlockError | None = None,
+    reason: str = "",
+    keep_interrupted: bool = False,
+    decider: str = SYSTEM_DECIDER,
+    pending: list[str] | None = None,
+) -> bool:
+    """Stage the end of a run on ``session`` (see :func:`end_run`); the caller commits.
+
+    ``pending``: the ids of the calls a paused run waits on, when the caller has them (else
+    they are read).
+
+    Returns:
+        False when the run was no longer running (another ender won): nothing was staged.
+    """
+    # Compare-and-set on the run row: of two enders racing on database threads (a cancel
+    # and the run's own end, or two cancels) exactly one gets the row; the other's UPDATE
+    # waits for that commit, then matches nothing.
+    failed = status == RunStatus.failed and error is not None
+    connection = session.connection()
+    now = utcnow()
+    claimed = connection.execute(
+        _END_RUN,
+        {
+            "run_id": run_id,
+            "new_status": str(status),
+            "now": now,
+            "code": error.code if failed and error else None,
+            "message": error.message if failed and error else None,
+        },
+    ).rowcount
+    if claimed != 1:
+        return False
+    terminal: Any
+    if status == RunStatus.paused:
+        if pending is None:
             pending = [
                 c.id
                 for c in latest_assistant_calls(session, conversation_id)
                 if c.status in (ToolCallStatus.interrupted, ToolCallStatus.awaiting_client)
             ]
-            terminal = RunPaused(run_id=run_id, pending=pending)
-        elif status == RunStatus.completed:
-            terminal = RunCompleted(run_id=run_id)
-        else:
-            if not keep_interrupted:
-                cancel_open_calls(
-                    session,
-                    engine.bus,
-                    engine.registry,
-                    conversation_id,
-                    "the run was cancelled" if status == RunStatus.cancelled else "the run failed",
-                    run_id,
-                    decider=decider,
-                )
-            if status == RunStatus.cancelled:
-                terminal = RunCancelled(run_id=run_id, reason=reason)
-            else:
-                assert error is not None
-                terminal = RunFailed(run_id=run_id, error=error_body(error)["error"])
-        session.exec(  # type: ignore[call-overload]
-            update(Conversation)
-            .where(
-                col(Conversation.id) == conversation_id,
-                col(Conversation.active_run_id) == run_id,
+        terminal = RunPaused(run_id=run_id, pending=pending)
+    elif status == RunStatus.completed:
+        terminal = RunCompleted(run_id=run_id)
+    else:
+        if not keep_interrupted:
+            cancel_open_calls(
+                session,
+                bus,
+                registry,
+                conversation_id,
+                "the run was cancelled" if status == RunStatus.cancelled else "the run failed",
+                run_id,
+                decider=decider,
             )
-            .values(active_run_id=None, updated_at=utcnow())
-        )
-        engine.bus.stage(session, conversation_id, terminal)
-        engine.bus.commit(session)
+        if status == RunStatus.cancelled:
+            terminal = RunCancelled(run_id=run_id, reason=reason)
+        else:
+            assert error is not None
+            terminal = RunFailed(run_id=run_id, error=error_body(error)["error"])
+    connection.execute(_RELEASE, {"conversation_id": conversation_id, "run_id": run_id, "now": now})
+    bus.stage(session, conversation_id, terminal)
+    return True

@@ -38,6 +38,7 @@ from interlock.mcp_bridge.transport import (
     SessionLost,
     describe,
     http_transport,
+    list_all_tools,
     url_with_params,
 )
 from interlock.settings import Connection, McpServerSpec
@@ -48,8 +49,6 @@ logger = logging.getLogger(__name__)
 State = Literal["connecting", "ready", "down", "stopped"]
 FIRST_RETRY_S = 0.5
 """First pause before trying a server that is down again; it doubles up to the maximum."""
-MAX_PAGES = 100
-"""Most ``tools/list`` pages read from one server (a server that pages forever is down)."""
 STOP_TRIES = 50
 Listener = Callable[["RemoteSession", list[types.Tool]], Awaitable[None]]
 
@@ -146,6 +145,10 @@ class RemoteSession:
         listings, failures = self.listings, self.failures
         self.request("refresh")
         return await self._wait_for(lambda: self.listings > listings, failures, wait_s)
+
+    async def wait_first_listing(self, wait_s: float) -> bool:
+        """Wait up to ``wait_s`` seconds for the first listing; False on a failure or later."""
+        return await self._wait_for(lambda: self.listings > 0, 0, wait_s)
 
     async def _wait_for(self, done: Callable[[], bool], failures: int, wait_s: float) -> bool:
         deadline = time.monotonic() + wait_s
@@ -381,24 +384,3 @@ def _cut_call(server: str, remote_name: str, exc: BaseException) -> ToolError:
         f"({describe(exc)}); it may or may not have run. It is not retried: check before "
         "trying again.",
     )
-
-
-async def list_all_tools(client: Client) -> list[types.Tool]:
-    """Read every page of ``tools/list``.
-
-    Raises:
-        RuntimeError: When the server repeats a cursor or sends more than :data:`MAX_PAGES`.
-    """
-    tools: list[types.Tool] = []
-    cursor: str | None = None
-    seen: set[str] = set()
-    for _ in range(MAX_PAGES):
-        page = await client.list_tools(cursor=cursor)
-        tools.extend(page.tools)
-        cursor = page.next_cursor
-        if not cursor:
-            return tools
-        if cursor in seen:
-            raise RuntimeError("its tool list repeats a page cursor")
-        seen.add(cursor)
-    raise RuntimeError(f"its tool list has more than {MAX_PAGES} pages")

@@ -3,7 +3,9 @@
 The call is placed exactly like a model's (:class:`interlock.engine.outside.OutsideCalls`):
 ``ALLOW`` runs at once; ``ASK`` waits for a decision in the web client's Approvals view and,
 where the client supports elicitation and ``mcp_approval_channel`` allows it, in the MCP
-client too (the first answer wins: both go through :func:`interlock.engine.decide`). The wait
+client too (the first answer wins: both go through :func:`interlock.engine.decide`): sent
+while the call waits on a connection with a session, or as an ``input_required`` round on a
+2026-07-28 connection (:mod:`interlock.mcp_bridge.rounds`). The wait
 is bounded by the call's deadline (``mcp_approval_timeout_s``, 50 s by default), after which
 the call is closed as ``expired`` by the same guarded update as the sweeper's.
 
@@ -301,14 +303,22 @@ def args_text(args: Any) -> str:
 def result_of(call: ToolCallOut, tool_message: str | None) -> types.CallToolResult:
     """The MCP result of a call with a final status.
 
-    A success carries the tool's text; any other outcome is ``is_error`` with the text a model in a
-    chat would read, starting ``Error [<code>]:``.
+    A success carries the tool's text, and when the person edited the call a second block
+    saying so with the args it ran with (the caller must not assume its own); any other
+    outcome is ``is_error`` with the text a model in a chat would read, starting
+    ``Error [<code>]:``.
     """
     if call.status == ToolCallStatus.succeeded:
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=call.result_text or "")],
-            is_error=False,
-        )
+        content = [types.TextContent(type="text", text=call.result_text or "")]
+        if call.decision is not None and call.decision.type == "edit":
+            ran_with = json.dumps(call.executed_args, ensure_ascii=False)
+            content.append(
+                types.TextContent(
+                    type="text",
+                    text=f"The person edited this call before it ran; it ran with {ran_with}.",
+                )
+            )
+        return types.CallToolResult(content=content, is_error=False)
     code = call.error.code if call.error else call.status
     text = tool_message or (call.error.message if call.error else f"The call ended {call.status}.")
     if not text.startswith("Error ["):

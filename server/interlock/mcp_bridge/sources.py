@@ -58,6 +58,8 @@ clear message); the registry's backstop (``Tool.timeout_s``) is this much longer
 MCP_SERVERS_VERB = "mcp_servers"
 """Control message ``mcp_servers <name> <process>``: a server of the admin API changed; other
 processes read it again (PostgreSQL ``NOTIFY interlock_control``)."""
+STARTUP_WAIT_S = 3.0
+"""Longest wait at start-up for the servers' first listings, in seconds."""
 REFRESH_WAIT_S = 15.0
 """Longest wait of a manual refresh for the new listing, in seconds."""
 
@@ -142,9 +144,14 @@ class McpSources:
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    async def start(self) -> None:
-        """Start a session for every server (settings first; stored ones after). Returns at
-        once: servers connect in the background."""
+    async def start(self, wait_s: float = STARTUP_WAIT_S) -> None:
+        """Start a session for every server (settings first; stored ones after).
+
+        Servers connect in the background; this waits up to ``wait_s`` seconds for their
+        first listings (or failures), so that calls waiting for approval across a restart
+        find their tools when serving starts. A server still connecting after that lists its
+        tools when it answers.
+        """
         self._started = True
         stored = await self.db.run(load_servers, self.db)
         for name, spec in self.settings.mcp_servers.items():
@@ -152,6 +159,10 @@ class McpSources:
         for name, spec in stored.items():
             if name not in self.sources:
                 self._add(name, spec, "admin")
+        sessions = [source.session for source in self.sources.values()]
+        await asyncio.gather(
+            *(s.wait_first_listing(wait_s) for s in sessions), return_exceptions=True
+        )
 
     async def aclose(self) -> None:
         """Stop every session (stdio servers' processes end); their tools leave the registry."""

@@ -1,6 +1,6 @@
-"""How Interlock reaches a remote MCP server over HTTP: the connection's credentials on every
-request (and a count of 401 answers), the Streamable HTTP transport, and a sentence for why a
-server could not be reached."""
+"""How Interlock reaches a remote MCP server: the connection's credentials on every HTTP request
+(and a count of 401 answers), the Streamable HTTP transport, reading every page of its tools,
+and a sentence for why a server could not be reached."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import anyio
 import httpx2
+import mcp_types as types
+from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
@@ -100,3 +102,28 @@ async def http_transport(url: str, auth: ConnectionAuth) -> AsyncIterator[Any]:
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams
+
+
+MAX_PAGES = 100
+"""Most ``tools/list`` pages read from one server (a server that pages forever is down)."""
+
+
+async def list_all_tools(client: Client) -> list[types.Tool]:
+    """Read every page of ``tools/list``.
+
+    Raises:
+        RuntimeError: When the server repeats a cursor or sends more than :data:`MAX_PAGES`.
+    """
+    tools: list[types.Tool] = []
+    cursor: str | None = None
+    seen: set[str] = set()
+    for _ in range(MAX_PAGES):
+        page = await client.list_tools(cursor=cursor)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            return tools
+        if cursor in seen:
+            raise RuntimeError("its tool list repeats a page cursor")
+        seen.add(cursor)
+    raise RuntimeError(f"its tool list has more than {MAX_PAGES} pages")

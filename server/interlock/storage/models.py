@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Column, Index, String, Text, UniqueConstraint, false
+from sqlalchemy import JSON, Boolean, Column, Index, String, Text, UniqueConstraint, false, text
 from sqlmodel import Field, SQLModel
 
 
@@ -90,6 +90,17 @@ class User(SQLModel, table=True):
 
 class Conversation(SQLModel, table=True):
     __tablename__ = "conversations"
+    __table_args__ = (
+        # One record of MCP calls per person and employee (two first calls may race).
+        Index(
+            "uq_conversations_mcp_record",
+            "owner_id",
+            "employee",
+            unique=True,
+            sqlite_where=text("channel = 'mcp'"),
+            postgresql_where=text("channel = 'mcp'"),
+        ),
+    )
 
     id: str = Field(default_factory=lambda: new_id("conv"), primary_key=True)
     owner_id: str = Field(index=True, max_length=64)

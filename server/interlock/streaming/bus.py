@@ -2,8 +2,10 @@
 
 Events are staged on the caller's database session, so an event and the state change it
 reports are committed together (nothing half written), and are handed to live subscribers
-only after that commit. Sequence numbers come from ``conversations.last_event_seq``, bumped
-with ``UPDATE ... RETURNING`` in the same transaction, so they are gap-free per conversation.
+only after that commit. The events of a transaction are written in one batch just before it
+commits: per conversation one ``UPDATE ... RETURNING`` bumps ``conversations.last_event_seq``
+by their number (so sequences are gap-free per conversation), and one multi-row ``INSERT``
+stores them all.
 
 Commits happen on the database thread pool; delivery to subscribers is handed back to the
 event loop thread (``call_soon_threadsafe``). Several server processes on one PostgreSQL
@@ -21,6 +23,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import bindparam, func, insert, update
 from sqlalchemy import event as sa_event
@@ -39,7 +42,7 @@ _conversations = Conversation.__table__  # type: ignore[attr-defined]
 _BUMP_SEQ = (
     update(_conversations)
     .where(_conversations.c.id == bindparam("conversation_id"))
-    .values(last_event_seq=_conversations.c.last_event_seq + 1)
+    .values(last_event_seq=_conversations.c.last_event_seq + bindparam("count"))
     .returning(_conversations.c.last_event_seq)
 )
 _INSERT_EVENT = insert(Event.__table__)  # type: ignore[attr-defined]
@@ -93,51 +96,34 @@ class EventBus:
         """Deliver events committed on other threads on ``loop`` (the server's)."""
         self._loop = loop
 
-    def stage(self, session: Session, conversation_id: str, event: StreamEvent) -> int:
-        """Assign ``event`` the next sequence number and add it to ``session``.
+    def stage(self, session: Session, conversation_id: str, event: StreamEvent) -> None:
+        """Add ``event`` to the events ``session`` writes when it commits.
 
-        Call :meth:`commit` (not ``session.commit``) so subscribers hear of it.
-
-        Returns:
-            The event's sequence number.
-
-        Raises:
-            LookupError: The conversation does not exist.
+        Call :meth:`commit` (not ``session.commit``): it numbers and writes the staged events
+        in one batch, commits, and then delivers them to subscribers. ``event.seq`` is set
+        then.
         """
-        connection = session.connection()
-        seq = connection.execute(_BUMP_SEQ, {"conversation_id": conversation_id}).scalar()
-        if seq is None:
-            raise LookupError(f"conversation {conversation_id} does not exist")
-        event.seq = seq
-        data = event.model_dump_json()
-        connection.execute(
-            _INSERT_EVENT,
-            {
-                "conversation_id": conversation_id,
-                "seq": seq,
-                "run_id": event.run_id,
-                "type": event.type,
-                "data": data,
-                "created_at": utcnow(),
-            },
-        )
-        if _STAGED_KEY not in session.info:
-            session.info[_STAGED_KEY] = []
-            # A rollback undoes the events' rows and seqs: never deliver them afterwards.
+        staged = session.info.get(_STAGED_KEY)
+        if staged is None:
+            # Begin the transaction now, so a rollback before the commit (which fires
+            # ``after_rollback`` only on a begun one) drops these events.
+            session.connection()
+            staged = session.info[_STAGED_KEY] = []
             sa_event.listen(session, "after_rollback", _drop_staged)
-        session.info[_STAGED_KEY].append(
-            (conversation_id, StoredEvent(seq=seq, type=event.type, data=data))
-        )
-        return int(seq)
+        staged.append((conversation_id, event))
 
     def commit(self, session: Session) -> None:
-        """Commit ``session`` and then deliver the events staged on it.
+        """Write the staged events, commit ``session``, then deliver the events.
 
         On PostgreSQL the transaction also notifies the other server processes (one
         ``NOTIFY`` per conversation, committed with the events). Callable from any thread.
+
+        Raises:
+            LookupError: A staged event's conversation does not exist (rolled back).
         """
-        staged: list[tuple[str, StoredEvent]] = session.info.pop(_STAGED_KEY, [])
+        pending: list[tuple[str, StreamEvent]] = session.info.pop(_STAGED_KEY, [])
         try:
+            staged = self._write(session, pending) if pending else []
             if staged and not self._db.is_sqlite:
                 self._notify(session, staged)
             session.commit()
@@ -155,6 +141,45 @@ class EventBus:
         elif self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._deliver_all, staged)
 
+    @staticmethod
+    def _write(
+        session: Session, pending: list[tuple[str, StreamEvent]]
+    ) -> list[tuple[str, StoredEvent]]:
+        """Number and insert ``pending`` (in order): one bump per conversation, one insert."""
+        counts: dict[str, int] = {}
+        for conversation_id, _event in pending:
+            counts[conversation_id] = counts.get(conversation_id, 0) + 1
+        connection = session.connection()
+        next_seq: dict[str, int] = {}
+        for conversation_id, count in counts.items():
+            last = connection.execute(
+                _BUMP_SEQ, {"conversation_id": conversation_id, "count": count}
+            ).scalar()
+            if last is None:
+                raise LookupError(f"conversation {conversation_id} does not exist")
+            next_seq[conversation_id] = int(last) - count + 1
+        now = utcnow()
+        rows: list[dict[str, Any]] = []
+        staged: list[tuple[str, StoredEvent]] = []
+        for conversation_id, event in pending:
+            seq = next_seq[conversation_id]
+            next_seq[conversation_id] = seq + 1
+            event.seq = seq
+            data = event.model_dump_json()
+            rows.append(
+                {
+                    "conversation_id": conversation_id,
+                    "seq": seq,
+                    "run_id": event.run_id,
+                    "type": event.type,
+                    "data": data,
+                    "created_at": now,
+                }
+            )
+            staged.append((conversation_id, StoredEvent(seq=seq, type=event.type, data=data)))
+        connection.execute(_INSERT_EVENT, rows)
+        return staged
+
     def _notify(self, session: Session, staged: list[tuple[str, StoredEvent]]) -> None:
         ranges: dict[str, list[int]] = {}
         for conversation_id, stored in staged:
@@ -166,11 +191,15 @@ class EventBus:
             connection.execute(_NOTIFY, {"channel": EVENTS_CHANNEL, "payload": payload})
 
     def publish(self, conversation_id: str, event: StreamEvent) -> int:
-        """Stage, commit and deliver one event in its own transaction (a blocking call)."""
+        """Stage, commit and deliver one event in its own transaction (a blocking call).
+
+        Returns:
+            The event's sequence number.
+        """
         with self._db.session() as session:
-            seq = self.stage(session, conversation_id, event)
+            self.stage(session, conversation_id, event)
             self.commit(session)
-        return seq
+        return event.seq
 
     def publish_many(self, conversation_id: str, events: Sequence[StreamEvent]) -> None:
         """Stage, commit and deliver ``events`` in one transaction (a blocking call)."""

@@ -1,0 +1,71 @@
+"""Driving one run: the graph invocation and the run's end, whatever way it stops."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from interlock.engine.graph import Start, TurnState
+from interlock.errors import InterlockError
+from interlock.storage import RunStatus
+
+if TYPE_CHECKING:
+    from interlock.engine.runner import Engine
+
+log = logging.getLogger(__name__)
+
+
+async def drive(
+    engine: Engine, run_id: str, conversation_id: str, user_id: str, start: Start
+) -> None:
+    """Invoke the graph for ``run_id`` (claimed and committed), then end the run once.
+
+    Cancelled by a person: ``run.cancelled``; an :class:`InterlockError` (step limit, loop
+    guard, busy database): ``run.failed`` with its code; any other exception (a model or
+    provider failure): ``run.failed`` ``model_error``, logged. A step that already wrote the
+    terminal event with its own work leaves nothing to do here.
+    """
+    state: TurnState = {
+        "run_id": run_id,
+        "conversation_id": conversation_id,
+        "user_id": user_id,
+        "start": start,
+        "steps": 0,
+        "outcome": "continue",
+        "ended": False,
+    }
+    recursion_limit = 2 * engine.settings.max_steps_per_turn + 4
+    db = engine.db
+    try:
+        final = await engine.graph.ainvoke(state, config={"recursion_limit": recursion_limit})
+    except asyncio.CancelledError:
+        if engine.left_to_others(run_id):
+            return
+        await db.run(
+            engine.end_run,
+            run_id,
+            conversation_id,
+            RunStatus.cancelled,
+            reason="cancelled by the person",
+        )
+        return
+    except InterlockError as exc:
+        await db.run(engine.end_run, run_id, conversation_id, RunStatus.failed, error=exc)
+        return
+    except Exception as exc:  # a model or provider failure: report it, keep the server up
+        log.exception("run %s failed", run_id)
+        error = InterlockError(  # provider text may hold internals: logged above only
+            f"The model call failed ({type(exc).__name__}); the server log has the details.",
+            code="model_error",
+        )
+        await db.run(engine.end_run, run_id, conversation_id, RunStatus.failed, error=error)
+        return
+    if final["ended"]:  # the last step wrote the terminal event with its own work
+        return
+    status = RunStatus.paused if final["outcome"] == "paused" else RunStatus.completed
+    await db.run(engine.end_run, run_id, conversation_id, status)
+    if status == RunStatus.paused and not engine.left_to_others(run_id):
+        # A decision or an expiry may have landed after the tools node looked and before
+        # the pause was written (its own resume found this run active): go on now.
+        await db.run(engine.resume_latest, conversation_id, user_id)

@@ -1,0 +1,68 @@
+"""Resuming a paused conversation: a new run once nothing of its latest message waits."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlmodel import col, select
+
+from interlock.engine.outside import is_record
+from interlock.engine.records import latest_assistant_calls, waiting_for_person
+from interlock.storage import Conversation, Decision, Run, ToolCall
+from interlock.streaming.events import RunStarted
+
+if TYPE_CHECKING:
+    from interlock.engine.runner import Engine
+
+
+def claim_resume(engine: Engine, conversation_id: str, message_id: int, user_id: str) -> str | None:
+    """Start a resume run if no call of ``message_id`` waits for its person any more.
+
+    One transaction: the check, the claim (compare-and-set on the conversation) and
+    ``run.started``; the run's task then starts at the tools node. A database thread.
+
+    Returns:
+        The new run's id, or None (calls still wait, or a run is active).
+    """
+    with engine.db.session() as session:
+        waiting = session.exec(
+            select(ToolCall.id)
+            .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
+            .where(
+                ToolCall.message_id == message_id,
+                waiting_for_person(),
+            )
+        ).first()
+        if waiting is not None:
+            return None
+        if is_record(session, conversation_id):
+            # MCP calls: no model answers; the decided calls run (engine.outside).
+            engine.outside.settle_soon(conversation_id, message_id)
+            return None
+        run = Run(conversation_id=conversation_id, trigger="resume", owner_id=engine.worker_id)
+        if not engine.claim(session, conversation_id, run.id):
+            return None
+        session.add(run)
+        engine.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="resume"))
+        engine.bus.commit(session)
+    engine.spawn_soon(run.id, conversation_id, user_id, start="tools")
+    return run.id
+
+
+def resume_after_close(engine: Engine, conversation_id: str, message_id: int) -> str | None:
+    """:func:`claim_resume` for the conversation's owner (a call closed by the server)."""
+    with engine.db.session() as session:
+        conversation = session.get(Conversation, conversation_id)
+        if conversation is None:
+            return None
+        owner_id = conversation.owner_id
+    return claim_resume(engine, conversation_id, message_id, owner_id)
+
+
+def resume_latest(engine: Engine, conversation_id: str, user_id: str) -> str | None:
+    """:func:`claim_resume` for the conversation's latest assistant message."""
+    with engine.db.session() as session:
+        calls = latest_assistant_calls(session, conversation_id)
+    if not calls:
+        return None
+    return claim_resume(engine, conversation_id, calls[0].message_id, user_id)
