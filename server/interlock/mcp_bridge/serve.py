@@ -52,9 +52,6 @@ from interlock.mcp_bridge.rounds import answer_in
 from interlock.settings import Settings
 from interlock.tools import Tool
 
-MCP_PATHS = frozenset({"/mcp", "/mcp/"})
-"""Where the endpoint answers: both spellings, so a client configured with either connects
-(MCP clients do not follow redirects)."""
 EXPOSITIONS_KEPT = 32
 """Built expositions kept for reuse (distinct tool sets and options in use at once)."""
 CALLER_KEY = "interlock.mcp.caller"
