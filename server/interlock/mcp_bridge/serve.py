@@ -3,8 +3,9 @@
 One connection acts for one person (the bearer token: an MCP token of that person, see
 :mod:`interlock.storage.tokens`, or their own API token, see
 :func:`interlock.api.deps.authenticate`; none, unknown or revoked answers 401 with the usual
-JSON error; every request authenticates again, so a revoked token stops at its next request) through one employee (query parameter ``employee`` or header ``X-Interlock-Employee``;
-the general assistant by default). It lists the tools that person may use through that
+JSON error; every request authenticates again, so a revoked token stops at its next request)
+through one employee (query parameter ``employee`` or header ``X-Interlock-Employee``; the
+general assistant by default). It lists the tools that person may use through that
 employee (never a ``DENY`` one), shaped by the query parameters ``exposition`` (``flat`` |
 ``grouped``), ``tags`` / ``any_tags`` / ``exclude_tags`` and ``read_only``
 (:mod:`interlock.mcp_bridge.exposition`; 422 ``invalid_mcp_option`` for a bad one). Every
