@@ -1,7 +1,6 @@
 """``/mcp`` loads the MCP library on its first request, not at start-up.
 
-* Building the app imports nothing of the ``mcp`` library (a fresh process is checked: about
-  0.3 s of CPU saved on every start, issue 7 benchmark f).
+* Building the app imports nothing of the ``mcp`` library (``tests/api/test_startup.py``).
 * A started server has no MCP endpoint until the first request; several first requests at
   once start exactly one, and MCP clients then work as usual; the server stops cleanly.
 """
@@ -9,30 +8,13 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import httpx
 
 from interlock.mcp_bridge.endpoint import LazyMcpEndpoint
 from interlock.settings import Settings
 from support.mcp import serve_mcp, text_of
-
-
-def test_building_the_app_does_not_import_the_mcp_library(tmp_path: Path) -> None:
-    script = (
-        "import sys\n"
-        "from interlock.api.app import create_app\n"
-        "from interlock.settings import Settings\n"
-        f"create_app(Settings(_env_file=None, database_url='sqlite:///{tmp_path}/x.db'))\n"
-        "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'mcp_types'}))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
-    )
-    assert done.stdout.strip() == "[]", done.stderr
 
 
 async def test_the_first_requests_start_one_endpoint_and_clients_work(
