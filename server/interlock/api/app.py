@@ -27,6 +27,7 @@ from interlock.api.routers import (
     metrics,
     permissions,
     skills,
+    tokens,
     tool_calls,
 )
 from interlock.api.services import Services
@@ -137,6 +138,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         metrics,
         permissions,
         skills,
+        tokens,
         tool_calls,
     ):
         app.include_router(module.router)
