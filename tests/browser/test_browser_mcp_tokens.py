@@ -1,5 +1,5 @@
-""""Connect an MCP client" in Chromium: create an MCP token (shown once, in a configuration
-to copy), see it used, revoke it; each step checked against the server."""
+"""The "Connect an MCP client" section in Chromium: create an MCP token (shown once, in a
+configuration to copy), see it used, revoke it; each step checked against the server."""
 
 from __future__ import annotations
 
