@@ -15,13 +15,9 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import mcp_types as types
-
-from interlock.mcp_bridge.client import RemoteSession
 from interlock.mcp_bridge.names import interlock_names
-from interlock.mcp_bridge.results import tool_result
 from interlock.settings import McpServerSpec
 from interlock.tools import (
     Confirmation,
@@ -33,6 +29,11 @@ from interlock.tools import (
     provider_safe_name,
 )
 from interlock.tools.schema import SchemaRuleError, check_schema_rules
+
+if TYPE_CHECKING:  # the MCP library loads with the first server (see sources.py)
+    import mcp_types as types
+
+    from interlock.mcp_bridge.client import RemoteSession
 
 CALL_GRACE_S = 1.0
 """A remote tool enforces the call timeout itself (so a late answer is ``timeout`` with a
@@ -69,6 +70,8 @@ class RemoteCall:
         self.timeout_s = timeout_s
 
     async def __call__(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        from interlock.mcp_bridge.results import tool_result
+
         result = await self.session.call(self.remote_name, args, self.timeout_s)
         return tool_result(result, server=self.session.name, remote_name=self.remote_name)
 
@@ -111,6 +114,8 @@ def build_tools(
         ``(rows, tools)``: one row per remote tool (unavailable ones with their reason) and the
         tools to register (the available ones).
     """
+    import mcp_types as types
+
     names = interlock_names(session.name, [t.name for t in listed])
     availability = session.unavailable
     seen: set[str] = set()

@@ -19,20 +19,23 @@ import asyncio
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import anyio
-import mcp_types as types
 
 from interlock.adapters.mcp_http import McpHttpCall
 from interlock.errors import BadRequest, Conflict, NotFound
-from interlock.mcp_bridge.client import RemoteSession
 from interlock.mcp_bridge.names import tool_prefix
 from interlock.mcp_bridge.remote_tools import RemoteTool, build_tools
 from interlock.mcp_bridge.store import delete_server, load_server, load_servers, save_server
 from interlock.settings import MCP_SERVER_NAME_RE, McpServerSpec, Settings
 from interlock.storage import Database
 from interlock.tools import Tool, ToolRegistry
+
+if TYPE_CHECKING:  # the MCP library loads with the first server, not at every start
+    import mcp_types as types
+
+    from interlock.mcp_bridge.client import RemoteSession
 
 logger = logging.getLogger(__name__)
 
@@ -112,6 +115,8 @@ class McpSources:
         self._extra.clear()
 
     def _add(self, name: str, spec: McpServerSpec, origin: Literal["settings", "admin"]) -> None:
+        from interlock.mcp_bridge.client import RemoteSession
+
         session = RemoteSession(
             name,
             spec,
@@ -153,6 +158,8 @@ class McpSources:
             return source.session
         key = (name, mode)
         if key not in self._extra:
+            from interlock.mcp_bridge.client import RemoteSession
+
             spec = source.spec
             connection = self.settings.connections.get(spec.connection) if spec.connection else None
             self._extra[key] = RemoteSession(
