@@ -20,6 +20,7 @@ import typer
 from sqlalchemy.engine import make_url
 
 from interlock.audit import verify_chain
+from interlock.cli_tokens import tokens_app
 from interlock.errors import InterlockError
 from interlock.settings import Settings
 from interlock.storage import groups, migrate
@@ -44,6 +45,7 @@ app.add_typer(users_app, name="users")
 app.add_typer(skills_app, name="skills")
 app.add_typer(audit_app, name="audit")
 app.add_typer(groups_app, name="groups")
+app.add_typer(tokens_app, name="tokens")
 
 WORKER_START_TIMEOUT_S = 60
 

@@ -148,14 +148,27 @@ class OutsideCalls(OutsideRuns):
             args=args,
             raw_args="",
         )
-        [prepared] = await prepare_calls(
-            engine.registry,
-            plan,
-            [proposal],
-            user_id=user_id,
-            conversation_id=conversation_id,
-            db=engine.db,
-        )
+        if (
+            known is not None
+            and known.name not in plan.denied
+            and all(t.name != known.name for t in plan.offered)
+        ):
+            # Not a tool for outside callers (load_skill, a tool the person's browser runs).
+            prepared = Prepared(
+                proposal=proposal,
+                tool=None,
+                problem=f"The tool {known.name!r} is not offered to MCP clients.",
+                code="not_found",
+            )
+        else:
+            [prepared] = await prepare_calls(
+                engine.registry,
+                plan,
+                [proposal],
+                user_id=user_id,
+                conversation_id=conversation_id,
+                db=engine.db,
+            )
         out = await engine.db.run(
             self._store, plan, prepared, user_id, employee, conversation_id, client_name, tool_name
         )
