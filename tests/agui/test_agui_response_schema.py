@@ -50,7 +50,10 @@ WITH_DEFS = {
 }
 RECURSIVE = {
     "type": "object",
-    "properties": {"text": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#"}}},
+    "properties": {
+        "text": {"type": "string"},
+        "children": {"type": "array", "items": {"$ref": "#"}},
+    },
     "required": ["text"],
     "additionalProperties": False,
 }
