@@ -12,11 +12,16 @@ spawn to:
 * the first answer of a resumed conversation: stream opened, one of the paused calls
   approved, ``run.completed`` received (the tool ran and the model answered) — the figure
   the target is for.
+
+Beside these wall times it reports the new process's CPU time (user + system, every thread)
+at the first answer, and the load average when it was spawned: on a busy machine the wall
+time is mostly waiting for a core, and the CPU time is what the start itself costs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -24,7 +29,7 @@ from typing import Any
 import httpx
 
 from client import InterlockClient, hitl_cycle
-from common import ASK_PROMPT, run_async
+from common import ASK_PROMPT, process_cpu_seconds, run_async
 from server import ServerProcess, rss_bytes
 
 CONCURRENCY = 8
@@ -38,6 +43,10 @@ class PausedStats:
     rss_after_mb: float
     health_s: float
     first_answer_s: float
+    first_answer_cpu_s: float
+    """The restarted process's CPU time (user + system) when the first answer arrived."""
+    restart_load: float
+    """1-minute load average when the restarted process was spawned."""
 
     @property
     def rss_delta_mb(self) -> float:
@@ -83,8 +92,11 @@ async def _warm(url: str) -> None:
         await client.aclose()
 
 
-async def _first_answer(server: ServerProcess, paused: tuple[str, str, int]) -> tuple[float, float]:
-    """Seconds from ``server.started_at`` to health, and to a resumed conversation's answer."""
+async def _first_answer(
+    server: ServerProcess, paused: tuple[str, str, int]
+) -> tuple[float, float, float]:
+    """Seconds from ``server.started_at`` to health, and to a resumed conversation's answer;
+    and the server's CPU seconds at that answer."""
     health_at = 0.0
     async with httpx.AsyncClient(base_url=server.url, timeout=1.0) as probe:
         while True:
@@ -105,9 +117,10 @@ async def _first_answer(server: ServerProcess, paused: tuple[str, str, int]) -> 
             await client.approve(call_id)
             await stream.until("run.completed")
             answered_at = time.perf_counter()
+            cpu_s = process_cpu_seconds(server.process.pid)
     finally:
         await client.aclose()
-    return health_at - server.started_at, answered_at - server.started_at
+    return health_at - server.started_at, answered_at - server.started_at, cpu_s
 
 
 def paused_conversations(database_url: str, count: int) -> PausedStats:
@@ -120,8 +133,9 @@ def paused_conversations(database_url: str, count: int) -> PausedStats:
         paused = run_async(_fill(handle.url, count))
         after = rss_bytes(handle.pid)
         server.stop()
+        load = os.getloadavg()[0]
         server.start(wait=False)
-        health_s, answer_s = run_async(_first_answer(server, paused[0]))
+        health_s, answer_s, cpu_s = run_async(_first_answer(server, paused[0]))
     finally:
         server.stop()
     return PausedStats(
@@ -130,4 +144,6 @@ def paused_conversations(database_url: str, count: int) -> PausedStats:
         rss_after_mb=after / 2**20,
         health_s=health_s,
         first_answer_s=answer_s,
+        first_answer_cpu_s=cpu_s,
+        restart_load=load,
     )

@@ -256,6 +256,11 @@ def print_paused(f: dict[str, Any]) -> None:
         f"    restart: spawn → first /api/health answer {f['health_s']:.2f} s; spawn → first "
         f"answer of a resumed conversation {at_most(f['first_answer_s'], F_FIRST_ANSWER_S, '.2f', ' s')}"
     )
+    if "first_answer_cpu_s" in f:
+        print(
+            f"    the restarted server's CPU time at that answer {f['first_answer_cpu_s']:.2f} s "
+            f"(load average {f['restart_load']:.2f} when spawned: the rest is waiting for a core)"
+        )
     print(LINE)
 
 

@@ -169,7 +169,12 @@ def _f(label: str, f: dict[str, Any], _results: dict[str, Any]) -> list[tuple[st
         ),
         (
             f"{label} restart to first answer",
-            f"{f['first_answer_s']:.2f} s (health answered after {f['health_s']:.2f} s)",
+            f"{f['first_answer_s']:.2f} s (health answered after {f['health_s']:.2f} s"
+            + (
+                f"; server CPU {f['first_answer_cpu_s']:.2f} s, load {f['restart_load']:.1f})"
+                if "first_answer_cpu_s" in f
+                else ")"
+            ),
             f"≤ 1.5 s, {_mark(f['first_answer_s'] <= r.F_FIRST_ANSWER_S)}",
         ),
     ]

@@ -20,6 +20,7 @@ import typer
 from sqlalchemy.engine import make_url
 
 from interlock.audit import verify_chain
+from interlock.cli_tokens import tokens_app
 from interlock.errors import InterlockError
 from interlock.settings import Settings
 from interlock.storage import groups, migrate
@@ -44,6 +45,7 @@ app.add_typer(users_app, name="users")
 app.add_typer(skills_app, name="skills")
 app.add_typer(audit_app, name="audit")
 app.add_typer(groups_app, name="groups")
+app.add_typer(tokens_app, name="tokens")
 
 WORKER_START_TIMEOUT_S = 60
 
@@ -161,6 +163,7 @@ def _serve(host: str | None, port: int | None, workers: int) -> None:
             # A worker imports LangChain and loads the skills before it answers the
             # supervisor's health checks: give a busy machine time.
             timeout_worker_healthcheck=WORKER_START_TIMEOUT_S,
+            timeout_graceful_shutdown=settings.shutdown_grace_s,
         )
         return
     uvicorn.run(
@@ -168,6 +171,9 @@ def _serve(host: str | None, port: int | None, workers: int) -> None:
         factory=True,
         host=settings.host,
         port=settings.port,
+        # Bounded stop: a stream or an MCP call waiting for a decision that does not close
+        # when asked is cancelled after this many seconds (the lifespan shutdown then runs).
+        timeout_graceful_shutdown=settings.shutdown_grace_s,
     )
 
 

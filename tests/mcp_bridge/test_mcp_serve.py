@@ -372,3 +372,18 @@ async def test_parallel_first_calls_share_one_record(
             calls = session.exec(select(ToolCall)).all()
         assert {c.conversation_id for c in calls} == {conversations[0]["id"]}
         assert len(calls) == 4
+
+
+async def test_tools_for_chats_only_are_refused_by_name(
+    make_settings: Callable[..., Settings],
+) -> None:
+    async with serve_mcp(make_settings()) as server:
+        async with server.client() as client:
+            result = await client.call_tool("load_skill", {"name": "notes"})
+        assert result.is_error
+        assert text_of(result) == (
+            "Error [not_found]: The tool 'load_skill' is not offered to MCP clients."
+        )
+        with server.live.services.db.session() as session:
+            [call] = session.exec(select(ToolCall)).all()
+        assert (call.name, call.status, call.error_code) == ("load_skill", "failed", "not_found")

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from typing import TYPE_CHECKING, Any, Protocol
 
 from interlock.adapters.templating import TemplateSyntaxError, ValueTemplate, parse_value
-from interlock.mcp_bridge.client import RemoteSession
-from interlock.mcp_bridge.results import tool_result
 from interlock.settings import Settings
 from interlock.tools.base import ToolContext, ToolError, ToolResult
+
+if TYPE_CHECKING:  # the MCP library loads on first use, not with the skills (start-up time)
+    from interlock.mcp_bridge.client import RemoteSession
 
 SPEC_KEYS = frozenset({"connector", "tool_name", "argument_template", "protocol_version"})
 
@@ -70,6 +69,8 @@ class McpHttpCall:
         filled = self.arguments.render(args)
         remote_args = filled if isinstance(filled, dict) else {}
         result = await session.call(self.remote_tool, remote_args, self.timeout_s)
+        from interlock.mcp_bridge.results import tool_result
+
         return tool_result(result, server=self.connector, remote_name=self.remote_tool)
 
 
@@ -117,13 +118,24 @@ def parse_mcp_http(
     version = spec.get("protocol_version")
     if version is None:
         mode = "auto"
-    elif version in MODERN_PROTOCOL_VERSIONS:
-        mode = str(version)
-    elif version in HANDSHAKE_PROTOCOL_VERSIONS:
-        mode = "legacy"
     else:
-        known = ", ".join([*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS])
-        raise McpHttpSpecError(
-            f"protocol_version must be one of {known}, got {version!r}", ["protocol_version"]
-        )
+        mode = _pinned_mode(version)
     return McpHttpCall(connector, remote, template, mode, timeout_s)
+
+
+def _pinned_mode(version: object) -> str:
+    """The session mode for a declared ``protocol_version``: one 2026-era version, or legacy.
+
+    Raises:
+        McpHttpSpecError: Not a protocol version the MCP library speaks.
+    """
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+    if version in MODERN_PROTOCOL_VERSIONS:
+        return str(version)
+    if version in HANDSHAKE_PROTOCOL_VERSIONS:
+        return "legacy"
+    known = ", ".join([*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS])
+    raise McpHttpSpecError(
+        f"protocol_version must be one of {known}, got {version!r}", ["protocol_version"]
+    )

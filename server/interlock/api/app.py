@@ -27,10 +27,11 @@ from interlock.api.routers import (
     metrics,
     permissions,
     skills,
+    tokens,
     tool_calls,
 )
 from interlock.api.services import Services
-from interlock.mcp_bridge.serve import MCP_PATHS, McpEndpoint
+from interlock.mcp_bridge.endpoint import MCP_PATHS, LazyMcpEndpoint
 from interlock.mcp_bridge.sources import MCP_SERVERS_VERB
 from interlock.settings import Settings
 from interlock.streaming.listener import EventListener
@@ -119,7 +120,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     )
     # ``/mcp`` and ``/mcp/`` as Routes, not a Mount: neither redirects (MCP clients do not
     # follow redirects, and one built from ``Host`` is wrong behind a proxy).
-    mcp = McpEndpoint(settings)
+    # The MCP library loads with the first request to /mcp, not at every start.
+    mcp = LazyMcpEndpoint(settings)
     for path in sorted(MCP_PATHS):
         app.router.routes.append(
             Route(path, endpoint=mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False)
@@ -136,6 +138,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         metrics,
         permissions,
         skills,
+        tokens,
         tool_calls,
     ):
         app.include_router(module.router)

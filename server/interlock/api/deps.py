@@ -13,7 +13,8 @@ from interlock.engine import Engine
 from interlock.errors import Forbidden, Unauthorized
 from interlock.settings import Settings
 from interlock.storage import Database, User
-from interlock.storage.users import count_users, get_or_create_local_user, user_by_token
+from interlock.storage.tokens import Principal, principal_by_token
+from interlock.storage.users import count_users, get_or_create_local_user
 
 
 async def get_services(request: Request) -> Services:
@@ -71,27 +72,30 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-async def current_user(request: Request, services: ServicesDep) -> User:
-    """Return the caller from ``Authorization: Bearer <token>``.
+async def authenticate(request: Request, services: Services) -> Principal:
+    """Return who sends ``request``, from ``Authorization: Bearer <token>``, any scope.
 
-    With no users at all and a loopback bind (``INTERLOCK_HOST``), a request without a token
-    is the implied local user ``local``.
+    The token is a person's own token or one of their access tokens
+    (:mod:`interlock.storage.tokens`; a revoked one is unknown). With no users at all and a
+    loopback bind (``INTERLOCK_HOST``), a request without a token is the implied local user
+    ``local``. Routes use :func:`current_user`, which refuses scoped tokens; only ``/mcp``
+    calls this directly.
 
     Raises:
-        Unauthorized: Missing or unknown token (``unauthorized``).
+        Unauthorized: Missing, unknown or revoked token (``unauthorized``).
     """
     db, settings = services.db, services.settings
     header = request.headers.get("authorization")
     if header:
         scheme, _, token = header.partition(" ")
-        user = (
-            await db.run(user_by_token, db, token.strip())
+        principal = (
+            await db.run(principal_by_token, db, token.strip())
             if scheme.lower() == "bearer" and token.strip()
             else None
         )
-        if user is None:
+        if principal is None:
             raise Unauthorized("The bearer token is not valid.")
-        return user
+        return principal
     if (
         is_loopback(settings.host)
         and _addressed_to_loopback(request)
@@ -99,10 +103,28 @@ async def current_user(request: Request, services: ServicesDep) -> User:
     ):
         if services.local_user is None:
             services.local_user = await db.run(get_or_create_local_user, db)
-        return services.local_user
+        return Principal(user=services.local_user)
     raise Unauthorized(
         "Send 'Authorization: Bearer <token>' (interlock users create NAME prints one)."
     )
+
+
+async def current_user(request: Request, services: ServicesDep) -> User:
+    """Return the caller of an API route: a person's own token, or the implied local user.
+
+    Raises:
+        Unauthorized: Missing, unknown or revoked token (``unauthorized``).
+        Forbidden: ``token_scope`` for an access token limited to another part (an MCP token
+            works at ``/mcp`` only, so an agent holding it cannot decide its own tool calls).
+    """
+    principal = await authenticate(request, services)
+    if principal.scope is not None:
+        raise Forbidden(
+            f"The token {principal.token_name!r} is for MCP clients: it works at /mcp only. "
+            "Use your own token here.",
+            code="token_scope",
+        )
+    return principal.user
 
 
 CurrentUser = Annotated[User, Depends(current_user)]

@@ -29,6 +29,7 @@ from sqlmodel import Session, select
 from interlock.audit import (
     ALLOW_DECIDER,
     REPEAT_DECIDER,
+    Channel,
     Outcome,
 )
 from interlock.employees import Employee
@@ -148,14 +149,27 @@ class OutsideCalls(OutsideRuns):
             args=args,
             raw_args="",
         )
-        [prepared] = await prepare_calls(
-            engine.registry,
-            plan,
-            [proposal],
-            user_id=user_id,
-            conversation_id=conversation_id,
-            db=engine.db,
-        )
+        if (
+            known is not None
+            and known.name not in plan.denied
+            and all(t.name != known.name for t in plan.offered)
+        ):
+            # Not a tool for outside callers (load_skill, a tool the person's browser runs).
+            prepared = Prepared(
+                proposal=proposal,
+                tool=None,
+                problem=f"The tool {known.name!r} is not offered to MCP clients.",
+                code="not_found",
+            )
+        else:
+            [prepared] = await prepare_calls(
+                engine.registry,
+                plan,
+                [proposal],
+                user_id=user_id,
+                conversation_id=conversation_id,
+                db=engine.db,
+            )
         out = await engine.db.run(
             self._store, plan, prepared, user_id, employee, conversation_id, client_name, tool_name
         )
@@ -233,7 +247,13 @@ class OutsideCalls(OutsideRuns):
             session.add(call)
             if item.problem is None and tool is not None and permission is not None:
                 apply_grant(
-                    session, call, tool, str(permission), user_id=user_id, employee=employee
+                    session,
+                    call,
+                    tool,
+                    str(permission),
+                    user_id=user_id,
+                    employee=employee,
+                    channel=Channel.mcp,
                 )
             conversation = session.get(Conversation, conversation_id)
             assert conversation is not None

@@ -1,9 +1,11 @@
 """Interlock as an MCP server: Streamable HTTP at ``/mcp`` in the API's own app.
 
-One connection acts for one person (the bearer token: the same API token as the web client's,
-see :func:`interlock.api.deps.current_user`; none or unknown answers 401 with the usual JSON
-error) through one employee (query parameter ``employee`` or header ``X-Interlock-Employee``;
-the general assistant by default). It lists the tools that person may use through that
+One connection acts for one person (the bearer token: an MCP token of that person, see
+:mod:`interlock.storage.tokens`, or their own API token, see
+:func:`interlock.api.deps.authenticate`; none, unknown or revoked answers 401 with the usual
+JSON error; every request authenticates again, so a revoked token stops at its next request)
+through one employee (query parameter ``employee`` or header ``X-Interlock-Employee``; the
+general assistant by default). It lists the tools that person may use through that
 employee (never a ``DENY`` one), shaped by the query parameters ``exposition`` (``flat`` |
 ``grouped``), ``tags`` / ``any_tags`` / ``exclude_tags`` and ``read_only``
 (:mod:`interlock.mcp_bridge.exposition`; 422 ``invalid_mcp_option`` for a bad one). Every
@@ -40,7 +42,7 @@ from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
 from interlock import __version__
-from interlock.api.deps import current_user, host_of, is_loopback
+from interlock.api.deps import authenticate, host_of, is_loopback
 from interlock.api.services import Services
 from interlock.employees import DEFAULT_EMPLOYEE
 from interlock.errors import InterlockError, jsonrpc_error_body
@@ -51,9 +53,6 @@ from interlock.mcp_bridge.rounds import answer_in
 from interlock.settings import Settings
 from interlock.tools import Tool
 
-MCP_PATHS = frozenset({"/mcp", "/mcp/"})
-"""Where the endpoint answers: both spellings, so a client configured with either connects
-(MCP clients do not follow redirects)."""
 EXPOSITIONS_KEPT = 32
 """Built expositions kept for reuse (distinct tool sets and options in use at once)."""
 CALLER_KEY = "interlock.mcp.caller"
@@ -75,11 +74,13 @@ class Caller:
         user_id: The token's user.
         employee: The employee's slug.
         options: The exposition and filters from the query parameters.
+        token_name: The MCP token's name, ``None`` for the person's own token.
     """
 
     user_id: str
     employee: str
     options: ListingOptions
+    token_name: str | None = None
 
 
 class McpEndpoint:
@@ -132,7 +133,7 @@ class McpEndpoint:
             await _error(send, *refusal)
             return
         try:
-            user = await current_user(request, services)
+            principal = await authenticate(request, services)
         except InterlockError as exc:
             await _error(send, exc.status, exc.code, exc.message, bearer=exc.status == 401)
             return
@@ -154,7 +155,13 @@ class McpEndpoint:
         except InterlockError as exc:
             await _error(send, exc.status, exc.code, exc.message)
             return
-        scope[CALLER_KEY] = Caller(user_id=user.id, employee=employee.slug, options=options)
+        user = principal.user
+        scope[CALLER_KEY] = Caller(
+            user_id=user.id,
+            employee=employee.slug,
+            options=options,
+            token_name=principal.token_name,
+        )
         # Sessions belong to the user who opened them (the library compares this principal).
         scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=user.id, scopes=[]))
         await self.manager.handle_request(scope, receive, send)
@@ -262,13 +269,13 @@ class McpEndpoint:
             services.engine,
             user_id=caller.user_id,
             employee_slug=caller.employee,
-            client_name=client_name(ctx),
+            client_name=client_name(ctx, caller.token_name),
             tool_name=tool_name,
             args=args,
-            elicit=self._elicitor(ctx),
+            elicit=self._elicitor(ctx, caller),
             structure=structure,
-            ask_in_round=self._asks_in_rounds(ctx),
-            answer=answer_in(params.input_responses),
+            ask_in_round=self._asks_in_rounds(ctx, caller),
+            answer=answer_in(params.input_responses) if self._client_decides(caller) else None,
         )
 
     def _denied(self, name: str, caller: Caller) -> str | None:
@@ -279,9 +286,16 @@ class McpEndpoint:
             return None
         return tool.name
 
-    def _elicitor(self, ctx: ServerRequestContext[Any]) -> Elicit | None:
-        """Asks in the MCP client when the setting allows it and the client can."""
-        if self.settings.mcp_approval_channel == "web":
+    def _client_decides(self, caller: Caller) -> bool:
+        """Whether the MCP client may answer approvals: the setting allows it and the
+        connection holds the person's own token. An MCP token's holder never decides (its
+        answers to questions it was not asked are ignored too): that would be the agent
+        program approving its own calls, which the token's scope exists to prevent."""
+        return self.settings.mcp_approval_channel != "web" and caller.token_name is None
+
+    def _elicitor(self, ctx: ServerRequestContext[Any], caller: Caller) -> Elicit | None:
+        """Asks in the MCP client when it may decide (:meth:`_client_decides`) and can."""
+        if not self._client_decides(caller):
             return None
         session = ctx.session
         capabilities = session.client_capabilities
@@ -297,13 +311,13 @@ class McpEndpoint:
 
         return ask
 
-    def _asks_in_rounds(self, ctx: ServerRequestContext[Any]) -> bool:
+    def _asks_in_rounds(self, ctx: ServerRequestContext[Any], caller: Caller) -> bool:
         """Whether to ask through an ``input_required`` round (:mod:`.rounds`): a 2026-07-28
-        connection (no back channel) whose client supports elicitation, if the setting allows."""
+        connection (no back channel) whose client supports elicitation and may decide."""
         session = ctx.session
         capabilities = session.client_capabilities
         return (
-            self.settings.mcp_approval_channel != "web"
+            self._client_decides(caller)
             and not session.can_send_request
             and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
             and capabilities is not None
@@ -315,15 +329,17 @@ class McpEndpoint:
         return self._services
 
 
-def client_name(ctx: ServerRequestContext[Any]) -> str:
+def client_name(ctx: ServerRequestContext[Any], token_name: str | None = None) -> str:
     """The MCP client's name from its ``clientInfo`` (title, else name), for people to read:
     control and format characters (newlines, bidirectional overrides) dropped, runs of spaces
-    made one, at most 200 characters; :data:`UNNAMED_CLIENT` when nothing is left."""
+    made one, at most 200 characters; :data:`UNNAMED_CLIENT` when nothing is left. With an MCP
+    token, its name follows: ``Claude Desktop (token “Laptop”)``."""
     params = ctx.session.client_params
     info = params.client_info if params is not None else None
-    if info is None:
-        return UNNAMED_CLIENT
-    return readable_name(info.title or info.name or "")
+    name = readable_name(info.title or info.name or "") if info is not None else UNNAMED_CLIENT
+    if token_name is None or token_name == name:
+        return name
+    return readable_name(f"{name} (token “{token_name}”)")
 
 
 def readable_name(raw: str) -> str:

@@ -23,16 +23,13 @@ import copy
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
-import mcp_types as types
 
 from interlock.adapters.mcp_http import McpHttpCall
 from interlock.errors import BadRequest, Conflict, NotFound
-from interlock.mcp_bridge.client import RemoteSession
 from interlock.mcp_bridge.names import interlock_names, tool_prefix
-from interlock.mcp_bridge.results import tool_result
 from interlock.mcp_bridge.store import delete_server, load_server, load_servers, save_server
 from interlock.settings import MCP_SERVER_NAME_RE, McpServerSpec, Settings
 from interlock.storage import Database
@@ -47,6 +44,11 @@ from interlock.tools import (
     provider_safe_name,
 )
 from interlock.tools.schema import SchemaRuleError, check_schema_rules
+
+if TYPE_CHECKING:  # the MCP library loads with the first server, not at every start
+    import mcp_types as types
+
+    from interlock.mcp_bridge.client import RemoteSession
 
 logger = logging.getLogger(__name__)
 
@@ -104,6 +106,8 @@ class RemoteCall:
 
     async def __call__(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         result = await self.session.call(self.remote_name, args, self.timeout_s)
+        from interlock.mcp_bridge.results import tool_result
+
         return tool_result(result, server=self.session.name, remote_name=self.remote_name)
 
 
@@ -173,6 +177,8 @@ class McpSources:
         self._extra.clear()
 
     def _add(self, name: str, spec: McpServerSpec, origin: Literal["settings", "admin"]) -> None:
+        from interlock.mcp_bridge.client import RemoteSession
+
         session = RemoteSession(
             name,
             spec,
@@ -200,6 +206,8 @@ class McpSources:
             return source.session
         key = (name, mode)
         if key not in self._extra:
+            from interlock.mcp_bridge.client import RemoteSession
+
             spec = source.spec
             connection = self.settings.connections.get(spec.connection) if spec.connection else None
             self._extra[key] = RemoteSession(
@@ -333,6 +341,8 @@ class McpSources:
 
     def _replace(self, source: Source, listed: list[types.Tool]) -> list[RemoteTool]:
         """Build the tools of ``listed`` and swap them into the registry (a worker thread)."""
+        import mcp_types as types
+
         session, spec = source.session, source.spec
         names = interlock_names(session.name, [t.name for t in listed])
         timeout_s = self.settings.mcp_call_timeout_s

@@ -2,6 +2,7 @@
 
 from interlock.storage.db import Database
 from interlock.storage.models import (
+    AccessToken,
     ActionSwitch,
     AuditRecord,
     Conversation,
@@ -20,6 +21,7 @@ from interlock.storage.models import (
     RunStatus,
     StoreChange,
     StoreEntry,
+    TokenScope,
     ToolCall,
     ToolCallApproval,
     ToolCallStatus,
@@ -29,6 +31,7 @@ from interlock.storage.models import (
 )
 
 __all__ = [
+    "AccessToken",
     "ActionSwitch",
     "AuditRecord",
     "Conversation",
@@ -48,6 +51,7 @@ __all__ = [
     "RunStatus",
     "StoreChange",
     "StoreEntry",
+    "TokenScope",
     "ToolCall",
     "ToolCallApproval",
     "ToolCallStatus",

@@ -88,6 +88,34 @@ class User(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+class TokenScope(StrEnum):
+    """What an access token may reach (``interlock.storage.tokens``).
+
+    ``mcp``: the MCP endpoint ``/mcp`` only; every other route refuses it (403 ``token_scope``),
+    so an agent holding it cannot decide its own tool calls.
+    """
+
+    mcp = "mcp"
+
+
+class AccessToken(SQLModel, table=True):
+    """An extra bearer token of a user, limited to a scope (see ``interlock.storage.tokens``).
+
+    Only the token's SHA-256 hex digest is stored; the token is shown once, when created.
+    """
+
+    __tablename__ = "access_tokens"
+
+    id: str = Field(default_factory=lambda: new_id("tok"), primary_key=True)
+    user_id: str = Field(index=True, max_length=64)
+    name: str = Field(max_length=100)
+    scope: str = Field(default=TokenScope.mcp, max_length=20)
+    token_hash: str = Field(index=True, unique=True, max_length=128)
+    created_at: datetime = Field(default_factory=utcnow)
+    last_used_at: datetime | None = None
+    revoked_at: datetime | None = None
+
+
 class Conversation(SQLModel, table=True):
     __tablename__ = "conversations"
     __table_args__ = (

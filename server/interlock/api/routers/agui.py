@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ag_ui.core import BaseEvent, RunAgentInput
 from fastapi import APIRouter, Request
 from pydantic import ValidationError
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from interlock.agui import agui_events
 from interlock.api.deps import CurrentUser, EngineDep, SettingsDep
 from interlock.errors import BadRequest
 from interlock.streaming.sse import one_line_json
+
+if TYPE_CHECKING:  # the AG-UI package loads with the first AG-UI request, not at every start
+    from ag_ui.core import BaseEvent
 
 router = APIRouter(prefix="/api/ag-ui", tags=["ag-ui"])
 
@@ -78,6 +79,10 @@ async def run_agent(
     still waiting, a run already active) is a ``RUN_ERROR`` event with Interlock's code,
     and nothing is written.
     """
+    from ag_ui.core import RunAgentInput
+
+    from interlock.agui import agui_events
+
     await engine.db.run(engine.last_event_seq, user.id, conversation_id)  # ownership: 404
     try:
         run_input = RunAgentInput.model_validate_json(await request.body())

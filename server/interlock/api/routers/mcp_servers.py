@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
 
 from fastapi import APIRouter, Response, status
 from pydantic import BaseModel, ConfigDict
@@ -51,6 +52,13 @@ class McpServerOut(BaseModel):
     tools: list[RemoteToolOut]
 
 
+def _shown_url(url: str) -> str:
+    """The URL without what may hold a secret (``user:password@``, the query)."""
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
 def _out(source: Source) -> McpServerOut:
     session, spec = source.session, source.spec
     retry = None
@@ -62,7 +70,7 @@ def _out(source: Source) -> McpServerOut:
         title=spec.title or source.name,
         origin=source.origin,
         transport="http" if spec.url else "stdio",
-        url=spec.url.split("?", 1)[0] if spec.url else None,
+        url=_shown_url(spec.url) if spec.url else None,
         command=spec.command[0] if spec.command else None,
         connection=spec.connection,
         state=session.state,

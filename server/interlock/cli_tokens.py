@@ -1,0 +1,119 @@
+"""``interlock tokens``: a person's scoped access tokens (MCP tokens) from the command line.
+
+The same operations as ``/api/tokens`` (:mod:`interlock.storage.tokens`), for whoever runs the
+server: create one for any user (``local`` in local mode), list, revoke.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated
+
+import typer
+from sqlmodel import select
+
+from interlock.errors import InterlockError
+from interlock.settings import Settings
+from interlock.storage import Database, TokenScope, User, migrate
+from interlock.storage.models import AccessToken
+from interlock.storage.tokens import create_access_token, list_access_tokens, revoke_access_token
+from interlock.storage.users import LOCAL_USER_NAME, get_or_create_local_user
+
+tokens_app = typer.Typer(
+    help="Access tokens limited to /mcp, for MCP clients (instead of a person's own token).",
+    no_args_is_help=True,
+)
+
+
+@contextmanager
+def _database() -> Iterator[Database]:
+    """The migrated database of the settings; an ``InterlockError`` ends the command."""
+    settings = Settings()
+    migrate.upgrade(settings.database_url)
+    database = Database(settings.database_url)
+    try:
+        yield database
+    except InterlockError as exc:
+        typer.secho(f"error: {exc.message}", err=True, fg=typer.colors.RED)
+        raise typer.Exit(code=1) from None
+    finally:
+        database.dispose()
+
+
+def _user_named(database: Database, name: str) -> User:
+    if name == LOCAL_USER_NAME:
+        return get_or_create_local_user(database)
+    with database.session() as session:
+        user = session.exec(select(User).where(User.name == name)).first()
+    if user is None:
+        raise InterlockError(f"No user named {name!r} (see `interlock users list`).")
+    return user
+
+
+@tokens_app.command("create")
+def tokens_create(
+    user: Annotated[str, typer.Argument(help="The user's name ('local' in local mode).")],
+    name: Annotated[
+        str, typer.Option("--name", help="What the client is called, e.g. 'Claude Desktop'.")
+    ],
+    scope: Annotated[TokenScope, typer.Option(case_sensitive=False)] = TokenScope.mcp,
+) -> None:
+    """Create an MCP token for a user and print it, the only time it is shown.
+
+    The token alone goes to standard output, the rest to standard error.
+    """
+    with _database() as database:
+        owner = _user_named(database, user)
+        row, token = create_access_token(database, owner.id, name, scope)
+    typer.echo(
+        f"Created the {row.scope} token {row.name!r} (id {row.id}) for {owner.name}. "
+        "It works at /mcp only; shown only this once:",
+        err=True,
+    )
+    typer.echo(token)
+
+
+@tokens_app.command("list")
+def tokens_list(
+    user: Annotated[str | None, typer.Argument(help="Only this user's tokens.")] = None,
+) -> None:
+    """List access tokens: id, user, name, scope, created, last used, revoked."""
+    with _database() as database:
+        owner_id = _user_named(database, user).id if user is not None else None
+        rows = list_access_tokens(database, owner_id)
+        with database.session() as session:
+            names = {u.id: u.name for u in session.exec(select(User)).all()}
+    if not rows:
+        typer.echo("No access tokens.", err=True)
+        return
+    table: list[tuple[str, ...]] = [
+        ("ID", "USER", "NAME", "SCOPE", "CREATED", "LAST USED", "REVOKED")
+    ]
+    table += [_row(row, names.get(row.user_id, row.user_id)) for row in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    for r in table:
+        typer.echo("  ".join(cell.ljust(width) for cell, width in zip(r, widths, strict=True)))
+
+
+def _row(row: AccessToken, owner: str) -> tuple[str, ...]:
+    def when(value: object) -> str:
+        return value.isoformat(timespec="seconds") if hasattr(value, "isoformat") else "-"
+
+    return (
+        row.id,
+        owner,
+        row.name,
+        row.scope,
+        when(row.created_at),
+        when(row.last_used_at),
+        when(row.revoked_at),
+    )
+
+
+@tokens_app.command("revoke")
+def tokens_revoke(token_id: Annotated[str, typer.Argument(help="The token's id.")]) -> None:
+    """Revoke a token; the next request made with it is refused."""
+    with _database() as database:
+        row = revoke_access_token(database, token_id)
+    typer.echo(f"Revoked the token {row.name!r} ({row.id}).")
