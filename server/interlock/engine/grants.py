@@ -3,7 +3,8 @@
 A proposed ``ASK`` call covered by a live grant skips its card: it stays ``pending`` (and
 runs like an ``ALLOW`` call), its record names the grant (``tool_calls.grant_id``), the
 audit log records it as ``allowed`` by ``policy:<grant id>``, and the grant counts one use,
-all in the transaction that stores the call.
+all in the transaction that stores the call. The record's channel is ``system`` for a chat's
+call and ``mcp`` for a call from an MCP client (whose name the call carries).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ def apply_grant(
     *,
     user_id: str,
     employee: Employee,
+    channel: Channel = Channel.system,
 ) -> str | None:
     """Let ``call`` run under a live grant when one covers it.
 
@@ -37,6 +39,8 @@ def apply_grant(
         user_id: The conversation's owner.
         employee: The conversation's employee (a tool that needs an approver or several
             approvals under it is never covered).
+        channel: The audit record's channel: ``system`` (a chat's call) or ``mcp`` (a call
+            from an MCP client).
 
     Returns:
         The grant's id (also set as ``call.grant_id``), or None: the call asks as usual.
@@ -60,7 +64,7 @@ def apply_grant(
         session,
         call=call,
         decider=f"policy:{grant.id}",
-        channel=Channel.system,
+        channel=channel,
         outcome=Outcome.allowed,
         reason=None,
         proposed_args=call.proposed_args,

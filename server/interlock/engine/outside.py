@@ -29,6 +29,7 @@ from sqlmodel import Session, select
 from interlock.audit import (
     ALLOW_DECIDER,
     REPEAT_DECIDER,
+    Channel,
     Outcome,
 )
 from interlock.employees import Employee
@@ -246,7 +247,13 @@ class OutsideCalls(OutsideRuns):
             session.add(call)
             if item.problem is None and tool is not None and permission is not None:
                 apply_grant(
-                    session, call, tool, str(permission), user_id=user_id, employee=employee
+                    session,
+                    call,
+                    tool,
+                    str(permission),
+                    user_id=user_id,
+                    employee=employee,
+                    channel=Channel.mcp,
                 )
             conversation = session.get(Conversation, conversation_id)
             assert conversation is not None
