@@ -31,6 +31,7 @@ from sqlmodel import col
 
 from interlock.engine.recovery import Recovery, claim_takeover, recover_runs
 from interlock.storage import Run, RunStatus, Worker
+from interlock.storage.db import is_busy_error
 from interlock.storage.models import as_utc, utcnow
 from interlock.streaming.listener import CONTROL_CHANNEL
 
@@ -115,6 +116,7 @@ class Leases:
     # -- heartbeat -----------------------------------------------------------------------
     async def _beat_forever(self) -> None:
         loop = asyncio.get_running_loop()
+        failing = False
         while True:
             await asyncio.sleep(self.interval_s)
             try:
@@ -129,8 +131,23 @@ class Leases:
                 await self.sweep()
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("heartbeat of worker %s failed", self._engine.worker_id)
+            except Exception as exc:
+                # One line per streak of failures, not a traceback every beat: a busy
+                # database (a lock held elsewhere) is expected and says enough in a line.
+                if is_busy_error(exc):
+                    if not failing:
+                        log.warning(
+                            "heartbeat of worker %s waits: the database is busy (%s)",
+                            self._engine.worker_id,
+                            type(exc).__name__,
+                        )
+                elif not failing:
+                    log.exception("heartbeat of worker %s failed", self._engine.worker_id)
+                failing = True
+            else:
+                if failing:
+                    log.info("heartbeat of worker %s beats again", self._engine.worker_id)
+                failing = False
 
     def _beat(self, local_runs: list[str]) -> tuple[list[str], list[str]]:
         """Renew the lease; return runs here to cancel and runs no longer this worker's."""
