@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from interlock.mcp_bridge.store import load_servers, save_server
 from interlock.settings import McpServerSpec, Settings
 from interlock.storage import Database
-from interlock.mcp_bridge.store import load_servers, save_server
 from support.live import live_server
 from support.mcp_remote import RemoteMcp
 from support.waits import wait_until
