@@ -28,6 +28,7 @@ from sqlalchemy.pool import NullPool
 from interlock.settings import Settings
 from interlock.storage import Database
 from interlock.storage.migrate import upgrade
+from support.sse_shutdown import shutdown_state_per_loop
 
 POSTGRES_URL_ENV = "INTERLOCK_TEST_POSTGRES_URL"
 TEST_DATABASE_PREFIX = "interlock_test_"
@@ -40,6 +41,18 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"postgres: runs against PostgreSQL (skipped unless {POSTGRES_URL_ENV} is set)"
     )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _sse_shutdown_watcher_per_loop() -> Iterator[None]:
+    """Give every event loop its own sse-starlette shutdown watcher.
+
+    sse-starlette keeps one per thread; with a loop per test (and the browser tests' idle
+    session loop) a watcher left on another loop meant no stream heard a later server's
+    shutdown, which then hung (see :mod:`support.sse_shutdown`).
+    """
+    with shutdown_state_per_loop():
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -163,6 +163,7 @@ def _serve(host: str | None, port: int | None, workers: int) -> None:
             # A worker imports LangChain and loads the skills before it answers the
             # supervisor's health checks: give a busy machine time.
             timeout_worker_healthcheck=WORKER_START_TIMEOUT_S,
+            timeout_graceful_shutdown=settings.shutdown_grace_s,
         )
         return
     uvicorn.run(
@@ -170,6 +171,9 @@ def _serve(host: str | None, port: int | None, workers: int) -> None:
         factory=True,
         host=settings.host,
         port=settings.port,
+        # Bounded stop: a stream or an MCP call waiting for a decision that does not close
+        # when asked is cancelled after this many seconds (the lifespan shutdown then runs).
+        timeout_graceful_shutdown=settings.shutdown_grace_s,
     )
 
 

@@ -184,6 +184,10 @@ class Settings(BaseSettings):
         mcp_allowed_origins: Browser origins (``Origin`` header) allowed on ``/mcp`` besides
             loopback ones; requests without ``Origin`` (desktop clients) are not affected.
         mcp_page_size: Tools per page of an MCP ``tools/list`` answer (50; 1 to 1000).
+        shutdown_grace_s: Longest wait of ``interlock serve``, on SIGTERM or Ctrl-C, for open
+            connections (event streams, MCP calls waiting for a decision, slow uploads) before
+            it cancels them and shuts down (uvicorn's ``timeout_graceful_shutdown``; 10 s,
+            1 to 3600).
         http_ca_bundle: TEST-ONLY. A PEM file of CA certificates that ``http_json`` tools
             trust instead of the default bundle (``certifi``), for a test server's throwaway
             certificate. None (the default) uses the default bundle.
@@ -205,6 +209,7 @@ class Settings(BaseSettings):
     max_message_bytes: int = 32 * 1024
     max_request_bytes: int = Field(default=1024 * 1024, ge=64 * 1024)
     request_body_timeout_s: float = Field(default=30.0, gt=0)
+    shutdown_grace_s: int = Field(default=10, ge=1, le=3600)
     tool_timeout_s: float = Field(default=30.0, gt=0)
     max_tool_result_chars: int = 60_000
     max_client_result_bytes: int = Field(default=256 * 1024, ge=1024)

@@ -182,6 +182,25 @@ def test_serve_refuses_several_workers_on_sqlite(
     assert migrate.current_revision(sqlite_url) is None  # refused before touching anything
 
 
+def test_serve_bounds_the_graceful_shutdown_with_one_worker_or_several(
+    sqlite_url: str, fake_app: list[Settings | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A SIGTERM always ends: uvicorn waits at most INTERLOCK_SHUTDOWN_GRACE_S for open
+    connections (an MCP call waiting for a decision, a stream that missed the shutdown)."""
+    runs: list[dict[str, Any]] = []
+    monkeypatch.setattr("uvicorn.run", lambda app, **kwargs: runs.append(kwargs))
+
+    assert runner.invoke(cli.app, ["serve"]).exit_code == 0
+    monkeypatch.setenv("INTERLOCK_SHUTDOWN_GRACE_S", "3")
+    monkeypatch.setenv("INTERLOCK_DATABASE_URL", "postgresql+psycopg://u@127.0.0.1:1/none")
+    monkeypatch.setattr(migrate, "upgrade", lambda url: None)
+    result = runner.invoke(cli.app, ["serve", "--workers", "2"])
+
+    assert result.exit_code == 0, result.output
+    assert [run["timeout_graceful_shutdown"] for run in runs] == [10, 3]
+    assert runs[1]["workers"] == 2
+
+
 def test_openapi_writes_the_document(
     sqlite_url: str, fake_app: list[Settings | None], tmp_path: Path
 ) -> None:

@@ -22,6 +22,9 @@ import type {
   GrantOut,
   HealthOut,
   McpServerOut,
+  McpTokenCreated,
+  McpTokenIn,
+  McpTokenOut,
   MeOut,
   MessageAccepted,
   MessageCreate,
@@ -222,6 +225,12 @@ export const api = {
   grants: () => request<GrantOut[]>("GET", "/api/grants"),
   createGrant: (body: GrantIn) => request<GrantOut>("POST", "/api/grants", body),
   revokeGrant: (id: string) => request<void>("DELETE", `/api/grants/${enc(id)}`),
+  /** The caller's MCP tokens, newest first, revoked ones included. */
+  mcpTokens: () => request<McpTokenOut[]>("GET", "/api/tokens"),
+  /** A new MCP token; the answer's `token` is the only time it is shown. */
+  createMcpToken: (name: string) =>
+    request<McpTokenCreated>("POST", "/api/tokens", { name, scope: "mcp" } satisfies McpTokenIn),
+  revokeMcpToken: (id: string) => request<McpTokenOut>("POST", `/api/tokens/${enc(id)}/revoke`),
   /** The caller's "AI actions" switch for every employee. */
   actions: () => request<ActionsOut[]>("GET", "/api/actions"),
   setActions: (employee: string, on: boolean) =>

@@ -191,6 +191,10 @@ export type MessageAccepted = S["MessageAccepted"];
 /** A live "don't ask again" grant (GET /api/grants). */
 export type GrantOut = S["GrantOut"];
 export type GrantIn = S["GrantIn"];
+/** A person's MCP token (never the token itself, except once in `McpTokenCreated`). */
+export type McpTokenOut = S["TokenOut"];
+export type McpTokenCreated = S["TokenCreatedOut"];
+export type McpTokenIn = S["TokenIn"];
 /** One employee's "AI actions" switch for the caller (GET /api/actions). */
 export type ActionsOut = S["ActionsOut"];
 export type CancelResult = S["CancelResult"];

@@ -4,7 +4,8 @@
  * "AI actions": per employee, whether its write tools may run at all for this person (on for
  * a bounded time; turning it off cancels that employee's waiting write calls). "Don't ask
  * again": the live grants (tool, scope, details, created, expires, times used), each
- * revocable; a revoke takes effect on the next call. The server checks everything again.
+ * revocable; a revoke takes effect on the next call. "Connect an MCP client": the person's MCP
+ * tokens (../mcpTokens). The server checks everything again.
  */
 import { useCallback, useEffect, useState } from "react";
 import { api, asApiError } from "../api/client";
@@ -13,6 +14,7 @@ import { useAppData } from "../state/appData";
 import { routeHash } from "../state/route";
 import { Avatar } from "../components/Avatar";
 import { Modal } from "../components/Modal";
+import { McpTokensSection } from "../mcpTokens/McpTokensSection";
 import { argsText, scopeText, switchText, usesText, when } from "./describe";
 import "./permissions.css";
 
@@ -178,6 +180,7 @@ export function PermissionsPage() {
             </table>
           )}
         </section>
+        <McpTokensSection />
       </div>
       {confirmOff && (
         <Modal

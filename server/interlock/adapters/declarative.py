@@ -233,6 +233,8 @@ def _mcp_http_tool(
     return Tool(
         **fields,
         handler=handler,
+        check=handler.ready,
+        availability=handler.unavailable,
         write=write,
         timeout_s=effective_timeout + HTTP_TIMEOUT_GRACE_S,
         annotations=_annotations(spec, defaults, write),

@@ -37,6 +37,7 @@ from interlock.storage import ToolCallStatus
 from interlock.storage.views import ToolCallOut
 from interlock.tools import Tool
 from interlock.tools.schema import field_errors, make_validator
+from interlock.tools.schema.rules import SCHEMA_LIST_VALUED, SCHEMA_MAP_VALUED, SCHEMA_VALUED
 
 TOOL_CALL_REASON = "tool_call"
 CLIENT_RESULT_REASON = "interlock:client_result"
@@ -118,11 +119,48 @@ def response_schema(
     if call.status == ToolCallStatus.awaiting_client:
         return ClientResultIn.model_json_schema()
     args = args_schema if args_schema is not None else (tool.input_schema if tool else _ANY_ARGS)
+    kinds = decision_types(call, tool)
     return {
         "type": "object",
         "description": "The person's decision on this tool call.",
-        "oneOf": [_branch(kind, args) for kind in decision_types(call, tool)],
+        "oneOf": [
+            _branch(kind, _embedded(args, f"/oneOf/{index}/properties/args"))
+            for index, kind in enumerate(kinds)
+        ],
     }
+
+
+def _embedded(schema: Any, at: str) -> Any:
+    """A copy of a tool's input schema that reads the same placed at JSON Pointer ``at``.
+
+    Its local ``$ref`` (``#``, ``#/$defs/...``; the only kind the schema rules allow) are made
+    to point under ``at``, and the root's ``$id`` and ``$schema`` are dropped (a nested ``$id``
+    would start a new resource; ``$schema`` belongs to a resource's root only). Only schema
+    positions are walked, so a ``const`` or ``default`` holding a ``$ref`` key is kept as is.
+    """
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: value for key, value in schema.items() if key not in ("$id", "$schema")}
+    return _refs_moved(out, at)
+
+
+def _refs_moved(schema: Any, at: str) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    ref = out.get("$ref")
+    if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")):
+        out["$ref"] = f"#{at}{ref[1:]}"
+    for key in SCHEMA_VALUED:
+        if key in out:
+            out[key] = _refs_moved(out[key], at)
+    for key in SCHEMA_LIST_VALUED:
+        if isinstance(out.get(key), list):
+            out[key] = [_refs_moved(sub, at) for sub in out[key]]
+    for key in SCHEMA_MAP_VALUED:
+        if isinstance(out.get(key), dict):
+            out[key] = {name: _refs_moved(sub, at) for name, sub in out[key].items()}
+    return out
 
 
 def _readable(call: ToolCallOut, tool: Tool | None) -> str:

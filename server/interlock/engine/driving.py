@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from interlock.engine.graph import Start, TurnState
 from interlock.errors import InterlockError
 from interlock.storage import RunStatus
+from interlock.storage.db import run_work
 
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
@@ -26,6 +27,7 @@ async def drive(
     provider failure): ``run.failed`` ``model_error``, logged. A step that already wrote the
     terminal event with its own work leaves nothing to do here.
     """
+    run_work.set(True)  # this task's database calls go to the runs' threads
     state: TurnState = {
         "run_id": run_id,
         "conversation_id": conversation_id,

@@ -284,10 +284,10 @@ class McpEndpoint:
             client_name=client_name(ctx, caller.token_name),
             tool_name=tool_name,
             args=args,
-            elicit=self._elicitor(ctx),
+            elicit=self._elicitor(ctx, caller),
             structure=structure,
-            ask_in_round=self._asks_in_rounds(ctx),
-            answer=answer_in(params.input_responses),
+            ask_in_round=self._asks_in_rounds(ctx, caller),
+            answer=answer_in(params.input_responses) if self._client_decides(caller) else None,
             left=_left(ctx),
         )
 
@@ -299,9 +299,16 @@ class McpEndpoint:
             return None
         return tool.name
 
-    def _elicitor(self, ctx: ServerRequestContext[Any]) -> Elicit | None:
-        """Asks in the MCP client when the setting allows it and the client can."""
-        if self.settings.mcp_approval_channel == "web":
+    def _client_decides(self, caller: Caller) -> bool:
+        """Whether the MCP client may answer approvals: the setting allows it and the
+        connection holds the person's own token. An MCP token's holder never decides (its
+        answers to questions it was not asked are ignored too): that would be the agent
+        program approving its own calls, which the token's scope exists to prevent."""
+        return self.settings.mcp_approval_channel != "web" and caller.token_name is None
+
+    def _elicitor(self, ctx: ServerRequestContext[Any], caller: Caller) -> Elicit | None:
+        """Asks in the MCP client when it may decide (:meth:`_client_decides`) and can."""
+        if not self._client_decides(caller):
             return None
         session = ctx.session
         capabilities = session.client_capabilities
@@ -317,13 +324,13 @@ class McpEndpoint:
 
         return ask
 
-    def _asks_in_rounds(self, ctx: ServerRequestContext[Any]) -> bool:
+    def _asks_in_rounds(self, ctx: ServerRequestContext[Any], caller: Caller) -> bool:
         """Whether to ask through an ``input_required`` round (:mod:`.rounds`): a 2026-07-28
-        connection (no back channel) whose client supports elicitation, if the setting allows."""
+        connection (no back channel) whose client supports elicitation and may decide."""
         session = ctx.session
         capabilities = session.client_capabilities
         return (
-            self.settings.mcp_approval_channel != "web"
+            self._client_decides(caller)
             and not session.can_send_request
             and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
             and capabilities is not None

@@ -21,6 +21,7 @@ import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
@@ -37,6 +38,12 @@ DEFAULT_STATEMENT_TIMEOUT_S = 30.0
 DB_THREADS = 12
 """Threads running database calls. PostgreSQL's pool (10 + 20 overflow) covers two sessions
 per thread (a function may open a second, short session, e.g. the employee cache)."""
+RUN_THREADS = 8
+"""Of those, the threads for runs' steps; the others serve requests (and background sweeps),
+so a person's request never queues behind the steps of many busy runs."""
+
+run_work: ContextVar[bool] = ContextVar("interlock_run_work", default=False)
+"""Set in a run's task (``engine.driving``): its database calls go to the runs' threads."""
 
 # PostgreSQL SQLSTATEs: lock_not_available (lock_timeout), query_canceled
 # (statement_timeout), serialization and deadlock failures.
@@ -92,7 +99,7 @@ class Database:
                 "connect",
                 functools.partial(_sqlite_on_connect, busy_timeout_ms=int(lock_timeout_s * 1000)),
             )
-        self._executor: ThreadPoolExecutor | None = None
+        self._executors: tuple[ThreadPoolExecutor, ThreadPoolExecutor] | None = None
         self._executor_pid = 0
 
     @contextmanager
@@ -120,6 +127,8 @@ class Database:
         ``fn`` opens its own session(s), usually one transaction. When the caller is
         cancelled, the call still runs to its end (a thread cannot be stopped) and the
         cancellation is raised only after it, so nothing the caller does next overlaps it.
+        A run's steps (:data:`run_work` set) go to threads of their own, requests to the
+        others: a request waits only for other requests.
 
         Returns:
             What ``fn`` returns.
@@ -128,7 +137,9 @@ class Database:
             DatabaseBusy: From ``fn`` (see :meth:`session`); any other exception of ``fn``.
         """
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._pool(), functools.partial(fn, *args, **kwargs))
+        requests, runs = self._pools()
+        pool = runs if run_work.get() else requests
+        future = loop.run_in_executor(pool, functools.partial(fn, *args, **kwargs))
         try:
             return await asyncio.shield(future)
         except asyncio.CancelledError:
@@ -136,18 +147,22 @@ class Database:
                 await asyncio.wait({future})
             raise
 
-    def _pool(self) -> ThreadPoolExecutor:
+    def _pools(self) -> tuple[ThreadPoolExecutor, ThreadPoolExecutor]:
         # A forked worker process must not inherit its parent's threads: make its own.
-        if self._executor is None or self._executor_pid != os.getpid():
-            self._executor = ThreadPoolExecutor(DB_THREADS, thread_name_prefix="interlock-db")
+        if self._executors is None or self._executor_pid != os.getpid():
+            self._executors = (
+                ThreadPoolExecutor(DB_THREADS - RUN_THREADS, thread_name_prefix="interlock-db"),
+                ThreadPoolExecutor(RUN_THREADS, thread_name_prefix="interlock-db-run"),
+            )
             self._executor_pid = os.getpid()
-        return self._executor
+        return self._executors
 
     def dispose(self) -> None:
         """Stop the thread pool (waiting for running calls) and close pooled connections."""
-        if self._executor is not None and self._executor_pid == os.getpid():
-            self._executor.shutdown(wait=True)
-        self._executor = None
+        if self._executors is not None and self._executor_pid == os.getpid():
+            for executor in self._executors:
+                executor.shutdown(wait=True)
+        self._executors = None
         self.engine.dispose()
 
 
