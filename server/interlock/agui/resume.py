@@ -18,6 +18,7 @@ from interlock.engine.client_results import ClientResultIn, submit_result
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, NotFound, PayloadTooLarge
 from interlock.storage import ToolCallStatus
+from interlock.storage.text import text_problems
 from interlock.storage.views import ToolCallOut
 
 
@@ -43,12 +44,19 @@ async def apply_resume(
 
     Raises:
         BadRequest: ``invalid_resume`` (an interrupt answered twice or not at all, a payload
-            that fits no decision), ``invalid_args`` (edited args against the tool's schema).
+            that fits no decision, an ``interruptId`` with a NUL character), ``invalid_args`` (edited args against the tool's schema).
         NotFound: An ``interruptId`` that is no tool call of this conversation.
         Conflict: ``not_interrupted`` (with the recorded outcome) for a call no longer
             waiting, as ``POST /api/tool-calls/{id}/decision`` answers.
     """
     ids = [entry.interrupt_id for entry in entries]
+    for index, interrupt_id in enumerate(ids):
+        if text_problems(interrupt_id):  # never an id, and PostgreSQL refuses NUL in text
+            raise BadRequest(
+                "An interruptId contains a NUL character or an unpaired surrogate.",
+                code="invalid_resume",
+                details={"index": index},
+            )
     if len(set(ids)) != len(ids):
         raise BadRequest("Each interrupt may be answered once.", code="invalid_resume")
     waiting = {
