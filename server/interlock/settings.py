@@ -63,6 +63,8 @@ class Connection(BaseModel):
         return value
 
 
+MAX_LISTED_TOOLS = 1000
+"""Most remote tool names an MCP server's ``permissions`` or ``read_only`` may list."""
 MCP_SERVER_NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 """A remote MCP server's name (full match): its tools are named ``mcp.<name>.<tool>``."""
 
@@ -82,7 +84,8 @@ class McpServerSpec(BaseModel):
         permissions: Remote tool name (as the server spells it) -> ``ALLOW`` / ``ASK`` /
             ``DENY``; every other remote tool is ``ASK`` (remote annotations are hints only).
         read_only: Remote tool names to treat as read tools (``write=False``); every other
-            remote tool counts as changing data.
+            remote tool counts as changing data. At most 1,000 names here and in
+            ``permissions``.
         offer_tools: False to offer none of its tools (the server then only serves
             declarative ``mcp_http`` tools that name it as ``connector``).
     """
@@ -94,8 +97,10 @@ class McpServerSpec(BaseModel):
     command: list[str] | None = None
     env: dict[str, str] = Field(default_factory=dict)
     title: str | None = Field(default=None, max_length=200)
-    permissions: dict[str, Literal["ALLOW", "ASK", "DENY"]] = Field(default_factory=dict)
-    read_only: list[str] = Field(default_factory=list)
+    permissions: dict[str, Literal["ALLOW", "ASK", "DENY"]] = Field(
+        default_factory=dict, max_length=MAX_LISTED_TOOLS
+    )
+    read_only: list[str] = Field(default_factory=list, max_length=MAX_LISTED_TOOLS)
     offer_tools: bool = True
 
     @model_validator(mode="after")
@@ -108,6 +113,8 @@ class McpServerSpec(BaseModel):
             raise ValueError("command must name a program")
         if self.connection is not None and self.url is None:
             raise ValueError("connection is for url servers (a stdio server takes env)")
+        if self.env and self.command is None:
+            raise ValueError("env is for command servers (a url server takes a connection)")
         return self
 
 

@@ -65,6 +65,8 @@ class RemoteSession:
         on_tools: Called with every complete listing (not for ``mcp_http``-only sessions).
         mode: ``auto`` (discover, fall back to the initialize handshake), ``legacy``, or a
             2026-era protocol version to pin.
+        guard: None for any address; else public addresses only (checked where it
+            connects), except these host names (servers added through the admin API).
 
     Attributes:
         state: ``connecting``, ``ready``, ``down`` (see :attr:`error`) or ``stopped``.
@@ -83,12 +85,14 @@ class RemoteSession:
         retry_max_s: float,
         on_tools: Listener | None = None,
         mode: str = "auto",
+        guard: tuple[str, ...] | None = None,
     ) -> None:
         self.name = name
         self.spec = spec
         self.call_timeout_s = call_timeout_s
         self.retry_max_s = retry_max_s
         self.mode = mode
+        self.guard = guard
         self.state: State = "connecting"
         self.error: str | None = None
         self.retry_at: float | None = None
@@ -240,7 +244,8 @@ class RemoteSession:
                 command=spec.command[0], args=list(spec.command[1:]), env=dict(spec.env) or None
             )
         assert spec.url is not None
-        return http_transport(url_with_params(spec.url, self._auth.connection), self._auth)
+        url = url_with_params(spec.url, self._auth.connection)
+        return http_transport(url, self._auth, self.guard)
 
     async def _publish(self, client: Client) -> None:
         tools = await list_all_tools(client)

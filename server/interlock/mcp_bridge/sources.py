@@ -20,10 +20,16 @@ import logging
 import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
+from urllib.parse import urlsplit
 
 import anyio
 
 from interlock.adapters.mcp_http import McpHttpCall
+from interlock.adapters.net_guard import (
+    DestinationRefused,
+    DestinationUnresolved,
+    checked_addresses,
+)
 from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.mcp_bridge.names import tool_prefix
 from interlock.mcp_bridge.remote_tools import RemoteTool, build_tools
@@ -124,6 +130,7 @@ class McpSources:
             call_timeout_s=self.settings.mcp_call_timeout_s,
             retry_max_s=self.settings.mcp_retry_max_s,
             on_tools=self._apply,
+            guard=self._guard(origin),
         )
         self.sources[name] = Source(name, spec, origin, session)
         self.registry.expect_group(tool_prefix(name), self._find_tool)
@@ -141,6 +148,43 @@ class McpSources:
         if source is not None:
             await source.session.wait_listed(self.settings.mcp_call_timeout_s)
         return self.registry.get(tool_name)
+
+    def _guard(self, origin: Literal["settings", "admin"]) -> tuple[str, ...] | None:
+        """Servers added through the admin API reach public addresses only (as ``http_json``
+        tools); the operator's own (settings) reach any."""
+        return tuple(self.settings.http_allowed_hosts) if origin == "admin" else None
+
+    async def _check_public(self, url: str) -> None:
+        """Refuse an admin server's URL that is not https or not public (checked again at each
+        connection: a name may resolve differently later).
+
+        Raises:
+            BadRequest: ``invalid_mcp_server`` saying why.
+        """
+        allowed = frozenset(h.strip().lower() for h in self.settings.http_allowed_hosts)
+        try:
+            parts = urlsplit(url)
+            host, port = (parts.hostname or "").lower(), parts.port
+        except ValueError as exc:
+            raise BadRequest(f"The URL is not valid: {exc}.", code="invalid_mcp_server") from None
+        if parts.scheme != "https" and host not in allowed:
+            raise BadRequest(
+                "A server added here needs an https:// URL (plain http only in "
+                "INTERLOCK_MCP_SERVERS).",
+                code="invalid_mcp_server",
+            )
+        try:
+            await checked_addresses(host, port or (443 if parts.scheme == "https" else 80), allowed)
+        except DestinationRefused as exc:
+            raise BadRequest(
+                f"Interlock may not connect to {exc.host}: {exc.reason}. Servers added here "
+                "must be public; put a server of your own network in INTERLOCK_MCP_SERVERS.",
+                code="invalid_mcp_server",
+            ) from None
+        except DestinationUnresolved:
+            raise BadRequest(
+                f"The host {host} does not resolve to any address.", code="invalid_mcp_server"
+            ) from None
 
     def bind_declarative(self) -> None:
         """Give the registry's ``mcp_http`` tools (loaded with the skills) their sessions."""
@@ -169,6 +213,7 @@ class McpSources:
                 call_timeout_s=self.settings.mcp_call_timeout_s,
                 retry_max_s=self.settings.mcp_retry_max_s,
                 mode=mode,
+                guard=self._guard(source.origin),
             )
             self._extra[key].start()
         return self._extra[key]
@@ -197,7 +242,8 @@ class McpSources:
         """Add or replace a server of the admin API, stored and started at once.
 
         Raises:
-            BadRequest: A bad name or an unknown connection.
+            BadRequest: A bad name, an unknown connection, a URL that is not https or not
+                public (``invalid_mcp_server``).
             Conflict: ``mcp_server_in_settings`` for a server of ``INTERLOCK_MCP_SERVERS``.
         """
         if not MCP_SERVER_NAME_RE.fullmatch(name):
@@ -212,6 +258,8 @@ class McpSources:
                 code="invalid_mcp_server",
             )
         self._check_editable(name)
+        assert spec.url is not None  # the router refuses commands
+        await self._check_public(spec.url)
         async with self._changing:
             await self.db.run(save_server, self.db, name, spec, user_id, self._notice(name))
             await self._stop(name)
