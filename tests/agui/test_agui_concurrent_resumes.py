@@ -96,7 +96,7 @@ async def test_a_resume_while_the_thread_runs_is_run_active_not_a_finished_run(
         )
         try:
             async with asyncio.timeout(15.0):  # bounded: until the approved call runs
-                while not await _running(server, conversation_id):
+                while not await _running(server, conversation_id):  # noqa: ASYNC110 (HTTP poll)
                     await asyncio.sleep(0.05)
             for resume in (_answer(interrupt["id"]), _answer(interrupt["id"], {"type": "reject"})):
                 events = await agui_run(
