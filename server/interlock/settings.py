@@ -191,6 +191,9 @@ class Settings(BaseSettings):
         mcp_allowed_origins: Browser origins (``Origin`` header) allowed on ``/mcp`` besides
             loopback ones; requests without ``Origin`` (desktop clients) are not affected.
         mcp_page_size: Tools per page of an MCP ``tools/list`` answer (50; 1 to 1000).
+        mcp_repeat_window_s: How long, in seconds, the loop guard refuses an MCP client's
+            call identical to one the person rejected in the same MCP session (600; 0 turns
+            the guard off for MCP calls). See :mod:`interlock.engine.loop_guard`.
         shutdown_grace_s: Longest wait of ``interlock serve``, on SIGTERM or Ctrl-C, for open
             connections (event streams, MCP calls waiting for a decision, slow uploads) before
             it cancels them and shuts down (uvicorn's ``timeout_graceful_shutdown``; 10 s,
@@ -242,6 +245,7 @@ class Settings(BaseSettings):
     mcp_allowed_hosts: list[str] = Field(default_factory=list)
     mcp_allowed_origins: list[str] = Field(default_factory=list)
     mcp_page_size: int = Field(default=50, ge=1, le=1000)
+    mcp_repeat_window_s: float = Field(default=600.0, ge=0, le=86_400)
 
     @model_validator(mode="after")
     def _check_mcp_servers(self) -> Self:

@@ -81,6 +81,7 @@ async def call_tool(
     ask_in_round: bool = False,
     answer: tuple[str, types.ElicitResult] | None = None,
     left: asyncio.Event | None = None,
+    mcp_session: str | None = None,
 ) -> types.CallToolResult | types.InputRequiredResult:
     """Place a call from an MCP client and answer it once it has an outcome.
 
@@ -102,6 +103,8 @@ async def call_tool(
         answer: ``(call id, answer)`` of a call sent again with its person's answer.
         left: Set when the request's connection closed (the caller is gone without a
             cancel); an undecided call is then closed at once, not left to its deadline.
+        mcp_session: The request's ``Mcp-Session-Id`` (None without one): the loop guard
+            refuses a call the person rejected only within the same session.
 
     Returns:
         The tool's result; ``is_error`` with ``Error [<code>]: ...`` text for every other
@@ -122,6 +125,7 @@ async def call_tool(
             client_name=client_name,
             tool_name=tool_name,
             args=args,
+            mcp_session=mcp_session,
         )
     )
     try:

@@ -61,6 +61,7 @@ CALLER_KEY = "interlock.mcp.caller"
 LEFT_KEY = "interlock.mcp.left"
 """ASGI scope key holding the ``asyncio.Event`` set when the request's connection closes."""
 EMPLOYEE_HEADER = "x-interlock-employee"
+SESSION_HEADER = "mcp-session-id"
 UNNAMED_CLIENT = "An MCP client"
 INSTRUCTIONS = (
     "Interlock runs these tools for a person. Tools that change things may need the person's "
@@ -289,6 +290,7 @@ class McpEndpoint:
             ask_in_round=self._asks_in_rounds(ctx, caller),
             answer=answer_in(params.input_responses) if self._client_decides(caller) else None,
             left=_left(ctx),
+            mcp_session=_session_id(ctx),
         )
 
     def _denied(self, name: str, caller: Caller) -> str | None:
@@ -375,6 +377,13 @@ def _left(ctx: ServerRequestContext[Any]) -> asyncio.Event | None:
     request = ctx.request
     left = request.scope.get(LEFT_KEY) if request is not None else None
     return left if isinstance(left, asyncio.Event) else None
+
+
+def _session_id(ctx: ServerRequestContext[Any]) -> str | None:
+    """The request's ``Mcp-Session-Id`` (2025-era sessions; None on the 2026 era)."""
+    request = ctx.request
+    found = request.headers.get(SESSION_HEADER) if request is not None else None
+    return found[:200] if found else None
 
 
 async def _error(send: Send, status: int, code: str, message: str, *, bearer: bool = False) -> None:
