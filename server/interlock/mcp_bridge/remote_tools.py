@@ -176,7 +176,9 @@ def build_tools(
                 ),
                 timeout_s=timeout_s + CALL_GRACE_S,
                 tags=("mcp", session.name),
-                confirmation=confirmation(session.name, visible(remote.name), row.title),
+                confirmation=confirmation(
+                    visible(spec.title or session.name), visible(remote.name), row.title
+                ),
             )
         )
     return rows, tools
