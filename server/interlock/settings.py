@@ -63,6 +63,8 @@ class Connection(BaseModel):
         return value
 
 
+MAX_LISTED_TOOLS = 1000
+"""Most remote tool names an MCP server's ``permissions`` or ``read_only`` may list."""
 MCP_SERVER_NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 """A remote MCP server's name (full match): its tools are named ``mcp.<name>.<tool>``."""
 
@@ -82,7 +84,8 @@ class McpServerSpec(BaseModel):
         permissions: Remote tool name (as the server spells it) -> ``ALLOW`` / ``ASK`` /
             ``DENY``; every other remote tool is ``ASK`` (remote annotations are hints only).
         read_only: Remote tool names to treat as read tools (``write=False``); every other
-            remote tool counts as changing data.
+            remote tool counts as changing data. At most 1,000 names here and in
+            ``permissions``.
         offer_tools: False to offer none of its tools (the server then only serves
             declarative ``mcp_http`` tools that name it as ``connector``).
     """
@@ -94,8 +97,10 @@ class McpServerSpec(BaseModel):
     command: list[str] | None = None
     env: dict[str, str] = Field(default_factory=dict)
     title: str | None = Field(default=None, max_length=200)
-    permissions: dict[str, Literal["ALLOW", "ASK", "DENY"]] = Field(default_factory=dict)
-    read_only: list[str] = Field(default_factory=list)
+    permissions: dict[str, Literal["ALLOW", "ASK", "DENY"]] = Field(
+        default_factory=dict, max_length=MAX_LISTED_TOOLS
+    )
+    read_only: list[str] = Field(default_factory=list, max_length=MAX_LISTED_TOOLS)
     offer_tools: bool = True
 
     @model_validator(mode="after")
@@ -108,6 +113,8 @@ class McpServerSpec(BaseModel):
             raise ValueError("command must name a program")
         if self.connection is not None and self.url is None:
             raise ValueError("connection is for url servers (a stdio server takes env)")
+        if self.env and self.command is None:
+            raise ValueError("env is for command servers (a url server takes a connection)")
         return self
 
 
@@ -184,6 +191,9 @@ class Settings(BaseSettings):
         mcp_allowed_origins: Browser origins (``Origin`` header) allowed on ``/mcp`` besides
             loopback ones; requests without ``Origin`` (desktop clients) are not affected.
         mcp_page_size: Tools per page of an MCP ``tools/list`` answer (50; 1 to 1000).
+        mcp_repeat_window_s: How long, in seconds, the loop guard refuses an MCP client's
+            call identical to one the person rejected in the same MCP session (600; 0 turns
+            the guard off for MCP calls). See :mod:`interlock.engine.loop_guard`.
         shutdown_grace_s: Longest wait of ``interlock serve``, on SIGTERM or Ctrl-C, for open
             connections (event streams, MCP calls waiting for a decision, slow uploads) before
             it cancels them and shuts down (uvicorn's ``timeout_graceful_shutdown``; 10 s,
@@ -235,6 +245,7 @@ class Settings(BaseSettings):
     mcp_allowed_hosts: list[str] = Field(default_factory=list)
     mcp_allowed_origins: list[str] = Field(default_factory=list)
     mcp_page_size: int = Field(default=50, ge=1, le=1000)
+    mcp_repeat_window_s: float = Field(default=600.0, ge=0, le=86_400)
 
     @model_validator(mode="after")
     def _check_mcp_servers(self) -> Self:

@@ -223,7 +223,8 @@ def test_interrupts_offer_the_decisions_the_call_allows() -> None:
     frontend = interrupt_for(_call(status="awaiting_client"), tool)
     assert frontend.reason == "interlock:client_result"
     assert frontend.response_schema == response_schema(_call(status="awaiting_client"), tool)
-    assert "text" in (frontend.response_schema or {})["properties"]
+    branches = (frontend.response_schema or {})["oneOf"]
+    assert [sorted(b["properties"]) for b in branches] == [["data", "text"], ["error"]]
 
 
 def _entry(payload: Any = None, status: str = "resolved") -> ResumeEntry:

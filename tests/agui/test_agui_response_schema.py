@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
+from pydantic import ValidationError
 
 from interlock.agui.interrupts import interrupt_for
+from interlock.engine.client_results import ClientResultIn
 from interlock.storage.views import ToolCallOut
 from interlock.tools import Tool
 
@@ -60,7 +62,7 @@ RECURSIVE = {
 GOOD = {"text": "buy milk", "due": {"day": "monday", "remind": "home"}, "tags": ["work"]}
 
 
-def _schema_of(input_schema: dict[str, Any]) -> dict[str, Any]:
+def _schema_of(input_schema: dict[str, Any], status: str = "interrupted") -> dict[str, Any]:
     call = ToolCallOut(
         id="call_1",
         message_id=2,
@@ -68,7 +70,7 @@ def _schema_of(input_schema: dict[str, Any]) -> dict[str, Any]:
         name="notes.add",
         title="Add a note",
         permission="ASK",
-        status="interrupted",
+        status=status,
         proposed_args={"text": "buy milk"},
         created_at=NOW,
     )
@@ -120,3 +122,31 @@ def test_the_tool_schema_is_not_changed_by_building_the_response_schema() -> Non
     before = repr(WITH_DEFS)
     _schema_of(WITH_DEFS)
     assert repr(WITH_DEFS) == before
+
+
+def test_a_frontend_calls_response_schema_accepts_what_the_server_accepts() -> None:
+    """Found in QA: it was the pydantic model's schema, which took ``{}`` and text with an
+    error together (both refused by the server) and showed docstring markup."""
+    schema = _schema_of(FLAT, status="awaiting_client")
+    Draft202012Validator.check_schema(schema)
+    validator = Draft202012Validator(schema)
+    accepted = [
+        {"text": "Europe/Paris"},
+        {"text": "2 rows", "data": {"rows": [1, 2]}},
+        {"error": {"code": "failed", "message": "The page was closed."}},
+    ]
+    refused = [
+        {},
+        {"text": "a", "error": {"code": "failed", "message": "b"}},
+        {"error": {"code": "oops", "message": "b"}},
+        {"error": {"code": "failed", "message": ""}},
+        {"error": {"code": "failed", "message": "b"}, "data": 1},
+    ]
+    for payload in accepted:
+        assert validator.is_valid(payload), payload
+        ClientResultIn.model_validate(payload)
+    for payload in refused:
+        assert not validator.is_valid(payload), payload
+        with pytest.raises(ValidationError):
+            ClientResultIn.model_validate(payload)
+    assert "``" not in str(schema)

@@ -52,10 +52,17 @@ async def test_admin_sees_remote_tools_refreshes_and_sees_a_server_down(
     await expect(row).to_contain_text("Connected:")
     await expect(row).to_contain_text("(on the server: “get user”)")
     await expect(row).to_contain_text("Unavailable: Interlock refuses its input JSON Schema")
-    violations = await axe_violations(page, '[data-testid="mcp-servers"]')
+    violations = await axe_violations(page)  # the whole admin page, not only the panel
     assert not violations, report(violations)
 
     remote.kill()
     await row.get_by_test_id("mcp-refresh").click()
     await expect(row).to_have_attribute("data-state", "down")
     await expect(row).to_contain_text("Not reachable: nothing answers at its address")
+    violations = await axe_violations(page)
+    assert not violations, report(violations)
+    # An employee open in the editor (its badges, the selected row) reads as well.
+    await page.locator('[data-testid="admin-employee"][data-slug="assistant"]').click()
+    await expect(page.locator('[data-testid="admin-employee"].active')).to_have_count(1)
+    violations = await axe_violations(page)
+    assert not violations, report(violations)

@@ -1,4 +1,4 @@
-"""Engine: a start does not wait for the calls that expired while the server was down.
+"""Engine: a start does not wait for the work it finds (overdue calls, decided pauses).
 
 Several conversations are paused on calls whose deadlines pass while the server is stopped.
 On the next start the expiry sweeper's first sweep is held (its per-call step waits on a gate)
@@ -7,6 +7,11 @@ answers while the sweep is held and the calls are still ``interrupted``; a decis
 meanwhile meets ``expired`` (the decision closes the overdue call itself); once the sweep goes
 on, every overdue call ends ``expired`` exactly once (one audit record, decider ``timeout``),
 each conversation's run goes on once, and nothing ran.
+
+Likewise, pauses decided just before the server stopped (the decision recorded, its resume
+not started) resume after the next start, in the background: the server answers while their
+resumes are held, and once they go on each conversation's run resumes once and each approved
+call runs exactly once.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import pytest
 from sqlalchemy import func, update
 from sqlmodel import col, select
 
-from interlock.engine import expiry
+from interlock.engine import expiry, runner
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from interlock.storage import AuditRecord, ToolCall
@@ -115,6 +120,62 @@ async def test_engine_a_start_answers_while_overdue_calls_are_still_being_expire
             assert sorted((c, d, n) for c, d, n in records) == sorted(
                 (call_id, "timeout", 1) for call_id in call_ids
             )
+    finally:
+        gate.set()
+        guard.cancel()
+
+
+async def test_engine_a_start_answers_while_decided_pauses_are_still_resuming(
+    engine_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = [f"decided {i}" for i in range(CONVERSATIONS)]
+    before = ScriptedChatModel(
+        responses=[scripted_message("Adding.", ("notes_add", {"text": t})) for t in texts]
+    )
+    conversations: list[str] = []
+    async with live_server(engine_settings, model=before) as server:
+        # The server stops between each decision and its resume: record, do not resume.
+        monkeypatch.setattr(server.services.engine, "schedule_resume", lambda *args: None)
+        for text in texts:
+            conversation_id = await server.new_conversation()
+            await server.say(conversation_id, f"add a note {text}")
+            log = await collect(server.client, conversation_id, until=terminals(1))
+            assert log.types[-1] == "run.paused", log.types
+            call_id = log.of("tool_call.interrupted")[0]["tool_call"]["id"]
+            decided = await server.decide(call_id, type="approve")
+            assert decided.status_code == 200, decided.text
+            conversations.append(conversation_id)
+        await server.idle()
+        assert stored_notes(server.services.db) == []
+
+    gate = threading.Event()
+    held = threading.Event()
+    real_claim_resume = runner.claim_resume
+
+    def gated_claim_resume(*args: Any, **kwargs: Any) -> str | None:
+        held.set()
+        gate.wait(GATE_GUARD_S)
+        return real_claim_resume(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "claim_resume", gated_claim_resume)
+    guard = threading.Timer(GATE_GUARD_S, gate.set)
+    guard.start()
+    after = ScriptedChatModel(responses=["Added it."] * CONVERSATIONS)
+    try:
+        async with live_server(engine_settings, model=after) as server:
+            await wait_until(held.is_set, timeout_s=10, what="the held resume")
+            health = await server.client.get("/api/health")
+            assert health.status_code == 200, health.text
+            assert stored_notes(server.services.db) == []
+
+            gate.set()
+            for conversation_id in conversations:
+                log = await collect(server.client, conversation_id, until=terminals(2))
+                assert log.types[-1] == "run.completed", log.types
+                assert [e["trigger"] for e in log.of("run.started")] == ["message", "resume"]
+            await server.idle()
+            assert after.calls_made == CONVERSATIONS  # each run went on once
+            assert sorted(text for _, text in stored_notes(server.services.db)) == texts
     finally:
         gate.set()
         guard.cancel()

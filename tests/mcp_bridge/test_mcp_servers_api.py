@@ -19,6 +19,7 @@ async def test_admins_manage_remote_servers(remote: RemoteMcp, db_url: str, tmp_
         client_dist=tmp_path / "no-client",
         mcp_servers={"remote": {"url": remote.url, "title": "Test tools"}},
         mcp_retry_max_s=1.0,
+        http_allowed_hosts=["127.0.0.1"],  # servers added through the API: public ones only
     )
     db = Database(db_url)
     _admin, admin_token = create_user(db, "ann", role="admin")

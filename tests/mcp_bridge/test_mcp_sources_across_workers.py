@@ -19,7 +19,11 @@ async def test_an_admin_change_reaches_the_other_worker(
     if backend == "sqlite":
         pytest.skip("several workers need PostgreSQL")
     settings = Settings(  # type: ignore[call-arg]
-        _env_file=None, database_url=db_url, client_dist=tmp_path / "none", mcp_retry_max_s=1.0
+        _env_file=None,
+        database_url=db_url,
+        client_dist=tmp_path / "none",
+        mcp_retry_max_s=1.0,
+        http_allowed_hosts=["127.0.0.1"],  # servers added through the API: public ones only
     )
     async with live_server(settings) as first, live_server(settings) as second:
         put = await first.client.put("/api/mcp-servers/shared", json={"url": remote.url})

@@ -95,12 +95,15 @@ SKILLS_PROMPT = SystemMessage(
 PLAIN_PROMPT = SystemMessage("You are Ada, a helpful assistant.")
 
 
-def _model(*names: str) -> Any:
+def _model(*names: str, titles: dict[str, str] | None = None) -> Any:
     specs = [
         {"type": "function", "function": {"name": n, "description": n, "parameters": SCHEMAS[n]}}
         for n in names
     ]
-    return OfflineChatModel().bind_tools(specs)
+    return OfflineChatModel().bind_tools(specs, tool_titles=titles)
+
+
+GREET_TITLE = {"greet_hello": "Greet someone"}
 
 
 ALL_ASK = ("ask_choice", "ask_form", "ask_confirm")
@@ -331,14 +334,14 @@ async def test_a_skill_is_loaded_at_most_once_per_request() -> None:
 
     assert reply.tool_calls == []
     assert "I loaded the `ask` skill" in reply.text
-    assert "ask_confirm" in reply.text
+    assert "`ask.confirm`" in reply.text and "ask_confirm" not in reply.text
 
 
 async def test_a_skill_that_is_not_loadable_is_not_loaded() -> None:
     reply = await _ask("ask me to confirm x", "load_skill", system=PLAIN_PROMPT)
 
     assert reply.tool_calls == []
-    assert "ask_confirm" in reply.text
+    assert "I would use `ask.confirm` for that" in reply.text
     assert "cannot do it here" in reply.text
 
 
@@ -346,7 +349,7 @@ async def test_without_load_skill_the_model_explains_it_cannot() -> None:
     reply = await _ask("ask me for my details", "notes_list", system=SKILLS_PROMPT)
 
     assert reply.tool_calls == []
-    assert "ask_form" in reply.text
+    assert "I would use `ask.form` for that" in reply.text
     assert "cannot do it here" in reply.text
 
 
@@ -535,7 +538,8 @@ async def test_an_unbound_tool_that_cannot_be_loaded_is_explained() -> None:
     )
 
     assert reply.tool_calls == []
-    assert "weather_alert" in reply.text
+    # Named as the person wrote it, never by its provider-safe name (weather_alert).
+    assert "I would use `weather.alert` for that" in reply.text
     assert "cannot do it here" in reply.text
 
 
@@ -558,12 +562,12 @@ async def test_a_generic_result_is_summarised_with_its_first_500_characters() ->
     long_result = "Hello Ada! " + "x" * 600
     history = _after('use greet.hello with {"name": "Ada"}', "greet_hello", {}, long_result)
 
-    reply = await _reply(_model("greet_hello"), history)
+    reply = await _reply(_model("greet_hello", titles=GREET_TITLE), history)
 
     assert reply.tool_calls == []
-    assert reply.text.startswith("greet_hello returned: Hello Ada!")
+    assert reply.text.startswith("“Greet someone” returned: Hello Ada!")
     assert reply.text.endswith("…")
-    assert len(reply.text) == len("greet_hello returned: ") + 500 + 1
+    assert len(reply.text) == len("“Greet someone” returned: ") + 500 + 1
 
 
 # -- after slash commands (a tool call the server made, with empty assistant content) ---------
@@ -572,10 +576,10 @@ async def test_a_generic_result_is_summarised_with_its_first_500_characters() ->
 async def test_a_slash_command_result_of_any_tool_gets_an_answer() -> None:
     history = _after("/hello Ada", "greet_hello", {"name": "Ada"}, "Hello Ada!")
 
-    reply = await _reply(_model("greet_hello"), history)
+    reply = await _reply(_model("greet_hello", titles=GREET_TITLE), history)
 
     assert reply.tool_calls == []
-    assert reply.text == "greet_hello returned: Hello Ada!"
+    assert reply.text == "“Greet someone” returned: Hello Ada!"
 
 
 async def test_a_slash_command_confirm_answer_is_understood() -> None:
@@ -594,10 +598,10 @@ async def test_a_slash_command_result_with_no_output_or_unknown_call() -> None:
         ToolMessage(content="pong", tool_call_id="call_other"),
     ]
 
-    first = await _reply(_model("greet_hello"), empty)
+    first = await _reply(_model("greet_hello", titles=GREET_TITLE), empty)
     second = await _reply(_model(), orphan)
 
-    assert first.text == "greet_hello finished with no output."
+    assert first.text == "“Greet someone” finished with no output."
     assert second.text == "The tool returned: pong"
 
 

@@ -68,12 +68,17 @@ class McpServer:
 
 
 @asynccontextmanager
-async def serve_mcp(settings: Settings, name: str = "ann") -> AsyncIterator[McpServer]:
-    """Start a server on ``settings`` with a member ``name``; its HTTP client carries the token."""
+async def serve_mcp(
+    settings: Settings, name: str = "ann", **options: Any
+) -> AsyncIterator[McpServer]:
+    """Start a server on ``settings`` with a member ``name``; its HTTP client carries the token.
+    ``options`` go to :func:`live_server` (``model=``...)."""
     db = Database(settings.database_url)
     try:
         user, token = create_user(db, name)
     finally:
         db.dispose()
-    async with live_server(settings, headers={"Authorization": f"Bearer {token}"}) as live:
+    async with live_server(
+        settings, headers={"Authorization": f"Bearer {token}"}, **options
+    ) as live:
         yield McpServer(live=live, user_id=user.id, token=token)

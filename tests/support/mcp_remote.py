@@ -25,6 +25,7 @@ class RemoteMcp:
     port: int
     log_path: Path
     token_file: Path | None = None
+    env: dict[str, str] | None = None
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -38,7 +39,11 @@ class RemoteMcp:
             args.append(str(self.token_file))
         with self.log_path.open("ab") as log:
             self.process = await asyncio.to_thread(
-                subprocess.Popen, args, stdout=log, stderr=subprocess.STDOUT, env=_env()
+                subprocess.Popen,
+                args,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env={**_env(), **(self.env or {})},
             )
         async with asyncio.timeout(START_TIMEOUT_S):
             while True:

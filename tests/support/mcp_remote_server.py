@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +124,20 @@ class BearerCheck:
         await self.app(scope, receive, send)
 
 
+class SlowStart:
+    """ASGI middleware: every request waits until ``seconds`` after start (a server slow to
+    come up; ``MCP_TEST_SLOW_START_S``)."""
+
+    def __init__(self, app: Any, seconds: float) -> None:
+        self.app = app
+        self.ready_at = time.monotonic() + seconds
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            await asyncio.sleep(max(0.0, self.ready_at - time.monotonic()))
+        await self.app(scope, receive, send)
+
+
 def main() -> None:
     pid_file = os.environ.get("MCP_TEST_PID_FILE")
     if pid_file:  # the tests kill a stdio server by its pid
@@ -133,6 +148,9 @@ def main() -> None:
     app: Any = server.streamable_http_app()
     if len(sys.argv) > 3:
         app = BearerCheck(app, Path(sys.argv[3]))
+    slow_start = os.environ.get("MCP_TEST_SLOW_START_S")
+    if slow_start:
+        app = SlowStart(app, float(slow_start))
     uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
 
 

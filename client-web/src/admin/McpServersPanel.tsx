@@ -14,6 +14,13 @@ const STATE_LABEL: Record<McpServerOut["state"], string> = {
   stopped: "stopped",
 };
 
+const STATE_TONE: Record<McpServerOut["state"], string> = {
+  connecting: "status-running",
+  ready: "status-succeeded",
+  down: "status-failed",
+  stopped: "status-failed",
+};
+
 /** One sentence about a server's state, e.g. "Not reachable: it closed the connection. Next try in 4 s." */
 export function stateSentence(server: McpServerOut): string {
   if (server.state === "ready") {
@@ -62,7 +69,7 @@ export function McpServersPanel({ servers, onRefreshed }: Props) {
           <li key={s.name} className="skill-row" data-testid="mcp-server-row" data-server={s.name} data-state={s.state}>
             <div className="skill-line">
               <strong>{s.title}</strong>
-              <span className={`badge ${s.state === "ready" ? "status-succeeded" : "status-failed"}`}>{STATE_LABEL[s.state]}</span>
+              <span className={`badge ${STATE_TONE[s.state]}`}>{STATE_LABEL[s.state]}</span>
               <button
                 type="button"
                 data-testid="mcp-refresh"

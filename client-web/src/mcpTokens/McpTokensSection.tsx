@@ -74,9 +74,9 @@ export function McpTokensSection() {
     <section aria-labelledby="mcp-heading" data-testid="mcp-tokens">
       <h2 id="mcp-heading">Connect an MCP client</h2>
       <p className="muted small">
-        A desktop assistant or an IDE can use your employees’ tools over MCP, with the same approvals as chat. Give it its own MCP
-        token, not your sign-in token: an MCP token works only for MCP, so the program holding it cannot approve its own actions or
-        read your conversations.
+        A desktop assistant or an IDE can use your employees’ tools over MCP, with the same approvals as chat. Give it an MCP token
+        of its own rather than your sign-in token: an MCP token works only for MCP, so the program holding it cannot approve its own
+        actions or read your conversations.
       </p>
       {error && (
         <p className="error" role="alert">

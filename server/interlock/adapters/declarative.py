@@ -1,10 +1,11 @@
 """Declarative tools: a YAML/JSON spec (no Python) turned into a :class:`~interlock.tools.Tool`.
 
-Spec format: docs/skills-and-employees.md, "Declarative tools". Two kinds:
+Spec format: docs/skills-and-employees.md, "Declarative tools". Three kinds:
 
 * ``text_template``: fills ``template`` from the arguments and returns the text;
 * ``http_json``: one HTTPS request whose JSON answer becomes the result
-  (:mod:`interlock.adapters.http_json`, guarded by :mod:`interlock.adapters.net_guard`);
+  (:mod:`interlock.adapters.http_json`, guarded by :mod:`interlock.adapters.net_guard`; its
+  ``request`` and ``response`` keys are checked by :mod:`interlock.adapters.http_json_spec`);
 * ``mcp_http``: one call to a tool of a remote MCP server (:mod:`interlock.adapters.mcp_http`).
 
 Everything that can be checked without running the tool is checked here, so a broken spec is
@@ -20,22 +21,13 @@ from __future__ import annotations
 import copy
 import math
 from typing import Any
-from urllib.parse import urlsplit
 
-import httpx
-
-from interlock.adapters.http_json import MAX_PARAMS, HttpJsonRequest
-from interlock.adapters.json_mapping import (
-    ListResponse,
-    ResponseSpecError,
-    SingleResponse,
-    parse_response_spec,
-)
+from interlock.adapters.http_json_spec import parse_http_json
 from interlock.adapters.mcp_http import SPEC_KEYS as MCP_HTTP_KEYS
 from interlock.adapters.mcp_http import McpHttpSpecError, parse_mcp_http
 from interlock.adapters.spec_checks import (
     DeclarativeToolError,
-    SpecPath,
+    checked_template,
     flag,
     known_keys,
     listed,
@@ -43,15 +35,9 @@ from interlock.adapters.spec_checks import (
     sub_mapping,
     type_name,
 )
-from interlock.adapters.templating import (
-    Template,
-    TemplateSyntaxError,
-    ValueTemplate,
-    parse_template,
-    parse_value,
-)
+from interlock.adapters.templating import Template
 from interlock.approvals.rules import approval_timeout_problem, approvals_required_problem
-from interlock.settings import Connection, Settings
+from interlock.settings import Settings
 from interlock.tools.base import (
     Handler,
     Permission,
@@ -75,7 +61,6 @@ KIND_KEYS = {
     "http_json": frozenset({"request", "response"}),
     "mcp_http": MCP_HTTP_KEYS,
 }
-REQUEST_KEYS = frozenset({"method", "url", "connection", "params", "body"})
 ANNOTATION_KEYS = frozenset({"read_only", "destructive", "idempotent", "open_world"})
 CARDS = frozenset({"approval", "choice", "form", "confirm", "markdown"})
 """Built-in client cards (docs/skills-and-employees.md, front matter ``cards``)."""
@@ -169,7 +154,7 @@ def build_declarative_tool(spec: dict[str, Any], *, skill: str, settings: Settin
         write = flag(spec, "write", False)
         if write:
             raise DeclarativeToolError("a text_template tool changes nothing", ["write"])
-        template = _template(require_string(spec, "template", []), arguments, ["template"])
+        template = checked_template(require_string(spec, "template", []), arguments, ["template"])
         defaults = ToolAnnotations(read_only=True, idempotent=True)
         return Tool(
             **fields,
@@ -180,37 +165,13 @@ def build_declarative_tool(spec: dict[str, Any], *, skill: str, settings: Settin
         )
     if kind == "mcp_http":
         return _mcp_http_tool(spec, fields, arguments, settings, timeout_s)
-    request = sub_mapping(spec, "request", [], required=True)
-    known_keys(request, REQUEST_KEYS, ["request"], "request")
-    method = request.get("method", "GET")
-    if method not in ("GET", "POST"):
-        raise DeclarativeToolError(
-            f"method must be GET or POST, got {method!r}", ["request", "method"]
-        )
-    write = flag(spec, "write", method == "POST")
+    handler, write, method = parse_http_json(spec, name, arguments, settings, timeout_s)
     defaults = ToolAnnotations(read_only=not write, idempotent=method == "GET", open_world=True)
-    effective_timeout = float(timeout_s if timeout_s is not None else settings.tool_timeout_s)
-    origin, path = _url(request, arguments)
-    params, body, connection = _params(request, arguments, settings)
-    handler = HttpJsonRequest(
-        tool_name=name,
-        method=method,
-        origin=origin,
-        path=path,
-        params=params,
-        body=body,
-        connection=connection,
-        response=_response(spec.get("response")),
-        timeout_s=effective_timeout,
-        write=write,
-        allowed_hosts=tuple(settings.http_allowed_hosts),
-        ca_bundle=settings.http_ca_bundle,
-    )
     return Tool(
         **fields,
         handler=handler,
         write=write,
-        timeout_s=effective_timeout + HTTP_TIMEOUT_GRACE_S,
+        timeout_s=handler.timeout_s + HTTP_TIMEOUT_GRACE_S,
         annotations=_annotations(spec, defaults, write),
     )
 
@@ -233,6 +194,8 @@ def _mcp_http_tool(
     return Tool(
         **fields,
         handler=handler,
+        check=handler.ready,
+        availability=handler.unavailable,
         write=write,
         timeout_s=effective_timeout + HTTP_TIMEOUT_GRACE_S,
         annotations=_annotations(spec, defaults, write),
@@ -244,124 +207,6 @@ def _text_handler(template: Template) -> Handler:
         return ToolResult(text=template.text(args))
 
     return fill
-
-
-# -- request ---------------------------------------------------------------------------------
-
-
-def _url(request: dict[str, Any], arguments: set[str]) -> tuple[str, Template]:
-    """Return ``(origin, path template)`` of ``request.url`` (https, placeholders in the path)."""
-    at: SpecPath = ["request", "url"]
-    url = require_string(request, "url", ["request"])
-    try:
-        parts = urlsplit(url)
-    except ValueError as exc:
-        raise DeclarativeToolError(f"url is not a URL: {exc}", at) from None
-    if parts.scheme.lower() != "https":
-        raise DeclarativeToolError("url must start with https:// (plain http is refused)", at)
-    netloc = parts.netloc
-    if not netloc or any(c in netloc for c in "{}@"):
-        raise DeclarativeToolError(
-            "url needs a literal host (no placeholders, no user:password@)", at
-        )
-    if parts.query or parts.fragment or url.endswith(("?", "#")):
-        raise DeclarativeToolError(
-            "url may not have a query or fragment; put query parameters under request.params",
-            at,
-        )
-    try:
-        host = httpx.URL(f"https://{netloc}/").host
-    except (httpx.InvalidURL, ValueError) as exc:
-        raise DeclarativeToolError(f"url has an invalid host: {exc}", at) from None
-    if not host:
-        raise DeclarativeToolError("url has no host", at)
-    path = _template(parts.path or "/", arguments, at)
-    literal = "".join(p for p in path.parts if isinstance(p, str))
-    if any(seg in (".", "..") for seg in literal.split("/")):
-        raise DeclarativeToolError("url path may not contain '.' or '..' segments", at)
-    return f"https://{netloc}", path
-
-
-def _params(
-    request: dict[str, Any], arguments: set[str], settings: Settings
-) -> tuple[dict[str, ValueTemplate], ValueTemplate | None, Connection | None]:
-    """Return ``(params, body, connection)`` of ``request``."""
-    connection = None
-    name = request.get("connection")
-    if name is not None:
-        if not isinstance(name, str) or name not in settings.connections:
-            known = ", ".join(sorted(settings.connections)) or "none"
-            raise DeclarativeToolError(
-                f"connection {name!r} is not configured (INTERLOCK_CONNECTIONS has: {known})",
-                ["request", "connection"],
-            )
-        connection = settings.connections[name]
-    raw = sub_mapping(request, "params", ["request"], required=False)
-    if len(raw) > MAX_PARAMS:
-        raise DeclarativeToolError(f"at most {MAX_PARAMS} params", ["request", "params"])
-    params: dict[str, ValueTemplate] = {}
-    for key, value in raw.items():
-        at: SpecPath = ["request", "params", key]
-        if not isinstance(key, str) or not key:
-            raise DeclarativeToolError("parameter names must be non-empty strings", at)
-        if connection is not None and key in connection.params:
-            raise DeclarativeToolError(f"parameter {key!r} is set by connection {name!r}", at)
-        for index, item in enumerate(value if isinstance(value, list) else [value]):
-            if isinstance(item, dict | list):
-                where = [*at, index] if isinstance(value, list) else at
-                raise DeclarativeToolError(
-                    "a query parameter value cannot be an object or nested list", where
-                )
-        params[key] = _value(value, arguments, at)
-    body = None
-    if "body" in request:
-        at = ["request", "body"]
-        if request.get("method", "GET") != "POST":
-            raise DeclarativeToolError("only a POST request has a body", at)
-        if not isinstance(request["body"], dict):
-            raise DeclarativeToolError(
-                f"body must be a mapping, got {type_name(request['body'])}", at
-            )
-        body = _value(request["body"], arguments, at)
-    return params, body, connection
-
-
-def _value(value: Any, arguments: set[str], at: SpecPath) -> ValueTemplate:
-    try:
-        parsed = parse_value(value, [])
-    except TemplateSyntaxError as exc:
-        raise DeclarativeToolError(exc.message, [*at, *exc.path]) from None
-    for path, placeholder in parsed.placeholders():
-        _check_argument(placeholder.key, arguments, [*at, *path])
-    return parsed
-
-
-def _template(source: str, arguments: set[str], at: SpecPath) -> Template:
-    try:
-        template = parse_template(source)
-    except TemplateSyntaxError as exc:
-        raise DeclarativeToolError(exc.message, at) from None
-    for placeholder in template.placeholders:
-        _check_argument(placeholder.key, arguments, at)
-    return template
-
-
-def _check_argument(key: str, arguments: set[str], at: SpecPath) -> None:
-    if key not in arguments:
-        shown = "{query}" if key == "query" else f"{{arguments.{key}}}"
-        declared = ", ".join(sorted(arguments)) or "none"
-        raise DeclarativeToolError(
-            f"placeholder {shown} names argument {key!r}, which input_schema.properties "
-            f"does not declare (declared: {declared})",
-            at,
-        )
-
-
-def _response(raw: Any) -> SingleResponse | ListResponse:
-    try:
-        return parse_response_spec(raw)
-    except ResponseSpecError as exc:
-        raise DeclarativeToolError(exc.message, ["response", *exc.path]) from None
 
 
 # -- small checks ----------------------------------------------------------------------------

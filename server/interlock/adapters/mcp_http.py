@@ -60,12 +60,31 @@ class McpHttpCall:
     timeout_s: float
     sessions: SessionPool | None = None
 
-    async def __call__(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    def _session(self) -> RemoteSession:
         session = self.sessions.session_for(self.connector, self.mode) if self.sessions else None
         if session is None:
             raise ToolError(
                 "upstream_error", f"The MCP server '{self.connector}' is not connected here."
             )
+        return session
+
+    def unavailable(self) -> str | None:
+        """The tool's ``availability``: why its server cannot take calls now, or None."""
+        session = self.sessions.session_for(self.connector) if self.sessions else None
+        if session is None:
+            return f"The MCP server '{self.connector}' is not connected here."
+        return session.unavailable()
+
+    async def ready(self, args: dict[str, Any], ctx: ToolContext) -> None:
+        """The tool's ``check``: the server can take the call (waits while it connects).
+
+        Raises:
+            ToolError: ``upstream_error`` when it stays unreachable; the call is not run.
+        """
+        await self._session().wait_ready(self.timeout_s)
+
+    async def __call__(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        session = self._session()
         filled = self.arguments.render(args)
         remote_args = filled if isinstance(filled, dict) else {}
         result = await session.call(self.remote_tool, remote_args, self.timeout_s)

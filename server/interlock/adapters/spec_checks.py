@@ -9,6 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from interlock.adapters.templating import (
+    Template,
+    TemplateSyntaxError,
+    ValueTemplate,
+    parse_template,
+    parse_value,
+)
+
 SpecPath = list[str | int]
 
 
@@ -80,3 +88,40 @@ def listed(values: Any) -> str:
 def type_name(value: Any) -> str:
     """The JSON-ish type name of ``value`` for messages (``null`` for None)."""
     return "null" if value is None else type(value).__name__
+
+
+# -- templates -------------------------------------------------------------------------------
+
+
+def checked_value(value: Any, arguments: set[str], at: SpecPath) -> ValueTemplate:
+    """Parse a value template whose placeholders name declared arguments only."""
+    try:
+        parsed = parse_value(value, [])
+    except TemplateSyntaxError as exc:
+        raise DeclarativeToolError(exc.message, [*at, *exc.path]) from None
+    for path, placeholder in parsed.placeholders():
+        check_argument(placeholder.key, arguments, [*at, *path])
+    return parsed
+
+
+def checked_template(source: str, arguments: set[str], at: SpecPath) -> Template:
+    """Parse a text template whose placeholders name declared arguments only."""
+    try:
+        template = parse_template(source)
+    except TemplateSyntaxError as exc:
+        raise DeclarativeToolError(exc.message, at) from None
+    for placeholder in template.placeholders:
+        check_argument(placeholder.key, arguments, at)
+    return template
+
+
+def check_argument(key: str, arguments: set[str], at: SpecPath) -> None:
+    """Refuse a placeholder naming an argument ``input_schema.properties`` does not declare."""
+    if key not in arguments:
+        shown = "{query}" if key == "query" else f"{{arguments.{key}}}"
+        declared = ", ".join(sorted(arguments)) or "none"
+        raise DeclarativeToolError(
+            f"placeholder {shown} names argument {key!r}, which input_schema.properties "
+            f"does not declare (declared: {declared})",
+            at,
+        )

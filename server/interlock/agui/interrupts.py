@@ -30,12 +30,12 @@ from ag_ui.core import Interrupt, ResumeEntry
 from pydantic import ValidationError
 
 from interlock.engine import DecisionIn
-from interlock.engine.client_results import ClientResultIn
+from interlock.engine.client_results import MAX_ERROR_MESSAGE_CHARS, ClientResultIn
 from interlock.engine.decisions import MAX_DECISION_MESSAGE_CHARS
 from interlock.errors import BadRequest
 from interlock.storage import ToolCallStatus
 from interlock.storage.views import ToolCallOut
-from interlock.tools import Tool
+from interlock.tools import TOOL_ERROR_CODES, Tool
 from interlock.tools.schema import field_errors, make_validator
 from interlock.tools.schema.rules import SCHEMA_LIST_VALUED, SCHEMA_MAP_VALUED, SCHEMA_VALUED
 
@@ -117,7 +117,7 @@ def response_schema(
         args_schema: The schema of an edit's ``args``; the tool's input schema when omitted.
     """
     if call.status == ToolCallStatus.awaiting_client:
-        return ClientResultIn.model_json_schema()
+        return _client_result_schema()
     args = args_schema if args_schema is not None else (tool.input_schema if tool else _ANY_ARGS)
     kinds = decision_types(call, tool)
     return {
@@ -126,6 +126,50 @@ def response_schema(
         "oneOf": [
             _branch(kind, _embedded(args, f"/oneOf/{index}/properties/args"))
             for index, kind in enumerate(kinds)
+        ],
+    }
+
+
+def _client_result_schema() -> dict[str, Any]:
+    """The JSON Schema of a frontend call's result: exactly what :class:`ClientResultIn`
+    accepts (text and optional data, or an error with a tool error code), written out so a
+    form library can render it (the model's own schema lets ``{}`` through to its validator).
+    """
+    error = {
+        "type": "object",
+        "properties": {
+            "code": {"enum": sorted(TOOL_ERROR_CODES), "description": "A tool error code."},
+            "message": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": MAX_ERROR_MESSAGE_CHARS,
+                "description": "What went wrong, in a sentence for the person.",
+            },
+        },
+        "required": ["code", "message"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "description": "What your app got running this tool call, or the error it met.",
+        "oneOf": [
+            {
+                "title": "Result",
+                "type": "object",
+                "properties": {
+                    "text": {"type": "string", "description": "The result, in words."},
+                    "data": {"description": "The result as data (optional)."},
+                },
+                "required": ["text"],
+                "additionalProperties": False,
+            },
+            {
+                "title": "Error",
+                "type": "object",
+                "properties": {"error": error},
+                "required": ["error"],
+                "additionalProperties": False,
+            },
         ],
     }
 

@@ -11,13 +11,14 @@ from datetime import UTC, datetime
 from ag_ui.core import ResumeEntry
 
 from interlock.agui.interrupts import client_result_for, decision_for
-from interlock.agui.state import Plan, calls_of, titles, waiting_calls
+from interlock.agui.state import Plan, active_run, calls_of, titles, waiting_calls
 from interlock.audit import Channel
 from interlock.engine import DecisionIn, decide
 from interlock.engine.client_results import ClientResultIn, submit_result
 from interlock.engine.runner import Engine
-from interlock.errors import BadRequest, NotFound, PayloadTooLarge
+from interlock.errors import BadRequest, Conflict, NotFound, PayloadTooLarge
 from interlock.storage import ToolCallStatus
+from interlock.storage.text import text_problems
 from interlock.storage.views import ToolCallOut
 
 
@@ -43,12 +44,20 @@ async def apply_resume(
 
     Raises:
         BadRequest: ``invalid_resume`` (an interrupt answered twice or not at all, a payload
-            that fits no decision), ``invalid_args`` (edited args against the tool's schema).
+            that fits no decision, an ``interruptId`` with a NUL character), ``invalid_args`` (edited args against the tool's schema).
         NotFound: An ``interruptId`` that is no tool call of this conversation.
         Conflict: ``not_interrupted`` (with the recorded outcome) for a call no longer
-            waiting, as ``POST /api/tool-calls/{id}/decision`` answers.
+            waiting, as ``POST /api/tool-calls/{id}/decision`` answers; ``run_active`` when
+            the entries only dismiss closed calls while a run is active.
     """
     ids = [entry.interrupt_id for entry in entries]
+    for index, interrupt_id in enumerate(ids):
+        if text_problems(interrupt_id):  # never an id, and PostgreSQL refuses NUL in text
+            raise BadRequest(
+                "An interruptId contains a NUL character or an unpaired surrogate.",
+                code="invalid_resume",
+                details={"index": index},
+            )
     if len(set(ids)) != len(ids):
         raise BadRequest("Each interrupt may be answered once.", code="invalid_resume")
     waiting = {
@@ -80,6 +89,12 @@ async def apply_resume(
             answers.insert(0, _answer(engine, entry, known[entry.interrupt_id]))
             continue
         answers.append(_answer(engine, entry, call))
+    if not answers and await engine.db.run(active_run, engine, conversation_id) is not None:
+        # Only dismissals of closed calls: the thread is not done while a run goes on (it
+        # would otherwise look finished and idle to this client).
+        raise Conflict(
+            "A run is active in this conversation; wait for it or cancel it.", code="run_active"
+        )
     after = await engine.db.run(engine.last_event_seq, user_id, conversation_id)
     resumes = bool(answers)
     for answer in answers:

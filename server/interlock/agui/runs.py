@@ -40,7 +40,7 @@ from interlock.agui.state import Plan, stored_state, titles, waiting_calls
 from interlock.agui.translate import EventTranslator
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, InterlockError
-from interlock.storage.text import check_storable
+from interlock.storage.text import text_problems
 from interlock.streaming.events import (
     TERMINAL_TYPES,
     StreamEvent,
@@ -160,8 +160,9 @@ def user_text(run_input: RunAgentInput) -> str:
     """The text of the new user message: the last of ``messages``, which must be the user's.
 
     Raises:
-        BadRequest: ``invalid_request`` when the last message is not a user message, or has
-            no text (other content parts are not read).
+        BadRequest: ``invalid_request`` when the last message is not a user message, has
+            no text (other content parts are not read), or has text storage cannot hold (a NUL
+            character, an unpaired surrogate).
     """
     last = run_input.messages[-1] if run_input.messages else None
     if last is None or last.role != "user":
@@ -178,7 +179,13 @@ def user_text(run_input: RunAgentInput) -> str:
     )
     if not text.strip():
         raise BadRequest("The message has no text.", code="invalid_request")
-    return str(check_storable(text))
+    if text_problems(text):
+        raise BadRequest(
+            "The message contains a NUL character or an unpaired surrogate, which cannot be "
+            "stored.",
+            code="invalid_request",
+        )
+    return text
 
 
 async def _start_turn(

@@ -11,7 +11,7 @@ from sqlmodel import col, select
 from interlock.agui.translate import history_messages
 from interlock.engine.records import view, waiting_for_person
 from interlock.engine.runner import Engine
-from interlock.storage import Decision, Message, ToolCall
+from interlock.storage import Conversation, Decision, Message, ToolCall
 from interlock.storage.views import ToolCallOut
 
 
@@ -44,6 +44,13 @@ def waiting_calls(engine: Engine, conversation_id: str) -> list[ToolCallOut]:
             .order_by(col(ToolCall.message_id), col(ToolCall.index))
         ).all()
         return [view(session, engine.registry, row) for row in rows]
+
+
+def active_run(engine: Engine, conversation_id: str) -> str | None:
+    """The id of the conversation's active run, None when it is idle (a blocking call)."""
+    with engine.db.session() as session:
+        conversation = session.get(Conversation, conversation_id)
+        return conversation.active_run_id if conversation is not None else None
 
 
 def calls_of(engine: Engine, conversation_id: str, ids: list[str]) -> dict[str, ToolCallOut]:

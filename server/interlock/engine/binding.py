@@ -21,7 +21,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
 
-from interlock.models import strict_refusals
+from interlock.models import PlannedReplyChatModel, strict_refusals
 from interlock.tools import Tool, ToolRegistry
 
 MAX_BOUND = 64
@@ -58,7 +58,13 @@ class BoundModels:
             bound: Runnable[Any, Any] = found[2]
             return bound
         specs = self._registry.provider_specs(tools)
-        bound = model.bind_tools(specs)
+        if isinstance(model, PlannedReplyChatModel):
+            # The offline model names tools in its replies: give it their titles (a
+            # provider's model would send unknown arguments on to its API).
+            titles = {tool.provider_name: tool.title for tool in tools}
+            bound = model.bind_tools(specs, tool_titles=titles)
+        else:
+            bound = model.bind_tools(specs)
         if any(spec["function"].get("strict") for spec in specs):
             plain = model.bind_tools(self._registry.provider_specs(tools, strict=False))
             bound = bound.with_fallbacks([plain], exceptions_to_handle=strict_refusals())

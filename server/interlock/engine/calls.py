@@ -84,7 +84,11 @@ class CallExecutor:
         Returns:
             True when the call now waits for the browser (a frontend call), else False.
         """
-        tool = self.registry.get(call.name)
+        missing: ToolError | None = None
+        try:  # a remote MCP server still connecting after a restart: wait for its tools
+            tool = await self.registry.resolve(call.name)
+        except ToolError as exc:
+            tool, missing = None, exc
         context = ToolContext(
             user_id=user_id,
             conversation_id=call.conversation_id,
@@ -96,7 +100,9 @@ class CallExecutor:
         if not claimed:
             if actions_on is None:
                 actions_on = await self.db.run(self._actions_on, user_id, employee.slug)
-            refusal = await self._refusal(tool, employee, call, args, context, actions_on)
+            refusal = missing or await self._refusal(
+                tool, employee, call, args, context, actions_on
+            )
             if refusal is not None:
                 await self.db.run(self._refuse, run_id, call, refusal)
                 return False

@@ -150,6 +150,9 @@ def resolve_command(
     tool = registry.get(command.tool)
     if tool is None:
         raise BadRequest(f"/{name} is bound to a missing tool.", code="slash_command_unavailable")
+    down = tool.unavailable_reason()
+    if down is not None:
+        raise BadRequest(f"/{name} cannot run now. {down}", code="slash_command_unavailable")
     if effective_permission(tool, employee, actions_on=actions_on) == "DENY":
         raise Forbidden(
             _denied_text(f"The tool {tool.name!r}", employee, actions_on, chosen, registry)

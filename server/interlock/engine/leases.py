@@ -69,11 +69,17 @@ class Leases:
     async def start(self) -> Recovery | None:
         """Register this worker, sweep once (start-up recovery), then beat in the background.
 
+        The stopped runs are repaired before this returns (so the server never serves a
+        conversation still held by a dead run); going on with them (takeover runs, resumes of
+        decided pauses) happens in the background while the server already answers: a
+        thousand decided pauses must not hold up a start. A request arriving first meets the
+        usual compare-and-set on the conversation, as when a decision's own resume is late.
+
         Returns:
             What the first sweep repaired, or None when another process was sweeping.
         """
         await self._db.run(self._register)
-        found = await self.sweep()
+        found = await self.sweep(go_on_later=True)
         if self._task is None:
             self._task = asyncio.create_task(self._beat_forever(), name="interlock heartbeat")
         return found
@@ -167,8 +173,12 @@ class Leases:
         return cancel, lost
 
     # -- sweep ---------------------------------------------------------------------------
-    async def sweep(self) -> Recovery | None:
+    async def sweep(self, *, go_on_later: bool = False) -> Recovery | None:
         """Repair dead workers' runs and go on with them here (one process at a time).
+
+        Args:
+            go_on_later: Return once repaired; start the takeovers and resumes in a task of
+                their own (the start-up sweep).
 
         Returns:
             What was repaired, or None when another process holds the sweep.
@@ -176,6 +186,22 @@ class Leases:
         found = await asyncio.get_running_loop().run_in_executor(None, self._sweep)
         if found is None:
             return None
+        if found.repaired:
+            log.warning("took over %d run(s) of stopped workers", len(found.repaired))
+        if go_on_later:
+            self._engine.in_background(self._go_on_logged(found), name="recovery: go on")
+        else:
+            await self._go_on(found)
+        return found
+
+    async def _go_on_logged(self, found: Recovery) -> None:
+        try:
+            await self._go_on(found)
+        except Exception:  # a database hiccup: the next sweep finds the decided pauses again
+            log.exception("going on with the runs recovered at start-up failed")
+
+    async def _go_on(self, found: Recovery) -> None:
+        """Start the takeover runs and resume the decided pauses a sweep found."""
         engine = self._engine
         for conversation_id, owner_id in found.takeover:
             run_id = await self._db.run(claim_takeover, engine, conversation_id)
@@ -183,9 +209,6 @@ class Leases:
                 engine.start_task(run_id, conversation_id, owner_id)
         for conversation_id, message_id, owner_id in found.resume:
             await engine.resume_if_decided(conversation_id, message_id, owner_id)
-        if found.repaired:
-            log.warning("took over %d run(s) of stopped workers", len(found.repaired))
-        return found
 
     def _sweep(self) -> Recovery | None:
         with self._sweep_lock() as held:

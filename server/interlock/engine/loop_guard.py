@@ -5,18 +5,29 @@ earlier in the conversation is closed at once as ``rejected`` by ``policy:repeat
 person asked for that tool again since: a user message after the declined call that mentions
 the tool (its name, its title, or its action word such as "add" for ``notes.add``) resets the
 guard for that tool. Two such repeats in one run end the run with ``repeated_rejected_call``.
+
+Calls from MCP clients (:mod:`interlock.engine.outside`) have no turns and no user messages,
+so their scope is the caller's: an MCP call identical to one the person *rejected* (an
+``expired`` call was never decided: it is asked again) is refused only when both came in the
+same MCP session (``Mcp-Session-Id``; a 2026-era client has none, then the same client name
+stands for it) and the rejection is less than ``mcp_repeat_window_s`` old (10 minutes).
+A new session, or a later call, puts it to the person again. Calls the guard itself refused
+do not count, so an agent retrying does not stretch the window.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
 from typing import Any
 
+from sqlalchemy import or_
 from sqlmodel import Session, col, func, select
 
 from interlock.errors import InterlockError
 from interlock.storage import Message, MessageRole, ToolCall, ToolCallStatus
+from interlock.storage.models import as_utc
 from interlock.tools import Tool
 
 REPEAT_ERROR_CODE = "repeated"
@@ -83,12 +94,74 @@ def declined_before(
     return match
 
 
+def rejected_in_session(
+    session: Session,
+    conversation_id: str,
+    tool: Tool,
+    args: Any,
+    *,
+    mcp_session: str | None,
+    client_name: str,
+    since: datetime,
+) -> ToolCall | None:
+    """Return the MCP call the person rejected that this MCP call repeats, if it counts.
+
+    Args:
+        session: Open session.
+        conversation_id: The person's record of MCP calls.
+        tool: The proposed tool.
+        args: The proposed args (a dict that passed validation).
+        mcp_session: The caller's ``Mcp-Session-Id`` (None: a 2026-era client).
+        client_name: The caller's name (what stands for the session when it has none).
+        since: Rejections decided before this (aware UTC) no longer count.
+
+    Returns:
+        The latest identical call rejected by a person (not by this guard) in the same
+        session (or, without one, by the same client with no session) since ``since``.
+    """
+    same_caller = (
+        ToolCall.mcp_session == mcp_session
+        if mcp_session is not None
+        else (col(ToolCall.mcp_session).is_(None) & (ToolCall.client_name == client_name))
+    )
+    rejected = session.exec(
+        select(ToolCall)
+        .where(
+            ToolCall.conversation_id == conversation_id,
+            ToolCall.name == tool.name,
+            ToolCall.status == ToolCallStatus.rejected,
+            or_(col(ToolCall.error_code).is_(None), col(ToolCall.error_code) != REPEAT_ERROR_CODE),
+            same_caller,
+        )
+        .order_by(col(ToolCall.message_id).desc())
+    ).all()
+    wanted = canonical_args(args)
+    return next(
+        (
+            c
+            for c in rejected
+            if canonical_args(c.proposed_args) == wanted
+            and as_utc(c.decided_at or c.finished_at or c.created_at) >= since
+        ),
+        None,
+    )
+
+
 def repeat_text(tool: Tool) -> str:
     """Tool message text for a call closed by the guard."""
     return (
         f"Not asked again: the person already declined this exact call ({tool.name} with the "
         "same arguments) earlier in this conversation. Do not propose it again unless they "
         "ask for it; tell them what you would need instead."
+    )
+
+
+def outside_repeat_text(tool: Tool) -> str:
+    """Tool message text for an MCP call closed by the guard."""
+    return (
+        f"Not asked again: the person rejected this exact call ({tool.name} with the same "
+        "arguments) a short while ago. Do not call it again unless they ask for it; tell "
+        "them what you would need instead."
     )
 
 

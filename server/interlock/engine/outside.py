@@ -6,7 +6,8 @@ per person and employee, made on first use) as an assistant message with that on
 goes through exactly the pieces a model's call goes through: validation, the tool's ``check``
 and ``confirmation`` (:func:`interlock.engine.preflight.prepare_calls`), the permission levels
 of the employee and the person's "AI actions" switch (:func:`interlock.engine.turn.plan_turn`),
-"don't ask again" grants, the loop guard, the approval rule and deadline
+"don't ask again" grants, the loop guard (scoped to the caller's MCP session and
+``mcp_repeat_window_s``: :func:`interlock.engine.loop_guard.rejected_in_session`), the approval rule and deadline
 (:class:`interlock.engine.expiry.Deadlines`), the audit log, and running once
 (:class:`interlock.engine.calls.CallExecutor`).
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
@@ -34,7 +36,11 @@ from interlock.audit import (
 )
 from interlock.employees import Employee
 from interlock.engine.grants import apply_grant
-from interlock.engine.loop_guard import REPEAT_ERROR_CODE, declined_before, repeat_text
+from interlock.engine.loop_guard import (
+    REPEAT_ERROR_CODE,
+    outside_repeat_text,
+    rejected_in_session,
+)
 from interlock.engine.outside_runs import OutsideRuns, record_automatic
 from interlock.engine.preflight import Prepared, prepare_calls
 from interlock.engine.proposals import Proposal
@@ -125,6 +131,7 @@ class OutsideCalls(OutsideRuns):
         client_name: str,
         tool_name: str,
         args: Any,
+        mcp_session: str | None = None,
     ) -> Placed:
         """Store a call of ``tool_name`` with ``args`` through the gate.
 
@@ -134,6 +141,8 @@ class OutsideCalls(OutsideRuns):
             client_name: The MCP client's name, shown on the card.
             tool_name: The Interlock tool name (unknown names are stored ``failed``).
             args: The args as sent.
+            mcp_session: The caller's ``Mcp-Session-Id`` (None: a 2026-era client), the
+                loop guard's scope.
 
         Raises:
             Conflict: ``employee_disabled``.
@@ -171,7 +180,14 @@ class OutsideCalls(OutsideRuns):
                 db=engine.db,
             )
         out = await engine.db.run(
-            self._store, plan, prepared, user_id, employee, conversation_id, client_name, tool_name
+            self._store,
+            plan,
+            prepared,
+            user_id,
+            employee,
+            conversation_id,
+            (client_name, mcp_session),
+            tool_name,
         )
         return Placed(call=out, conversation_id=conversation_id)
 
@@ -214,13 +230,14 @@ class OutsideCalls(OutsideRuns):
         user_id: str,
         employee: Employee,
         conversation_id: str,
-        client_name: str,
+        caller: tuple[str, str | None],
         tool_name: str,
     ) -> ToolCallOut:
         """Store the message and its call and apply the gate's outcome (one transaction)."""
         engine = self.engine
         bus, registry = engine.bus, engine.registry
         tool = item.tool
+        client_name, mcp_session = caller
         run_id = new_id("mcp")
         args = item.proposal.args
         with engine.db.session() as session:
@@ -243,6 +260,7 @@ class OutsideCalls(OutsideRuns):
                 permission=str(permission or "ASK"),
                 proposed_args=args,
                 client_name=client_name,
+                mcp_session=mcp_session,
             )
             session.add(call)
             if item.problem is None and tool is not None and permission is not None:
@@ -281,7 +299,7 @@ class OutsideCalls(OutsideRuns):
                 )
             elif permission == Permission.ALLOW:
                 record_automatic(session, call, ALLOW_DECIDER, Outcome.allowed, None, executed=True)
-            elif call.grant_id is None and declined_before(session, conversation_id, tool, args):
+            elif call.grant_id is None and self._repeats(session, call, tool):
                 self._close_repeat(session, call, tool)
             elif call.grant_id is None:
                 call.confirmation = item.confirmation
@@ -298,9 +316,25 @@ class OutsideCalls(OutsideRuns):
             bus.commit(session)
         return out
 
+    def _repeats(self, session: Session, call: ToolCall, tool: Tool) -> bool:
+        """Whether the loop guard refuses ``call`` (see :func:`rejected_in_session`)."""
+        window_s = self.engine.settings.mcp_repeat_window_s
+        if window_s <= 0:
+            return False
+        earlier = rejected_in_session(
+            session,
+            call.conversation_id,
+            tool,
+            call.proposed_args,
+            mcp_session=call.mcp_session,
+            client_name=call.client_name or "",
+            since=self.engine.deadlines.now() - timedelta(seconds=window_s),
+        )
+        return earlier is not None
+
     def _close_repeat(self, session: Session, call: ToolCall, tool: Tool) -> None:
-        """The loop guard: the person already declined this exact call in the record."""
-        reason = "the person already declined this exact call earlier"
+        """The loop guard: the person rejected this exact call a short while ago."""
+        reason = "the person rejected this exact call a short while ago"
         record_automatic(session, call, REPEAT_DECIDER, Outcome.rejected, reason, executed=False)
         close_call(
             session,
@@ -308,7 +342,7 @@ class OutsideCalls(OutsideRuns):
             self.engine.registry,
             call,
             status=ToolCallStatus.rejected,
-            text=repeat_text(tool),
+            text=outside_repeat_text(tool),
             error_code=REPEAT_ERROR_CODE,
             error_message=f"Not asked again: {reason}.",
         )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -175,7 +176,12 @@ class Engine:
 
     def schedule_resume(self, conversation_id: str, message_id: int, user_id: str) -> None:
         """Call :meth:`resume_if_decided` in a task of its own (after the caller's answer)."""
-        task = asyncio.create_task(self.resume_if_decided(conversation_id, message_id, user_id))
+        self.in_background(self.resume_if_decided(conversation_id, message_id, user_id))
+
+    def in_background(self, work: Coroutine[Any, Any, Any], name: str | None = None) -> None:
+        """Run ``work`` in a task of its own; :meth:`aclose` cancels it, :meth:`wait_idle`
+        waits for it."""
+        task = asyncio.create_task(work, name=name)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 

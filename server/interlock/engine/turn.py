@@ -89,6 +89,8 @@ def plan_turn(
             continue
         if tool.name == LOAD_SKILL and not loadable:
             continue
+        if tool.unavailable_reason() is not None:  # its remote MCP server is down
+            continue
         offered.append(tool)
         permissions[tool.name] = Permission(permission)
 

@@ -65,6 +65,8 @@ class RemoteSession:
         on_tools: Called with every complete listing (not for ``mcp_http``-only sessions).
         mode: ``auto`` (discover, fall back to the initialize handshake), ``legacy``, or a
             2026-era protocol version to pin.
+        guard: None for any address; else public addresses only (checked where it
+            connects), except these host names (servers added through the admin API).
 
     Attributes:
         state: ``connecting``, ``ready``, ``down`` (see :attr:`error`) or ``stopped``.
@@ -83,12 +85,14 @@ class RemoteSession:
         retry_max_s: float,
         on_tools: Listener | None = None,
         mode: str = "auto",
+        guard: tuple[str, ...] | None = None,
     ) -> None:
         self.name = name
         self.spec = spec
         self.call_timeout_s = call_timeout_s
         self.retry_max_s = retry_max_s
         self.mode = mode
+        self.guard = guard
         self.state: State = "connecting"
         self.error: str | None = None
         self.retry_at: float | None = None
@@ -240,13 +244,14 @@ class RemoteSession:
                 command=spec.command[0], args=list(spec.command[1:]), env=dict(spec.env) or None
             )
         assert spec.url is not None
-        return http_transport(url_with_params(spec.url, self._auth.connection), self._auth)
+        url = url_with_params(spec.url, self._auth.connection)
+        return http_transport(url, self._auth, self.guard)
 
     async def _publish(self, client: Client) -> None:
         tools = await list_all_tools(client)
-        self.listings += 1
         if self._on_tools is not None:
             await self._on_tools(self, tools)
+        self.listings += 1  # after the registry has the tools: waiters look them up next
 
     async def _listen(self, client: Client, subscribed: anyio.Event) -> None:
         """Follow ``subscriptions/listen`` for tool list changes; ``subscribed`` is set once the
@@ -279,6 +284,57 @@ class RemoteSession:
 
     # -- calls -------------------------------------------------------------------------------
 
+    def unavailable(self) -> str | None:
+        """Why this server's tools are not offered now (it is down or stopped), or None.
+
+        A server still connecting counts as available: a call waits for it (see
+        :meth:`wait_ready`)."""
+        if self.state in ("down", "stopped"):
+            return self.down_message()
+        return None
+
+    async def wait_ready(self, wait_s: float) -> float:
+        """Wait until the session can take a call: at once when ready; while connecting,
+        until it is ready or fails; while down, after one try at once (the backoff is
+        skipped) for its outcome. Bounded by ``wait_s`` seconds.
+
+        Returns:
+            The seconds waited.
+
+        Raises:
+            ToolError: ``upstream_error`` saying why, when the server is still unreachable
+                (nothing was sent to it).
+        """
+        if self.state == "ready" and self._client is not None:
+            return 0.0
+        started = time.monotonic()
+        if self._task is not None:
+            failures = self.failures
+            if self.state == "down":
+                self.request("refresh")  # the person is waiting: try now, not at retry_at
+            await self._wait_for(
+                lambda: self.state == "ready" and self._client is not None, failures, wait_s
+            )
+        waited = time.monotonic() - started
+        if self.state == "ready" and self._client is not None:
+            return waited
+        if self.state == "connecting":
+            raise ToolError(
+                "upstream_error",
+                f"The MCP server '{self.name}' did not finish connecting within {wait_s:g} s, "
+                "so the call was not sent.",
+            )
+        raise ToolError("upstream_error", f"{self.down_message()} The call was not sent.")
+
+    async def wait_listed(self, wait_s: float) -> None:
+        """Wait (as :meth:`wait_ready`) until the server's tools have been listed once.
+
+        Raises:
+            ToolError: ``upstream_error`` when the server is still unreachable.
+        """
+        if self.listings == 0:
+            await self.wait_ready(wait_s)
+
     def down_message(self) -> str:
         """Why calls fail now, as a sentence for the model and the person."""
         if self.state == "connecting":
@@ -296,9 +352,12 @@ class RemoteSession:
         Returns:
             The server's result (``is_error`` results included).
 
+        A server that is not ready is waited for first (:meth:`wait_ready`), within the
+        same ``timeout_s``.
+
         Raises:
-            ToolError: ``upstream_error`` when the server is down or refused the request
-                (nothing ran); ``timeout`` past ``timeout_s`` seconds (the server may still
+            ToolError: ``upstream_error`` when the server is unreachable or refused the
+                request (nothing ran); ``timeout`` past ``timeout_s`` seconds (the server may still
                 act); ``outcome_unknown`` when the connection broke after the call was sent
                 (it may have run; never retried).
         """
@@ -309,10 +368,11 @@ class RemoteSession:
                 self.call(remote_name, arguments, timeout_s), loop
             )
             return await asyncio.wrap_future(future)
+        timeout_s = max(0.1, timeout_s - await self.wait_ready(timeout_s))
         for attempt in (1, 2):
             client = self._client
             if client is None or self.state != "ready":
-                raise ToolError("upstream_error", self.down_message())
+                raise ToolError("upstream_error", f"{self.down_message()} The call was not sent.")
             rejections = self._auth.rejections
             try:
                 return await client.call_tool(

@@ -12,8 +12,14 @@ the call is closed as ``expired`` by the same guarded update as the sweeper's.
 Waiting reads the call's row on the database threads and sleeps on the event bus between
 reads (woken by the call's events, at least every :data:`POLL_S`), so it holds neither the
 event loop nor a database connection. A caller that leaves before the decision (its request
-cancelled) gets its call closed as ``cancelled``; once decided, a call runs and keeps its
-result whether or not anyone still waits for it (C32).
+cancelled, or its connection closed without a word: a client killed, a network gone) gets its
+call closed as ``cancelled`` with the reason "<client> stopped waiting for the decision";
+once decided, a call runs and keeps its result whether or not anyone still waits for it (C32).
+How a closed connection is noticed: the 2026-07-28 transport cancels the handler itself
+when the response stream closes; on the 2025 era the request's SSE response sees the ASGI
+``http.disconnect`` but the handler runs on, so :class:`~interlock.mcp_bridge.serve.McpEndpoint`
+hands the gate a ``left`` event set by that message. Interlock keeps no event store, so a
+2025-era client cannot resume a closed stream: a closed stream is a caller gone.
 """
 
 from __future__ import annotations
@@ -74,6 +80,8 @@ async def call_tool(
     structure: Callable[[Any], dict[str, Any] | None] | None = None,
     ask_in_round: bool = False,
     answer: tuple[str, types.ElicitResult] | None = None,
+    left: asyncio.Event | None = None,
+    mcp_session: str | None = None,
 ) -> types.CallToolResult | types.InputRequiredResult:
     """Place a call from an MCP client and answer it once it has an outcome.
 
@@ -93,6 +101,10 @@ async def call_tool(
         ask_in_round: Ask the client's person through an ``input_required`` answer (a
             2026-07-28 connection that supports elicitation; :mod:`~interlock.mcp_bridge.rounds`).
         answer: ``(call id, answer)`` of a call sent again with its person's answer.
+        left: Set when the request's connection closed (the caller is gone without a
+            cancel); an undecided call is then closed at once, not left to its deadline.
+        mcp_session: The request's ``Mcp-Session-Id`` (None without one): the loop guard
+            refuses a call the person rejected only within the same session.
 
     Returns:
         The tool's result; ``is_error`` with ``Error [<code>]: ...`` text for every other
@@ -100,7 +112,9 @@ async def call_tool(
         (``ask_in_round``).
     """
     if answer is not None:
-        return await _answered(engine, user_id, client_name, tool_name, args, answer, structure)
+        return await _answered(
+            engine, user_id, client_name, tool_name, args, answer, structure, left
+        )
     employee = await engine.db.run(engine.employees.get, employee_slug)  # may read the table
     if employee is None:
         return error_result("not_found", f"No employee {employee_slug!r}.")
@@ -111,6 +125,7 @@ async def call_tool(
             client_name=client_name,
             tool_name=tool_name,
             args=args,
+            mcp_session=mcp_session,
         )
     )
     try:
@@ -120,8 +135,8 @@ async def call_tool(
     except asyncio.CancelledError:
         # The caller left while its call was being stored: once stored, close it unrun.
         with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
-            left = await placing
-            await engine.db.run(engine.outside.caller_left, left.call.id, client_name)
+            stored = await placing
+            await engine.db.run(engine.outside.caller_left, stored.call.id, client_name)
         raise
     call = placed.call
     if _is_question(engine, call):
@@ -133,7 +148,9 @@ async def call_tool(
     elif call.status == ToolCallStatus.interrupted and ask_in_round:
         return approval_round(call, approval_question(call, client_name), APPROVAL_SCHEMA)
     elif call.status == ToolCallStatus.interrupted:
-        await _await_decision(engine, placed.conversation_id, call, user_id, client_name, elicit)
+        await _await_decision(
+            engine, placed.conversation_id, call, user_id, client_name, elicit, left
+        )
     return await _final(engine, call.id, structure)
 
 
@@ -151,6 +168,7 @@ async def _answered(
     args: dict[str, Any],
     answer: tuple[str, types.ElicitResult],
     structure: Callable[[Any], dict[str, Any] | None] | None,
+    left: asyncio.Event | None,
 ) -> types.CallToolResult:
     """A call sent again with its person's answer: decide, then wait for its outcome."""
     call_id, reply = answer
@@ -161,7 +179,7 @@ async def _answered(
         )
     call, conversation_id = owned
     await decide_from_answer(engine, user_id, call.id, reply)
-    await _await_decision(engine, conversation_id, call, user_id, client_name, None)
+    await _await_decision(engine, conversation_id, call, user_id, client_name, None, left)
     return await _final(engine, call.id, structure)
 
 
@@ -201,13 +219,23 @@ async def _await_decision(
     user_id: str,
     client_name: str,
     elicit: Elicit | None,
+    left: asyncio.Event | None = None,
 ) -> None:
-    """Wait for the call's outcome; close it as cancelled when the caller leaves first."""
+    """Wait for the call's outcome; close it as cancelled when the caller leaves first.
+
+    The caller leaves when its request is cancelled (a cancel, or the 2026-era transport
+    seeing the stream close) or when ``left`` is set (the 2025-era stream closed). A call
+    decided before that runs on and keeps its result; this then returns without waiting.
+    """
     asking: asyncio.Task[None] | None = None
     if elicit is not None:
         asking = asyncio.create_task(_ask(engine, call, user_id, client_name, elicit))
     try:
-        await wait_final(engine, conversation_id, call.id)
+        if left is None:
+            await wait_final(engine, conversation_id, call.id)
+        elif not await _final_unless_left(engine, conversation_id, call.id, left):
+            with anyio.CancelScope(shield=True):
+                await engine.db.run(engine.outside.caller_left, call.id, client_name)
     except BaseException:
         # The caller left (its request was cancelled): an undecided call is closed, not run.
         with anyio.CancelScope(shield=True):
@@ -218,6 +246,28 @@ async def _await_decision(
             asking.cancel()
             with contextlib.suppress(BaseException):
                 await asking
+
+
+async def _final_unless_left(
+    engine: Engine, conversation_id: str, call_id: str, left: asyncio.Event
+) -> bool:
+    """Wait for ``call_id``'s final status; False as soon as ``left`` is set first."""
+    if left.is_set():
+        return False
+    waiting = asyncio.ensure_future(wait_final(engine, conversation_id, call_id))
+    leaving = asyncio.ensure_future(left.wait())
+    try:
+        await asyncio.wait({waiting, leaving}, return_when=asyncio.FIRST_COMPLETED)
+        if waiting.done():
+            waiting.result()  # its error, if any
+            return True
+        return False
+    finally:
+        leaving.cancel()
+        if not waiting.done():
+            waiting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await waiting
 
 
 async def wait_final(engine: Engine, conversation_id: str, call_id: str) -> None:

@@ -19,6 +19,7 @@ The MCP library's own host check is off because it only knows fixed host names.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import unicodedata
 from collections import OrderedDict
@@ -39,7 +40,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from interlock import __version__
 from interlock.api.deps import authenticate, host_of, is_loopback
@@ -57,7 +58,10 @@ EXPOSITIONS_KEPT = 32
 """Built expositions kept for reuse (distinct tool sets and options in use at once)."""
 CALLER_KEY = "interlock.mcp.caller"
 """ASGI scope key holding the :class:`Caller` of a request to ``/mcp``."""
+LEFT_KEY = "interlock.mcp.left"
+"""ASGI scope key holding the ``asyncio.Event`` set when the request's connection closes."""
 EMPLOYEE_HEADER = "x-interlock-employee"
+SESSION_HEADER = "mcp-session-id"
 UNNAMED_CLIENT = "An MCP client"
 INSTRUCTIONS = (
     "Interlock runs these tools for a person. Tools that change things may need the person's "
@@ -164,7 +168,16 @@ class McpEndpoint:
         )
         # Sessions belong to the user who opened them (the library compares this principal).
         scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=user.id, scopes=[]))
-        await self.manager.handle_request(scope, receive, send)
+        left = scope[LEFT_KEY] = asyncio.Event()
+
+        async def watched() -> Message:
+            # The request's SSE response reads the disconnect; the waiting call hears of it.
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                left.set()
+            return message
+
+        await self.manager.handle_request(scope, watched, send)
 
     def _refusal(self, request: Request) -> tuple[int, str, str] | None:
         """Why the request's hosts or ``Origin`` are not accepted, or None.
@@ -276,6 +289,8 @@ class McpEndpoint:
             structure=structure,
             ask_in_round=self._asks_in_rounds(ctx, caller),
             answer=answer_in(params.input_responses) if self._client_decides(caller) else None,
+            left=_left(ctx),
+            mcp_session=_session_id(ctx),
         )
 
     def _denied(self, name: str, caller: Caller) -> str | None:
@@ -355,6 +370,20 @@ def _caller(ctx: ServerRequestContext[Any]) -> Caller:
     if not isinstance(caller, Caller):
         raise InterlockError("The request reached MCP without its caller.", code="internal")
     return caller
+
+
+def _left(ctx: ServerRequestContext[Any]) -> asyncio.Event | None:
+    """The event set when this request's connection closes (see :data:`LEFT_KEY`)."""
+    request = ctx.request
+    left = request.scope.get(LEFT_KEY) if request is not None else None
+    return left if isinstance(left, asyncio.Event) else None
+
+
+def _session_id(ctx: ServerRequestContext[Any]) -> str | None:
+    """The request's ``Mcp-Session-Id`` (2025-era sessions; None on the 2026 era)."""
+    request = ctx.request
+    found = request.headers.get(SESSION_HEADER) if request is not None else None
+    return found[:200] if found else None
 
 
 async def _error(send: Send, status: int, code: str, message: str, *, bearer: bool = False) -> None:

@@ -3,47 +3,40 @@
 :class:`McpSources` keeps one :class:`~interlock.mcp_bridge.client.RemoteSession` per server
 (from ``INTERLOCK_MCP_SERVERS`` and from the admin API, see :mod:`.store`), started and stopped
 in the app's lifespan. Each complete listing replaces the server's tools in the registry
-(:meth:`~interlock.tools.ToolRegistry.replace_group`):
+(:meth:`~interlock.tools.ToolRegistry.replace_group`), built by :mod:`.remote_tools`.
 
-* names from :func:`~interlock.mcp_bridge.names.interlock_names` (provider-safe, unique);
-  calls go out under the remote name, and each call's card names the remote tool;
-* the remote JSON Schemas, checked by :func:`~interlock.tools.schema.check_schema_rules`; a
-  tool whose schema is refused is listed as unavailable with the reason, never offered;
-* permission ``ASK`` unless the server's ``permissions`` say otherwise; ``write`` unless the
-  server's ``read_only`` lists it. Remote annotations are shown as hints, never trusted.
-
-While a server is down its last listed tools stay registered and every call fails at once with
-``upstream_error`` saying why and when Interlock tries again.
+While a server is down its last listed tools stay registered but unavailable
+(``Tool.availability``): they are not offered to models, MCP clients or the slash menu, and a
+call already proposed for one is tried once at once and, when the server is still down, fails
+with ``upstream_error`` saying why and when Interlock tries again (it was not sent). They are
+offered again when the server is back. A call decided while its server is still connecting
+(after a restart, before the first listing) waits for it, within the call timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
+from urllib.parse import urlsplit
 
 import anyio
 
 from interlock.adapters.mcp_http import McpHttpCall
+from interlock.adapters.net_guard import (
+    DestinationRefused,
+    DestinationUnresolved,
+    checked_addresses,
+)
 from interlock.errors import BadRequest, Conflict, NotFound
-from interlock.mcp_bridge.names import interlock_names, tool_prefix
+from interlock.mcp_bridge.names import tool_prefix
+from interlock.mcp_bridge.remote_tools import RemoteTool, build_tools
 from interlock.mcp_bridge.store import delete_server, load_server, load_servers, save_server
 from interlock.settings import MCP_SERVER_NAME_RE, McpServerSpec, Settings
 from interlock.storage import Database
-from interlock.tools import (
-    Confirmation,
-    Permission,
-    Tool,
-    ToolAnnotations,
-    ToolContext,
-    ToolRegistry,
-    ToolResult,
-    provider_safe_name,
-)
-from interlock.tools.schema import SchemaRuleError, check_schema_rules
+from interlock.tools import Tool, ToolRegistry
 
 if TYPE_CHECKING:  # the MCP library loads with the first server, not at every start
     import mcp_types as types
@@ -52,9 +45,6 @@ if TYPE_CHECKING:  # the MCP library loads with the first server, not at every s
 
 logger = logging.getLogger(__name__)
 
-CALL_GRACE_S = 1.0
-"""A remote tool enforces the call timeout itself (so a late answer is ``timeout`` with a
-clear message); the registry's backstop (``Tool.timeout_s``) is this much longer."""
 MCP_SERVERS_VERB = "mcp_servers"
 """Control message ``mcp_servers <name> <process>``: a server of the admin API changed; other
 processes read it again (PostgreSQL ``NOTIFY interlock_control``)."""
@@ -62,27 +52,6 @@ STARTUP_WAIT_S = 3.0
 """Longest wait at start-up for the servers' first listings, in seconds."""
 REFRESH_WAIT_S = 15.0
 """Longest wait of a manual refresh for the new listing, in seconds."""
-
-
-@dataclass
-class RemoteTool:
-    """One tool a remote server lists, as people see it in the admin API.
-
-    Attributes:
-        name: Interlock name (``mcp.<server>.<tool>``); provider_name: as models see it.
-        remote_name: The server's own name for it (calls use this one).
-        available: False when Interlock refused it (see ``reason``) or the server is down.
-        reason: Why it is unavailable, as a sentence; None when available.
-    """
-
-    name: str
-    provider_name: str
-    remote_name: str
-    title: str
-    permission: str
-    write: bool
-    available: bool = True
-    reason: str | None = None
 
 
 @dataclass
@@ -94,32 +63,6 @@ class Source:
     origin: Literal["settings", "admin"]
     session: RemoteSession
     tools: list[RemoteTool] = field(default_factory=list)
-
-
-class RemoteCall:
-    """The handler of a remote tool: one ``tools/call`` under the remote name."""
-
-    def __init__(self, session: RemoteSession, remote_name: str, timeout_s: float) -> None:
-        self.session = session
-        self.remote_name = remote_name
-        self.timeout_s = timeout_s
-
-    async def __call__(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        result = await self.session.call(self.remote_name, args, self.timeout_s)
-        from interlock.mcp_bridge.results import tool_result
-
-        return tool_result(result, server=self.session.name, remote_name=self.remote_name)
-
-
-def _confirmation(server: str, remote_name: str, title: str) -> Any:
-    def confirm(args: dict[str, Any], ctx: ToolContext) -> Confirmation:
-        return Confirmation(
-            title=title,
-            summary=f"Run “{remote_name}” on the MCP server “{server}”",
-            action_label="Run",
-        )
-
-    return confirm
 
 
 class McpSources:
@@ -173,6 +116,7 @@ class McpSources:
         await asyncio.gather(*(s.aclose() for s in sessions))
         for name in list(self.sources):
             self.registry.replace_group(tool_prefix(name), [])
+            self.registry.expect_group(tool_prefix(name), None)
         self.sources.clear()
         self._extra.clear()
 
@@ -186,9 +130,61 @@ class McpSources:
             call_timeout_s=self.settings.mcp_call_timeout_s,
             retry_max_s=self.settings.mcp_retry_max_s,
             on_tools=self._apply,
+            guard=self._guard(origin),
         )
         self.sources[name] = Source(name, spec, origin, session)
+        self.registry.expect_group(tool_prefix(name), self._find_tool)
         session.start()
+
+    async def _find_tool(self, tool_name: str) -> Tool | None:
+        """A tool of a configured server that is not registered (yet): wait for the server's
+        first listing (within the call timeout), then look again.
+
+        Raises:
+            ToolError: ``upstream_error`` when the server stays unreachable.
+        """
+        server = tool_name.split(".", 2)[1]
+        source = self.sources.get(server)
+        if source is not None:
+            await source.session.wait_listed(self.settings.mcp_call_timeout_s)
+        return self.registry.get(tool_name)
+
+    def _guard(self, origin: Literal["settings", "admin"]) -> tuple[str, ...] | None:
+        """Servers added through the admin API reach public addresses only (as ``http_json``
+        tools); the operator's own (settings) reach any."""
+        return tuple(self.settings.http_allowed_hosts) if origin == "admin" else None
+
+    async def _check_public(self, url: str) -> None:
+        """Refuse an admin server's URL that is not https or not public (checked again at each
+        connection: a name may resolve differently later).
+
+        Raises:
+            BadRequest: ``invalid_mcp_server`` saying why.
+        """
+        allowed = frozenset(h.strip().lower() for h in self.settings.http_allowed_hosts)
+        try:
+            parts = urlsplit(url)
+            host, port = (parts.hostname or "").lower(), parts.port
+        except ValueError as exc:
+            raise BadRequest(f"The URL is not valid: {exc}.", code="invalid_mcp_server") from None
+        if parts.scheme != "https" and host not in allowed:
+            raise BadRequest(
+                "A server added here needs an https:// URL (plain http only in "
+                "INTERLOCK_MCP_SERVERS).",
+                code="invalid_mcp_server",
+            )
+        try:
+            await checked_addresses(host, port or (443 if parts.scheme == "https" else 80), allowed)
+        except DestinationRefused as exc:
+            raise BadRequest(
+                f"Interlock may not connect to {exc.host}: {exc.reason}. Servers added here "
+                "must be public; put a server of your own network in INTERLOCK_MCP_SERVERS.",
+                code="invalid_mcp_server",
+            ) from None
+        except DestinationUnresolved:
+            raise BadRequest(
+                f"The host {host} does not resolve to any address.", code="invalid_mcp_server"
+            ) from None
 
     def bind_declarative(self) -> None:
         """Give the registry's ``mcp_http`` tools (loaded with the skills) their sessions."""
@@ -217,6 +213,7 @@ class McpSources:
                 call_timeout_s=self.settings.mcp_call_timeout_s,
                 retry_max_s=self.settings.mcp_retry_max_s,
                 mode=mode,
+                guard=self._guard(source.origin),
             )
             self._extra[key].start()
         return self._extra[key]
@@ -245,7 +242,8 @@ class McpSources:
         """Add or replace a server of the admin API, stored and started at once.
 
         Raises:
-            BadRequest: A bad name or an unknown connection.
+            BadRequest: A bad name, an unknown connection, a URL that is not https or not
+                public (``invalid_mcp_server``).
             Conflict: ``mcp_server_in_settings`` for a server of ``INTERLOCK_MCP_SERVERS``.
         """
         if not MCP_SERVER_NAME_RE.fullmatch(name):
@@ -260,6 +258,8 @@ class McpSources:
                 code="invalid_mcp_server",
             )
         self._check_editable(name)
+        assert spec.url is not None  # the router refuses commands
+        await self._check_public(spec.url)
         async with self._changing:
             await self.db.run(save_server, self.db, name, spec, user_id, self._notice(name))
             await self._stop(name)
@@ -318,6 +318,7 @@ class McpSources:
             sessions.append(source.session)
         await asyncio.gather(*(s.aclose() for s in sessions))
         self.registry.replace_group(tool_prefix(name), [])
+        self.registry.expect_group(tool_prefix(name), None)
 
     # -- listings ----------------------------------------------------------------------------
 
@@ -341,69 +342,11 @@ class McpSources:
 
     def _replace(self, source: Source, listed: list[types.Tool]) -> list[RemoteTool]:
         """Build the tools of ``listed`` and swap them into the registry (a worker thread)."""
-        import mcp_types as types
-
-        session, spec = source.session, source.spec
-        names = interlock_names(session.name, [t.name for t in listed])
-        timeout_s = self.settings.mcp_call_timeout_s
-        seen: set[str] = set()
-        rows: list[RemoteTool] = []
-        tools: list[Tool] = []
-        for remote in listed:
-            if remote.name in seen:
-                continue
-            seen.add(remote.name)
-            name = names[remote.name]
-            title = remote.title or (remote.annotations and remote.annotations.title) or remote.name
-            write = remote.name not in spec.read_only
-            permission = spec.permissions.get(remote.name, "ASK")
-            row = RemoteTool(
-                name, provider_safe_name(name), remote.name, title[:200], permission, write
-            )
-            rows.append(row)
-            reason = _schema_problem(remote)
-            if not spec.offer_tools:
-                reason = "The server only serves mcp_http tools (offer_tools is false)."
-            if reason is not None:
-                row.available, row.reason = False, reason
-                continue
-            hints = remote.annotations or types.ToolAnnotations()
-            tools.append(
-                Tool(
-                    name=name,
-                    title=row.title,
-                    description=(remote.description or f"The tool '{remote.name}'.")[:4000],
-                    input_schema=copy.deepcopy(remote.input_schema),
-                    output_schema=copy.deepcopy(remote.output_schema),
-                    handler=RemoteCall(session, remote.name, timeout_s),
-                    permission=Permission(permission),
-                    write=write,
-                    annotations=ToolAnnotations(
-                        read_only=not write,
-                        destructive=write and hints.destructive_hint is True,
-                        idempotent=hints.idempotent_hint is True,
-                        open_world=hints.open_world_hint is not False,
-                    ),
-                    timeout_s=timeout_s + CALL_GRACE_S,
-                    tags=("mcp", session.name),
-                    confirmation=_confirmation(session.name, remote.name, row.title),
-                )
-            )
-        refused = self.registry.replace_group(tool_prefix(session.name), tools)
+        rows, tools = build_tools(
+            source.session, source.spec, listed, self.settings.mcp_call_timeout_s
+        )
+        refused = self.registry.replace_group(tool_prefix(source.name), tools)
         for row in rows:
             if row.name in refused:
                 row.available, row.reason = False, refused[row.name]
         return rows
-
-
-def _schema_problem(remote: types.Tool) -> str | None:
-    """Why Interlock refuses the tool's schemas, as a sentence; None when they pass."""
-    checks = [("input", remote.input_schema, True)]
-    if remote.output_schema is not None:
-        checks.append(("output", remote.output_schema, False))
-    for which, schema, object_root in checks:
-        try:
-            check_schema_rules(schema, require_object_root=object_root)
-        except SchemaRuleError as exc:
-            return f"Interlock refuses its {which} JSON Schema: it {exc}."
-    return None

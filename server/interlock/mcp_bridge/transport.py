@@ -4,19 +4,21 @@ and a sentence for why a server could not be reached."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Generator
+from collections.abc import AsyncIterator, Generator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import anyio
+import httpcore2
 import httpx2
 import mcp_types as types
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from interlock.adapters.net_guard import DestinationRefused, checked_addresses
 from interlock.settings import Connection
 
 CONNECT_TIMEOUT_S = 10.0
@@ -79,6 +81,8 @@ def describe(exc: BaseException) -> str:
     first = leaves[0]
     if isinstance(first, SessionLost):
         return str(first)
+    if isinstance(first, DestinationRefused):
+        return f"Interlock may not connect to {first.host}: {first.reason}"
     if isinstance(first, httpx2.ConnectError):
         return "nothing answers at its address (connection refused or no route)"
     if isinstance(first, httpx2.TimeoutException):
@@ -93,14 +97,88 @@ def describe(exc: BaseException) -> str:
     return f"{type(first).__name__}: {text}" if text else type(first).__name__
 
 
+class GuardedBackend(httpcore2.AsyncNetworkBackend):
+    """Connects only to public addresses, checked where it connects (the ``http_json`` policy
+    of :mod:`interlock.adapters.net_guard`: resolve once, refuse when any address is not
+    globally routable, connect to a checked address; no DNS rebinding in between).
+
+    Args:
+        allowed_hosts: Host names exempt from the check (the test-only ``http_allowed_hosts``).
+    """
+
+    def __init__(self, allowed_hosts: Iterable[str]) -> None:
+        self._allowed = frozenset(h.strip().lower().rstrip(".") for h in allowed_hosts)
+        self._inner = httpcore2.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore interface)
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore2.AsyncNetworkStream:
+        """Resolve and check ``host``, then connect to its first reachable address.
+
+        Raises:
+            DestinationRefused: An address is not public. DestinationUnresolved: No address.
+            httpcore2.ConnectError: No checked address accepts the connection.
+        """
+        addresses = await checked_addresses(host, port, self._allowed)
+        error: httpcore2.ConnectError | None = None
+        for address in addresses:
+            try:
+                return await self._inner.connect_tcp(
+                    address, port, timeout, local_address, socket_options
+                )
+            except httpcore2.ConnectError as exc:
+                error = exc
+        assert error is not None  # addresses is never empty
+        raise error
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore interface)
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore2.AsyncNetworkStream:
+        """Refuse: Unix sockets are never used.
+
+        Raises:
+            DestinationRefused: Always.
+        """
+        raise DestinationRefused(path, "Unix sockets are not allowed")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
 @asynccontextmanager
-async def http_transport(url: str, auth: ConnectionAuth) -> AsyncIterator[Any]:
-    """The Streamable HTTP transport to ``url`` over a client of its own (closed after)."""
+async def http_transport(
+    url: str, auth: ConnectionAuth, guard: tuple[str, ...] | None = None
+) -> AsyncIterator[Any]:
+    """The Streamable HTTP transport to ``url`` over a client of its own (closed after).
+
+    Args:
+        url: The server's endpoint.
+        auth: Its credentials.
+        guard: None: any address (a server of the settings). A tuple: public addresses only
+            (a server added through the admin API), except these host names (test-only
+            ``http_allowed_hosts``); no proxies from the environment.
+    """
     timeout = httpx2.Timeout(CONNECT_TIMEOUT_S, read=300.0)
-    async with (
-        httpx2.AsyncClient(auth=auth, timeout=timeout) as http,
-        streamable_http_client(url, http_client=http) as streams,
-    ):
+    if guard is None:
+        http = httpx2.AsyncClient(auth=auth, timeout=timeout)
+    else:
+        transport = httpx2.AsyncHTTPTransport(trust_env=False, retries=0)
+        # httpx2 has no public way to give its transport a network backend (as httpx 0.28,
+        # see net_guard.guarded_client): its pool is replaced by one built with the public API.
+        transport._pool = httpcore2.AsyncConnectionPool(
+            ssl_context=transport._pool._ssl_context,
+            network_backend=GuardedBackend(guard),
+        )
+        http = httpx2.AsyncClient(auth=auth, timeout=timeout, transport=transport, trust_env=False)
+    async with http, streamable_http_client(url, http_client=http) as streams:
         yield streams
 
 

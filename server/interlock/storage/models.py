@@ -277,6 +277,9 @@ class ToolCall(SQLModel, table=True):
     # The MCP client that requested the call (its ``clientInfo`` title or name); None for
     # calls proposed in a chat.
     client_name: str | None = Field(default=None, max_length=200)
+    # The MCP session it came in (``Mcp-Session-Id``, 2025-era clients); the loop guard
+    # counts an MCP client's repeats within one session (``interlock.engine.loop_guard``).
+    mcp_session: str | None = Field(default=None, max_length=200)
 
 
 class ToolCallApproval(SQLModel, table=True):

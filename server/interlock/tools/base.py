@@ -242,6 +242,10 @@ class Tool:
         skill: The skill the tool belongs to, set by the skill loader; None for core tools.
         provider_name: Name sent to model providers (``^[a-zA-Z0-9_]{1,64}$``), set by the
             registry; also the tool's MCP name.
+        availability: ``availability() -> str | None``: why the tool cannot run now, as a
+            sentence (a remote MCP server that is down), or None when it can. An unavailable
+            tool stays registered (a call already proposed gets the reason as its error) but
+            is not offered to models, MCP clients or the slash menu. None: always available.
         tags: Labels for filtering (MCP listings: ``tags=``, ``any_tags=``, ``exclude_tags=``),
             each matching ``TAG_RE`` (lowercase, up to 40 characters). The skill loader adds
             its skill's ``tags``, so a registered tool's tags are its own and its skill's; the
@@ -271,6 +275,11 @@ class Tool:
     require_approver: bool = False
     approvals_required: int = 1
     tags: tuple[str, ...] = ()
+    availability: Callable[[], str | None] | None = None
+
+    def unavailable_reason(self) -> str | None:
+        """Return why the tool cannot run now (see ``availability``), or None when it can."""
+        return self.availability() if self.availability is not None else None
 
     def hints(self) -> ToolHints:
         """Return the behaviour hints with defaults applied (rules in :class:`ToolHints`)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from langchain_core.tools import BaseTool
@@ -100,6 +100,7 @@ class ToolRegistry:
         self._replacing = threading.Lock()
         self.strict_tools = strict_tools
         self._strict_forms: dict[str, StrictForm] = {}
+        self._expected: dict[str, Callable[[str], Awaitable[Tool | None]]] = {}
 
     # -- registration ------------------------------------------------------------------------
 
@@ -224,6 +225,33 @@ class ToolRegistry:
         self._tools, self._by_provider = names, providers
         self._input_validators, self._output_validators = inputs, outputs
         return refused
+
+    def expect_group(
+        self, prefix: str, finder: Callable[[str], Awaitable[Tool | None]] | None
+    ) -> None:
+        """Say that tools named ``prefix...`` may appear later (a remote MCP server still
+        connecting): :meth:`resolve` then awaits ``finder(name)`` for such a name that is not
+        registered. ``None`` forgets the prefix."""
+        if finder is None:
+            self._expected.pop(prefix, None)
+        else:
+            self._expected[prefix] = finder
+
+    async def resolve(self, name: str) -> Tool | None:
+        """Return the tool ``name``, waiting for it when its group is expected (see
+        :meth:`expect_group`); None when it is not there.
+
+        Raises:
+            ToolError: From the group's finder, e.g. ``upstream_error`` when the remote
+                server stays unreachable.
+        """
+        tool = self._tools.get(name)
+        if tool is not None:
+            return tool
+        for prefix, finder in list(self._expected.items()):
+            if name.startswith(prefix):
+                return await finder(name)
+        return None
 
     # -- lookup ------------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query, Response, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from interlock.api.deps import AdminUser, CurrentUser, ServicesDep
+from interlock.api.services import Services
 from interlock.employees import Employee, EmployeeFields, ToolApprovalRule, ToolPermission
 from interlock.errors import BadRequest, NotFound
 
@@ -152,5 +153,13 @@ def list_commands(slug: str, user: CurrentUser, services: ServicesDep) -> list[S
             tool=command.tool,
         )
         for skill, command in services.catalog.commands()
-        if employee.may_load(skill.name) and employee.tool_overrides.get(command.tool) != "DENY"
+        if employee.may_load(skill.name)
+        and employee.tool_overrides.get(command.tool) != "DENY"
+        and _available(services, command.tool)
     ]
+
+
+def _available(services: Services, tool_name: str) -> bool:
+    """False while the tool cannot run (its remote MCP server is down): not in the menu."""
+    tool = services.registry.get(tool_name)
+    return tool is None or tool.unavailable_reason() is None

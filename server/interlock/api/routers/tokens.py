@@ -3,11 +3,13 @@
 An MCP token (scope ``mcp``) is what an MCP client should hold instead of the person's own
 token: it works at ``/mcp`` only, so the agent program cannot decide its own tool calls. These
 routes need the person's own token (or the implied local user); an MCP token gets 403
-``token_scope`` here as everywhere outside ``/mcp``.
+``token_scope`` here as everywhere outside ``/mcp``. Creating and revoking are logged (the
+audit log holds tool-call outcomes only); the token row keeps ``created_at``/``revoked_at``.
 """
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 from typing import Literal
 
@@ -25,6 +27,7 @@ from interlock.storage.tokens import (
 )
 
 router = APIRouter(prefix="/api/tokens", tags=["tokens"])
+log = logging.getLogger(__name__)
 
 
 class TokenIn(BaseModel):
@@ -77,6 +80,7 @@ async def create_token(body: TokenIn, user: CurrentUser, db: DbDep) -> TokenCrea
     """Create an access token for yourself; the answer holds the token, shown only this once
     (only its SHA-256 digest is stored). 409 ``too_many_tokens`` past 50 live tokens."""
     row, token = await db.run(create_access_token, db, user.id, body.name, body.scope)
+    log.info("%s token %s (%r) created by user %s", row.scope, row.id, row.name, user.id)
     return TokenCreatedOut(**_out(row).model_dump(), token=token)
 
 
@@ -84,4 +88,6 @@ async def create_token(body: TokenIn, user: CurrentUser, db: DbDep) -> TokenCrea
 async def revoke_token(token_id: str, user: CurrentUser, db: DbDep) -> TokenOut:
     """Revoke one of your tokens: the next request made with it is refused (401), on an open
     MCP session too. Revoking twice is harmless; another person's token is 404 ``not_found``."""
-    return _out(await db.run(revoke_access_token, db, token_id, user.id))
+    row = await db.run(revoke_access_token, db, token_id, user.id)
+    log.info("%s token %s (%r) revoked by user %s", row.scope, row.id, row.name, user.id)
+    return _out(row)

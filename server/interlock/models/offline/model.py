@@ -43,6 +43,7 @@ from interlock.models.offline.tool_names import (
     NOTES_DELETE,
     NOTES_LIST,
     SUGGESTIONS,
+    spoken_name,
 )
 
 OFFLINE_DISPLAY_NAME = "interlock-offline (built-in, no API key)"
@@ -99,6 +100,8 @@ class _Step:
     call: PlannedCall
     skill: str | None = None
     fallback: tuple[str, PlannedCall] | None = None
+    said: str | None = None
+    """The tool's name as the person wrote it ("use web_search.fetch with ..."), if so."""
 
 
 class OfflineChatModel(PlannedReplyChatModel):
@@ -149,9 +152,15 @@ class OfflineChatModel(PlannedReplyChatModel):
     def _tools_enabled(self) -> set[str]:
         return set() if self.tool_choice == "none" else set(self.bound_tool_names)
 
-    def _unavailable(self, name: str) -> str:
+    def _spoken(self, name: str, said: str | None = None) -> str:
+        """The tool named for the person: its title, else the name they wrote, else dotted."""
+        if said and name not in self.tool_titles:
+            return f"`{said}`"
+        return spoken_name(name, self.tool_titles)
+
+    def _unavailable(self, name: str, said: str | None = None) -> str:
         return (
-            f"I would use the `{name}` tool for that, but it is not available in this "
+            f"I would use {self._spoken(name, said)} for that, but it is not available in this "
             "conversation, so I cannot do it here."
         )
 
@@ -221,10 +230,10 @@ class OfflineChatModel(PlannedReplyChatModel):
         loaded = step.skill or skill_of(step.call.name, turn.loadable)
         if loaded is not None and loaded in turn.loaded:
             return PlannedReply(
-                f"I loaded the `{loaded}` skill, but the `{step.call.name}` tool is still not "
-                "available in this conversation, so I cannot do it here."
+                f"I loaded the `{loaded}` skill, but {self._spoken(step.call.name, step.said)} "
+                "is still not available in this conversation, so I cannot do it here."
             )
-        return PlannedReply(self._unavailable(step.call.name))
+        return PlannedReply(self._unavailable(step.call.name, step.said))
 
     def _step_for(self, intent: Intent) -> _Step:
         if intent.kind == "tool" and intent.request is not None:
@@ -240,7 +249,7 @@ class OfflineChatModel(PlannedReplyChatModel):
             question = str(request.args.get("question", "Which one do you choose?"))
             args = suggestion_args(list(options)[:6], question, self.tool_parameters(SUGGESTIONS))
             fallback = ("Pick the one you like.", PlannedCall(SUGGESTIONS, args))
-        return _Step(request.lead, call, request.skill, fallback)
+        return _Step(request.lead, call, request.skill, fallback, request.dotted)
 
     def _call_for(self, intent: Intent) -> tuple[str, PlannedCall]:
         if intent.kind == "suggest":
@@ -276,8 +285,8 @@ class OfflineChatModel(PlannedReplyChatModel):
             elif (skill := self._skill_to_load(step, turn)) is not None:
                 if skill not in to_load:
                     to_load.append(skill)
-            elif step.call.name not in missing:
-                missing.append(step.call.name)
+            elif (spoken := self._spoken(step.call.name, step.said)) not in missing:
+                missing.append(spoken)
         if to_load:
             names = ", ".join(f"`{s}`" for s in to_load)
             noun = "skill" if len(to_load) == 1 else "skills"
@@ -287,8 +296,7 @@ class OfflineChatModel(PlannedReplyChatModel):
             )
         text = " ".join(leads)
         if missing:
-            names = ", ".join(f"`{n}`" for n in missing)
-            text = f"{text} (I cannot use {names} in this conversation.)".strip()
+            text = f"{text} (I cannot use {', '.join(missing)} in this conversation.)".strip()
         return PlannedReply(text, tuple(calls))
 
     # -- after tool results --------------------------------------------------------------
@@ -328,7 +336,7 @@ class OfflineChatModel(PlannedReplyChatModel):
                 if call is not None:
                     follow_ups.append(call)
                 continue
-            paragraphs.append(describe_result(name, args, result))
+            paragraphs.append(describe_result(name, args, result, self._spoken(name)))
         return PlannedReply("\n\n".join(paragraphs), tuple(follow_ups))
 
     def _delete_matching(self, target: str, listing: str) -> tuple[str, PlannedCall | None]:

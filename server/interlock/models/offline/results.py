@@ -14,7 +14,13 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 
 from interlock.models.offline.skill_answers import action_for, describe_answer, summarise_result
-from interlock.models.offline.tool_names import NOTES_ADD, NOTES_DELETE, NOTES_LIST, SUGGESTIONS
+from interlock.models.offline.tool_names import (
+    NOTES_ADD,
+    NOTES_DELETE,
+    NOTES_LIST,
+    SUGGESTIONS,
+    spoken_name,
+)
 from interlock.models.offline.wording import clean_text, with_stop
 
 _CHOSE_RE = re.compile(r"^\s*The person chose:\s*(.+)", re.IGNORECASE)
@@ -49,7 +55,7 @@ def normalise(text: str) -> str:
     return " ".join(clean_text(text).casefold().split())
 
 
-def _action(name: str, args: dict[str, Any]) -> str:
+def _action(name: str, args: dict[str, Any], spoken: str) -> str:
     if name == NOTES_DELETE:
         return "delete the note"
     if name == NOTES_ADD:
@@ -58,13 +64,13 @@ def _action(name: str, args: dict[str, Any]) -> str:
         return "list your notes"
     if name == SUGGESTIONS:
         return "go ahead with those suggestions"
-    return action_for(name, args) or f"run `{name}`"
+    return action_for(name, args) or f"run {spoken}"
 
 
-def _describe_rejection(name: str, args: dict[str, Any], content: str) -> str:
+def _describe_rejection(name: str, args: dict[str, Any], content: str, spoken: str) -> str:
     found = _REJECTED_RE.match(content)
     reason = found.group(1).strip() if found else content.strip()
-    text = f"Understood — I did not {_action(name, args)}."
+    text = f"Understood — I did not {_action(name, args, spoken)}."
     if reason and reason.casefold() != "no reason given":
         text += f" You said: {with_stop(reason)}"
     else:
@@ -72,19 +78,21 @@ def _describe_rejection(name: str, args: dict[str, Any], content: str) -> str:
     return text + " Nothing was done."
 
 
-def _describe_error(name: str, args: dict[str, Any], content: str) -> str:
+def _describe_error(name: str, args: dict[str, Any], content: str, spoken: str) -> str:
     found = _ERROR_RE.match(content)
     if not found:
-        return f"Sorry — I could not {_action(name, args)}: {with_stop(content)}"
+        return f"Sorry — I could not {_action(name, args, spoken)}: {with_stop(content)}"
     code, rest = found.group(1), found.group(2).strip()
     message, _, hint = rest.partition(" Hint: ")
-    text = f"Sorry — I could not {_action(name, args)} (error `{code}`): {with_stop(message)}"
+    text = (
+        f"Sorry — I could not {_action(name, args, spoken)} (error `{code}`): {with_stop(message)}"
+    )
     if hint.strip():
         text += f" Hint: {with_stop(hint)}"
     return text
 
 
-def _describe_success(name: str, args: dict[str, Any], content: str) -> str:
+def _describe_success(name: str, args: dict[str, Any], content: str, spoken: str) -> str:
     content = content.strip()
     if name == SUGGESTIONS:
         found = _CHOSE_RE.match(content)
@@ -112,21 +120,29 @@ def _describe_success(name: str, args: dict[str, Any], content: str) -> str:
             return content or "You do not have any notes yet."
         return f"Here are your notes:\n\n{content}"
     answer = describe_answer(name, args, content)
-    return answer if answer is not None else summarise_result(name, content)
+    return answer if answer is not None else summarise_result(spoken, content)
 
 
-def describe_result(name: str, args: dict[str, Any], message: ToolMessage) -> str:
-    """Say what happened to one call, from its tool message (see the module docstring)."""
+def describe_result(
+    name: str, args: dict[str, Any], message: ToolMessage, spoken: str | None = None
+) -> str:
+    """Say what happened to one call, from its tool message (see the module docstring).
+
+    ``name`` is the provider-safe name the model called; ``spoken`` names the tool for the
+    person (its title in quotes, see :func:`~.tool_names.spoken_name`; by default the
+    built-in dotted name).
+    """
+    spoken = spoken or spoken_name(name)
     content = message.text
     if content.lstrip().startswith("Rejected by the person:"):
-        return _describe_rejection(name, args, content)
+        return _describe_rejection(name, args, content, spoken)
     if content.lstrip().startswith("Error ["):
-        return _describe_error(name, args, content)
+        return _describe_error(name, args, content, spoken)
     if content.lstrip().startswith("Cancelled:"):
         found = _CANCELLED_RE.match(content)
         reason = found.group(1).strip() if found else ""
         why = f" ({reason})" if reason else ""
-        return f"The request to {_action(name, args)} was cancelled{why}. Nothing was done."
+        return f"The request to {_action(name, args, spoken)} was cancelled{why}. Nothing was done."
     if message.status == "error":
-        return f"Sorry — I could not {_action(name, args)}: {with_stop(content)}"
-    return _describe_success(name, args, content)
+        return f"Sorry — I could not {_action(name, args, spoken)}: {with_stop(content)}"
+    return _describe_success(name, args, content, spoken)

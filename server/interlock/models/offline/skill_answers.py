@@ -164,17 +164,18 @@ def describe_answer(name: str, args: dict[str, Any], content: str) -> str | None
     return None
 
 
-def summarise_result(name: str, content: str) -> str:
+def summarise_result(spoken: str, content: str) -> str:
     """Summarise any other tool's result: ``<tool> returned: <first 500 characters>``.
 
     Args:
-        name: Provider-safe tool name ("" when unknown).
+        spoken: The tool named for the person (``“Fetch a web page”``, see
+            :func:`~.tool_names.spoken_name`); "" when unknown.
         content: The tool message text.
 
     Returns:
         The summary.
     """
-    tool_name = name or "The tool"
+    tool_name = spoken or "The tool"
     content = content.strip()
     if not content:
         return f"{tool_name} finished with no output."

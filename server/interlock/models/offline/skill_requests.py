@@ -53,12 +53,14 @@ class ToolRequest:
         args: The call's arguments.
         skill: The skill that provides the tool, when known from the request (``use
             weather.alert ...`` → ``weather``); None looks it up (:func:`skill_of`).
+        dotted: The tool's name as the person wrote it (``web_search.fetch``), when they did.
     """
 
     lead: str
     name: str
     args: dict[str, Any]
     skill: str | None = None
+    dotted: str | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +156,7 @@ def parse_tool_command(text: str) -> SkillRequest | None:
         name=provider_safe_name(dotted),
         args=args,
         skill=dotted.split(".", 1)[0],
+        dotted=dotted,
     )
 
 

@@ -15,7 +15,7 @@ import json
 import re
 import time
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import reduce
 from typing import Any
@@ -126,12 +126,15 @@ class PlannedReplyChatModel(BaseChatModel):
         first_token_delay_s: Pause before the first chunk.
         bound_tools: OpenAI-format tool specs set by :meth:`bind_tools`.
         tool_choice: ``tool_choice`` given to :meth:`bind_tools` (``"none"`` disables tools).
+        tool_titles: Each bound tool's title by provider-safe name, given to
+            :meth:`bind_tools` by the engine: the words the model names a tool with.
     """
 
     token_delay_s: float = Field(default=0.0, ge=0)
     first_token_delay_s: float = Field(default=0.0, ge=0)
     bound_tools: tuple[dict[str, Any], ...] = ()
     tool_choice: str | None = None
+    tool_titles: dict[str, str] = Field(default_factory=dict)
 
     @property
     def reported_model_name(self) -> str:
@@ -183,6 +186,7 @@ class PlannedReplyChatModel(BaseChatModel):
         tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
         *,
         tool_choice: str | None = None,
+        tool_titles: Mapping[str, str] | None = None,
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, AIMessage]:
         """Return a copy of this model that knows the given tools.
@@ -191,13 +195,17 @@ class PlannedReplyChatModel(BaseChatModel):
             tools: OpenAI-format dicts (``{"type": "function", "function": {...}}``), LangChain
                 tools, pydantic models or functions (converted with ``convert_to_openai_tool``).
             tool_choice: ``"none"`` stops tool calls; other values are accepted and ignored.
+            tool_titles: Titles by provider-safe name (:attr:`tool_titles`).
             **kwargs: Accepted for compatibility with provider models; ignored.
 
         Returns:
             A copy of this model with :attr:`bound_tools` set.
         """
         specs = tuple(convert_to_openai_tool(t) for t in tools)
-        return self.model_copy(update={"bound_tools": specs, "tool_choice": tool_choice})
+        titles = dict(tool_titles or {})
+        return self.model_copy(
+            update={"bound_tools": specs, "tool_choice": tool_choice, "tool_titles": titles}
+        )
 
     # -- chunk building ------------------------------------------------------------------
 

@@ -6,6 +6,8 @@ The offline model only ever plans calls to these built-in tools (plus any tool n
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 # Built-in tools of the notes and suggestions skills.
 SUGGESTIONS = "suggestions"
 NOTES_LIST = "notes_list"
@@ -36,3 +38,41 @@ TOOL_SKILLS: dict[str, str] = {
     DOCUMENTS_WRITE: "documents",
 }
 """The skill that provides each built-in tool the offline model calls (by provider name)."""
+
+DOTTED_NAMES: dict[str, str] = {
+    SUGGESTIONS: "suggestions",
+    NOTES_LIST: "notes.list",
+    NOTES_ADD: "notes.add",
+    NOTES_DELETE: "notes.delete",
+    BROWSER_TIME_ZONE: "browser.time_zone",
+    DOCUMENTS_LIST: "documents.list",
+    DOCUMENTS_WRITE: "documents.write",
+    LOAD_SKILL: "load_skill",
+    ASK_FORM: "ask.form",
+    ASK_CHOICE: "ask.choice",
+    ASK_CONFIRM: "ask.confirm",
+}
+"""The registered (dotted) name of each built-in tool above, by provider name."""
+
+
+def spoken_name(name: str, titles: Mapping[str, str] | None = None) -> str:
+    """Name a tool for the person: its title in quotes when known, else its dotted name.
+
+    The model only sees provider-safe names (``web_search_fetch``), which are no words for a
+    person; the engine gives the offline model each bound tool's title
+    (``OfflineChatModel.tool_titles``), and the built-in tools' dotted names are known here.
+
+    Args:
+        name: Provider-safe tool name.
+        titles: Titles by provider-safe name (the bound tools').
+
+    Returns:
+        ``“Fetch a web page”``, else ``` `notes.delete` ```, else the name as given in code
+        quotes; "" for an empty name.
+    """
+    if not name:
+        return ""
+    title = (titles or {}).get(name)
+    if title:
+        return f"“{title}”"
+    return f"`{DOTTED_NAMES.get(name, name)}`"

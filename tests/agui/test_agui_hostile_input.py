@@ -1,0 +1,130 @@
+"""Hostile AG-UI bodies: text storage cannot hold, and other people's calls in a resume.
+
+Found in QA: a user message with a NUL character was a 500 (and the connection dropped), and
+an ``interruptId`` holding one reached the database (PostgreSQL refuses NUL in text). Each is
+now one ``RUN_ERROR`` with a stable code, and nothing is written. A lone surrogate
+(``"\\ud800"`` in JSON) is refused with the body (422), before anything is read.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+from interlock.settings import Settings
+from interlock.storage import Database
+from interlock.storage.users import create_user
+from support.live import LiveServer, live_server
+
+from .conftest import agui_run, one, run_input, types, user_message
+
+
+async def _interrupted(server: LiveServer, conversation_id: str, text: str) -> dict[str, Any]:
+    events = await agui_run(
+        server.client, conversation_id, run_input(conversation_id, messages=[user_message(text)])
+    )
+    [interrupt] = one(events, "RUN_FINISHED")["outcome"]["interrupts"]
+    return dict(interrupt)
+
+
+async def _raw_run(server: LiveServer, conversation_id: str, body: str) -> list[dict[str, Any]]:
+    """POST a body written by hand (JSON escapes such as a lone surrogate kept as sent)."""
+    events: list[dict[str, Any]] = []
+    async with server.client.stream(
+        "POST",
+        f"/api/ag-ui/{conversation_id}",
+        content=body.encode(),
+        headers={"content-type": "application/json"},
+    ) as response:
+        assert response.status_code == 200, await response.aread()
+        async for line in response.aiter_lines():
+            if line.startswith("data:"):
+                events.append(json.loads(line[5:]))
+    return events
+
+
+async def test_text_storage_cannot_hold_is_a_run_error_not_a_500(server: LiveServer) -> None:
+    conversation_id = await server.new_conversation()
+    body = json.dumps(run_input(conversation_id, messages=[user_message("add a note a\u0000b")]))
+    events = await _raw_run(server, conversation_id, body)
+    assert types(events) == ["RUN_ERROR"], events
+    assert events[0]["code"] == "invalid_request"
+    assert "NUL character or an unpaired surrogate" in events[0]["message"]
+    surrogate = body.replace("a\\u0000b", "\\ud800")
+    response = await server.client.post(
+        f"/api/ag-ui/{conversation_id}",
+        content=surrogate.encode(),
+        headers={"content-type": "application/json"},
+    )
+    assert response.status_code == 422 and response.json()["error"]["code"] == "invalid_request"
+
+    interrupt = await _interrupted(server, conversation_id, "add a note buy milk")
+    for bad_id in ("call_\u0000", interrupt["id"] + "\u0000"):
+        resume = [{"interruptId": bad_id, "status": "resolved", "payload": {"type": "approve"}}]
+        body = json.dumps(run_input(conversation_id, resume=resume))
+        events = await _raw_run(server, conversation_id, body)
+        assert types(events) == ["RUN_ERROR"], events
+        assert events[0]["code"] == "invalid_resume"
+    for payload in (
+        {"type": "reject", "message": "no\u0000"},
+        {"type": "edit", "args": {"text": "a\u0000b"}},
+    ):
+        resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": payload}]
+        events = await _raw_run(
+            server, conversation_id, json.dumps(run_input(conversation_id, resume=resume))
+        )
+        assert types(events) == ["RUN_ERROR"], events
+        assert events[0]["code"] in ("invalid_resume", "invalid_request"), events
+
+    detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+    assert [m["content"] for m in detail["messages"] if m["role"] == "user"] == [
+        "add a note buy milk"
+    ]
+    (await server.client.get("/api/approvals")).raise_for_status()
+    assert (await server.client.get("/api/audit")).json()["records"] == []
+
+
+async def test_a_resume_decides_only_calls_of_its_own_conversation(
+    api_settings: Settings,
+) -> None:
+    """C30 for AG-UI: a decision applies only to its own call. Another person's call id, or
+    one of the same person's other conversation, is ``not_found`` and stays waiting."""
+    db = Database(api_settings.database_url)
+    _ann, ann_token = create_user(db, "ann")
+    _bob, bob_token = create_user(db, "bob")
+    db.dispose()
+    async with live_server(api_settings, headers={"Authorization": f"Bearer {ann_token}"}) as ann:
+        anns = await ann.new_conversation()
+        anns_other = await ann.new_conversation()
+        ann_call = await _interrupted(ann, anns, "add a note ann's")
+        await _interrupted(ann, anns_other, "add a note ann's other")
+        async with httpx.AsyncClient(
+            base_url=ann.url, timeout=15, headers={"Authorization": f"Bearer {bob_token}"}
+        ) as bob_client:
+            bob = LiveServer(url=ann.url, client=bob_client, services=ann.services)
+            bobs = await bob.new_conversation()
+            bob_call = await _interrupted(bob, bobs, "add a note bob's")
+            approve = {"type": "approve"}
+            # Bob answers his own interrupt and slips Ann's call in beside it.
+            resume = [
+                {"interruptId": bob_call["id"], "status": "resolved", "payload": approve},
+                {"interruptId": ann_call["id"], "status": "resolved", "payload": approve},
+            ]
+            events = await agui_run(bob_client, bobs, run_input(bobs, resume=resume))
+            assert types(events) == ["RUN_ERROR"] and events[0]["code"] == "not_found"
+            # Ann's call from her other conversation, in this one.
+        other_call = (await ann.client.get("/api/approvals")).json()
+        other_id = next(
+            a["tool_call"]["id"] for a in other_call if a["tool_call"]["id"] != ann_call["id"]
+        )
+        resume = [
+            {"interruptId": ann_call["id"], "status": "resolved", "payload": {"type": "approve"}},
+            {"interruptId": other_id, "status": "resolved", "payload": {"type": "approve"}},
+        ]
+        events = await agui_run(ann.client, anns, run_input(anns, resume=resume))
+        assert types(events) == ["RUN_ERROR"] and events[0]["code"] == "not_found"
+        waiting = {a["tool_call"]["id"] for a in (await ann.client.get("/api/approvals")).json()}
+        assert waiting == {ann_call["id"], other_id}
+        assert (await ann.client.get("/api/audit")).json()["records"] == []

@@ -1,0 +1,73 @@
+"""The offline model names a tool for the person by its title, never its provider-safe name.
+
+Found in QA: a person asking "use web_search.fetch with {...}" was answered
+"web_search_fetch returned: …" (the name providers see, with the dot mapped to "_"). The engine
+now gives the offline model each bound tool's title, and every sentence naming a tool uses it
+(a result, a failure, a rejection); a tool that is not bound is named as the person wrote it or
+by its dotted name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from interlock.settings import Settings
+from interlock.tools import Permission, ToolContext, tool
+from support.live import LiveServer, live_server
+from support.sse import collect, terminals
+
+URL_SCHEMA = {
+    "type": "object",
+    "properties": {"url": {"type": "string"}},
+    "required": ["url"],
+    "additionalProperties": False,
+}
+
+
+@tool(
+    name="web_search.fetch",
+    title="Fetch a web page",
+    description="Fetch a web page.",
+    permission=Permission.ALLOW,
+    input_schema=URL_SCHEMA,
+)
+def fetch(args: dict[str, Any], ctx: ToolContext) -> str:
+    return "Example Domain"
+
+
+@tool(
+    name="web_search.fetch-raw",
+    title="Fetch a page's source",
+    description="Fetch a page's HTML.",
+    permission=Permission.ALLOW,
+    input_schema=URL_SCHEMA,
+)
+def fetch_raw(args: dict[str, Any], ctx: ToolContext) -> str:
+    raise RuntimeError("the site refused the connection")
+
+
+async def _reply(server: LiveServer, text: str) -> str:
+    conversation_id = await server.new_conversation()
+    await server.say(conversation_id, text)
+    await collect(server.client, conversation_id, until=terminals(1))
+    await server.idle()
+    detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+    return str([m for m in detail["messages"] if m["role"] == "assistant"][-1]["content"])
+
+
+async def test_results_and_failures_name_the_tool_by_its_title(make_settings: Any) -> None:
+    settings: Settings = make_settings()
+    async with live_server(settings) as server:
+        server.services.registry.register(fetch)
+        server.services.registry.register(fetch_raw)
+
+        said = await _reply(server, 'use web_search.fetch with {"url": "https://example.com"}')
+        assert said == "“Fetch a web page” returned: Example Domain"
+
+        failed = await _reply(
+            server, 'use web_search.fetch-raw with {"url": "https://example.com"}'
+        )
+        assert failed.startswith("Sorry — I could not run “Fetch a page's source”"), failed
+
+        for text in (said, failed):
+            assert "web_search_fetch" not in text
