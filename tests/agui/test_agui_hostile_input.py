@@ -114,6 +114,7 @@ async def test_a_resume_decides_only_calls_of_its_own_conversation(
             ]
             events = await agui_run(bob_client, bobs, run_input(bobs, resume=resume))
             assert types(events) == ["RUN_ERROR"] and events[0]["code"] == "not_found"
+            assert events[0]["message"] == f"No tool call “{ann_call['id']}” in this conversation."
             # Ann's call from her other conversation, in this one.
         other_call = (await ann.client.get("/api/approvals")).json()
         other_id = next(

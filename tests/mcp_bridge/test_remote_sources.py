@@ -188,3 +188,15 @@ async def test_a_2025_session_follows_the_list_changed_notification(remote: Remo
         await wait_until(lambda: "added" in listings[-1], timeout_s=15, what="list_changed")
     finally:
         await session.aclose()
+
+
+async def test_the_card_names_the_remote_tool_and_the_server_s_title(
+    remote: RemoteMcp, make_sources, ctx: ToolContext
+):
+    servers = {"docs": {"url": remote.url, "title": "Company \u202edocs"}}
+    _sources, registry = await make_sources(servers)
+    tool = _tool(registry, "mcp.docs.echo")
+    assert tool.confirmation is not None
+    card = tool.confirmation({"text": "x"}, ctx)
+    assert card.summary == "Run “echo” on the MCP server “Company [U+202E]docs”"
+    assert card.action_label == "Run"

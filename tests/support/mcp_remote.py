@@ -15,6 +15,7 @@ TESTS = Path(__file__).resolve().parents[1]
 MODULE = "support.mcp_remote_server"
 """Run with ``-m`` from the tests folder: run as a script, its folder would come first on
 ``sys.path``, where ``support/mcp.py`` would hide the ``mcp`` package."""
+HOSTILE = "support.mcp_hostile_server"
 START_TIMEOUT_S = 30.0
 
 
@@ -26,6 +27,8 @@ class RemoteMcp:
     log_path: Path
     token_file: Path | None = None
     env: dict[str, str] | None = None
+    hostile: str | None = None
+    """A mode of :mod:`support.mcp_hostile_server` to run instead of the well-behaved server."""
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -35,6 +38,8 @@ class RemoteMcp:
     async def start(self) -> None:
         """Start it and wait (bounded) until its port accepts connections."""
         args = [sys.executable, "-m", MODULE, "http", str(self.port)]
+        if self.hostile is not None:
+            args = [sys.executable, "-m", HOSTILE, self.hostile, str(self.port)]
         if self.token_file is not None:
             args.append(str(self.token_file))
         with self.log_path.open("ab") as log:

@@ -331,6 +331,36 @@ def test_register_refuses_a_ref_that_points_at_nothing(registry, make_tool):
     )
 
 
+@pytest.mark.parametrize(
+    ("schema", "loop"),
+    [
+        (
+            {
+                "type": "object",
+                "properties": {"a": {"$ref": "#/$defs/a"}},
+                "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+            },
+            "/$defs/a -> /$defs/b -> /$defs/a",
+        ),
+        ({"type": "object", "$ref": "#"}, "/ -> /"),
+        (
+            {
+                "type": "object",
+                "allOf": [{"$ref": "#/$defs/x"}],
+                "$defs": {"x": {"anyOf": [{"not": {"$ref": "#/$defs/x"}}]}},
+            },
+            "/$defs/x -> /$defs/x/anyOf/0 -> /$defs/x/anyOf/0/not -> /$defs/x",
+        ),
+    ],
+)
+def test_register_refuses_a_ref_loop_that_never_reaches_the_data(registry, make_tool, schema, loop):
+    # Validating anything against these never ends (a RecursionError, as a hostile remote MCP
+    # server's schema could make happen on every call).
+    reason = registration_reason(registry, make_tool(input_schema=schema))
+
+    assert reason == f"input_schema has a $ref loop that never reaches the data ({loop})"
+
+
 def test_register_accepts_local_refs_including_recursive_ones(registry, make_tool):
     schema = {
         "type": "object",

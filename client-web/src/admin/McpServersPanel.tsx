@@ -21,6 +21,18 @@ const STATE_TONE: Record<McpServerOut["state"], string> = {
   stopped: "status-failed",
 };
 
+/**
+ * A remote server's text as it is written: control and format characters (an RTL override
+ * that would make "delete\u202efdp.txt" read "deletetxt.pdf", zero-width spaces, escapes) are
+ * shown as [U+202E]. The server side does the same for titles and cards.
+ */
+export function visible(text: string): string {
+  return text.replace(
+    /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}]/gu,
+    (c) => `[U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}]`,
+  );
+}
+
 /** One sentence about a server's state, e.g. "Not reachable: it closed the connection. Next try in 4 s." */
 export function stateSentence(server: McpServerOut): string {
   if (server.state === "ready") {
@@ -90,7 +102,7 @@ export function McpServersPanel({ servers, onRefreshed }: Props) {
                   <li key={t.name} data-testid="mcp-tool" data-available={t.available}>
                     <code>{t.name}</code>
                     {t.remote_name !== t.name.split(".").slice(2).join(".") && (
-                      <span className="muted"> (on the server: “{t.remote_name}”)</span>
+                      <span className="muted"> (on the server: “{visible(t.remote_name)}”)</span>
                     )}{" "}
                     <span className="muted">{t.permission}</span>
                     {!t.available && t.reason && <span className="error"> Unavailable: {t.reason}</span>}

@@ -1,7 +1,7 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { McpServerOut } from "../api/types";
-import { McpServersPanel, stateSentence } from "./McpServersPanel";
+import { McpServersPanel, stateSentence, visible } from "./McpServersPanel";
 
 function server(overrides: Partial<McpServerOut> = {}): McpServerOut {
   return {
@@ -57,5 +57,23 @@ describe("MCP servers panel", () => {
     expect(html).toContain("Unavailable: Interlock refuses its input JSON Schema");
     expect(html).toContain('aria-label="Refresh the tools of Company docs"');
     expect(html).not.toContain("(on the server: “refused”)");
+  });
+});
+
+describe("visible", () => {
+  it("shows control and format characters of a remote name instead of obeying them", () => {
+    expect(visible("delete\u202efdp.txt")).toBe("delete[U+202E]fdp.txt");
+    expect(visible("safe\u200bread")).toBe("safe[U+200B]read");
+    expect(visible("bell\x07\x1b[31mred")).toBe("bell[U+0007][U+001B][31mred");
+    expect(visible("get user")).toBe("get user");
+    expect(visible("日本語 ünïcode")).toBe("日本語 ünïcode");
+  });
+
+  it("is used for the remote name in the panel", () => {
+    const s = server();
+    s.tools[0] = { ...s.tools[0], remote_name: "delete\u202efdp.txt" };
+    const html = renderToStaticMarkup(<McpServersPanel servers={[s]} onRefreshed={() => {}} />);
+    expect(html).toContain("delete[U+202E]fdp.txt");
+    expect(html).not.toContain("\u202e");
   });
 });

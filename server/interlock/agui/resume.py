@@ -67,7 +67,7 @@ async def apply_resume(
     for entry in entries:
         if entry.interrupt_id not in known:
             raise NotFound(
-                f"No tool call {entry.interrupt_id!r} in this conversation.",
+                f"No tool call “{entry.interrupt_id}” in this conversation.",
                 details={"interrupt_id": entry.interrupt_id},
             )
     missing = [call for call_id, call in waiting.items() if call_id not in ids]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
@@ -341,7 +342,8 @@ class RemoteSession:
             return f"The MCP server '{self.name}' is still connecting; try again shortly."
         retry = ""
         if self.retry_at is not None:
-            retry = f" Interlock tries again in {max(0.0, self.retry_at - time.monotonic()):.0f} s."
+            left_s = max(1, math.ceil(self.retry_at - time.monotonic()))
+            retry = f" Interlock tries again in {left_s} s."
         return f"The MCP server '{self.name}' is not available: {self.error}.{retry}"
 
     async def call(

@@ -9,9 +9,11 @@ while the call waits on a connection with a session, or as an ``input_required``
 is bounded by the call's deadline (``mcp_approval_timeout_s``, 50 s by default), after which
 the call is closed as ``expired`` by the same guarded update as the sweeper's.
 
-Waiting reads the call's row on the database threads and sleeps on the event bus between
-reads (woken by the call's events, at least every :data:`POLL_S`), so it holds neither the
-event loop nor a database connection. A caller that leaves before the decision (its request
+Waiting reads the call's row on the database threads and sleeps between reads on a watch of
+the call's own run (:meth:`~interlock.streaming.bus.EventBus.watch_run`: woken only by that
+call's events, from this process or, through ``LISTEN``, another; and at least every
+:data:`SAFETY_POLL_S`), so it holds neither the event loop nor a database connection, and an
+event of one call wakes no other caller. A caller that leaves before the decision (its request
 cancelled, or its connection closed without a word: a client killed, a network gone) gets its
 call closed as ``cancelled`` with the reason "<client> stopped waiting for the decision";
 once decided, a call runs and keeps its result whether or not anyone still waits for it (C32).
@@ -44,8 +46,9 @@ from interlock.storage.views import ToolCallOut
 
 log = logging.getLogger(__name__)
 
-POLL_S = 1.0
-"""Longest sleep between two looks at a waiting call (events from this process wake it sooner)."""
+SAFETY_POLL_S = 5.0
+"""Longest sleep between two looks at a waiting call; its events wake it sooner (a safety net
+for a wakeup lost between workers, e.g. while the listener reconnects)."""
 
 Elicit = Callable[[str, dict[str, Any]], Awaitable[types.ElicitResult]]
 """Asks the MCP client's person: ``(message, requested JSON Schema) -> answer``."""
@@ -232,8 +235,8 @@ async def _await_decision(
         asking = asyncio.create_task(_ask(engine, call, user_id, client_name, elicit))
     try:
         if left is None:
-            await wait_final(engine, conversation_id, call.id)
-        elif not await _final_unless_left(engine, conversation_id, call.id, left):
+            await wait_final(engine, conversation_id, call)
+        elif not await _final_unless_left(engine, conversation_id, call, left):
             with anyio.CancelScope(shield=True):
                 await engine.db.run(engine.outside.caller_left, call.id, client_name)
     except BaseException:
@@ -249,12 +252,12 @@ async def _await_decision(
 
 
 async def _final_unless_left(
-    engine: Engine, conversation_id: str, call_id: str, left: asyncio.Event
+    engine: Engine, conversation_id: str, call: ToolCallOut, left: asyncio.Event
 ) -> bool:
-    """Wait for ``call_id``'s final status; False as soon as ``left`` is set first."""
+    """Wait for ``call``'s final status; False as soon as ``left`` is set first."""
     if left.is_set():
         return False
-    waiting = asyncio.ensure_future(wait_final(engine, conversation_id, call_id))
+    waiting = asyncio.ensure_future(wait_final(engine, conversation_id, call))
     leaving = asyncio.ensure_future(left.wait())
     try:
         await asyncio.wait({waiting, leaving}, return_when=asyncio.FIRST_COMPLETED)
@@ -270,24 +273,22 @@ async def _final_unless_left(
                 await waiting
 
 
-async def wait_final(engine: Engine, conversation_id: str, call_id: str) -> None:
-    """Return once ``call_id`` has a final status; expire it at its deadline if still undecided.
+async def wait_final(engine: Engine, conversation_id: str, call: ToolCallOut) -> None:
+    """Return once ``call`` has a final status; expire it at its deadline if still undecided.
 
-    Woken by the conversation's events (this process) and at least every :data:`POLL_S`
-    seconds (events written by other processes).
+    Woken by the events of the call's own run (every event of an outside call carries it;
+    other processes' through ``LISTEN``) and at least every :data:`SAFETY_POLL_S` seconds.
     """
-    subscription = engine.bus.subscribe(conversation_id)
+    call_id = call.id
+    watch = engine.bus.watch_run(conversation_id, call.run_id)
     try:
         while True:
-            subscription.wakeup.clear()
-            while not subscription.queue.empty():
-                subscription.queue.get_nowait()
-            subscription.overflowed = False
+            watch.wakeup.clear()
             out, _text = await engine.db.run(engine.outside.outcome, call_id)
             if out is None or out.status in FINAL_STATUSES:
                 return
             now = engine.deadlines.now()
-            wait_s = POLL_S
+            wait_s = SAFETY_POLL_S
             undecided = out.status == ToolCallStatus.interrupted and out.decision is None
             if undecided and out.expires_at is not None:
                 left_s = (out.expires_at - now).total_seconds()
@@ -296,9 +297,9 @@ async def wait_final(engine: Engine, conversation_id: str, call_id: str) -> None
                     continue
                 wait_s = min(wait_s, left_s + 0.005)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(subscription.wakeup.wait(), timeout=wait_s)
+                await asyncio.wait_for(watch.wakeup.wait(), timeout=wait_s)
     finally:
-        engine.bus.unsubscribe(subscription)
+        engine.bus.unwatch_run(watch)
 
 
 async def _ask(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from collections.abc import Iterable
 
 from interlock.tools import provider_safe_name
@@ -79,3 +80,19 @@ def interlock_names(server: str, remote_names: Iterable[str]) -> dict[str, str]:
         taken.add(provider_safe_name(prefix + candidate))
         out[remote] = prefix + candidate
     return out
+
+
+_HIDDEN = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
+"""Unicode categories a remote text may not carry onto a page as they are: controls, format
+characters (RTL overrides such as U+202E, zero-width spaces), private use, unassigned."""
+
+
+def visible(text: str, max_chars: int = 200) -> str:
+    """Return a remote server's text (a tool name, a title, an error) safe to show a person:
+    every control, format or unassigned character written as ``[U+202E]``, at most
+    ``max_chars`` characters (cut with ``…``).
+
+    So ``"delete\u202efdp.txt"`` reads ``delete[U+202E]fdp.txt``, not ``deletetxt.pdf``.
+    """
+    out = "".join(f"[U+{ord(c):04X}]" if unicodedata.category(c) in _HIDDEN else c for c in text)
+    return out if len(out) <= max_chars else out[: max_chars - 1] + "…"

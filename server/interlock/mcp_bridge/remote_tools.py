@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from interlock.mcp_bridge.names import interlock_names
+from interlock.mcp_bridge.names import interlock_names, visible
 from interlock.settings import McpServerSpec
 from interlock.tools import (
     Confirmation,
@@ -38,6 +38,11 @@ if TYPE_CHECKING:  # the MCP library loads with the first server (see sources.py
 CALL_GRACE_S = 1.0
 """A remote tool enforces the call timeout itself (so a late answer is ``timeout`` with a
 clear message); the registry's backstop (``Tool.timeout_s``) is this much longer."""
+
+
+MAX_OFFERED_TOOLS = 128
+"""Most tools of one server offered to models (OpenAI's limit of tools in one request); the
+others are listed unavailable with the reason."""
 
 
 @dataclass
@@ -87,7 +92,8 @@ class RemoteCall:
 def confirmation(
     server: str, remote_name: str, title: str
 ) -> Callable[[dict[str, Any], ToolContext], Confirmation]:
-    """The card of a call: it names the remote tool as the server spells it."""
+    """The card of a call: it names the remote tool as the server spells it (``remote_name``
+    already passed through :func:`~interlock.mcp_bridge.names.visible`)."""
 
     def confirm(args: dict[str, Any], ctx: ToolContext) -> Confirmation:
         return Confirmation(
@@ -119,6 +125,7 @@ def build_tools(
     names = interlock_names(session.name, [t.name for t in listed])
     availability = session.unavailable
     seen: set[str] = set()
+    offered = 0
     rows: list[RemoteTool] = []
     tools: list[Tool] = []
     for remote in listed:
@@ -130,12 +137,20 @@ def build_tools(
         write = remote.name not in spec.read_only
         permission = spec.permissions.get(remote.name, "ASK")
         row = RemoteTool(
-            name, provider_safe_name(name), remote.name, title[:200], permission, write
+            name, provider_safe_name(name), remote.name, visible(title), permission, write
         )
         rows.append(row)
         reason = schema_problem(remote)
         if not spec.offer_tools:
             reason = "The server only serves mcp_http tools (offer_tools is false)."
+        elif reason is None and permission != "DENY":
+            offered += 1
+            if offered > MAX_OFFERED_TOOLS:
+                reason = (
+                    f"Interlock offers at most {MAX_OFFERED_TOOLS} tools of one MCP server (the "
+                    f"most OpenAI takes in one request) and this one lists {len(listed):,}; set "
+                    "the ones you do not need to DENY in the server's permissions."
+                )
         if reason is not None:
             row.available, row.reason = False, reason
             continue
@@ -161,7 +176,9 @@ def build_tools(
                 ),
                 timeout_s=timeout_s + CALL_GRACE_S,
                 tags=("mcp", session.name),
-                confirmation=confirmation(session.name, remote.name, row.title),
+                confirmation=confirmation(
+                    visible(spec.title or session.name), visible(remote.name), row.title
+                ),
             )
         )
     return rows, tools

@@ -19,8 +19,11 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from interlock.adapters.net_guard import DestinationRefused, checked_addresses
+from interlock.mcp_bridge.names import visible
 from interlock.settings import Connection
 
+MAX_REASON_CHARS = 200
+"""Longest part of a remote error message repeated in why a server is down."""
 CONNECT_TIMEOUT_S = 10.0
 """Longest wait for a TCP/TLS connection to a remote MCP server, in seconds."""
 
@@ -92,9 +95,19 @@ def describe(exc: BaseException) -> str:
     if isinstance(first, FileNotFoundError):
         return f"its command cannot be started: {first.strerror or first} ({first.filename})"
     if isinstance(first, MCPError):
-        return f"it answered with an error: {first.message}"
-    text = str(first).strip()
+        said = _first_line(first.message)
+        if first.code == types.REQUEST_TIMEOUT:
+            return f"it did not answer in time ({said})"
+        if "parse JSON" in first.message or "validation error" in first.message:
+            return "it answered with something that is not MCP (not valid JSON-RPC)"
+        return f"it answered with an error: {said}"
+    text = _first_line(str(first))
     return f"{type(first).__name__}: {text}" if text else type(first).__name__
+
+
+def _first_line(text: str) -> str:
+    """The first line of a message that may come from the remote server, shown safely."""
+    return visible(text.strip().split("\n", 1)[0], MAX_REASON_CHARS)
 
 
 class GuardedBackend(httpcore2.AsyncNetworkBackend):
@@ -184,13 +197,16 @@ async def http_transport(
 
 MAX_PAGES = 100
 """Most ``tools/list`` pages read from one server (a server that pages forever is down)."""
+MAX_TOOLS = 1000
+"""Most tools read from one server (a server listing more is down, with that reason)."""
 
 
 async def list_all_tools(client: Client) -> list[types.Tool]:
     """Read every page of ``tools/list``.
 
     Raises:
-        RuntimeError: When the server repeats a cursor or sends more than :data:`MAX_PAGES`.
+        RuntimeError: When the server repeats a cursor or sends more than :data:`MAX_PAGES`
+            pages or :data:`MAX_TOOLS` tools.
     """
     tools: list[types.Tool] = []
     cursor: str | None = None
@@ -198,6 +214,8 @@ async def list_all_tools(client: Client) -> list[types.Tool]:
     for _ in range(MAX_PAGES):
         page = await client.list_tools(cursor=cursor)
         tools.extend(page.tools)
+        if len(tools) > MAX_TOOLS:
+            raise RuntimeError(f"it lists more than {MAX_TOOLS:,} tools (Interlock reads no more)")
         cursor = page.next_cursor
         if not cursor:
             return tools

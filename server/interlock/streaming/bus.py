@@ -14,6 +14,10 @@ conversation and sequence range, and every other process's
 :class:`~interlock.streaming.listener.EventListener` reads those rows and delivers them to its
 own subscribers. A subscriber that sees a gap or falls behind re-reads storage from its last
 sequence, so events arrive once and in order whatever process wrote them.
+
+Besides subscribers to a whole conversation, a task can watch one run (:meth:`watch_run`):
+it is woken only by that run's events (an MCP caller waiting for its one call's decision),
+not by every event of the conversation.
 """
 
 from __future__ import annotations
@@ -54,11 +58,21 @@ _NOTIFY = sa_select(func.pg_notify(bindparam("channel"), bindparam("payload")))
 
 @dataclass(frozen=True)
 class StoredEvent:
-    """An event as stored and streamed: its sequence, type and JSON text."""
+    """An event as stored and streamed: its sequence, type and JSON text (and its run)."""
 
     seq: int
     type: str
     data: str
+    run_id: str | None = None
+
+
+@dataclass(eq=False)
+class RunWatch:
+    """A watch on one run's events: ``wakeup`` is set by each (and by a resync)."""
+
+    conversation_id: str
+    run_id: str
+    wakeup: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 @dataclass(eq=False)
@@ -83,6 +97,9 @@ class EventBus:
     def __init__(self, db: Database) -> None:
         self._db = db
         self._subscribers: dict[str, set[Subscription]] = defaultdict(set)
+        self._run_watches: dict[str, set[RunWatch]] = defaultdict(set)
+        self._watched: dict[str, int] = defaultdict(int)
+        """Run watches per conversation (the listener reads other processes' events for them)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self.origin = uuid.uuid4().hex
         """This process's name in NOTIFY payloads (its own notifications are skipped)."""
@@ -176,7 +193,8 @@ class EventBus:
                     "created_at": now,
                 }
             )
-            staged.append((conversation_id, StoredEvent(seq=seq, type=event.type, data=data)))
+            stored = StoredEvent(seq=seq, type=event.type, data=data, run_id=event.run_id)
+            staged.append((conversation_id, stored))
         connection.execute(_INSERT_EVENT, rows)
         return staged
 
@@ -235,6 +253,36 @@ class EventBus:
         """Return how many live subscribers ``conversation_id`` has."""
         return len(self._subscribers.get(conversation_id, ()))
 
+    def watch_run(self, conversation_id: str, run_id: str) -> RunWatch:
+        """Be woken by the events of ``run_id`` only; pair with :meth:`unwatch_run`.
+
+        Call on the event loop thread. Events written by other processes wake it too (through
+        the listener), as do resyncs after the listener reconnected.
+        """
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+        watch = RunWatch(conversation_id, run_id)
+        self._run_watches[run_id].add(watch)
+        self._watched[conversation_id] += 1
+        return watch
+
+    def unwatch_run(self, watch: RunWatch) -> None:
+        """Stop waking ``watch``."""
+        watches = self._run_watches.get(watch.run_id)
+        if watches is None or watch not in watches:
+            return
+        watches.discard(watch)
+        if not watches:
+            del self._run_watches[watch.run_id]
+        self._watched[watch.conversation_id] -= 1
+        if self._watched[watch.conversation_id] <= 0:
+            del self._watched[watch.conversation_id]
+
+    def is_followed(self, conversation_id: str) -> bool:
+        """Whether anything here waits for ``conversation_id``'s events (subscribers or run
+        watches): the listener reads other processes' events only for those."""
+        return bool(self._subscribers.get(conversation_id)) or conversation_id in self._watched
+
     def replay(self, conversation_id: str, after_seq: int, limit: int = 1_000) -> list[StoredEvent]:
         """Return stored events with ``seq > after_seq`` in order, at most ``limit``.
 
@@ -242,12 +290,15 @@ class EventBus:
         """
         with self._db.session() as session:
             rows = session.exec(
-                select(Event.seq, Event.type, Event.data)
+                select(Event.seq, Event.type, Event.data, Event.run_id)
                 .where(Event.conversation_id == conversation_id, Event.seq > after_seq)
                 .order_by(col(Event.seq))
                 .limit(limit)
             ).all()
-        return [StoredEvent(seq=seq, type=type_, data=data) for seq, type_, data in rows]
+        return [
+            StoredEvent(seq=seq, type=type_, data=data, run_id=run_id)
+            for seq, type_, data, run_id in rows
+        ]
 
     async def areplay(
         self, conversation_id: str, after_seq: int, limit: int = 1_000
@@ -272,6 +323,9 @@ class EventBus:
         for subscriptions in self._subscribers.values():
             for subscription in subscriptions:
                 _overflow(subscription)
+        for watches in self._run_watches.values():
+            for watch in watches:
+                watch.wakeup.set()
 
     def _deliver_all(self, staged: list[tuple[str, StoredEvent]]) -> None:
         for conversation_id, stored in staged:
@@ -287,6 +341,9 @@ class EventBus:
                 # A slow reader: drop its buffer; it re-reads storage from its last seq.
                 _overflow(subscription)
             subscription.wakeup.set()
+        if stored.run_id is not None:
+            for watch in self._run_watches.get(stored.run_id, ()):
+                watch.wakeup.set()
 
 
 def _overflow(subscription: Subscription) -> None:

@@ -4,8 +4,9 @@ Each server process on PostgreSQL keeps one extra connection that listens on two
 
 * ``interlock_events``: sent by :class:`~interlock.streaming.bus.EventBus` in the transaction
   that stores events (``<origin> <conversation> <first seq> <last seq>``). When this process
-  has live subscribers on that conversation, the rows are read from storage, in order, and
-  delivered to them. Own notifications are skipped (already delivered in-process).
+  has live subscribers (or run watches) on that conversation, the rows are read from storage,
+  in order, and delivered to them. Own notifications are skipped (already delivered
+  in-process).
 * ``interlock_control``: ``<verb> <argument>`` messages between processes (for example
   ``cancel <run_id>``), handed to a callback.
 
@@ -123,7 +124,7 @@ class EventListener:
             log.warning("ignored a malformed event notification %r", payload)
             return
         origin, conversation_id, first, last = parts[0], parts[1], int(parts[2]), int(parts[3])
-        if origin == self._bus.origin or not self._bus.subscriber_count(conversation_id):
+        if origin == self._bus.origin or not self._bus.is_followed(conversation_id):
             return
         try:
             events = await self._bus.areplay(conversation_id, first - 1, last - first + 1)

@@ -167,6 +167,69 @@ def _resolve_pointer(root: Any, ref: str) -> bool:
     return isinstance(node, dict | bool)
 
 
+def _node_at(root: Any, pointer: str) -> Any:
+    node = root
+    for raw in pointer.split("/")[1:] if pointer != "/" else []:
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node
+
+
+def _same_instance(root: Any, pointer: str) -> list[str]:
+    """Pointers of the subschemas that ``pointer``'s schema applies to the same value
+    (``$ref``, ``allOf``/``anyOf``/``oneOf`` entries, ``not``): no step into the data."""
+    node = _node_at(root, pointer)
+    if not isinstance(node, dict):
+        return []
+    base = "" if pointer == "/" else pointer
+    out: list[str] = []
+    ref = node.get("$ref")
+    if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")):
+        out.append(ref[1:] or "/")
+    for key in ("allOf", "anyOf", "oneOf"):
+        value = node.get(key)
+        if isinstance(value, list):
+            out.extend(f"{base}/{key}/{index}" for index in range(len(value)))
+    if "not" in node:
+        out.append(f"{base}/not")
+    return out
+
+
+def ref_loop(schema: Any) -> str | None:
+    """Return a ``$ref`` loop that never steps into the data (``/$defs/a -> /$defs/b ->
+    /$defs/a``), or None. Validating any value against such a schema never ends (a
+    ``RecursionError``); recursion through ``properties`` or ``items`` (a tree) is fine."""
+    done: set[str] = set()
+    for start, _sub, _depth in _iter_subschemas(schema):
+        if start in done:
+            continue
+        path: list[str] = [start]
+        on_path = {start}
+        stack = [iter(_same_instance(schema, start))]
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                stack.pop()
+                finished = path.pop()
+                on_path.discard(finished)
+                done.add(finished)
+                continue
+            if nxt in on_path:
+                cycle = [*path[path.index(nxt) :], nxt]
+                return " -> ".join(cycle)
+            if nxt in done:
+                continue
+            path.append(nxt)
+            on_path.add(nxt)
+            stack.append(iter(_same_instance(schema, nxt)))
+    return None
+
+
 def schema_json_size(schema: Any) -> int:
     """Return the length of ``schema`` as compact JSON, in characters.
 
@@ -236,5 +299,8 @@ def check_schema_rules(schema: Any, *, require_object_root: bool) -> None:
                 )
             if not _resolve_pointer(schema, ref):
                 raise SchemaRuleError(f"has $ref {ref!r} at {pointer} that points at nothing")
+    loop = ref_loop(schema)
+    if loop is not None:
+        raise SchemaRuleError(f"has a $ref loop that never reaches the data ({loop})")
     if require_object_root and schema.get("type") != "object":
         raise SchemaRuleError('must have "type": "object" at the root')
