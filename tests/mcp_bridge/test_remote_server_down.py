@@ -116,14 +116,17 @@ async def test_after_a_restart_a_call_approved_while_its_server_connects_waits_f
         settings = _settings(db_url, tmp_path, remote)
         conversation_id, call_id = await _paused_remote_call(settings)
         remote.kill()
-        # The server comes back slow: it answers nothing for 6 s, longer than the 3 s
+        # The server comes back slow: it answers nothing for 10 s, longer than the 3 s
         # Interlock's start-up waits, so the tool is not registered when the person approves.
-        remote.env = {"MCP_TEST_SLOW_START_S": "6"}
+        remote.env = {"MCP_TEST_SLOW_START_S": "10"}
         await remote.start()
         async with live_server(settings, model=ScriptedChatModel(responses=["Done."])) as server:
             session = server.services.mcp_sources.sources["remote"].session
             assert session.state == "connecting"
             assert server.services.registry.get("mcp.remote.echo") is None
+            edit = await server.decide(call_id, type="edit", args={"text": "edited"})
+            assert edit.status_code == 409, edit.text
+            assert edit.json()["error"]["code"] == "tool_not_ready"
             response = await server.decide(call_id, type="approve")
             assert response.status_code == 200, response.text
             await server.idle(timeout_s=45)

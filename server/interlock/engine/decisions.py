@@ -284,6 +284,12 @@ def _check_content(engine: Engine, call: ToolCall, body: DecisionIn) -> None:
         )
     if body.type == DecisionType.edit:
         tool = engine.registry.get(call.name)
+        if tool is None and engine.registry.expects(call.name):
+            raise Conflict(
+                "The tool's MCP server is still connecting, so edited arguments cannot be "
+                "checked yet: try again in a moment (approving as proposed waits for it).",
+                code="tool_not_ready",
+            )
         if tool is None:
             raise Conflict("The tool is no longer registered.", code="not_found")
         errors = engine.registry.validate_args(tool, body.args)

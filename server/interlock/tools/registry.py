@@ -237,6 +237,11 @@ class ToolRegistry:
         else:
             self._expected[prefix] = finder
 
+    def expects(self, name: str) -> bool:
+        """True when ``name`` is not registered but its group may still appear (see
+        :meth:`expect_group`)."""
+        return name not in self._tools and any(name.startswith(p) for p in self._expected)
+
     async def resolve(self, name: str) -> Tool | None:
         """Return the tool ``name``, waiting for it when its group is expected (see
         :meth:`expect_group`); None when it is not there.
