@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import bindparam, update
-from sqlmodel import col
+from sqlmodel import Session, col
 
 from interlock.employees import Employee
 from interlock.engine.records import UNLOADED, close_call, error_text, rejected_text, view
@@ -65,6 +65,7 @@ class CallExecutor:
         *,
         actions_on: bool | None = None,
         decision: Decision | object | None = UNLOADED,
+        claimed: bool = False,
     ) -> bool:
         """Run ``call`` once with ``args`` and store its outcome.
 
@@ -78,6 +79,7 @@ class CallExecutor:
                 it in this step; read here when None.
             decision: The call's decision when the caller has it (``None``: it has none),
                 for the events; read when omitted.
+            claimed: The caller already claimed it (:meth:`claim_in`): it runs at once.
 
         Returns:
             True when the call now waits for the browser (a frontend call), else False.
@@ -95,15 +97,20 @@ class CallExecutor:
             writable=tool.write if tool is not None else False,
             tool_name=call.name,
         )
-        if actions_on is None:
-            actions_on = await self.db.run(self._actions_on, user_id, employee.slug)
-        refusal = missing or await self._refusal(tool, employee, call, args, context, actions_on)
-        if refusal is not None:
-            await self.db.run(self._refuse, run_id, call, refusal)
-            return False
+        if not claimed:
+            if actions_on is None:
+                actions_on = await self.db.run(self._actions_on, user_id, employee.slug)
+            refusal = missing or await self._refusal(
+                tool, employee, call, args, context, actions_on
+            )
+            if refusal is not None:
+                await self.db.run(self._refuse, run_id, call, refusal)
+                return False
         assert tool is not None
         frontend = tool.execution == "frontend"
-        if not await self.db.run(self._claim, run_id, call, args, frontend, decision):
+        if not claimed and not await self.db.run(
+            self._claim, run_id, call, args, frontend, decision
+        ):
             return False
         if frontend:
             return True
@@ -159,6 +166,23 @@ class CallExecutor:
         on: bool,
     ) -> ToolError | None:
         """Why the call must not run now, or None (``on``: the "AI actions" switch)."""
+        refusal = self._plain_refusal(tool, employee, call, args, on)
+        if refusal is not None or tool is None:
+            return refusal
+        if tool.check is not None and isinstance(args, dict):
+            timeout = (
+                tool.timeout_s if tool.timeout_s is not None else self.registry.default_timeout_s
+            )
+            try:
+                await run_check(tool, args, context, timeout)
+            except ToolError as exc:
+                return exc
+        return None
+
+    def _plain_refusal(
+        self, tool: Tool | None, employee: Employee, call: ToolCall, args: Any, on: bool
+    ) -> ToolError | None:
+        """The refusals that need no tool code (:meth:`_refusal` without the ``check``)."""
         if tool is None:
             return ToolError("not_found", f"The tool {call.name!r} is no longer registered.")
         if (
@@ -176,15 +200,31 @@ class CallExecutor:
                 if on or not is_action(tool)
                 else f"The tool {tool.name!r} is not allowed: AI actions are off.",
             )
-        if tool.check is not None and isinstance(args, dict):
-            timeout = (
-                tool.timeout_s if tool.timeout_s is not None else self.registry.default_timeout_s
-            )
-            try:
-                await run_check(tool, args, context, timeout)
-            except ToolError as exc:
-                return exc
         return None
+
+    def claim_in(
+        self,
+        session: Session,
+        run_id: str,
+        call: ToolCall,
+        args: Any,
+        employee: Employee,
+        on: bool,
+        decision: Decision | None,
+    ) -> bool:
+        """Claim ``call`` in the caller's transaction when nothing but data decides it may
+        run (no ``check`` to run first); the caller commits, then runs it with
+        ``execute(..., claimed=True)``. Saves the tool step a transaction.
+
+        Returns:
+            True when claimed (``tool_call.running`` or ``awaiting_client`` staged).
+        """
+        tool = self.registry.get(call.name)
+        if tool is None or tool.check is not None:
+            return False
+        if self._plain_refusal(tool, employee, call, args, on) is not None:
+            return False  # ``execute`` refuses it, with its event
+        return self._claim_on(session, run_id, call, args, tool.execution == "frontend", decision)
 
     def _actions_on(self, user_id: str, employee_slug: str) -> bool:
         """The person's "AI actions" switch for the employee (database thread)."""
@@ -220,29 +260,43 @@ class CallExecutor:
 
         A blocking call (database thread).
         """
-        status = ToolCallStatus.awaiting_client if frontend else ToolCallStatus.running
         with self.db.session() as session:
-            claimed = (
-                session.connection()
-                .execute(
-                    _CLAIM,
-                    {"call_id": call.id, "new_status": str(status), "args": args, "now": utcnow()},
-                )
-                .rowcount
-            )
-            if claimed != 1:
+            if not self._claim_on(session, run_id, call, args, frontend, decision):
                 session.rollback()
                 return False
-            fresh = session.get(ToolCall, call.id)  # as updated above
-            assert fresh is not None
-            out = view(session, self.registry, fresh, decision)
-            event = (
-                ToolCallAwaitingClient(run_id=run_id, tool_call=out)
-                if frontend
-                else ToolCallRunning(run_id=run_id, tool_call=out)
-            )
-            self.bus.stage(session, call.conversation_id, event)
             self.bus.commit(session)
+        return True
+
+    def _claim_on(
+        self,
+        session: Session,
+        run_id: str,
+        call: ToolCall,
+        args: Any,
+        frontend: bool,
+        decision: Decision | object | None,
+    ) -> bool:
+        """Stage the claim of :meth:`_claim` on ``session``; False when another got it."""
+        status = ToolCallStatus.awaiting_client if frontend else ToolCallStatus.running
+        claimed = (
+            session.connection()
+            .execute(
+                _CLAIM,
+                {"call_id": call.id, "new_status": str(status), "args": args, "now": utcnow()},
+            )
+            .rowcount
+        )
+        if claimed != 1:
+            return False
+        fresh = session.get(ToolCall, call.id, populate_existing=True)  # as updated above
+        assert fresh is not None
+        out = view(session, self.registry, fresh, decision)
+        event = (
+            ToolCallAwaitingClient(run_id=run_id, tool_call=out)
+            if frontend
+            else ToolCallRunning(run_id=run_id, tool_call=out)
+        )
+        self.bus.stage(session, call.conversation_id, event)
         return True
 
     def close_decided(self, run_id: str, call: ToolCall, decision: Decision) -> None:

@@ -16,9 +16,9 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-from sqlalchemy import func, or_, update
+from sqlalchemy import bindparam, func, or_, update
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from interlock.approvals.access import decider_role
 from interlock.audit import Channel, Outcome, record_outcome
@@ -45,6 +45,20 @@ from interlock.streaming.events import ToolCallApproved, ToolCallDecided
 from interlock.tools import FieldError, Tool
 
 MAX_DECISION_MESSAGE_CHARS = 8_000
+
+_tool_calls = ToolCall.__table__  # type: ignore[attr-defined]
+_LOCK_UNDECIDED = (
+    update(_tool_calls)
+    .where(
+        _tool_calls.c.id == bindparam("call_id"),
+        _tool_calls.c.status == str(ToolCallStatus.interrupted),
+        _tool_calls.c.decided_at.is_(None),
+        or_(_tool_calls.c.expires_at.is_(None), _tool_calls.c.expires_at > bindparam("now")),
+    )
+    .values(decided_at=None)
+)
+"""Locks the call's row while it is undecided and before its deadline (a Core statement: the
+loaded call's attributes are left as they are, which this no-op write does not change)."""
 
 log = logging.getLogger(__name__)
 
@@ -199,16 +213,9 @@ def _record(
             )
         _check_content(engine, call, body)
         # Lock the row: refused past the deadline (server clock) or once decided elsewhere.
-        locked = session.exec(  # type: ignore[call-overload]
-            update(ToolCall)
-            .where(
-                col(ToolCall.id) == call.id,
-                col(ToolCall.status) == ToolCallStatus.interrupted,
-                col(ToolCall.decided_at).is_(None),
-                or_(col(ToolCall.expires_at).is_(None), col(ToolCall.expires_at) > now),
-            )
-            .values(decided_at=None)
-        ).rowcount
+        locked = (
+            session.connection().execute(_LOCK_UNDECIDED, {"call_id": call.id, "now": now}).rowcount
+        )
         if locked != 1:
             session.rollback()
             raise _refusal(engine, tool_call_id, now)

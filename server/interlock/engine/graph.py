@@ -197,14 +197,19 @@ class _Nodes:
 
     # -- tools ---------------------------------------------------------------------------
     async def tools(self, state: TurnState) -> dict[str, Any]:
-        employee, calls, decisions, on = await self.d.db.run(
-            self._tools_input, state["conversation_id"]
+        run_id, user_id = state["run_id"], state["user_id"]
+        employee, calls, decisions, on, claimed = await self.d.db.run(
+            self._tools_input, state["conversation_id"], run_id
         )
         waiting = False
-        run_id, user_id = state["run_id"], state["user_id"]
         for call in calls:
             decision = decisions.get(call.id)
-            if call.status == ToolCallStatus.pending:
+            if call.id == claimed:  # claimed with the read: it runs now
+                args = _args_to_run(call, decision)
+                waiting |= await self.calls.execute(
+                    run_id, user_id, employee, call, args, decision=decision, claimed=True
+                )
+            elif call.status == ToolCallStatus.pending:
                 waiting |= await self.calls.execute(
                     run_id, user_id, employee, call, call.proposed_args, actions_on=on
                 )
@@ -214,28 +219,36 @@ class _Nodes:
                 if decision is None:
                     waiting = True
                 elif decision.type in (DecisionType.approve, DecisionType.edit):
-                    args = (
-                        decision.args if decision.type == DecisionType.edit else call.proposed_args
-                    )
                     waiting |= await self.calls.execute(
-                        run_id, user_id, employee, call, args, actions_on=on, decision=decision
+                        run_id,
+                        user_id,
+                        employee,
+                        call,
+                        _args_to_run(call, decision),
+                        actions_on=on,
+                        decision=decision,
                     )
                 else:
                     await self.d.db.run(self.calls.close_decided, run_id, call, decision)
         return {"outcome": "paused" if waiting else "continue"}
 
     def _tools_input(
-        self, conversation_id: str
-    ) -> tuple[Employee, list[ToolCall], dict[str, Decision], bool]:
+        self, conversation_id: str, run_id: str
+    ) -> tuple[Employee, list[ToolCall], dict[str, Decision], bool, str | None]:
         """Read the latest assistant message's calls, their decisions and the owner's "AI
-        actions" switch for the employee (database thread)."""
+        actions" switch for the employee; claim the first call to act on in the same
+        transaction when it is one to run and needs no ``check`` (database thread).
+
+        Returns:
+            ``(employee, calls, decisions, switch on, id of the call claimed or None)``.
+        """
         with self.d.db.session() as session:
             conversation = session.get(Conversation, conversation_id)
             assert conversation is not None
             employee = self.d.employee_of(conversation.employee)
             calls = latest_assistant_calls(session, conversation_id)
             if not calls:
-                return employee, [], {}, False
+                return employee, [], {}, False, None
             decisions = {
                 dec.tool_call_id: dec
                 for dec in session.exec(
@@ -243,7 +256,34 @@ class _Nodes:
                 ).all()
             }
             on = actions_on(session, conversation.owner_id, employee.slug)
-        return employee, calls, decisions, on
+            first = _first_to_act_on(calls, decisions)
+            claimed = None
+            if first is not None:
+                decision = decisions.get(first.id)
+                args = _args_to_run(first, decision)
+                if self.calls.claim_in(session, run_id, first, args, employee, on, decision):
+                    self.d.bus.commit(session)
+                    claimed = first.id
+        return employee, calls, decisions, on, claimed
+
+
+def _args_to_run(call: ToolCall, decision: Decision | None) -> Any:
+    """The person's edit, else the proposal."""
+    if decision is not None and decision.type == DecisionType.edit:
+        return decision.args
+    return call.proposed_args
+
+
+def _first_to_act_on(calls: list[ToolCall], decisions: dict[str, Decision]) -> ToolCall | None:
+    """The first call the tools node acts on, when that act is running it; else None."""
+    for call in calls:
+        decision = decisions.get(call.id)
+        if call.status == ToolCallStatus.pending:
+            return call
+        if call.status == ToolCallStatus.interrupted and decision is not None:
+            runs = decision.type in (DecisionType.approve, DecisionType.edit)
+            return call if runs else None
+    return None
 
 
 def _merged(chunks: list[AIMessageChunk]) -> AIMessageChunk:

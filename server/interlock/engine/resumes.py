@@ -8,7 +8,7 @@ from sqlmodel import col, select
 
 from interlock.engine.outside import is_record
 from interlock.engine.records import latest_assistant_calls, waiting_for_person
-from interlock.storage import Conversation, Decision, Run, ToolCall
+from interlock.storage import Conversation, Decision, Message, MessageRole, Run, ToolCall
 from interlock.streaming.events import RunStarted
 
 if TYPE_CHECKING:
@@ -20,6 +20,10 @@ def claim_resume(engine: Engine, conversation_id: str, message_id: int, user_id:
 
     One transaction: the check, the claim (compare-and-set on the conversation) and
     ``run.started``; the run's task then starts at the tools node. A database thread.
+
+    Several paths ask (the decision, the lease sweep, an expiry); one resume answers the
+    message, and a request arriving after it (the conversation has a later message: the
+    model's answer, or the person's next message) starts nothing.
 
     Returns:
         The new run's id, or None (calls still wait, or a run is active).
@@ -38,6 +42,15 @@ def claim_resume(engine: Engine, conversation_id: str, message_id: int, user_id:
         if is_record(session, conversation_id):
             # MCP calls: no model answers; the decided calls run (engine.outside).
             engine.outside.settle_soon(conversation_id, message_id)
+            return None
+        answered = session.exec(
+            select(Message.id).where(
+                Message.conversation_id == conversation_id,
+                col(Message.id) > message_id,
+                Message.role != MessageRole.tool,
+            )
+        ).first()
+        if answered is not None:
             return None
         run = Run(conversation_id=conversation_id, trigger="resume", owner_id=engine.worker_id)
         if not engine.claim(session, conversation_id, run.id):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import bindparam, update
 from sqlmodel import Session, col, select
 
 from interlock.storage import Database, StoreChange, StoreEntry, ToolCall
@@ -21,6 +21,14 @@ from interlock.tools.base import ToolError
 
 UNDO_AVAILABLE = "available"
 UNDO_UNDONE = "undone"
+
+_tool_calls = ToolCall.__table__  # type: ignore[attr-defined]
+_UNDO_AVAILABLE = (
+    update(_tool_calls)
+    .where(_tool_calls.c.id == bindparam("call_id"))
+    .values(undo_state=UNDO_AVAILABLE)
+)
+"""Prebuilt Core statement (every write runs it; no ORM object of the call is loaded)."""
 
 
 class ToolStore:
@@ -88,7 +96,12 @@ class ToolStore:
             assert entry.id is not None
             entry.key = str(entry.id)
             self._write(
-                session, entry, value, present=True, label=label.replace("{key}", entry.key, 1)
+                session,
+                entry,
+                value,
+                present=True,
+                label=label.replace("{key}", entry.key, 1),
+                new=True,
             )
             session.commit()
             return entry.key
@@ -145,16 +158,30 @@ class ToolStore:
         return session.exec(query.with_for_update() if lock else query).first()
 
     def _write(
-        self, session: Session, entry: StoreEntry, value: Any, *, present: bool, label: str
+        self,
+        session: Session,
+        entry: StoreEntry,
+        value: Any,
+        *,
+        present: bool,
+        label: str,
+        new: bool = False,
     ) -> None:
-        """Apply one write to ``entry`` and fold it into this call's change of that entry."""
+        """Apply one write to ``entry`` and fold it into this call's change of that entry.
+
+        ``new``: the entry was created in this transaction, so no change of it exists yet.
+        """
         assert entry.id is not None
-        change = session.exec(
-            select(StoreChange).where(
-                StoreChange.tool_call_id == self.tool_call_id,
-                StoreChange.entry_id == entry.id,
-            )
-        ).first()
+        change = (
+            None
+            if new
+            else session.exec(
+                select(StoreChange).where(
+                    StoreChange.tool_call_id == self.tool_call_id,
+                    StoreChange.entry_id == entry.id,
+                )
+            ).first()
+        )
         if change is None:
             change = StoreChange(
                 tool_call_id=self.tool_call_id,
@@ -174,8 +201,4 @@ class ToolStore:
         entry.last_change_id = change.id
         entry.updated_at = utcnow()
         session.add(entry)
-        session.exec(  # type: ignore[call-overload]
-            update(ToolCall)
-            .where(col(ToolCall.id) == self.tool_call_id)
-            .values(undo_state=UNDO_AVAILABLE)
-        )
+        session.connection().execute(_UNDO_AVAILABLE, {"call_id": self.tool_call_id})
