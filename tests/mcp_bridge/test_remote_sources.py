@@ -200,3 +200,26 @@ async def test_the_card_names_the_remote_tool_and_the_server_s_title(
     card = tool.confirmation({"text": "x"}, ctx)
     assert card.summary == "Run “echo” on the MCP server “Company [U+202E]docs”"
     assert card.action_label == "Run"
+
+
+async def test_waiting_for_a_down_server_from_another_thread_s_loop_fails_clearly(
+    tmp_path, make_sources
+):
+    remote = RemoteMcp(port=free_port(), log_path=tmp_path / "never.log")  # never started
+    sources, _registry = await make_sources({"gone": {"url": remote.url}}, wait=False)
+    session = sources.sources["gone"].session
+    await wait_until(lambda: session.state == "down", timeout_s=15, what="down")
+
+    def in_another_loop() -> BaseException | None:
+        try:
+            asyncio.run(session.wait_ready(600.0))
+        except BaseException as exc:  # noqa: BLE001 (returned to the test)
+            return exc
+        return None
+
+    # It answers after one try at once (the server is still down), not after the 600 s.
+    async with asyncio.timeout(30):
+        failed = await asyncio.to_thread(in_another_loop)
+    assert isinstance(failed, ToolError), repr(failed)
+    assert failed.code == "upstream_error"
+    assert "not available" in failed.message and "not sent" in failed.message

@@ -308,6 +308,11 @@ class RemoteSession:
         """
         if self.state == "ready" and self._client is not None:
             return 0.0
+        loop = self._loop
+        if loop is not None and loop is not asyncio.get_running_loop():
+            # Another thread's loop: the session's events belong to the owner's (as call()).
+            future = asyncio.run_coroutine_threadsafe(self.wait_ready(wait_s), loop)
+            return await asyncio.wrap_future(future)
         started = time.monotonic()
         if self._task is not None:
             failures = self.failures
