@@ -43,6 +43,7 @@ async def test_a_down_server_s_tools_are_not_offered_and_come_back(
     model = ScriptedChatModel(
         responses=[
             scripted_message("Echoing.", ("mcp_remote_echo", {"text": "hi"})),
+            scripted_message("Trying anyway.", ("mcp_remote_echo", {"text": "down"})),
             "Nothing I can do.",
             "The server is down, sorry.",
             "Back again.",
@@ -70,6 +71,12 @@ async def test_a_down_server_s_tools_are_not_offered_and_come_back(
         log = await collect(server.client, second, until=terminals(1))
         assert log.types[-1] == "run.completed", log.types
         assert not any(n.startswith("mcp_remote_") for n in model.bound_tool_names_seen[1])
+        # The model calls it anyway (it saw it earlier): the clear reason, no card.
+        detail = (await server.client.get(f"/api/conversations/{second}")).json()
+        refused = next(c for m in detail["messages"] for c in m["tool_calls"])
+        assert refused["status"] == "failed", refused
+        assert refused["error"]["code"] == "upstream_error"
+        assert "The MCP server 'remote' is not available" in refused["error"]["message"]
         # The call proposed before: approved now, it fails with the reason and is not sent.
         seen = (await server.client.get(f"/api/conversations/{first}")).json()
         response = await server.decide(call["id"], type="approve")
@@ -91,7 +98,7 @@ async def test_a_down_server_s_tools_are_not_offered_and_come_back(
         await server.say(second, "And now?")
         log = await collect(server.client, second, until=terminals(2))
         assert log.types[-1] == "run.completed", log.types
-        assert "mcp_remote_echo" in model.bound_tool_names_seen[3]
+        assert "mcp_remote_echo" in model.bound_tool_names_seen[4]
 
 
 async def _paused_remote_call(settings: Settings) -> tuple[str, str]:

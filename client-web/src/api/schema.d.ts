@@ -1388,7 +1388,8 @@ export interface components {
          *         permissions: Remote tool name (as the server spells it) -> ``ALLOW`` / ``ASK`` /
          *             ``DENY``; every other remote tool is ``ASK`` (remote annotations are hints only).
          *         read_only: Remote tool names to treat as read tools (``write=False``); every other
-         *             remote tool counts as changing data.
+         *             remote tool counts as changing data. At most 1,000 names here and in
+         *             ``permissions``.
          *         offer_tools: False to offer none of its tools (the server then only serves
          *             declarative ``mcp_http`` tools that name it as ``connector``).
          */

@@ -159,6 +159,9 @@ def validate_proposal(
                     [],
                 )
             return f"The tool {known.name!r} is not allowed here.", "permission_denied", []
+        down = known.unavailable_reason() if known is not None else None
+        if down is not None:
+            return down, "upstream_error", []  # its MCP server is down: not offered now
         if known is not None and known.skill is not None:
             return (
                 f"The tool {known.name!r} belongs to the skill {known.skill!r}, "
