@@ -92,8 +92,8 @@ def serve(
 ) -> None:
     """Apply the migrations, then serve the API and the web client with uvicorn.
 
-    With ``--workers N`` uvicorn runs N processes sharing the port; each reads the settings
-    from the environment (the ``--host``/``--port`` given here are passed on to them).
+    With `--workers N` uvicorn runs N processes sharing the port; each reads the settings
+    from the environment (the `--host`/`--port` given here are passed on to them).
     """
     # No garbage collection while importing and starting: the app's lifespan freezes what
     # start-up leaves and turns the collector back on (api.app.freeze_startup_objects).
@@ -206,7 +206,7 @@ def db_upgrade(database_url: DatabaseUrlOption = None) -> None:
 
 @db_app.command("current")
 def db_current(database_url: DatabaseUrlOption = None) -> None:
-    """Print the database's revision, or ``none`` when it was never migrated."""
+    """Print the database's revision, or `none` when it was never migrated."""
     url = database_url or Settings().database_url
     current = migrate.current_revision(url)
     head = migrate.head_revision()
@@ -251,7 +251,7 @@ def users_create(
 ) -> None:
     """Create a user and print its bearer token, the only time it is shown.
 
-    The token alone goes to standard output (``TOKEN=$(interlock users create ann)``), the rest
+    The token alone goes to standard output (`TOKEN=$(interlock users create ann)`), the rest
     to standard error.
     """
     settings = Settings()
@@ -311,9 +311,9 @@ def skills_check(
         ),
     ] = None,
 ) -> None:
-    """Load skills into a fresh registry; print each problem as ``file:line: reason``.
+    """Load skills into a fresh registry; print each problem as `file:line: reason`.
 
-    Exits 0 and prints ``N skills OK`` when there is no problem, else exits 1.
+    Exits 0 and prints `N skills OK` when there is no problem, else exits 1.
     """
     from interlock.skills.check import check_skills, default_paths, format_problem
 

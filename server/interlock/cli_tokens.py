@@ -67,7 +67,7 @@ def tokens_create(
         owner = _user_named(database, user)
         row, token = create_access_token(database, owner.id, name, scope)
     typer.echo(
-        f"Created the {row.scope} token {row.name!r} (id {row.id}) for {owner.name}. "
+        f"Created the MCP token {row.name!r} (id {row.id}) for {owner.name}. "
         "It works at /mcp only; shown only this once:",
         err=True,
     )

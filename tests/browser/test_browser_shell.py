@@ -446,6 +446,8 @@ async def test_keyboard_jumps_to_a_new_decision_and_moves_on_after_each(
     await page.keyboard.press("Enter")
     await expect(conversation(page)).to_have_attribute("data-status", "idle")
     await expect(page.get_by_test_id("composer-input")).to_be_focused()
+    # Nothing waits any more: the announcer no longer says something does.
+    await expect(page.get_by_test_id("announcer")).to_have_text("")
     assert sorted(text for _, text in notes(app)) == ["first", "second"]
 
 

@@ -31,6 +31,7 @@ def test_create_list_and_revoke(sqlite_url: str) -> None:
     token = created.stdout.strip()
     assert token.startswith("ilk_mcp_") and "\n" not in token
     assert "shown only this once" in created.stderr
+    assert "Created the MCP token 'Claude Desktop'" in created.stderr
 
     db = Database(sqlite_url)
     try:

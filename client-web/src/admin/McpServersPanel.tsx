@@ -86,7 +86,7 @@ export function McpServersPanel({ servers, onRefreshed }: Props) {
                 type="button"
                 data-testid="mcp-refresh"
                 disabled={busy !== null}
-                aria-label={`Refresh the tools of ${s.title}`}
+                aria-label={`${busy === s.name ? "Refreshing" : "Refresh"} the tools of ${s.title}`}
                 onClick={() => void refresh(s.name)}
               >
                 {busy === s.name ? "Refreshing…" : "Refresh"}

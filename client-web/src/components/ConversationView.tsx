@@ -78,6 +78,8 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
       setAnnouncement(
         `${name} is waiting for your decision: ${titles}. Press Alt+J to go to ${added.length === 1 ? "it" : "the first one"}.`,
       );
+    } else if (now.size === 0) {
+      setAnnouncement(""); // nothing waits any more: the last announcement would be stale
     }
     const gone = before ? [...before].filter((cid) => !now.has(cid)) : [];
     if (gone.length > 0 && focusWasLost(gone)) {

@@ -144,9 +144,19 @@ def _raw_text(content: Any) -> str:
 
 
 def field_hint(field_errors: list[dict[str, Any]]) -> str | None:
-    """Return ``path: message; ...`` for a tool message, or None without errors."""
+    """Return ``path: message message. path: message.`` for a tool message, or None.
+
+    One entry per field, in the order of first mention; a field's messages (sentences, as
+    :mod:`interlock.tools.schema.validation` writes them) follow its path once each, so an
+    empty text reads ``text: Must not be empty. Must not be blank.``.
+    """
     if not field_errors:
         return None
-    return "; ".join(
-        f"{'/'.join(map(str, e['path'])) or '(root)'}: {e['message']}" for e in field_errors
-    )
+    by_path: dict[str, list[str]] = {}
+    for error in field_errors:
+        messages = by_path.setdefault("/".join(map(str, error["path"])) or "(root)", [])
+        message = str(error["message"]).strip()
+        message = message if message.endswith((".", "?", "!")) else f"{message}."
+        if message not in messages:
+            messages.append(message)
+    return " ".join(f"{path}: {' '.join(messages)}" for path, messages in by_path.items())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from interlock.engine.outside import is_record
 from interlock.engine.records import latest_assistant_calls, waiting_for_person
@@ -29,31 +29,20 @@ def claim_resume(engine: Engine, conversation_id: str, message_id: int, user_id:
         The new run's id, or None (calls still wait, or a run is active).
     """
     with engine.db.session() as session:
-        waiting = session.exec(
-            select(ToolCall.id)
-            .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
-            .where(
-                ToolCall.message_id == message_id,
-                waiting_for_person(),
-            )
-        ).first()
-        if waiting is not None:
-            return None
         if is_record(session, conversation_id):
-            # MCP calls: no model answers; the decided calls run (engine.outside).
-            engine.outside.settle_soon(conversation_id, message_id)
-            return None
-        answered = session.exec(
-            select(Message.id).where(
-                Message.conversation_id == conversation_id,
-                col(Message.id) > message_id,
-                Message.role != MessageRole.tool,
-            )
-        ).first()
-        if answered is not None:
+            if not _waiting(session, message_id):
+                # MCP calls: no model answers; the decided calls run (engine.outside).
+                engine.outside.settle_soon(conversation_id, message_id)
             return None
         run = Run(conversation_id=conversation_id, trigger="resume", owner_id=engine.worker_id)
         if not engine.claim(session, conversation_id, run.id):
+            return None
+        # Checked after the claim, in its transaction: holding the conversation (and, on
+        # SQLite, the write lock), no run can answer the message between these reads and the
+        # commit. Read before the claim, a resume run ending in between went unseen and the
+        # model answered twice.
+        if _waiting(session, message_id) or _answered(session, conversation_id, message_id):
+            session.rollback()
             return None
         session.add(run)
         engine.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="resume"))
@@ -79,3 +68,26 @@ def resume_latest(engine: Engine, conversation_id: str, user_id: str) -> str | N
     if not calls:
         return None
     return claim_resume(engine, conversation_id, calls[0].message_id, user_id)
+
+
+def _waiting(session: Session, message_id: int) -> bool:
+    """Whether a call of ``message_id`` still waits for its person."""
+    waiting = session.exec(
+        select(ToolCall.id)
+        .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
+        .where(ToolCall.message_id == message_id, waiting_for_person())
+    ).first()
+    return waiting is not None
+
+
+def _answered(session: Session, conversation_id: str, message_id: int) -> bool:
+    """Whether the conversation has a message after ``message_id`` (its tool messages aside):
+    the model's answer, or the person's next message."""
+    later = session.exec(
+        select(Message.id).where(
+            Message.conversation_id == conversation_id,
+            col(Message.id) > message_id,
+            Message.role != MessageRole.tool,
+        )
+    ).first()
+    return later is not None

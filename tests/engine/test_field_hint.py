@@ -1,0 +1,23 @@
+"""The field hint of an invalid_args tool message reads as sentences, one entry per field."""
+
+from __future__ import annotations
+
+from interlock.engine.proposals import field_hint
+
+
+def test_a_fields_messages_follow_its_path_once() -> None:
+    errors = [
+        {"path": ["text"], "message": "Must not be empty."},
+        {"path": ["text"], "message": "Must not be blank."},
+        {"path": ["level"], "message": "Must be at most 5"},
+        {"path": ["text"], "message": "Must not be empty."},
+        {"path": [], "message": "Unexpected field 'x'."},
+    ]
+    assert field_hint(errors) == (
+        "text: Must not be empty. Must not be blank. level: Must be at most 5. "
+        "(root): Unexpected field 'x'."
+    )
+
+
+def test_no_errors_no_hint() -> None:
+    assert field_hint([]) is None
