@@ -213,7 +213,7 @@ async def test_waiting_for_a_down_server_from_another_thread_s_loop_fails_clearl
     def in_another_loop() -> BaseException | None:
         try:
             asyncio.run(session.wait_ready(600.0))
-        except BaseException as exc:  # noqa: BLE001 (returned to the test)
+        except BaseException as exc:  # returned to the test
             return exc
         return None
 
