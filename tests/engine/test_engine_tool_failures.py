@@ -193,3 +193,27 @@ async def test_engine_a_tool_that_times_out_fails_with_code_timeout_and_the_run_
         assert [m["role"] for m in detail["messages"]] == ["user", "assistant", "tool", "assistant"]
         history = model.received[1]
         assert isinstance(history[-2], AIMessage) and isinstance(history[-1], ToolMessage)
+
+
+async def test_engine_a_schema_failure_stores_the_field_in_words_for_the_card(
+    engine_settings: Settings,
+) -> None:
+    model = ScriptedChatModel(
+        responses=[scripted_message("Adding.", ("notes_add", {"text": ""})), "It was empty."]
+    )
+    async with live_server(engine_settings, model=model) as server:
+        conversation_id = await server.new_conversation()
+        log = await _run_to_end(server, conversation_id, "add an empty note")
+        assert log.types[-1] == "run.completed", log.types
+        (completed,) = log.of("tool_call.completed")
+        error = completed["tool_call"]["error"]
+        assert error["code"] == "invalid_args"
+        assert error["message"] == "Text must not be empty."
+        # The model still gets the code, the problem and the field hint.
+        content = completed["message"]["content"]
+        assert content.startswith("Error [invalid_args]: ")
+        assert "text: Must not be empty." in content
+        # Stored: a reload shows the same words.
+        detail = await _detail(server, conversation_id)
+        calls = [c for m in detail["messages"] for c in m.get("tool_calls") or []]
+        assert [c["error"] for c in calls] == [error]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from interlock.engine.proposals import field_hint
+from interlock.engine.proposals import field_hint, field_sentences
 
 
 def test_a_fields_messages_follow_its_path_once() -> None:
@@ -21,3 +21,18 @@ def test_a_fields_messages_follow_its_path_once() -> None:
 
 def test_no_errors_no_hint() -> None:
     assert field_hint([]) is None
+
+
+def test_the_persons_sentences_name_each_field_once_in_words() -> None:
+    errors = [
+        {"path": ["text"], "message": "Must not be empty."},
+        {"path": ["text"], "message": "Must not be blank."},
+        {"path": ["due_date"], "message": "Must be a valid date"},
+        {"path": ["items", 0, "title"], "message": "Missing required property 'title'."},
+        {"path": [], "message": "Unexpected property 'x'."},
+    ]
+    assert field_sentences(errors) == (
+        "Text must not be empty. Due date must be a valid date. "
+        "Title: Missing required property 'title'. Unexpected property 'x'."
+    )
+    assert field_sentences([]) is None

@@ -17,6 +17,7 @@ import { argsSummary, humanise, schemaFields } from "./fields/schemaFields";
 import { forgetStarted, invokeToBody, runFrontendCall } from "./frontend/runner";
 import { ToolInvokeError } from "./frontend/types";
 import { cardFor, invokerFor, isQuestion, registerTool } from "./registry";
+import { StatusSentence } from "./status/StatusBadge";
 import { notRun, statusWords } from "./status/status";
 import type { CardProps } from "./types";
 
@@ -171,6 +172,16 @@ describe("status words", () => {
     expect(out).toContain("Not run: An admin turned this tool off.");
     expect(out).not.toContain("Executed with");
     expect(notRun({ ...call, started_at: "2025-01-01T00:00:00Z" })).toBe(false);
+  });
+
+  it("says 'Not run: <field in words>' for a call with bad arguments, with no code in parentheses", () => {
+    const call = toolCall({ status: "failed", executed_args: null, started_at: null, decision: null, error: { code: "invalid_args", message: "Text must not be empty." } });
+    const words = statusWords(call);
+    expect([words.label, words.sentence, words.code]).toEqual(["Not run", "Not run: Text must not be empty.", "invalid_args"]);
+    const out = html(<StatusSentence call={call} />);
+    expect(out).toContain("Not run: Text must not be empty.");
+    expect(out).not.toContain("(invalid_args)");
+    expect(out).toContain('data-code="invalid_args"');
   });
 
 });

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from interlock.engine.commands import ResolvedCommand
-from interlock.engine.proposals import Proposal, field_hint
+from interlock.engine.proposals import Proposal, field_hint, field_sentences
 from interlock.engine.turn import LOAD_SKILL, TurnPlan
 from interlock.errors import BadRequest
 from interlock.permissions import is_action
@@ -33,6 +33,8 @@ class Prepared:
         code: The tool error code of ``problem``.
         hint: Extra text for the model's error tool message.
         field_errors: ``[{"path", "message", "rule"}]`` for schema failures.
+        shown: The error the person reads on the call (stored as its ``error_message``):
+            the field failures in words for schema failures, else ``problem``.
         confirmation: The stored confirmation of an ``ASK`` call, or None.
     """
 
@@ -43,6 +45,7 @@ class Prepared:
     code: str = ""
     hint: str | None = None
     field_errors: list[dict[str, Any]] = field(default_factory=list)
+    shown: str | None = None
     confirmation: dict[str, Any] | None = None
 
 
@@ -85,6 +88,7 @@ async def prepare_calls(
         if problem is not None:
             item.problem, item.code, item.field_errors = problem, code, errors
             item.hint = field_hint(errors)
+            item.shown = field_sentences(errors) or problem
             continue
         assert tool is not None and isinstance(proposal.args, dict)
         # Checks and confirmations run before any approval: they may read, never write.
@@ -103,6 +107,7 @@ async def prepare_calls(
                 item.confirmation = await make_confirmation(tool, proposal.args, context, timeout)
         except ToolError as exc:
             item.problem, item.code, item.hint = exc.message, exc.code, exc.hint
+            item.shown = exc.message
     return out
 
 

@@ -20,14 +20,13 @@ function Elapsed({ since }: { since: string }) {
   return <span className="elapsed"> · {formatElapsed(seconds)}</span>;
 }
 
-/** The failure sentence under a row ("Not run: ...", or the error), with the code in small print. */
+/** The failure sentence under a row ("Not run: ...", or the error); the code stays in `data-code`. */
 export function StatusSentence({ call }: { call: ToolCallOut }) {
   const words = statusWords(call);
   if (!words.sentence) return null;
   return (
-    <div className="tool-result error" data-testid="tool-error">
+    <div className="tool-result error" data-testid="tool-error" data-code={words.code ?? undefined}>
       <span className="error-sentence">{words.sentence}</span>
-      {words.code && <small className="error-code"> ({words.code})</small>}
     </div>
   );
 }

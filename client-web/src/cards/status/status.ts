@@ -9,7 +9,7 @@ export interface StatusWords {
   tone: Tone;
   /** A plain sentence under the row (failures), or null. */
   sentence: string | null;
-  /** The error code, shown in small print, or null. */
+  /** The error code (for `data-code` and tests; never shown as words), or null. */
   code: string | null;
 }
 
@@ -20,6 +20,11 @@ export interface StatusWords {
 export function notRun(call: Pick<ToolCallOut, "status" | "executed_args" | "started_at" | "decision">): boolean {
   const d = call.decision;
   return call.status === "failed" && call.executed_args == null && call.started_at == null && d != null && (d.type === "approve" || d.type === "edit");
+}
+
+/** Refused before it was stored as a card (bad arguments, unknown tool, a failed check): never started. */
+function refusedUpFront(call: ToolCallOut): boolean {
+  return call.status === "failed" && call.decision == null && call.executed_args == null && call.started_at == null;
 }
 
 const word = (label: string, tone: Tone, sentence: string | null = null, code: string | null = null): StatusWords => ({ label, tone, sentence, code });
@@ -45,7 +50,7 @@ export function statusWords(call: ToolCallOut): StatusWords {
       return word("Done", "ok");
     case "failed": {
       const message = call.error?.message ?? "It stopped with an error.";
-      if (notRun(call)) return word("Not run", "bad", `Not run: ${message}`, call.error?.code ?? null);
+      if (notRun(call) || refusedUpFront(call)) return word("Not run", "bad", `Not run: ${message}`, call.error?.code ?? null);
       return word("Failed", "bad", message, call.error?.code ?? null);
     }
     case "rejected":
