@@ -312,14 +312,14 @@ async def test_a_rejection_without_reason_says_so() -> None:
     assert "did not give a reason" in reply.text
 
 
-async def test_a_tool_error_is_explained_with_code_and_hint() -> None:
+async def test_a_tool_error_is_explained_in_words_with_its_hint_and_no_code() -> None:
     error = "Error [not_found]: There is no note #9. Hint: Call notes.list to see the ids."
     history = _after("delete note 9", [("notes_delete", {"id": 9})], [(error, "error")])
 
     _, reply = await _stream(_model(), history)
 
     assert reply.tool_calls == []
-    assert "not_found" in reply.text
+    assert "not_found" not in reply.text  # the code is for programs, not the person
     assert "There is no note #9." in reply.text
     assert "Hint: Call notes.list to see the ids." in reply.text
 

@@ -46,13 +46,17 @@ def fetch_raw(args: dict[str, Any], ctx: ToolContext) -> str:
     raise RuntimeError("the site refused the connection")
 
 
-async def _reply(server: LiveServer, text: str) -> str:
+async def _replies(server: LiveServer, text: str) -> list[str]:
     conversation_id = await server.new_conversation()
     await server.say(conversation_id, text)
     await collect(server.client, conversation_id, until=terminals(1))
     await server.idle()
     detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
-    return str([m for m in detail["messages"] if m["role"] == "assistant"][-1]["content"])
+    return [str(m["content"]) for m in detail["messages"] if m["role"] == "assistant"]
+
+
+async def _reply(server: LiveServer, text: str) -> str:
+    return (await _replies(server, text))[-1]
 
 
 async def test_results_and_failures_name_the_tool_by_its_title(make_settings: Any) -> None:
@@ -61,7 +65,10 @@ async def test_results_and_failures_name_the_tool_by_its_title(make_settings: An
         server.services.registry.register(fetch)
         server.services.registry.register(fetch_raw)
 
-        said = await _reply(server, 'use web_search.fetch with {"url": "https://example.com"}')
+        lead, said = await _replies(
+            server, 'use web_search.fetch with {"url": "https://example.com"}'
+        )
+        assert lead == "I'll use “Fetch a web page”."
         assert said == "“Fetch a web page” returned: Example Domain"
 
         failed = await _reply(
@@ -69,5 +76,7 @@ async def test_results_and_failures_name_the_tool_by_its_title(make_settings: An
         )
         assert failed.startswith("Sorry — I could not run “Fetch a page's source”"), failed
 
-        for text in (said, failed):
+        assert "`failed`" not in failed  # no error code for the person
+        for text in (lead, said, failed):
             assert "web_search_fetch" not in text
+        assert "web_search.fetch" not in lead + said

@@ -249,7 +249,9 @@ class OfflineChatModel(PlannedReplyChatModel):
             question = str(request.args.get("question", "Which one do you choose?"))
             args = suggestion_args(list(options)[:6], question, self.tool_parameters(SUGGESTIONS))
             fallback = ("Pick the one you like.", PlannedCall(SUGGESTIONS, args))
-        return _Step(request.lead, call, request.skill, fallback, request.dotted)
+        # Named by its title when bound (the person reads this), else as they wrote it.
+        lead = f"I'll use {self._spoken(request.name, request.dotted)}."
+        return _Step(lead, call, request.skill, fallback, request.dotted)
 
     def _call_for(self, intent: Intent) -> tuple[str, PlannedCall]:
         if intent.kind == "suggest":

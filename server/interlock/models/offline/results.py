@@ -82,11 +82,9 @@ def _describe_error(name: str, args: dict[str, Any], content: str, spoken: str) 
     found = _ERROR_RE.match(content)
     if not found:
         return f"Sorry — I could not {_action(name, args, spoken)}: {with_stop(content)}"
-    code, rest = found.group(1), found.group(2).strip()
-    message, _, hint = rest.partition(" Hint: ")
-    text = (
-        f"Sorry — I could not {_action(name, args, spoken)} (error `{code}`): {with_stop(message)}"
-    )
+    # The error code (group 1) is for programs; the person reads the message and hint.
+    message, _, hint = found.group(2).strip().partition(" Hint: ")
+    text = f"Sorry — I could not {_action(name, args, spoken)}: {with_stop(message)}"
     if hint.strip():
         text += f" Hint: {with_stop(hint)}"
     return text

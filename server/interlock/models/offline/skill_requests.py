@@ -152,7 +152,7 @@ def parse_tool_command(text: str) -> SkillRequest | None:
             f'{{"key": "value"}}, so I did not call it.'
         )
     return ToolRequest(
-        lead=f"I'll call `{dotted}`.",
+        lead=f"I'll use `{dotted}`.",
         name=provider_safe_name(dotted),
         args=args,
         skill=dotted.split(".", 1)[0],
