@@ -18,6 +18,7 @@ import { Composer } from "./Composer";
 import { ConversationHeader } from "./ConversationHeader";
 import { MessageList } from "./MessageList";
 import { OperationLog } from "./OperationLog";
+import { RunErrorBanner } from "./RunErrorBanner";
 import { WaitingBanner, focusCall } from "./WaitingBanner";
 import { toolTitle } from "../state/appData";
 
@@ -219,16 +220,7 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
         <div className="visually-hidden" aria-live="assertive" data-testid="announcer">
           {announcement}
         </div>
-        {state.runError && (
-          <div className="run-error" role="alert" data-testid="run-error">
-            <span>
-              {state.runError.error.message} <span className="muted small">({state.runError.error.code})</span>
-            </span>
-            <button type="button" className="link" onClick={() => dispatch({ type: "local.dismissError" })}>
-              Dismiss
-            </button>
-          </div>
-        )}
+        <RunErrorBanner runError={state.runError} onDismiss={() => dispatch({ type: "local.dismissError" })} />
         {loadError && (
           <p className="error pad" role="alert">
             {loadError.message}
