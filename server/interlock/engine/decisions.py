@@ -7,15 +7,16 @@ Schema (422 with per-field errors; the pause stays open). Of two concurrent deci
 call exactly one wins (``decisions.tool_call_id`` is unique), and of a decision and the
 expiry sweeper exactly one wins (the guarded update of ``tool_calls.decided_at``, see
 ``interlock.engine.expiry``).
+
+What a decision body must hold (its shape, and its content against the tool) is checked in
+:mod:`interlock.engine.decision_checks`; this module applies a checked decision.
 """
 
 from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
-from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlalchemy import bindparam, func, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
@@ -23,12 +24,17 @@ from sqlmodel import Session, select
 from interlock.approvals.access import decider_role
 from interlock.audit import Channel, Outcome, record_outcome
 from interlock.employees import Employee
+from interlock.engine.decision_checks import (
+    MAX_DECISION_MESSAGE_CHARS,
+    DecisionIn,
+    check_content,
+    check_shape,
+)
 from interlock.engine.expiry import expire_call
 from interlock.engine.records import view
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, Forbidden, NotFound
 from interlock.permissions import actions_on, create_grant, is_action
-from interlock.permissions.shapes import RememberIn
 from interlock.storage import (
     Conversation,
     Decision,
@@ -39,12 +45,10 @@ from interlock.storage import (
     ToolCallStatus,
 )
 from interlock.storage.models import utcnow
-from interlock.storage.text import check_storable
 from interlock.storage.views import ToolCallOut
 from interlock.streaming.events import ToolCallApproved, ToolCallDecided
-from interlock.tools import FieldError, Tool
 
-MAX_DECISION_MESSAGE_CHARS = 8_000
+__all__ = ["MAX_DECISION_MESSAGE_CHARS", "DecisionIn", "decide", "remember"]
 
 _tool_calls = ToolCall.__table__  # type: ignore[attr-defined]
 _LOCK_UNDECIDED = (
@@ -61,33 +65,6 @@ _LOCK_UNDECIDED = (
 loaded call's attributes are left as they are, which this no-op write does not change)."""
 
 log = logging.getLogger(__name__)
-
-
-class DecisionIn(BaseModel):
-    """A person's decision.
-
-    Attributes:
-        type: ``approve`` runs the proposal; ``edit`` runs ``args`` instead; ``reject`` tells
-            the model the person declined (``message`` is the reason); ``respond`` makes
-            ``message`` the result without running the tool.
-        args: The edited arguments (``edit`` only), checked against the tool's schema.
-        message: Reason (``reject``) or answer text (``respond``).
-        remember: "Don't ask again" (approve and edit only; rejects are never remembered):
-            a grant for this tool in this conversation or for this employee, made in the
-            same transaction as the decision.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    type: Literal["approve", "edit", "reject", "respond"]
-    args: dict[str, Any] | None = None
-    message: str | None = Field(default=None, max_length=MAX_DECISION_MESSAGE_CHARS)
-    remember: RememberIn | None = None
-
-    @model_validator(mode="after")
-    def _storable(self) -> DecisionIn:
-        check_storable({"args": self.args, "message": self.message})
-        return self
 
 
 _OUTCOMES = {
@@ -136,7 +113,7 @@ async def decide(
         Conflict: ``actions_off`` when approving a write call while the owner's "AI actions"
             switch for the employee is off.
     """
-    _check_shape(body)
+    check_shape(body)
     out, resume = await engine.db.run(_record, engine, user_id, tool_call_id, body, channel)
     if resume is not None:
         # Resume in a task of its own: the answer and the decided event go out first.
@@ -211,7 +188,7 @@ def _record(
                 "be edited: approve it as proposed, or reject it with a reason.",
                 code="invalid_request",
             )
-        _check_content(engine, call, body)
+        check_content(engine, call, body)
         # Lock the row: refused past the deadline (server clock) or once decided elsewhere.
         locked = (
             session.connection().execute(_LOCK_UNDECIDED, {"call_id": call.id, "now": now}).rowcount
@@ -268,46 +245,6 @@ def _record(
         )
         engine.bus.commit(session)
         return out, (call.conversation_id, call.message_id, conversation.owner_id)
-
-
-def _check_content(engine: Engine, call: ToolCall, body: DecisionIn) -> None:
-    """Check a decision's content against the tool: questions, edited args, answers."""
-    question = engine.registry.get(call.name)
-    if (
-        question is not None
-        and question.check_response is not None
-        and body.type in (DecisionType.approve, DecisionType.edit)
-    ):
-        raise BadRequest(
-            "This is a question: answer it with respond, or reject it.",
-            code="invalid_request",
-        )
-    if body.type == DecisionType.edit:
-        tool = engine.registry.get(call.name)
-        if tool is None and engine.registry.expects(call.name):
-            raise Conflict(
-                "The tool's MCP server is still connecting, so edited arguments cannot be "
-                "checked yet: try again in a moment (approving as proposed waits for it).",
-                code="tool_not_ready",
-            )
-        if tool is None:
-            raise Conflict("The tool is no longer registered.", code="not_found")
-        errors = engine.registry.validate_args(tool, body.args)
-        if errors:
-            raise BadRequest(
-                "The edited arguments do not match the tool's input schema.",
-                code="invalid_args",
-                details={"errors": [e.as_dict() for e in errors]},
-            )
-    if body.type == DecisionType.respond:
-        tool = engine.registry.get(call.name)
-        errors = _response_errors(tool, call.proposed_args, body.message or "")
-        if errors:
-            raise BadRequest(
-                "The answer does not fit the question.",
-                code="invalid_args",
-                details={"errors": [e.as_dict() for e in errors]},
-            )
 
 
 def _add_approval(session: Session, call: ToolCall, user_id: str) -> int:
@@ -400,43 +337,6 @@ def remember(
         actions_on=actions_on(session, conversation.owner_id, employee.slug),
         now=now,
     )
-
-
-def _check_shape(body: DecisionIn) -> None:
-    if body.type == DecisionType.edit and body.args is None:
-        raise BadRequest(
-            "An edit needs args.",
-            code="invalid_args",
-            details={
-                "errors": [{"path": [], "message": "args is required for edit", "rule": "required"}]
-            },
-        )
-    if body.type != DecisionType.edit and body.args is not None:
-        raise BadRequest("Only an edit carries args.", code="invalid_request")
-    if body.type == DecisionType.respond and not (body.message and body.message.strip()):
-        raise BadRequest("A respond decision needs a message.", code="invalid_request")
-    if body.remember is not None and body.type not in (DecisionType.approve, DecisionType.edit):
-        raise BadRequest(
-            "Only an approval can be remembered; rejects and answers are never remembered.",
-            code="cannot_remember",
-        )
-
-
-def _response_errors(tool: Tool | None, args: Any, message: str) -> list[FieldError]:
-    """Run ``tool.check_response(args, message)``; a check that raises refuses the answer."""
-    if tool is None or tool.check_response is None:
-        return []
-    try:
-        return list(tool.check_response(args if isinstance(args, dict) else {}, message))
-    except Exception as exc:
-        log.exception("check_response of tool %r raised", tool.name)
-        return [
-            FieldError(
-                path=[],
-                message=f"The answer could not be checked ({type(exc).__name__}).",
-                rule="check_response",
-            )
-        ]
 
 
 def _not_interrupted(call: ToolCallOut, decision: Decision | None) -> Conflict:

@@ -13,48 +13,34 @@ Credentials come from a named :class:`~interlock.settings.Connection` (its heade
 parameters and ``token_file``). When the server answers 401, the connection is read again
 once and the session re-created; a call rejected that way is sent once more (the server did
 not run it).
+
+How a failed call becomes a :class:`~interlock.tools.ToolError` (which code, which sentence)
+is in :mod:`interlock.mcp_bridge.calls`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
-import math
 import time
-from collections.abc import Awaitable, Callable
-from contextlib import suppress
-from typing import Any, Literal
+from typing import Any
 
-import anyio
 import mcp_types as types
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.exceptions import MCPError
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from interlock import __version__
-from interlock.mcp_bridge.transport import (
-    ConnectionAuth,
-    SessionLost,
-    describe,
-    http_transport,
-    list_all_tools,
-    url_with_params,
+from interlock.mcp_bridge.calls import (
+    call_error,
+    credentials_error,
+    cut_call,
+    down_message,
+    invalid_output,
 )
-from interlock.settings import Connection, McpServerSpec
+from interlock.mcp_bridge.lifecycle import Listener, SessionLifecycle, State
 from interlock.tools import ToolError
 
-logger = logging.getLogger(__name__)
-
-State = Literal["connecting", "ready", "down", "stopped"]
-FIRST_RETRY_S = 0.5
-"""First pause before trying a server that is down again; it doubles up to the maximum."""
-STOP_TRIES = 50
-Listener = Callable[["RemoteSession", list[types.Tool]], Awaitable[None]]
+__all__ = ["Listener", "RemoteSession", "State"]
 
 
-class RemoteSession:
+class RemoteSession(SessionLifecycle):
     """A remote MCP server's session, owned by a background task.
 
     Args:
@@ -75,213 +61,6 @@ class RemoteSession:
         retry_at: ``time.monotonic()`` of the next try while down.
         listings: Complete listings so far; failures: failed connection attempts so far.
     """
-
-    def __init__(
-        self,
-        name: str,
-        spec: McpServerSpec,
-        connection: Connection | None,
-        *,
-        call_timeout_s: float,
-        retry_max_s: float,
-        on_tools: Listener | None = None,
-        mode: str = "auto",
-        guard: tuple[str, ...] | None = None,
-    ) -> None:
-        self.name = name
-        self.spec = spec
-        self.call_timeout_s = call_timeout_s
-        self.retry_max_s = retry_max_s
-        self.mode = mode
-        self.guard = guard
-        self.state: State = "connecting"
-        self.error: str | None = None
-        self.retry_at: float | None = None
-        self.listings = 0
-        self.failures = 0
-        self.protocol_version: str | None = None
-        self._on_tools = on_tools
-        self._auth = ConnectionAuth(connection, spec.connection)
-        self._client: Client | None = None
-        self._want: set[str] = set()
-        self._wake = asyncio.Event()
-        self._changed = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-        self._stopping = False
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    # -- lifecycle ---------------------------------------------------------------------------
-
-    def start(self) -> None:
-        """Start the owner task (on the running loop); it connects at once."""
-        if self._task is None:
-            self._loop = asyncio.get_running_loop()
-            self._task = asyncio.create_task(self._run(), name=f"mcp-source:{self.name}")
-
-    async def aclose(self) -> None:
-        """Stop the owner task and close the session (a stdio server's process ends)."""
-        self._stopping = True
-        task, self._task = self._task, None
-        if task is not None:
-            # A cancel that lands while the transport is failing can be taken by the mcp
-            # client's own cancel scope; cancel again until the task has ended (bounded).
-            for _ in range(STOP_TRIES):
-                task.cancel()
-                done, _pending = await asyncio.wait({task}, timeout=0.2)
-                if done:
-                    break
-            else:
-                logger.error("MCP server %s: the session task did not stop", self.name)
-        self.state = "stopped"
-        self._client = None
-
-    def request(self, what: Literal["refresh", "restart"]) -> None:
-        """Ask the owner task to list the tools again, or to re-create the session."""
-        self._want.add(what)
-        self._wake.set()
-
-    async def refresh(self, wait_s: float) -> bool:
-        """List the tools again now (a server that is down is tried at once).
-
-        Returns:
-            True when a new listing arrived within ``wait_s`` seconds; False when the server
-            was down (see :attr:`error`) or slower.
-        """
-        listings, failures = self.listings, self.failures
-        self.request("refresh")
-        return await self._wait_for(lambda: self.listings > listings, failures, wait_s)
-
-    async def wait_first_listing(self, wait_s: float) -> bool:
-        """Wait up to ``wait_s`` seconds for the first listing; False on a failure or later."""
-        return await self._wait_for(lambda: self.listings > 0, 0, wait_s)
-
-    async def _wait_for(self, done: Callable[[], bool], failures: int, wait_s: float) -> bool:
-        deadline = time.monotonic() + wait_s
-        while not done():
-            left = deadline - time.monotonic()
-            if self.failures > failures or left <= 0 or self._task is None:
-                return False
-            changed = self._changed
-            with suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), left)
-        return True
-
-    def _signal(self) -> None:
-        self._changed.set()
-        self._changed = asyncio.Event()
-
-    async def _run(self) -> None:
-        delay = FIRST_RETRY_S
-        reread = False
-        while not self._stopping:
-            rejections = self._auth.rejections
-            try:
-                await self._serve()
-                delay, reread = FIRST_RETRY_S, False
-                continue
-            except Exception as exc:
-                self._client = None
-                if self._stopping:
-                    return
-                if self._auth.rejections > rejections and not reread:
-                    reread = True  # the token may have been rotated: read it again, try now
-                    logger.info(
-                        "MCP server %s rejected its credentials; reading them again", self.name
-                    )
-                    continue
-                self.state, self.error = "down", describe(exc)
-                if self._auth.rejections > rejections:
-                    self.error = f"it rejected the credentials of connection '{self._auth.name}'"
-                self.failures += 1
-                self.retry_at = time.monotonic() + delay
-                logger.warning("MCP server %s is down: %s", self.name, self.error)
-                self._signal()
-            self._wake.clear()
-            with suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), delay)
-            delay = min(delay * 2, self.retry_max_s)
-
-    async def _serve(self) -> None:
-        if self.state != "down":  # a re-created session; while down, "down" stays until ready
-            self.state = "connecting"
-        await self._auth.load()
-        client = Client(
-            self._transport(),
-            mode=self.mode,
-            cache=None,
-            read_timeout_seconds=self.call_timeout_s,
-            message_handler=self._on_message,
-            client_info=types.Implementation(name="interlock", version=__version__),
-        )
-        try:
-            async with client, anyio.create_task_group() as group:
-                self._want.clear()
-                self.protocol_version = client.protocol_version
-                if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                    # Subscribe before listing, so no change falls between the two.
-                    subscribed = anyio.Event()
-                    group.start_soon(self._listen, client, subscribed)
-                    with anyio.move_on_after(self.call_timeout_s):
-                        await subscribed.wait()
-                await self._publish(client)
-                self._client, self.state, self.error, self.retry_at = client, "ready", None, None
-                self._signal()
-                while True:
-                    await self._wake.wait()
-                    self._wake.clear()
-                    want, self._want = self._want, set()
-                    if "restart" in want:
-                        group.cancel_scope.cancel()
-                        return
-                    await self._publish(client)
-                    self._signal()
-        finally:
-            self._client = None
-
-    def _transport(self) -> Any:
-        spec = self.spec
-        if spec.command is not None:
-            return StdioServerParameters(
-                command=spec.command[0], args=list(spec.command[1:]), env=dict(spec.env) or None
-            )
-        assert spec.url is not None
-        url = url_with_params(spec.url, self._auth.connection)
-        return http_transport(url, self._auth, self.guard)
-
-    async def _publish(self, client: Client) -> None:
-        tools = await list_all_tools(client)
-        if self._on_tools is not None:
-            await self._on_tools(self, tools)
-        self.listings += 1  # after the registry has the tools: waiters look them up next
-
-    async def _listen(self, client: Client, subscribed: anyio.Event) -> None:
-        """Follow ``subscriptions/listen`` for tool list changes; ``subscribed`` is set once the
-        try is over (acknowledged or not).
-
-        The stream is also how a dead server shows: when it is lost, the session ends
-        (:class:`SessionLost`) and the owner task connects again (and lists again); when the
-        server closes it, the session is re-created at once.
-        """
-        try:
-            async with client.listen(tools_list_changed=True) as subscription:
-                subscribed.set()
-                async for _event in subscription:
-                    self.request("refresh")
-            self.request("restart")
-        except ListenNotSupportedError:
-            subscribed.set()
-        except (SubscriptionLost, MCPError, TimeoutError) as exc:
-            subscribed.set()
-            lost = isinstance(exc, SubscriptionLost) or (
-                isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED
-            )
-            if lost:
-                raise SessionLost("the connection was lost") from exc
-            logger.info("MCP server %s: no change stream (%s)", self.name, exc)
-
-    async def _on_message(self, message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            self.request("refresh")
 
     # -- calls -------------------------------------------------------------------------------
 
@@ -343,13 +122,7 @@ class RemoteSession:
 
     def down_message(self) -> str:
         """Why calls fail now, as a sentence for the model and the person."""
-        if self.state == "connecting":
-            return f"The MCP server '{self.name}' is still connecting; try again shortly."
-        retry = ""
-        if self.retry_at is not None:
-            left_s = max(1, math.ceil(self.retry_at - time.monotonic()))
-            retry = f" Interlock tries again in {left_s} s."
-        return f"The MCP server '{self.name}' is not available: {self.error}.{retry}"
+        return down_message(self.name, self.state, self.error, self.retry_at)
 
     async def call(
         self, remote_name: str, arguments: dict[str, Any], timeout_s: float
@@ -389,51 +162,22 @@ class RemoteSession:
                 if self._auth.rejections > rejections:
                     if attempt == 1 and await self._reauthenticate(timeout_s):
                         continue
-                    raise ToolError(
-                        "upstream_error",
-                        f"The MCP server '{self.name}' rejected the credentials of connection "
-                        f"'{self._auth.name}'.",
-                    ) from None
+                    raise credentials_error(self.name, self._auth.name) from None
                 raise self._call_error(exc, remote_name, timeout_s) from None
             except RuntimeError as exc:
                 if "structured content" not in str(exc):
-                    raise _cut_call(self.name, remote_name, exc) from None
+                    raise cut_call(self.name, remote_name, exc) from None
                 # The call ran; its data does not fit the output schema the server declared.
-                raise ToolError(
-                    "invalid_output",
-                    f"The MCP server '{self.name}' answered the call to '{remote_name}' with data "
-                    "that does not fit the output schema it declares.",
-                ) from None
+                raise invalid_output(self.name, remote_name) from None
             except Exception as exc:
-                raise _cut_call(self.name, remote_name, exc) from None
+                raise cut_call(self.name, remote_name, exc) from None
         raise AssertionError("unreachable")
 
     def _call_error(self, exc: MCPError, remote_name: str, timeout_s: float) -> ToolError:
-        if exc.code == types.REQUEST_TIMEOUT:
-            return ToolError(
-                "timeout",
-                f"The MCP server '{self.name}' did not answer the call to '{remote_name}' within "
-                f"{timeout_s:g} s; it may still finish it, so check before trying again.",
-            )
-        if exc.code == types.INVALID_REQUEST and "Session terminated" in exc.message:
-            self.request("restart")  # the server forgot the session (it restarted): a new one
-            return ToolError(
-                "upstream_error",
-                f"The MCP server '{self.name}' no longer knows this session; Interlock opens a "
-                f"new one. The call to '{remote_name}' did not run.",
-            )
-        if exc.code == types.CONNECTION_CLOSED:
-            self.request("restart")  # the session is gone: connect again (or find it down)
-            return ToolError(
-                "outcome_unknown",
-                f"The connection to the MCP server '{self.name}' broke during the call to "
-                f"'{remote_name}'; it may or may not have run. It is not retried: check "
-                "before trying again.",
-            )
-        return ToolError(
-            "upstream_error",
-            f"The MCP server '{self.name}' refused the call to '{remote_name}': {exc.message}",
-        )
+        error, restart = call_error(self.name, exc, remote_name, timeout_s)
+        if restart:
+            self.request("restart")  # the session is gone or forgotten: a new one
+        return error
 
     async def _reauthenticate(self, wait_s: float) -> bool:
         """Read the connection again and re-create the session; True once it is ready."""
@@ -442,12 +186,3 @@ class RemoteSession:
         return await self._wait_for(
             lambda: self.listings > listings and self.state == "ready", failures, wait_s
         )
-
-
-def _cut_call(server: str, remote_name: str, exc: BaseException) -> ToolError:
-    return ToolError(
-        "outcome_unknown",
-        f"The connection to the MCP server '{server}' broke during the call to '{remote_name}' "
-        f"({describe(exc)}); it may or may not have run. It is not retried: check before "
-        "trying again.",
-    )
