@@ -11,8 +11,6 @@ import gc
 import ipaddress
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -20,10 +18,12 @@ import typer
 from sqlalchemy.engine import make_url
 
 from interlock.audit import verify_chain
+from interlock.cli_groups import groups_app
+from interlock.cli_skills import skills_app
 from interlock.cli_tokens import tokens_app
 from interlock.errors import InterlockError
 from interlock.settings import Settings
-from interlock.storage import groups, migrate
+from interlock.storage import migrate
 from interlock.storage.db import Database
 from interlock.storage.models import Role
 from interlock.storage.users import count_users, create_user, list_users
@@ -35,11 +35,7 @@ app = typer.Typer(
 )
 db_app = typer.Typer(help="Database migrations.", no_args_is_help=True)
 users_app = typer.Typer(help="Users and their bearer tokens.", no_args_is_help=True)
-skills_app = typer.Typer(help="Skill folders: check and list them.", no_args_is_help=True)
 audit_app = typer.Typer(help="The audit log of decisions and outcomes.", no_args_is_help=True)
-groups_app = typer.Typer(
-    help="Groups of users, named in an employee's approvers as group:NAME.", no_args_is_help=True
-)
 app.add_typer(db_app, name="db")
 app.add_typer(users_app, name="users")
 app.add_typer(skills_app, name="skills")
@@ -298,114 +294,3 @@ def users_list() -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         typer.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
-
-
-@skills_app.command("check")
-def skills_check(
-    paths: Annotated[
-        list[Path] | None,
-        typer.Argument(
-            help="Folders of skill folders, or skill folders; default: the built-in skills "
-            "and INTERLOCK_SKILLS_PATH.",
-            show_default=False,
-        ),
-    ] = None,
-) -> None:
-    """Load skills into a fresh registry; print each problem as `file:line: reason`.
-
-    Exits 0 and prints `N skills OK` when there is no problem, else exits 1.
-    """
-    from interlock.skills.check import check_skills, default_paths, format_problem
-
-    settings = Settings()
-    report = check_skills(paths or default_paths(settings), settings)
-    for problem in report.problems:
-        typer.echo(format_problem(problem))
-    count = len(report.skills)
-    noun = "skill" if count == 1 else "skills"
-    if report.ok:
-        typer.echo(f"{count} {noun} OK")
-        return
-    failed = sum(1 for s in report.skills if s.status == "failed")
-    many = len(report.problems)
-    typer.echo(
-        f"{many} problem{'' if many == 1 else 's'}; {failed} of {count} {noun} failed to load",
-        err=True,
-    )
-    raise typer.Exit(code=1)
-
-
-@skills_app.command("list")
-def skills_list() -> None:
-    """List the skills (built-in and INTERLOCK_SKILLS_PATH): status, tools, commands."""
-    from interlock.skills.check import check_skills, default_paths
-
-    settings = Settings()
-    report = check_skills(default_paths(settings), settings)
-    for skill in report.skills:
-        version = f" {skill.version}" if skill.version else ""
-        typer.echo(f"{skill.name}{version} [{skill.status}] {skill.path}")
-        if skill.description:
-            typer.echo(f"  {skill.description}")
-        if skill.status == "failed":
-            typer.echo(f"  error: {skill.error}")
-            continue
-        for name in skill.tools:
-            tool = report.registry.get(name)
-            permission = str(tool.permission) if tool is not None else "?"
-            card = f" card={tool.card}" if tool is not None and tool.card else ""
-            typer.echo(f"  tool {name} {permission}{card}")
-        for command in skill.commands:
-            typer.echo(f"  command /{command.command} -> {command.tool}: {command.title}")
-    core = [t for t in report.registry.tools() if t.skill is None]
-    for tool in core:
-        typer.echo(f"(core) tool {tool.name} {tool.permission}")
-
-
-@contextmanager
-def _groups_db() -> Iterator[Database]:
-    """The migrated database of the settings; an ``InterlockError`` ends the command with its
-    message."""
-    settings = Settings()
-    migrate.upgrade(settings.database_url)
-    database = Database(settings.database_url)
-    try:
-        yield database
-    except InterlockError as exc:
-        raise _fail(exc.message) from None
-    finally:
-        database.dispose()
-
-
-@groups_app.command("add")
-def groups_add(
-    group: Annotated[str, typer.Argument(help="Group name (lowercase, digits, '_', '.', '-').")],
-    user: Annotated[str, typer.Argument(help="The user's name.")],
-) -> None:
-    """Add a user to a group (the group exists once it has a member)."""
-    with _groups_db() as database:
-        added = groups.add_member(database, group, user)
-    typer.echo(f"{user} {'is now' if added else 'already was'} in group {group!r}.")
-
-
-@groups_app.command("remove")
-def groups_remove(
-    group: Annotated[str, typer.Argument(help="Group name.")],
-    user: Annotated[str, typer.Argument(help="The user's name.")],
-) -> None:
-    """Remove a user from a group; takes effect on the next decision."""
-    with _groups_db() as database:
-        removed = groups.remove_member(database, group, user)
-    typer.echo(f"{user} {'was removed from' if removed else 'was not in'} group {group!r}.")
-
-
-@groups_app.command("list")
-def groups_list() -> None:
-    """List groups and their members."""
-    with _groups_db() as database:
-        found = groups.list_groups(database)
-    if not found:
-        typer.echo("No groups: add a member with `interlock groups add GROUP USER`.", err=True)
-        return
-    for name, members in found.items():
-        typer.echo(f"{name}: {', '.join(members)}")
