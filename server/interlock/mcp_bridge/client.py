@@ -14,8 +14,10 @@ parameters and ``token_file``). When the server answers 401, the connection is r
 once and the session re-created; a call rejected that way is sent once more (the server did
 not run it).
 
-How a failed call becomes a :class:`~interlock.tools.ToolError` (which code, which sentence)
-is in :mod:`interlock.mcp_bridge.calls`.
+The owner task (connect, list, follow changes, retry) is in
+:mod:`interlock.mcp_bridge.lifecycle`; how a failed call becomes a
+:class:`~interlock.tools.ToolError` (which code, which sentence) is in
+:mod:`interlock.mcp_bridge.calls`. This module is the session's public face and its calls.
 """
 
 from __future__ import annotations

@@ -15,17 +15,18 @@ Requests must name an allowed host (loopback names, or ``mcp_allowed_hosts`` beh
 421 ``host_not_allowed`` otherwise) and, when a browser sends ``Origin``, an allowed origin
 (403 ``origin_not_allowed``): a web page cannot reach a local server through DNS rebinding.
 The MCP library's own host check is off because it only knows fixed host names.
+
+Who a request acts for (:class:`Caller`) and the client's readable name are in
+:mod:`interlock.mcp_bridge.callers`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import unicodedata
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from functools import partial
 from typing import Any, cast
 
@@ -47,6 +48,18 @@ from interlock.api.deps import authenticate, host_of, is_loopback
 from interlock.api.services import Services
 from interlock.employees import DEFAULT_EMPLOYEE
 from interlock.errors import InterlockError, jsonrpc_error_body
+from interlock.mcp_bridge.callers import (
+    CALLER_KEY,
+    LEFT_KEY,
+    SESSION_HEADER,
+    UNNAMED_CLIENT,
+    Caller,
+    caller_of,
+    client_name,
+    left_event,
+    readable_name,
+    session_id,
+)
 from interlock.mcp_bridge.exposition import Exposition, shown
 from interlock.mcp_bridge.gate import Elicit, call_tool, error_result
 from interlock.mcp_bridge.options import ListingOptions, parse_listing_options
@@ -54,37 +67,26 @@ from interlock.mcp_bridge.rounds import answer_in
 from interlock.settings import Settings
 from interlock.tools import Tool
 
+__all__ = [
+    "CALLER_KEY",
+    "EMPLOYEE_HEADER",
+    "LEFT_KEY",
+    "SESSION_HEADER",
+    "UNNAMED_CLIENT",
+    "Caller",
+    "McpEndpoint",
+    "client_name",
+    "readable_name",
+]
+
 EXPOSITIONS_KEPT = 32
 """Built expositions kept for reuse (distinct tool sets and options in use at once)."""
-CALLER_KEY = "interlock.mcp.caller"
-"""ASGI scope key holding the :class:`Caller` of a request to ``/mcp``."""
-LEFT_KEY = "interlock.mcp.left"
-"""ASGI scope key holding the ``asyncio.Event`` set when the request's connection closes."""
 EMPLOYEE_HEADER = "x-interlock-employee"
-SESSION_HEADER = "mcp-session-id"
-UNNAMED_CLIENT = "An MCP client"
 INSTRUCTIONS = (
     "Interlock runs these tools for a person. Tools that change things may need the person's "
     "approval: the call then waits (up to a limit) and may come back rejected, edited or "
     "expired; do not retry a call the person rejected unless they ask for it."
 )
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Who a request to ``/mcp`` acts for.
-
-    Attributes:
-        user_id: The token's user.
-        employee: The employee's slug.
-        options: The exposition and filters from the query parameters.
-        token_name: The MCP token's name, ``None`` for the person's own token.
-    """
-
-    user_id: str
-    employee: str
-    options: ListingOptions
-    token_name: str | None = None
 
 
 class McpEndpoint:
@@ -241,7 +243,7 @@ class McpEndpoint:
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         try:
-            exposition = await self._exposition(_caller(ctx))
+            exposition = await self._exposition(caller_of(ctx))
             return exposition.list_page(
                 params.cursor if params is not None else None, self.settings.mcp_page_size
             )
@@ -262,7 +264,7 @@ class McpEndpoint:
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
         services = self._require()
-        caller = _caller(ctx)
+        caller = caller_of(ctx)
         exposition = await self._exposition(caller)
         structure: Callable[[Any], dict[str, Any] | None] | None = None
         try:
@@ -289,8 +291,8 @@ class McpEndpoint:
             structure=structure,
             ask_in_round=self._asks_in_rounds(ctx, caller),
             answer=answer_in(params.input_responses) if self._client_decides(caller) else None,
-            left=_left(ctx),
-            mcp_session=_session_id(ctx),
+            left=left_event(ctx),
+            mcp_session=session_id(ctx),
         )
 
     def _denied(self, name: str, caller: Caller) -> str | None:
@@ -342,48 +344,6 @@ class McpEndpoint:
     def _require(self) -> Services:
         assert self._services is not None, "the MCP endpoint runs inside the app's lifespan"
         return self._services
-
-
-def client_name(ctx: ServerRequestContext[Any], token_name: str | None = None) -> str:
-    """The MCP client's name from its ``clientInfo`` (title, else name), for people to read:
-    control and format characters (newlines, bidirectional overrides) dropped, runs of spaces
-    made one, at most 200 characters; :data:`UNNAMED_CLIENT` when nothing is left. With an MCP
-    token, its name follows: ``Claude Desktop (token “Laptop”)``."""
-    params = ctx.session.client_params
-    info = params.client_info if params is not None else None
-    name = readable_name(info.title or info.name or "") if info is not None else UNNAMED_CLIENT
-    if token_name is None or token_name == name:
-        return name
-    return readable_name(f"{name} (token “{token_name}”)")
-
-
-def readable_name(raw: str) -> str:
-    """``raw`` as a name a card can show (see :func:`client_name`)."""
-    spaced = "".join(" " if c.isspace() else c for c in raw)
-    name = " ".join("".join(c for c in spaced if unicodedata.category(c)[0] != "C").split())
-    return name[:200].strip() or UNNAMED_CLIENT
-
-
-def _caller(ctx: ServerRequestContext[Any]) -> Caller:
-    request = ctx.request
-    caller = request.scope.get(CALLER_KEY) if request is not None else None
-    if not isinstance(caller, Caller):
-        raise InterlockError("The request reached MCP without its caller.", code="internal")
-    return caller
-
-
-def _left(ctx: ServerRequestContext[Any]) -> asyncio.Event | None:
-    """The event set when this request's connection closes (see :data:`LEFT_KEY`)."""
-    request = ctx.request
-    left = request.scope.get(LEFT_KEY) if request is not None else None
-    return left if isinstance(left, asyncio.Event) else None
-
-
-def _session_id(ctx: ServerRequestContext[Any]) -> str | None:
-    """The request's ``Mcp-Session-Id`` (2025-era sessions; None on the 2026 era)."""
-    request = ctx.request
-    found = request.headers.get(SESSION_HEADER) if request is not None else None
-    return found[:200] if found else None
 
 
 async def _error(send: Send, status: int, code: str, message: str, *, bearer: bool = False) -> None:
