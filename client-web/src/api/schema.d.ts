@@ -142,7 +142,8 @@ export interface paths {
         };
         /**
          * List Tools
-         * @description Registered tools with their JSON Schemas and permissions.
+         * @description Registered tools with their JSON Schemas and permissions; a tool that cannot run now
+         *     (its remote MCP server is down) is listed with ``available`` false and the reason.
          */
         get: operations["list_tools_api_tools_get"];
         put?: never;
@@ -2171,6 +2172,13 @@ export interface components {
             execution: "server" | "frontend";
             /** Modal */
             modal: boolean;
+            /**
+             * Available
+             * @default true
+             */
+            available: boolean;
+            /** Reason */
+            reason: string | null;
         };
         /**
          * UndoOut
