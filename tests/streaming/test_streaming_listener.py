@@ -107,7 +107,7 @@ async def test_another_processes_burst_arrives_once_in_order_and_own_events_are_
             )
         )
         expected = 2 * (4 * 4 + 6)  # per conversation: 2 threads x (4 batches of 4 + 6 singles)
-        for conversation_id, subscription in subscriptions.items():
+        for subscription in subscriptions.values():
             received = await _received_up_to(subscription, expected)
             assert [e.seq for e in received] == list(range(1, expected + 1))
             assert subscription.queue.empty() and not subscription.overflowed
