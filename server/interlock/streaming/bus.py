@@ -8,7 +8,9 @@ by their number (so sequences are gap-free per conversation), and one multi-row 
 stores them all.
 
 Commits happen on the database thread pool; delivery to subscribers is handed back to the
-event loop thread (``call_soon_threadsafe``). Several server processes on one PostgreSQL
+event loop thread: with the result of the ``db.run`` call that committed
+(:func:`~interlock.storage.db.defer_to_caller`, one wake-up of the loop for both), else
+``call_soon_threadsafe``. Several server processes on one PostgreSQL
 database: the committing transaction also sends ``NOTIFY interlock_events`` with the
 conversation and sequence range, and every other process's
 :class:`~interlock.streaming.listener.EventListener` reads those rows and delivers them to its
@@ -23,6 +25,7 @@ not by every event of the conversation.
 from __future__ import annotations
 
 import asyncio
+import functools
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
@@ -31,9 +34,11 @@ from typing import Any
 
 from sqlalchemy import String, bindparam, func, insert, update
 from sqlalchemy import event as sa_event
-from sqlmodel import Session, col, select
+from sqlalchemy import select as sa_select
+from sqlmodel import Session
 
 from interlock.storage import Conversation, Database, Event
+from interlock.storage.db import defer_to_caller
 from interlock.storage.models import utcnow
 from interlock.streaming.events import StreamEvent
 
@@ -49,6 +54,16 @@ _BUMP_SEQ = (
     .returning(_conversations.c.last_event_seq)
 )
 _INSERT_EVENT = insert(Event.__table__)  # type: ignore[attr-defined]
+_events = Event.__table__  # type: ignore[attr-defined]
+_REPLAY = (
+    sa_select(_events.c.seq, _events.c.type, _events.c.data, _events.c.run_id)
+    .where(
+        _events.c.conversation_id == bindparam("conversation_id"),
+        _events.c.seq > bindparam("after_seq"),
+    )
+    .order_by(_events.c.seq)
+    .limit(bindparam("limit"))
+)
 _STAGED_KEY = "interlock_staged_events"
 EVENTS_CHANNEL = "interlock_events"
 """PostgreSQL channel: payload ``<origin> <conversation_id> <first seq> <last seq>``."""
@@ -165,6 +180,8 @@ class EventBus:
             running = None
         if running is not None:
             self._deliver_all(staged)
+        elif defer_to_caller(functools.partial(self._deliver_all, staged)):
+            pass  # delivered when the database call returns: no extra wake-up of the loop
         elif self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._deliver_all, staged)
 
@@ -294,12 +311,16 @@ class EventBus:
         A blocking call: async code uses :meth:`areplay`.
         """
         with self._db.session() as session:
-            rows = session.exec(
-                select(Event.seq, Event.type, Event.data, Event.run_id)
-                .where(Event.conversation_id == conversation_id, Event.seq > after_seq)
-                .order_by(col(Event.seq))
-                .limit(limit)
-            ).all()
+            return self.replay_in(session, conversation_id, after_seq, limit)
+
+    @staticmethod
+    def replay_in(
+        session: Session, conversation_id: str, after_seq: int, limit: int = 1_000
+    ) -> list[StoredEvent]:
+        """:meth:`replay` in the caller's session (one prebuilt Core statement)."""
+        rows = session.connection().execute(
+            _REPLAY, {"conversation_id": conversation_id, "after_seq": after_seq, "limit": limit}
+        )
         return [
             StoredEvent(seq=seq, type=type_, data=data, run_id=run_id)
             for seq, type_, data, run_id in rows
