@@ -13,9 +13,13 @@ Measured per cycle:
 * decision → first event on the stream (``tool_call.decided``; with ``cross`` it was written
   by the other worker);
 * decision → the resumed run's first event (``run.started`` with ``trigger: resume``);
+* that first event's arrival minus the decision POST's answer (``cross``: how long the
+  committed decision took to reach the stream on the other worker, less the time the
+  deciding worker took to write its answer; negative when the event came first);
 
 and for the whole load: cycles completed within the window, errors, the CPU of the server
-processes and of this load generator, and the delivery check: after the load, every active
+processes, of PostgreSQL, of this load generator and of the rest of the machine
+(:mod:`cpu_shares`), and the delivery check: after the load, every active
 conversation's stream must have received each seq from 1 to the conversation's
 ``last_event_seq`` exactly once and in order, and every idle stream must still be open.
 """
@@ -28,8 +32,10 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from client import TERMINAL, EventStream, InterlockClient
-from common import ASK_PROMPT, percentile, process_cpu_seconds
+from client import TERMINAL
+from common import ASK_PROMPT, percentile
+from cpu_shares import CpuMeter, Shares
+from lean_client import EventStream, LeanClient
 
 SETUP_CONCURRENCY = 20
 SETTLE_TIMEOUT_S = 60.0
@@ -73,8 +79,10 @@ class LoadStats:
     post_ms: list[float] = field(default_factory=list)
     first_event_ms: list[float] = field(default_factory=list)
     resume_ms: list[float] = field(default_factory=list)
+    cross_ms: list[float] = field(default_factory=list)
     server_cpu_s: float = 0.0
     client_cpu_s: float = 0.0
+    shares: Shares = field(default_factory=Shares)
     delivery: Delivery = field(default_factory=Delivery)
     idle_closed: int = 0
 
@@ -99,9 +107,12 @@ class LoadStats:
             "first_event_p95_ms": percentile(self.first_event_ms, 95),
             "resume_p50_ms": percentile(self.resume_ms, 50),
             "resume_p95_ms": percentile(self.resume_ms, 95),
+            "cross_p50_ms": percentile(self.cross_ms, 50),
+            "cross_p95_ms": percentile(self.cross_ms, 95),
             "samples": len(self.post_ms),
             "server_cpu_s": self.server_cpu_s,
             "client_cpu_s": self.client_cpu_s,
+            "cpu_shares": self.shares.as_dict(),
             "server_cpu_ms_per_cycle": self.server_cpu_s / self.cycles * 1e3
             if self.cycles
             else float("nan"),
@@ -118,7 +129,7 @@ class CycleTimes:
 
 
 async def timed_cycle(
-    post: InterlockClient, stream: EventStream, conversation_id: str, name: str
+    post: LeanClient, stream: EventStream, conversation_id: str, name: str
 ) -> CycleTimes:
     """One HITL cycle with the decision's latencies measured.
 
@@ -160,20 +171,6 @@ async def timed_cycle(
     return CycleTimes(posted_at - start, first_at - start, resume_at - start)
 
 
-class _Meter:
-    def __init__(self, pids: list[int]) -> None:
-        self.pids = pids
-        self.server0 = self.client0 = 0.0
-
-    def start(self) -> None:
-        self.server0 = sum(process_cpu_seconds(p) for p in self.pids)
-        self.client0 = time.process_time()
-
-    def stop(self) -> tuple[float, float]:
-        server = sum(process_cpu_seconds(p) for p in self.pids) - self.server0
-        return server, time.process_time() - self.client0
-
-
 async def run_load(
     label: str,
     urls: list[str],
@@ -183,17 +180,19 @@ async def run_load(
     idle: int,
     duration_s: float,
     cross: bool = False,
+    database: str | None = None,
 ) -> LoadStats:
     """Hold ``idle`` streams open and cycle ``active`` conversations for ``duration_s``.
 
     Every active conversation cycles from the start; its first cycle is a warm-up. The
     window opens when the last warm-up is done: cycles ending inside it are counted, cycles
     starting inside it give the latency samples. Cycles in flight at the end finish (and are
-    checked) but are not counted.
+    checked) but are not counted. ``database``: the PostgreSQL database of the servers (its
+    backends' CPU is read), None on SQLite.
     """
     n = len(urls)
     per_client = idle // n + 2 * active + 16
-    clients = [InterlockClient(url, max_connections=per_client) for url in urls]
+    clients = [LeanClient(url, max_connections=per_client) for url in urls]
     stats = LoadStats(label, n, active, idle, duration_s, 0)
     gate = asyncio.Semaphore(SETUP_CONCURRENCY)
     idle_streams: list[EventStream] = []
@@ -247,6 +246,7 @@ async def run_load(
                         stats.post_ms.append(times.post_s * 1e3)
                         stats.first_event_ms.append(times.first_event_s * 1e3)
                         stats.resume_ms.append(times.resume_s * 1e3)
+                        stats.cross_ms.append((times.first_event_s - times.post_s) * 1e3)
             finally:
                 if i == 1 and warmed < active:  # failed in its warm-up: do not hold the window
                     warmed += 1
@@ -260,12 +260,13 @@ async def run_load(
         tasks = [asyncio.create_task(worker(k)) for k in range(active)]
         async with asyncio.timeout(SETTLE_TIMEOUT_S * 2):
             await all_warm.wait()
-        meter = _Meter(pids)
+        meter = CpuMeter(pids, database)
         meter.start()
         window[0] = time.perf_counter()
         window[1] = window[0] + duration_s
         await asyncio.sleep(duration_s)
-        stats.server_cpu_s, stats.client_cpu_s = meter.stop()
+        stats.shares = meter.stop()
+        stats.server_cpu_s, stats.client_cpu_s = stats.shares.servers_s, stats.shares.generator_s
         stop = True
         async with asyncio.timeout(SETTLE_TIMEOUT_S):
             await asyncio.gather(*tasks)

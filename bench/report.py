@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 # Targets of issue 7, section 4.
@@ -163,11 +164,33 @@ def _load_line(s: dict[str, Any]) -> str:
     )
 
 
+def _shares_line(s: dict[str, Any]) -> str | None:
+    shares = s.get("cpu_shares")
+    if not shares or not shares["seconds"]:
+        return None
+
+    def cores(key: str) -> str:
+        return f"{shares[key] / shares['seconds']:.2f}"
+
+    cycles = s["cycles"] or float("nan")
+    postgres = shares["postgres_s"] > 0  # else SQLite
+    return (
+        f"  cores used: servers {cores('servers_s')}, "
+        + (f"PostgreSQL {cores('postgres_s')}, " if postgres else "")
+        + f"load generator {cores('generator_s')}, others {cores('others_s')} (machine "
+        f"{cores('machine_s')} of {os.cpu_count()}); per cycle: "
+        + (f"PostgreSQL {shares['postgres_s'] / cycles * 1e3:.1f} ms, " if postgres else "")
+        + f"load generator {shares['generator_s'] / cycles * 1e3:.1f} ms"
+    )
+
+
 def print_one_worker(c: dict[str, Any]) -> None:
     one, many = c["single"], c["many"]
     print("(c) one worker: idle event streams + conversations cycling at once (SQLite)")
-    print(f"    {_load_line(one)}")
-    print(f"    {_load_line(many)}")
+    for s in (one, many):
+        print(f"    {_load_line(s)}")
+        if shares := _shares_line(s):
+            print(f"    {shares}")
     errors = many["errors"] + one["errors"] + many["idle_closed"] + one["idle_closed"]
     print(
         f"    {zero(errors, 'errors (cycles + idle streams closed)')}; events checked on "
@@ -198,8 +221,10 @@ def print_two_workers(d: dict[str, Any]) -> None:
         print(LINE)
         return
     one, two = d["workers_1"], d["workers_2"]
-    print(f"    {_load_line(one)}")
-    print(f"    {_load_line(two)}")
+    for s in (one, two):
+        print(f"    {_load_line(s)}")
+        if shares := _shares_line(s):
+            print(f"    {shares}")
     print(f"    cycles/s two workers / one = {at_least(d['ratio'], D_RATIO)}")
     dl = two["delivery"]
     print(
@@ -210,7 +235,8 @@ def print_two_workers(d: dict[str, Any]) -> None:
     print(
         "    decision → event on a stream held by the other worker p95 "
         f"{at_most(two['first_event_p95_ms'], D_CROSS_P95_MS, '.1f', ' ms')} "
-        f"(p50 {two['first_event_p50_ms']:.1f})"
+        f"(p50 {two['first_event_p50_ms']:.1f}; decision POST p95 {two['post_p95_ms']:.1f}; "
+        f"event minus POST answer p50 {two['cross_p50_ms']:.1f}, p95 {two['cross_p95_ms']:.1f})"
     )
     print(LINE)
 

@@ -267,6 +267,7 @@ def bench_two_workers(plan: Plan) -> dict[str, Any]:
                         idle=idle,
                         duration_s=plan.workers_s,
                         cross=workers > 1,
+                        database=url.rsplit("/", 1)[1],
                     )
                 )
             finally:

@@ -242,6 +242,42 @@ async def test_a_resume_for_a_call_that_is_not_waiting_gets_409s_code(server: Li
     assert (await server.client.get(f"/api/conversations/{conversation_id}")).json() == before
 
 
+async def test_a_thread_id_other_than_the_conversation_is_refused(server: LiveServer) -> None:
+    conversation_id = await server.new_conversation()
+    other_id = await server.new_conversation()  # the same person's other conversation
+    interrupt = await _interrupted(server, conversation_id, "add a note buy milk")
+    before = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+    approve = [
+        {"interruptId": interrupt["id"], "status": "resolved", "payload": {"type": "approve"}}
+    ]
+    for thread_id, body in (
+        (other_id, {"messages": [user_message("add a note eggs")]}),
+        (other_id, {"resume": approve}),
+        ("x" * 5000, {"resume": approve}),
+    ):
+        refused = await agui_run(
+            server.client,
+            conversation_id,
+            {**run_input(conversation_id), **body, "threadId": thread_id},
+        )
+        assert types(refused) == ["RUN_ERROR"], refused
+        assert refused[0]["code"] == "thread_mismatch"
+        assert "the threadId must be the conversation's id" in refused[0]["message"]
+        details = refused[0]["metadata"]["interlock"]["details"]
+        assert details == {"thread_id": thread_id[:100], "conversation_id": conversation_id}
+    # Nothing was written: the call still waits, nothing decided, the other one untouched.
+    assert (await server.client.get(f"/api/conversations/{conversation_id}")).json() == before
+    other = (await server.client.get(f"/api/conversations/{other_id}")).json()
+    assert other["messages"] == []
+    assert (await server.client.get("/api/audit")).json()["records"] == []
+    # With the conversation's id, the same resume goes through.
+    done = await agui_run(
+        server.client, conversation_id, run_input(conversation_id, resume=approve)
+    )
+    assert done[0]["type"] == "RUN_STARTED" and done[0]["threadId"] == conversation_id
+    assert done[-1]["outcome"] == {"type": "success"}
+
+
 async def test_a_body_that_is_not_a_run_agent_input_is_422(server: LiveServer) -> None:
     conversation_id = await server.new_conversation()
     for body in (

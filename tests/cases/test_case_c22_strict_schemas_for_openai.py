@@ -278,6 +278,7 @@ async def test_case_c22_a_server_refusing_strict_gets_the_request_again_without_
     stub = OpenAIStub(refuse_strict=True)
     stub.add_reply(StubReply(tool_calls=[_call("c1", "load_skill", {"name": "finder"})]))
     stub.add_reply(StubReply(text_tokens=["Loaded."]))
+    stub.add_reply(StubReply(text_tokens=["Still here."]))
     with stub.running() as base_url:
         settings = make_settings(
             model="openai:gpt-4o-mini",
@@ -290,12 +291,45 @@ async def test_case_c22_a_server_refusing_strict_gets_the_request_again_without_
             conversation_id = await server.new_conversation()
             await server.say(conversation_id, "load the finder")
             log = await collect(server.client, conversation_id, until=terminals(1))
+            assert log.types[-1] == "run.completed", log.types
+            await server.say(conversation_id, "and again")
+            log = await collect(server.client, conversation_id, until=terminals(2))
 
     assert log.types[-1] == "run.completed", log.types
-    assert log.of("message.completed")[-1]["message"]["content"] == "Loaded."
-    # Each model call: the strict request (refused with 400), then the same without strict.
+    said = [m["message"]["content"] for m in log.of("message.completed")]
+    assert said[-1] == "Still here." and "Loaded." in said, said
+    # The first model call: the strict request (refused with 400), then the same without
+    # strict. That server is then known to refuse strict: each later step (the second call
+    # of the turn, the next turn) sends one request, without strict.
+    strict_flags = [
+        any(t["function"].get("strict") for t in r.body["tools"]) for r in stub.requests
+    ]
+    assert strict_flags == [True, False, False, False]
+    assert stub.requests[0].body["messages"] == stub.requests[1].body["messages"]
+
+
+async def test_case_c22_a_request_refused_with_and_without_strict_is_not_remembered(
+    make_settings: SettingsMaker, finder_skill: Path
+) -> None:
+    # A 400 to both requests (a request too long, say) says nothing about strict mode: the
+    # next turn tries strict first again.
+    stub = OpenAIStub(refuse_all=True)
+    with stub.running() as base_url:
+        settings = make_settings(
+            model="openai:gpt-4o-mini",
+            model_base_url=base_url,
+            model_api_key="test",
+            model_strict_tools=True,
+            skills_path=[finder_skill],
+        )
+        async with live_server(settings) as server:
+            conversation_id = await server.new_conversation()
+            for n, text in enumerate(["load the finder", "try again"], start=1):
+                await server.say(conversation_id, text)
+                log = await collect(server.client, conversation_id, until=terminals(n))
+                assert log.types[-1] == "run.failed", log.types
+
     strict_flags = [
         any(t["function"].get("strict") for t in r.body["tools"]) for r in stub.requests
     ]
     assert strict_flags == [True, False, True, False]
-    assert stub.requests[0].body["messages"] == stub.requests[1].body["messages"]

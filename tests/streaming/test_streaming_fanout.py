@@ -15,6 +15,7 @@ import httpx
 from interlock.settings import Settings
 from support.live import live_server
 from support.sse import EventLog, Frame, iter_frames
+from support.waits import wait_until
 
 TERMINAL = {"run.paused", "run.completed", "run.failed", "run.cancelled"}
 
@@ -74,3 +75,24 @@ async def test_two_concurrent_streams_get_identical_sequences(
         assert a.log.types[-1] == "run.completed"
         detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
         assert detail["last_event_seq"] == ids[-1]
+
+
+async def test_streams_release_their_subscription_refused_or_closed(
+    make_settings: Callable[..., Settings],
+) -> None:
+    async with live_server(make_settings()) as server:
+        conversation_id = await server.new_conversation()
+        bus = server.services.bus
+        refused = await server.client.get("/api/conversations/conv_unknown/events")
+        assert refused.status_code == 404
+        assert bus.subscriber_count("conv_unknown") == 0
+
+        url = f"/api/conversations/{conversation_id}/events"
+        async with server.client.stream("GET", url) as response:
+            assert response.status_code == 200
+            assert bus.subscriber_count(conversation_id) == 1
+        await wait_until(
+            lambda: bus.subscriber_count(conversation_id) == 0,
+            timeout_s=15.0,
+            what="the closed stream's subscription released",
+        )

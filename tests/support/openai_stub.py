@@ -156,11 +156,15 @@ class OpenAIStub:
         requests: Every request received, in order.
     """
 
-    def __init__(self, model: str = "gpt-4o-mini", *, refuse_strict: bool = False) -> None:
+    def __init__(
+        self, model: str = "gpt-4o-mini", *, refuse_strict: bool = False, refuse_all: bool = False
+    ) -> None:
         """Args: ``model`` reported in chunks; ``refuse_strict``: answer 400 to any strict
-        tool, valid or not (servers without strict mode do)."""
+        tool, valid or not (servers without strict mode do); ``refuse_all``: answer 400 to
+        every request (as to a request over the context length)."""
         self.model = model
         self.refuse_strict = refuse_strict
+        self.refuse_all = refuse_all
         self.requests: list[ReceivedRequest] = []
         self._replies: deque[StubReply] = deque()
         self.app = FastAPI()
@@ -173,6 +177,18 @@ class OpenAIStub:
     async def _chat_completions(self, request: Request) -> Response:
         body = await request.json()
         self.requests.append(ReceivedRequest(body=body, headers=dict(request.headers)))
+        if self.refuse_all:
+            return JSONResponse(
+                status_code=400,
+                content={
+                    "error": {
+                        "message": "This model's maximum context length is 8192 tokens.",
+                        "type": "invalid_request_error",
+                        "param": "messages",
+                        "code": "context_length_exceeded",
+                    }
+                },
+            )
         for n, tool in enumerate(body.get("tools") or []):
             if not _is_strict(tool):
                 continue

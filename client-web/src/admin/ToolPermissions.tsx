@@ -1,6 +1,7 @@
 /**
  * Per-tool permission for one employee: a segmented control per tool (native radios, so
- * arrow keys move within a tool) with ALLOW / ASK / DENY overrides or the tool's default.
+ * arrow keys move within a tool) with ALLOW / ASK / DENY overrides or the tool's default. A tool
+ * that cannot run now (its remote MCP server is down) says why, as the MCP servers panel does.
  */
 import { useId } from "react";
 import type { ToolOut, ToolPermission } from "../api/types";
@@ -50,10 +51,11 @@ function ToolPermissionRow({
     { value: "default", label: `Default (${tool.permission})` },
   ];
   return (
-    <li className="tool-permission-row">
+    <li className="tool-permission-row" data-available={tool.available}>
       <span className="tool-permission-name" id={`${id}-name`}>
         <code>{tool.name}</code>
         {tool.title && <span className="muted small"> {tool.title}</span>}
+        {!tool.available && tool.reason && <span className="error small"> Unavailable: {tool.reason}</span>}
       </span>
       <div
         className="segmented"

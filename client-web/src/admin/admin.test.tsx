@@ -114,7 +114,8 @@ describe("employee draft", () => {
 });
 
 describe("ToolPermissions", () => {
-  const tool = (name: string, permission: string) => ({ name, title: name, permission }) as ToolOut;
+  const tool = (name: string, permission: string, over: Partial<ToolOut> = {}) =>
+    ({ name, title: name, permission, available: true, reason: null, ...over }) as ToolOut;
 
   it("renders a segmented control per tool with the current choice checked", () => {
     const out = renderToStaticMarkup(
@@ -126,6 +127,21 @@ describe("ToolPermissions", () => {
     for (const v of ["ALLOW", "ASK", "DENY", "default"]) expect(out.match(new RegExp(`data-value="${v}"><input`, "g"))).toHaveLength(2);
     expect(out).toMatch(/class="segment selected" data-value="DENY"><input type="radio"[^>]* checked="" value="DENY"/);
     expect(out).toContain("Default (ALLOW)");
+  });
+
+  it("says why a tool of a down MCP server is unavailable, as the MCP servers panel does", () => {
+    const reason = "The MCP server 'files' is not available: nothing answers at its address. Interlock tries again in 4 s.";
+    const out = renderToStaticMarkup(
+      <ToolPermissions
+        tools={[tool("mcp.files.read", "ASK", { available: false, reason }), tool("notes.add", "ASK")]}
+        overrides={{}}
+        disabled={false}
+        onChange={() => {}}
+      />,
+    );
+    expect(out).toContain(`<span class="error small"> Unavailable: ${reason.replace(/'/g, "&#x27;")}</span>`);
+    expect(out.match(/Unavailable:/g)).toHaveLength(1);
+    expect(out).toMatch(/data-available="false"[^]*mcp.files.read/);
   });
 });
 

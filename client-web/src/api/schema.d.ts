@@ -18,9 +18,9 @@ export interface paths {
          * @description Run the conversation's employee for an AG-UI client: a new message, or a resume.
          *
          *     The conversation's owner only (404 for anyone else). A body that is not a
-         *     ``RunAgentInput`` is 422 ``invalid_request``; every later refusal (a bad resume, calls
-         *     still waiting, a run already active) is a ``RUN_ERROR`` event with Interlock's code,
-         *     and nothing is written.
+         *     ``RunAgentInput`` is 422 ``invalid_request``; every later refusal (a ``threadId`` other
+         *     than ``conversation_id``, a bad resume, calls still waiting, a run already active) is a
+         *     ``RUN_ERROR`` event with Interlock's code, and nothing is written.
          */
         post: operations["run_agent_api_ag_ui__conversation_id__post"];
         delete?: never;
@@ -142,7 +142,8 @@ export interface paths {
         };
         /**
          * List Tools
-         * @description Registered tools with their JSON Schemas and permissions.
+         * @description Registered tools with their JSON Schemas and permissions; a tool that cannot run now
+         *     (its remote MCP server is down) is listed with ``available`` false and the reason.
          */
         get: operations["list_tools_api_tools_get"];
         put?: never;
@@ -2171,6 +2172,13 @@ export interface components {
             execution: "server" | "frontend";
             /** Modal */
             modal: boolean;
+            /**
+             * Available
+             * @default true
+             */
+            available: boolean;
+            /** Reason */
+            reason: string | null;
         };
         /**
          * UndoOut

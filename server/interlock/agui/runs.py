@@ -49,6 +49,9 @@ from interlock.streaming.events import (
 )
 from interlock.streaming.sse import stored_events
 
+MAX_SHOWN_THREAD_ID = 100
+"""Longest part of a mismatched ``threadId`` repeated in the error."""
+
 
 async def agui_events(
     engine: Engine, user_id: str, conversation_id: str, run_input: RunAgentInput
@@ -61,9 +64,11 @@ async def agui_events(
     from the request, not from inside the stream. The caller has checked that ``user_id``
     owns the conversation. A request that cannot start (bad resume, calls still waiting, a
     run already active, ...) gets one ``RUN_ERROR`` with Interlock's stable ``code``
-    (``metadata.interlock.details`` as in the HTTP API), and nothing is written.
+    (``metadata.interlock.details`` as in the HTTP API), and nothing is written; so does a
+    ``threadId`` other than the conversation's id (``thread_mismatch``).
     """
     try:
+        check_thread(conversation_id, run_input.thread_id)
         plan = await asyncio.shield(
             apply_resume(engine, user_id, conversation_id, run_input.resume)
             if run_input.resume
@@ -72,6 +77,24 @@ async def agui_events(
     except InterlockError as exc:
         return _one(run_error(exc))
     return _stream(engine, conversation_id, run_input, plan)
+
+
+def check_thread(conversation_id: str, thread_id: str) -> None:
+    """The AG-UI thread is the conversation: ``threadId`` must be the id in the URL.
+
+    Raises:
+        BadRequest: ``thread_mismatch``, with ``details`` ``{"thread_id", "conversation_id"}``
+            (the thread id cut to :data:`MAX_SHOWN_THREAD_ID` characters).
+    """
+    if thread_id == conversation_id:
+        return
+    shown = thread_id[:MAX_SHOWN_THREAD_ID]
+    raise BadRequest(
+        f"This run is for the thread '{shown}', but it was sent to the conversation "
+        f"'{conversation_id}': the threadId must be the conversation's id. Nothing was done.",
+        code="thread_mismatch",
+        details={"thread_id": shown, "conversation_id": conversation_id},
+    )
 
 
 async def _one(event: BaseEvent) -> AsyncIterator[BaseEvent]:

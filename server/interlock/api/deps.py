@@ -17,6 +17,8 @@ from interlock.storage.tokens import Principal, principal_by_token
 from interlock.storage.users import count_users, get_or_create_local_user
 
 
+# Each dependency reads the app's state itself rather than through ``ServicesDep``: every
+# level of nesting is another round of FastAPI's dependency solving, on every request.
 async def get_services(request: Request) -> Services:
     services: Services = request.app.state.services
     return services
@@ -25,16 +27,19 @@ async def get_services(request: Request) -> Services:
 ServicesDep = Annotated[Services, Depends(get_services)]
 
 
-async def get_settings(services: ServicesDep) -> Settings:
-    return services.settings
+async def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.services.settings
+    return settings
 
 
-async def get_db(services: ServicesDep) -> Database:
-    return services.db
+async def get_db(request: Request) -> Database:
+    db: Database = request.app.state.services.db
+    return db
 
 
-async def get_engine(services: ServicesDep) -> Engine:
-    return services.engine
+async def get_engine(request: Request) -> Engine:
+    engine: Engine = request.app.state.services.engine
+    return engine
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
@@ -109,7 +114,7 @@ async def authenticate(request: Request, services: Services) -> Principal:
     )
 
 
-async def current_user(request: Request, services: ServicesDep) -> User:
+async def current_user(request: Request) -> User:
     """Return the caller of an API route: a person's own token, or the implied local user.
 
     Raises:
@@ -117,7 +122,7 @@ async def current_user(request: Request, services: ServicesDep) -> User:
         Forbidden: ``token_scope`` for an access token limited to another part (an MCP token
             works at ``/mcp`` only, so an agent holding it cannot decide its own tool calls).
     """
-    principal = await authenticate(request, services)
+    principal = await authenticate(request, request.app.state.services)
     if principal.scope is not None:
         raise Forbidden(
             f"The token {principal.token_name!r} is for MCP clients: it works at /mcp only. "

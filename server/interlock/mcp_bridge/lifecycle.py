@@ -12,17 +12,18 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, TextIO, cast
 
 import anyio
 import mcp_types as types
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from interlock import __version__
+from interlock.mcp_bridge.stdio import StdioWatch
 from interlock.mcp_bridge.transport import (
     ConnectionAuth,
     SessionLost,
@@ -177,45 +178,66 @@ class SessionLifecycle:
         if self.state != "down":  # a re-created session; while down, "down" stays until ready
             self.state = "connecting"
         await self._auth.load()
-        client = Client(
-            self._transport(),
-            mode=self.mode,
-            cache=None,
-            read_timeout_seconds=self.call_timeout_s,
-            message_handler=self._on_message,
-            client_info=types.Implementation(name="interlock", version=__version__),
-        )
+        watch = StdioWatch(self.name) if self.spec.command is not None else None
         try:
-            async with client, anyio.create_task_group() as group:
-                self._want.clear()
-                self.protocol_version = client.protocol_version
-                if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                    # Subscribe before listing, so no change falls between the two.
-                    subscribed = anyio.Event()
-                    group.start_soon(self._listen, client, subscribed)
-                    with anyio.move_on_after(self.call_timeout_s):
-                        await subscribed.wait()
-                await self._publish(client)
-                self._client, self.state, self.error, self.retry_at = client, "ready", None, None
-                self._signal()
-                while True:
-                    await self._wake.wait()
-                    self._wake.clear()
-                    want, self._want = self._want, set()
-                    if "restart" in want:
-                        group.cancel_scope.cancel()
-                        return
-                    await self._publish(client)
-                    self._signal()
+            errlog = await watch.open() if watch is not None else None
+            client = Client(
+                self._transport(watch, errlog),
+                mode=self.mode,
+                cache=None,
+                read_timeout_seconds=self.call_timeout_s,
+                message_handler=self._on_message,
+                client_info=types.Implementation(name="interlock", version=__version__),
+            )
+            with anyio.CancelScope() as exited:
+                if watch is not None:
+                    watch.on_exit = exited.cancel  # the process ended: the session is over
+                await self._session(client)
+        except Exception as exc:
+            if watch is not None:
+                await watch.finish()
+                if (said := watch.sentence()) is not None:
+                    raise SessionLost(said) from exc
+            raise
         finally:
             self._client = None
+            if watch is not None:
+                watch.on_exit = None
+                await watch.finish()
+        if exited.cancelled_caught and watch is not None:
+            raise SessionLost(watch.sentence() or "its process ended")
 
-    def _transport(self) -> Any:
+    async def _session(self, client: Client) -> None:
+        """Connect, list, and follow changes until a restart is asked for (or it fails)."""
+        async with client, anyio.create_task_group() as group:
+            self._want.clear()
+            self.protocol_version = client.protocol_version
+            if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                # Subscribe before listing, so no change falls between the two.
+                subscribed = anyio.Event()
+                group.start_soon(self._listen, client, subscribed)
+                with anyio.move_on_after(self.call_timeout_s):
+                    await subscribed.wait()
+            await self._publish(client)
+            self._client, self.state, self.error, self.retry_at = client, "ready", None, None
+            self._signal()
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                want, self._want = self._want, set()
+                if "restart" in want:
+                    group.cancel_scope.cancel()
+                    return
+                await self._publish(client)
+                self._signal()
+
+    def _transport(self, watch: StdioWatch | None, errlog: TextIO | None) -> Any:
         spec = self.spec
         if spec.command is not None:
-            return StdioServerParameters(
-                command=spec.command[0], args=list(spec.command[1:]), env=dict(spec.env) or None
-            )
+            assert watch is not None and errlog is not None
+            command, args = watch.command(spec.command)
+            params = StdioServerParameters(command=command, args=args, env=dict(spec.env) or None)
+            return stdio_client(params, errlog=errlog)
         assert spec.url is not None
         url = url_with_params(spec.url, self._auth.connection)
         return http_transport(url, self._auth, self.guard)

@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import os
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
@@ -41,6 +44,8 @@ from interlock.storage.writer import (
     gate_for,
     mark_urgent_thread,
 )
+
+log = logging.getLogger(__name__)
 
 DEFAULT_LOCK_TIMEOUT_S = 5.0
 DEFAULT_STATEMENT_TIMEOUT_S = 30.0
@@ -154,13 +159,19 @@ class Database:
         loop = asyncio.get_running_loop()
         requests, runs = self._pools()
         pool = runs if run_work.get() else requests
-        future = loop.run_in_executor(pool, functools.partial(fn, *args, **kwargs))
+        future = loop.run_in_executor(pool, _collecting, functools.partial(fn, *args, **kwargs))
         try:
-            return await asyncio.shield(future)
+            outcome = await asyncio.shield(future)
         except asyncio.CancelledError:
             if not future.done():
                 await asyncio.wait({future})
+            if not future.cancelled():
+                _run_deferred(future.result().deferred)
             raise
+        _run_deferred(outcome.deferred)
+        if outcome.error is not None:
+            raise outcome.error
+        return outcome.value  # type: ignore[return-value]
 
     def _pools(self) -> tuple[ThreadPoolExecutor, ThreadPoolExecutor]:
         # A forked worker process must not inherit its parent's threads: make its own.
@@ -183,6 +194,53 @@ class Database:
                 executor.shutdown(wait=True)
         self._executors = None
         self.engine.dispose()
+
+
+_call_state = threading.local()
+
+
+def defer_to_caller(callback: Callable[[], None]) -> bool:
+    """Run ``callback`` on the event loop when the current :meth:`Database.run` call returns,
+    just before its caller goes on.
+
+    For work a call hands back to the loop (delivering the events it committed): one wake-up
+    of the loop with the call's own result instead of one more. Call from a database thread.
+
+    Returns:
+        False when not inside a :meth:`Database.run` call (the caller hands it over itself).
+    """
+    deferred: list[Callable[[], None]] | None = getattr(_call_state, "deferred", None)
+    if deferred is None:
+        return False
+    deferred.append(callback)
+    return True
+
+
+@dataclass
+class _Outcome:
+    value: object
+    error: BaseException | None
+    deferred: list[Callable[[], None]]
+
+
+def _collecting(call: Callable[[], object]) -> _Outcome:
+    """Run ``call`` on a database thread, collecting what it defers to the loop."""
+    deferred: list[Callable[[], None]] = []
+    _call_state.deferred = deferred
+    try:
+        return _Outcome(call(), None, deferred)
+    except BaseException as exc:  # raised again on the loop, after the deferred work ran
+        return _Outcome(None, exc, deferred)
+    finally:
+        _call_state.deferred = None
+
+
+def _run_deferred(deferred: list[Callable[[], None]]) -> None:
+    for callback in deferred:
+        try:
+            callback()
+        except Exception:  # like a callback the loop runs: logged, the call's result stands
+            log.exception("deferred callback %r failed", callback)
 
 
 def is_busy_error(exc: BaseException) -> bool:

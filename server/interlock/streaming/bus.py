@@ -8,7 +8,9 @@ by their number (so sequences are gap-free per conversation), and one multi-row 
 stores them all.
 
 Commits happen on the database thread pool; delivery to subscribers is handed back to the
-event loop thread (``call_soon_threadsafe``). Several server processes on one PostgreSQL
+event loop thread: with the result of the ``db.run`` call that committed
+(:func:`~interlock.storage.db.defer_to_caller`, one wake-up of the loop for both), else
+``call_soon_threadsafe``. Several server processes on one PostgreSQL
 database: the committing transaction also sends ``NOTIFY interlock_events`` with the
 conversation and sequence range, and every other process's
 :class:`~interlock.streaming.listener.EventListener` reads those rows and delivers them to its
@@ -23,18 +25,20 @@ not by every event of the conversation.
 from __future__ import annotations
 
 import asyncio
+import functools
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, update
+from sqlalchemy import String, bindparam, func, insert, update
 from sqlalchemy import event as sa_event
 from sqlalchemy import select as sa_select
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from interlock.storage import Conversation, Database, Event
+from interlock.storage.db import defer_to_caller
 from interlock.storage.models import utcnow
 from interlock.streaming.events import StreamEvent
 
@@ -50,10 +54,33 @@ _BUMP_SEQ = (
     .returning(_conversations.c.last_event_seq)
 )
 _INSERT_EVENT = insert(Event.__table__)  # type: ignore[attr-defined]
+_events = Event.__table__  # type: ignore[attr-defined]
+_REPLAY = (
+    sa_select(_events.c.seq, _events.c.type, _events.c.data, _events.c.run_id)
+    .where(
+        _events.c.conversation_id == bindparam("conversation_id"),
+        _events.c.seq > bindparam("after_seq"),
+    )
+    .order_by(_events.c.seq)
+    .limit(bindparam("limit"))
+)
 _STAGED_KEY = "interlock_staged_events"
 EVENTS_CHANNEL = "interlock_events"
 """PostgreSQL channel: payload ``<origin> <conversation_id> <first seq> <last seq>``."""
-_NOTIFY = sa_select(func.pg_notify(bindparam("channel"), bindparam("payload")))
+# PostgreSQL: the same bump also sends the notification (queued with the transaction, sent at
+# its commit), so it costs no statement of its own: ``<origin> <conversation> `` is
+# ``notify_prefix``, the sequence range comes from the bumped value (``channel`` is a column).
+_BUMP_SEQ_NOTIFY = _BUMP_SEQ.returning(
+    func.pg_notify(
+        bindparam("notify_channel", type_=String),
+        func.concat(
+            bindparam("notify_prefix", type_=String),
+            _conversations.c.last_event_seq - bindparam("count") + 1,
+            " ",
+            _conversations.c.last_event_seq,
+        ),
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -141,8 +168,6 @@ class EventBus:
         pending: list[tuple[str, StreamEvent]] = session.info.pop(_STAGED_KEY, [])
         try:
             staged = self._write(session, pending) if pending else []
-            if staged and not self._db.is_sqlite:
-                self._notify(session, staged)
             session.commit()
         except BaseException:
             session.rollback()
@@ -155,23 +180,30 @@ class EventBus:
             running = None
         if running is not None:
             self._deliver_all(staged)
+        elif defer_to_caller(functools.partial(self._deliver_all, staged)):
+            pass  # delivered when the database call returns: no extra wake-up of the loop
         elif self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._deliver_all, staged)
 
-    @staticmethod
     def _write(
-        session: Session, pending: list[tuple[str, StreamEvent]]
+        self, session: Session, pending: list[tuple[str, StreamEvent]]
     ) -> list[tuple[str, StoredEvent]]:
-        """Number and insert ``pending`` (in order): one bump per conversation, one insert."""
+        """Number and insert ``pending`` (in order): one bump per conversation, one insert.
+
+        On PostgreSQL each bump also sends the conversation's ``NOTIFY``.
+        """
         counts: dict[str, int] = {}
         for conversation_id, _event in pending:
             counts[conversation_id] = counts.get(conversation_id, 0) + 1
         connection = session.connection()
         next_seq: dict[str, int] = {}
+        notify = not self._db.is_sqlite
         for conversation_id, count in counts.items():
-            last = connection.execute(
-                _BUMP_SEQ, {"conversation_id": conversation_id, "count": count}
-            ).scalar()
+            params: dict[str, Any] = {"conversation_id": conversation_id, "count": count}
+            if notify:
+                params["notify_channel"] = EVENTS_CHANNEL
+                params["notify_prefix"] = f"{self.origin} {conversation_id} "
+            last = connection.execute(_BUMP_SEQ_NOTIFY if notify else _BUMP_SEQ, params).scalar()
             if last is None:
                 raise LookupError(f"conversation {conversation_id} does not exist")
             next_seq[conversation_id] = int(last) - count + 1
@@ -197,16 +229,6 @@ class EventBus:
             staged.append((conversation_id, stored))
         connection.execute(_INSERT_EVENT, rows)
         return staged
-
-    def _notify(self, session: Session, staged: list[tuple[str, StoredEvent]]) -> None:
-        ranges: dict[str, list[int]] = {}
-        for conversation_id, stored in staged:
-            seqs = ranges.setdefault(conversation_id, [stored.seq, stored.seq])
-            seqs[0], seqs[1] = min(seqs[0], stored.seq), max(seqs[1], stored.seq)
-        connection = session.connection()
-        for conversation_id, (first, last) in ranges.items():
-            payload = f"{self.origin} {conversation_id} {first} {last}"
-            connection.execute(_NOTIFY, {"channel": EVENTS_CHANNEL, "payload": payload})
 
     def publish(self, conversation_id: str, event: StreamEvent) -> int:
         """Stage, commit and deliver one event in its own transaction (a blocking call).
@@ -289,12 +311,16 @@ class EventBus:
         A blocking call: async code uses :meth:`areplay`.
         """
         with self._db.session() as session:
-            rows = session.exec(
-                select(Event.seq, Event.type, Event.data, Event.run_id)
-                .where(Event.conversation_id == conversation_id, Event.seq > after_seq)
-                .order_by(col(Event.seq))
-                .limit(limit)
-            ).all()
+            return self.replay_in(session, conversation_id, after_seq, limit)
+
+    @staticmethod
+    def replay_in(
+        session: Session, conversation_id: str, after_seq: int, limit: int = 1_000
+    ) -> list[StoredEvent]:
+        """:meth:`replay` in the caller's session (one prebuilt Core statement)."""
+        rows = session.connection().execute(
+            _REPLAY, {"conversation_id": conversation_id, "after_seq": after_seq, "limit": limit}
+        )
         return [
             StoredEvent(seq=seq, type=type_, data=data, run_id=run_id)
             for seq, type_, data, run_id in rows

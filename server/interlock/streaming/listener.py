@@ -1,14 +1,22 @@
 """Live events and control messages between server processes (PostgreSQL ``LISTEN``).
 
-Each server process on PostgreSQL keeps one extra connection that listens on two channels:
+Each server process on PostgreSQL keeps one extra connection, owned by a thread of its own,
+that listens on two channels:
 
 * ``interlock_events``: sent by :class:`~interlock.streaming.bus.EventBus` in the transaction
-  that stores events (``<origin> <conversation> <first seq> <last seq>``). When this process
-  has live subscribers (or run watches) on that conversation, the rows are read from storage,
-  in order, and delivered to them. Own notifications are skipped (already delivered
-  in-process).
+  that stores events (``<origin> <conversation> <first seq> <last seq>``). Own notifications
+  are skipped (already delivered in-process), and so are conversations nothing here follows
+  (no live subscriber, no run watch).
 * ``interlock_control``: ``<verb> <argument>`` messages between processes (for example
   ``cancel <run_id>``), handed to a callback.
+
+The path from another process's ``COMMIT`` to a subscriber does not depend on this process's
+load: the thread wakes on the connection's socket, takes every notification already there
+(a burst is one batch), reads the new rows of all the followed conversations of the batch in
+one query **on the same connection** (never through the database thread pool, where it would
+queue behind run steps and requests), and hands the batch to the event loop with one
+``call_soon_threadsafe``. Notifications arriving during that read wait in the connection and
+make the next batch.
 
 When the connection drops it is opened again with a growing pause; once listening again,
 every live subscriber re-reads storage from its last sequence, so nothing sent meanwhile
@@ -19,22 +27,54 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import select
+import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.engine import URL
 
-from interlock.streaming.bus import EVENTS_CHANNEL, EventBus
+from interlock.streaming.bus import EVENTS_CHANNEL, EventBus, StoredEvent
+
+if TYPE_CHECKING:
+    import psycopg
 
 CONTROL_CHANNEL = "interlock_control"
 LISTENER_APPLICATION = "interlock-listener"
 """``application_name`` of the listening connection (seen in ``pg_stat_activity``)."""
 RECONNECT_MIN_S = 0.2
 RECONNECT_MAX_S = 5.0
+CONNECT_TIMEOUT_S = 5
+"""Longest wait for the listening connection to open (whole seconds, libpq's unit)."""
+READ_TIMEOUT_MS = 10_000
+"""``statement_timeout`` of the listening connection's reads."""
+STOP_WAIT_S = 10.0
+"""Longest wait for the listening thread to end on :meth:`EventListener.aclose`."""
+
+# Rows of one (conversation, first seq, last seq) range: most batches have one. Scalar
+# parameters: psycopg dumps them in C (arrays take about three times the CPU).
+_READ_RANGE = """
+SELECT conversation_id, seq, type, data, run_id FROM events
+WHERE conversation_id = %s AND seq BETWEEN %s AND %s
+ORDER BY seq
+"""
+# Rows of every range of a batch, in one round trip.
+_READ_RANGES = """
+SELECT e.conversation_id, e.seq, e.type, e.data, e.run_id
+FROM events AS e
+JOIN unnest(%s::varchar[], %s::integer[], %s::integer[]) AS r(conversation_id, first, last)
+  ON e.conversation_id = r.conversation_id AND e.seq BETWEEN r.first AND r.last
+ORDER BY e.conversation_id, e.seq
+"""
 
 log = logging.getLogger(__name__)
 
 ControlHandler = Callable[[str, str], None]
 """Called on the event loop with ``(verb, argument)`` of a control message."""
+
+Ranges = list[tuple[str, int, int]]
+"""``(conversation_id, first seq, last seq)`` of the notifications of one batch."""
 
 
 def libpq_conninfo(url: URL) -> str:
@@ -52,85 +92,154 @@ class EventListener:
     Args:
         bus: The process's event bus (its database must be PostgreSQL).
         url: The database URL.
-        on_control: Called for each control message.
+        on_control: Called for each control message, on the event loop.
     """
 
     def __init__(self, bus: EventBus, url: URL, on_control: ControlHandler) -> None:
         self._bus = bus
         self._conninfo = libpq_conninfo(url)
         self._on_control = on_control
-        self._task: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
+        self._wake_read, self._wake_write = -1, -1
         self.listening = asyncio.Event()
         """Set while the LISTEN connection is open (tests wait for it)."""
 
     async def start(self, wait_s: float) -> None:
-        """Start listening in a background task; wait up to ``wait_s`` for ``LISTEN``.
+        """Start listening on a thread of its own; wait up to ``wait_s`` for ``LISTEN``.
 
         Past the wait (database unreachable) it keeps trying in the background.
         """
-        self._bus.bind_loop(asyncio.get_running_loop())
-        self._task = asyncio.create_task(self._listen_forever(), name="interlock listener")
+        self._loop = asyncio.get_running_loop()
+        self._bus.bind_loop(self._loop)
+        self._stopping.clear()
+        self._wake_read, self._wake_write = os.pipe()
+        self._thread = threading.Thread(
+            target=self._listen_forever, name="interlock listener", daemon=True
+        )
+        self._thread.start()
         try:
             await asyncio.wait_for(self.listening.wait(), wait_s)
         except TimeoutError:
             log.warning("not listening for other workers' events yet; still trying")
 
     async def aclose(self) -> None:
-        """Stop listening."""
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-            self._task = None
+        """Stop listening: wake the thread, wait for it to close its connection."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        self._stopping.set()
+        os.write(self._wake_write, b"x")
+        await asyncio.to_thread(thread.join, STOP_WAIT_S)
+        self.listening.clear()
+        if not thread.is_alive():  # else it may still select on the pipe: leave it open
+            os.close(self._wake_read)
+            os.close(self._wake_write)
 
-    async def _listen_forever(self) -> None:
+    # -- the listening thread ------------------------------------------------------------------
+    def _listen_forever(self) -> None:
         # Imported here, not at the top: a SQLite server never listens, and psycopg costs
         # about a tenth of a second of start-up (issue 7, benchmark f).
         import psycopg
 
         pause = RECONNECT_MIN_S
-        while True:
+        while not self._stopping.is_set():
             try:
-                connection = await psycopg.AsyncConnection.connect(
-                    self._conninfo, autocommit=True, application_name=LISTENER_APPLICATION
-                )
-                async with connection:
-                    await connection.execute(f"LISTEN {EVENTS_CHANNEL}")
-                    await connection.execute(f"LISTEN {CONTROL_CHANNEL}")
-                    self.listening.set()
-                    pause = RECONNECT_MIN_S
+                with psycopg.connect(
+                    self._conninfo,
+                    autocommit=True,
+                    application_name=LISTENER_APPLICATION,
+                    connect_timeout=CONNECT_TIMEOUT_S,
+                    options=f"-c statement_timeout={READ_TIMEOUT_MS}",
+                ) as connection:
+                    connection.execute(f"LISTEN {EVENTS_CHANNEL}")
+                    connection.execute(f"LISTEN {CONTROL_CHANNEL}")
                     # Anything sent before LISTEN took effect: subscribers re-read storage.
-                    self._bus.resync_all()
-                    async for notify in connection.notifies():
-                        await self._handle(notify.channel, notify.payload)
-            except asyncio.CancelledError:
-                self.listening.clear()
-                raise
+                    self._call(self._listening_again)
+                    pause = RECONNECT_MIN_S
+                    self._serve(connection)
             except Exception as exc:  # the connection dropped: listen again, then catch up
-                self.listening.clear()
+                self._call(self.listening.clear)
+                if self._stopping.is_set():
+                    return
                 log.warning("event listener lost its connection (%s); reconnecting", exc)
-                await asyncio.sleep(pause)
+                self._stopping.wait(pause)
                 pause = min(pause * 2, RECONNECT_MAX_S)
 
-    async def _handle(self, channel: str, payload: str) -> None:
-        if channel == CONTROL_CHANNEL:
-            verb, _, argument = payload.partition(" ")
+    def _serve(self, connection: psycopg.Connection[Any]) -> None:
+        """Take notifications in batches until stopped (returns) or the connection fails."""
+        sockets = [connection.fileno(), self._wake_read]
+        while not self._stopping.is_set():
+            # Without waiting: what the socket holds plus what arrived during the last read.
+            batch = [(n.channel, n.payload) for n in connection.notifies(timeout=0)]
+            if batch:
+                self._handle(connection, batch)
+            else:
+                select.select(sockets, [], [])
+
+    def _handle(self, connection: psycopg.Connection[Any], batch: list[tuple[str, str]]) -> None:
+        controls: list[tuple[str, str]] = []
+        ranges: Ranges = []
+        for channel, payload in batch:
+            if channel == CONTROL_CHANNEL:
+                verb, _, argument = payload.partition(" ")
+                controls.append((verb, argument))
+                continue
+            parts = payload.split(" ")
+            if len(parts) != 4 or not (parts[2].isdigit() and parts[3].isdigit()):
+                log.warning("ignored a malformed event notification %r", payload)
+                continue
+            origin, conversation_id = parts[0], parts[1]
+            # is_followed only reads the bus's dicts: safe from this thread. A subscriber that
+            # appears just after this check reads storage itself, after these rows committed.
+            if origin != self._bus.origin and self._bus.is_followed(conversation_id):
+                ranges.append((conversation_id, int(parts[2]), int(parts[3])))
+        events = _read(connection, ranges) if ranges else {}
+        if events or controls:
+            self._call(self._deliver, events, controls)
+
+    def _call(self, fn: Callable[..., None], *args: Any) -> None:
+        """Run ``fn(*args)`` on the event loop (dropped once the loop is closed)."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            loop.call_soon_threadsafe(fn, *args)
+        except RuntimeError:  # closed meanwhile
+            pass
+
+    # -- on the event loop -----------------------------------------------------------------------
+    def _listening_again(self) -> None:
+        self.listening.set()
+        self._bus.resync_all()
+
+    def _deliver(
+        self, events: dict[str, list[StoredEvent]], controls: list[tuple[str, str]]
+    ) -> None:
+        for conversation_id, stored in events.items():
+            self._bus.deliver(conversation_id, stored)
+        for verb, argument in controls:
             try:
                 self._on_control(verb, argument)
             except Exception:
-                log.exception("control message %r failed", payload)
-            return
-        parts = payload.split(" ")
-        if len(parts) != 4 or not (parts[2].isdigit() and parts[3].isdigit()):
-            log.warning("ignored a malformed event notification %r", payload)
-            return
-        origin, conversation_id, first, last = parts[0], parts[1], int(parts[2]), int(parts[3])
-        if origin == self._bus.origin or not self._bus.is_followed(conversation_id):
-            return
-        try:
-            events = await self._bus.areplay(conversation_id, first - 1, last - first + 1)
-        except Exception:
-            # Storage unreadable for now: subscribers re-read it themselves.
-            log.warning("could not read events of %s; subscribers re-read", conversation_id)
-            self._bus.resync_all()
-            return
-        self._bus.deliver(conversation_id, events)
+                log.exception("control message %s %r failed", verb, argument)
+
+
+def _read(connection: psycopg.Connection[Any], ranges: Ranges) -> dict[str, list[StoredEvent]]:
+    """Return the stored events of ``ranges``, per conversation in sequence order.
+
+    Raises:
+        psycopg.Error: The read failed (the caller listens again and subscribers catch up).
+    """
+    if len(ranges) == 1:
+        rows = connection.execute(_READ_RANGE, ranges[0])
+    else:
+        ids, firsts, lasts = (list(column) for column in zip(*ranges, strict=True))
+        rows = connection.execute(_READ_RANGES, (ids, firsts, lasts))
+    events: dict[str, list[StoredEvent]] = {}
+    for conversation_id, seq, type_, data, run_id in rows:
+        events.setdefault(conversation_id, []).append(
+            StoredEvent(seq=seq, type=type_, data=data, run_id=run_id)
+        )
+    return events

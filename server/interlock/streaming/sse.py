@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
+from dataclasses import dataclass, field
 
 from sse_starlette import ServerSentEvent
 
-from interlock.streaming.bus import EventBus, StoredEvent
+from interlock.streaming.bus import EventBus, StoredEvent, Subscription
 
 REPLAY_BATCH = 1_000
 
@@ -51,35 +52,58 @@ def _frame(stored: StoredEvent) -> ServerSentEvent:
     return ServerSentEvent(id=str(stored.seq), event=stored.type, data=one_line_json(stored.data))
 
 
+@dataclass
+class Opened:
+    """A stream opened by its caller: subscribed first, then storage read once.
+
+    Attributes:
+        subscription: The live subscription, made before ``first`` was read.
+        after_seq: The sequence ``first`` starts after.
+        first: The first replay (``bus.replay(conversation_id, after_seq)``).
+    """
+
+    subscription: Subscription
+    after_seq: int
+    first: list[StoredEvent] = field(default_factory=list)
+
+
 async def event_frames(
-    bus: EventBus, conversation_id: str, after_seq: int
+    bus: EventBus, conversation_id: str, after_seq: int, opened: Opened | None = None
 ) -> AsyncIterator[ServerSentEvent]:
     """Yield SSE frames of ``conversation_id`` with ``seq > after_seq``, forever.
 
     The subscription is released when the consumer stops (client gone, server shutdown).
+    ``opened``: see :func:`stored_events`.
     """
-    async with aclosing(stored_events(bus, conversation_id, after_seq)) as events:
+    async with aclosing(stored_events(bus, conversation_id, after_seq, opened)) as events:
         async for stored in events:
             yield _frame(stored)
 
 
 async def stored_events(
-    bus: EventBus, conversation_id: str, after_seq: int
+    bus: EventBus, conversation_id: str, after_seq: int, opened: Opened | None = None
 ) -> AsyncGenerator[StoredEvent, None]:
     """Yield the stored events of ``conversation_id`` with ``seq > after_seq`` in order, forever:
     first from storage, then live, each exactly once.
 
     The one reader of a conversation's events: the SSE stream and the AG-UI endpoint both
-    read through it. The subscription is released when the consumer stops.
+    read through it. The subscription is released when the consumer stops. ``opened``: the
+    caller already subscribed and read the first replay (in the transaction that checked the
+    conversation, one database call fewer); it then owns the subscription until this
+    generator starts.
     """
-    subscription = bus.subscribe(conversation_id)
-    last = after_seq
+    subscription = opened.subscription if opened else bus.subscribe(conversation_id)
+    last = opened.after_seq if opened else after_seq
+    first = opened.first if opened else None
     try:
         while True:
             # Read storage: at the start, after the live buffer overflowed, or on a gap.
             subscription.overflowed = False
             while True:
-                batch = await bus.areplay(conversation_id, last)
+                if first is not None:
+                    batch, first = first, None
+                else:
+                    batch = await bus.areplay(conversation_id, last)
                 for stored in batch:
                     yield stored
                     last = stored.seq

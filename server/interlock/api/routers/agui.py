@@ -75,9 +75,9 @@ async def run_agent(
     """Run the conversation's employee for an AG-UI client: a new message, or a resume.
 
     The conversation's owner only (404 for anyone else). A body that is not a
-    ``RunAgentInput`` is 422 ``invalid_request``; every later refusal (a bad resume, calls
-    still waiting, a run already active) is a ``RUN_ERROR`` event with Interlock's code,
-    and nothing is written.
+    ``RunAgentInput`` is 422 ``invalid_request``; every later refusal (a ``threadId`` other
+    than ``conversation_id``, a bad resume, calls still waiting, a run already active) is a
+    ``RUN_ERROR`` event with Interlock's code, and nothing is written.
     """
     from ag_ui.core import RunAgentInput
 

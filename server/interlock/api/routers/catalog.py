@@ -6,11 +6,12 @@ from dataclasses import asdict
 from typing import Any, Literal
 
 from fastapi import APIRouter
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from interlock import __version__
 from interlock.api.deps import CurrentUser, ServicesDep, SettingsDep
 from interlock.models import describe_model
+from interlock.tools import Tool
 
 router = APIRouter(prefix="/api", tags=["catalog"])
 
@@ -25,7 +26,11 @@ class ToolAnnotationsOut(BaseModel):
     open_world: bool
 
 
+# ``available`` is False while the tool cannot run (its remote MCP server is down); ``reason``
+# then says why, as a sentence for the person (as ``RemoteToolOut`` of /api/mcp-servers).
 class ToolOut(BaseModel):
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
     name: str
     title: str
     description: str
@@ -38,6 +43,8 @@ class ToolOut(BaseModel):
     skill: str | None
     execution: Literal["server", "frontend"]
     modal: bool
+    available: bool = True
+    reason: str | None = None
 
 
 class ModelOut(BaseModel):
@@ -74,23 +81,28 @@ def me(user: CurrentUser) -> MeOut:
 
 @router.get("/tools")
 def list_tools(_user: CurrentUser, services: ServicesDep) -> list[ToolOut]:
-    """Registered tools with their JSON Schemas and permissions."""
-    return [
-        ToolOut(
-            name=t.name,
-            title=t.title,
-            description=t.description,
-            input_schema=t.input_schema,
-            output_schema=t.output_schema,
-            permission=str(t.permission),
-            write=t.write,
-            annotations=ToolAnnotationsOut(
-                **{key: value is True for key, value in asdict(t.annotations).items()}
-            ),
-            card=t.card,
-            skill=t.skill,
-            execution=t.execution,
-            modal=t.modal,
-        )
-        for t in services.registry.tools()
-    ]
+    """Registered tools with their JSON Schemas and permissions; a tool that cannot run now
+    (its remote MCP server is down) is listed with ``available`` false and the reason."""
+    return [_tool_out(t) for t in services.registry.tools()]
+
+
+def _tool_out(t: Tool) -> ToolOut:
+    reason = t.unavailable_reason()
+    return ToolOut(
+        name=t.name,
+        title=t.title,
+        description=t.description,
+        input_schema=t.input_schema,
+        output_schema=t.output_schema,
+        permission=str(t.permission),
+        write=t.write,
+        annotations=ToolAnnotationsOut(
+            **{key: value is True for key, value in asdict(t.annotations).items()}
+        ),
+        card=t.card,
+        skill=t.skill,
+        execution=t.execution,
+        modal=t.modal,
+        available=reason is None,
+        reason=reason,
+    )

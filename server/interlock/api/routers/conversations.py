@@ -6,10 +6,11 @@ import unicodedata
 
 from fastapi import APIRouter, Response, status
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from sqlalchemy import delete
+from sqlalchemy import delete, insert
 from sqlmodel import col, select
 
 from interlock.api.deps import CurrentUser, DbDep, EngineDep, ServicesDep, SettingsDep
+from interlock.api.services import Services
 from interlock.api.summaries import summaries, summary
 from interlock.employees import DEFAULT_EMPLOYEE
 from interlock.engine.commands import CommandClaim
@@ -110,21 +111,45 @@ class CancelResult(BaseModel):
 
 
 @router.post("", status_code=status.HTTP_201_CREATED)
-def create_conversation(
-    body: ConversationCreate, user: CurrentUser, db: DbDep, services: ServicesDep
+async def create_conversation(
+    body: ConversationCreate, user: CurrentUser, services: ServicesDep
 ) -> ConversationSummary:
     """Start a conversation with an employee (the default one when omitted)."""
-    slug = body.employee or DEFAULT_EMPLOYEE
+    conversation = await services.db.run(_create, services, user.id, body.employee)
+    # New: nothing runs or waits in it yet (no need to count its pending calls).
+    return ConversationSummary(
+        id=conversation.id,
+        title=conversation.title,
+        employee=conversation.employee,
+        status="idle",
+        pending=0,
+        channel="chat",
+        created_at=conversation.created_at,
+        updated_at=conversation.updated_at,
+    )
+
+
+_INSERT_CONVERSATION = insert(Conversation.__table__)  # type: ignore[attr-defined]
+
+
+def _create(services: Services, user_id: str, slug: str | None) -> Conversation:
+    """Check the employee and insert the conversation (database thread; a Core insert).
+
+    Raises:
+        BadRequest: ``invalid_request`` for an unknown employee.
+        Conflict: ``employee_disabled``.
+    """
+    slug = slug or DEFAULT_EMPLOYEE
     employee = services.employees.get(slug)
     if employee is None:
         raise BadRequest(f"Unknown employee {slug!r}.", code="invalid_request")
     if employee.disabled:
         raise Conflict(f"{employee.name} is disabled.", code="employee_disabled")
-    with db.session() as session:
-        conversation = Conversation(owner_id=user.id, employee=slug)
-        session.add(conversation)
+    conversation = Conversation(owner_id=user_id, employee=slug)
+    with services.db.session() as session:
+        session.connection().execute(_INSERT_CONVERSATION, conversation.model_dump())
         session.commit()
-        return summary(session, conversation)
+    return conversation
 
 
 @router.get("")

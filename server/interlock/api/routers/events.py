@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import APIRouter, Header
 from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.types import Receive, Scope, Send
 
 from interlock.api.deps import CurrentUser, EngineDep, SettingsDep
+from interlock.engine import Engine
+from interlock.streaming.bus import StoredEvent
 from interlock.streaming.events import StreamEvent
-from interlock.streaming.sse import event_frames, parse_last_event_id
+from interlock.streaming.sse import REPLAY_BATCH, Opened, event_frames, parse_last_event_id
 
 router = APIRouter(prefix="/api/conversations", tags=["events"])
 
@@ -17,9 +21,20 @@ SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 class _EventStream(EventSourceResponse):
-    """Only names the media type for OpenAPI (sse_starlette sets it per instance)."""
+    """Names the media type for OpenAPI (sse_starlette sets it per instance); ``on_close``
+    runs once the response ends, however it ends (a stream whose generator never started
+    still releases its subscription)."""
 
     media_type = "text/event-stream"
+
+    on_close: Callable[[], None] | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            if self.on_close is not None:
+                self.on_close()
 
 
 @router.get(
@@ -48,11 +63,43 @@ async def stream_events(
     An unknown, future or garbage ``Last-Event-ID`` replays from the start. Pings are SSE
     comments every ``ping_interval_s`` seconds. A client leaving does not stop a run.
     """
-    last_seq = await engine.db.run(engine.last_event_seq, user.id, conversation_id)
-    after = parse_last_event_id(last_event_id, last_seq)
-    return EventSourceResponse(
-        event_frames(engine.bus, conversation_id, after),
+    bus = engine.bus
+    # Subscribed before storage is read (nothing committed in between is missed); the
+    # ownership check, Last-Event-ID and the first replay are one database call.
+    subscription = bus.subscribe(conversation_id)
+    try:
+        after, first = await engine.db.run(_open, engine, user.id, conversation_id, last_event_id)
+    except BaseException:
+        bus.unsubscribe(subscription)
+        raise
+    response = _EventStream(
+        event_frames(bus, conversation_id, after, Opened(subscription, after, first)),
         headers=SSE_HEADERS,
         ping=settings.ping_interval_s,
         ping_message_factory=lambda: ServerSentEvent(comment="ping"),
     )
+    response.on_close = lambda: bus.unsubscribe(subscription)
+    return response
+
+
+def _open(
+    engine: Engine, user_id: str, conversation_id: str, last_event_id: str | None
+) -> tuple[int, list[StoredEvent]]:
+    """Check the caller owns the conversation; read the events after ``Last-Event-ID``
+    (database thread, one session).
+
+    Returns:
+        ``(sequence replayed after, the first batch of stored events)``.
+
+    Raises:
+        NotFound: Not the caller's conversation.
+    """
+    with engine.db.session() as session:
+        last_seq = engine.owned_conversation(session, user_id, conversation_id).last_event_seq
+        after = parse_last_event_id(last_event_id, last_seq)
+        first = (
+            engine.bus.replay_in(session, conversation_id, after, REPLAY_BATCH)
+            if last_seq > after
+            else []
+        )
+    return after, first

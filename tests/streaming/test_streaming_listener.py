@@ -1,0 +1,133 @@
+"""The listener of one process against events written by another, on one PostgreSQL database.
+
+Two event buses on one database stand for two server processes (each bus has its own origin).
+The listener of the second:
+
+* delivers a burst of the first one's events, written concurrently into several
+  conversations, to its subscribers once each and in sequence order;
+* reads rows only for conversations something follows here (a subscriber or a run watch);
+* skips its own process's notifications (those events were delivered in-process already);
+* hands control messages (``interlock_control``) to its callback, on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from interlock.storage import Conversation, Database
+from interlock.storage.migrate import upgrade
+from interlock.streaming import EventBus, StoredEvent, Subscription
+from interlock.streaming import listener as listener_module
+from interlock.streaming.events import MessageDelta
+from interlock.streaming.listener import CONTROL_CHANNEL, EventListener
+
+pytestmark = pytest.mark.postgres
+
+WAIT_S = 30.0
+
+
+@pytest.fixture
+def pg_url(postgres_server: object) -> Iterator[str]:
+    """A new, migrated PostgreSQL database for this test."""
+    url = postgres_server.create_database()  # type: ignore[attr-defined]
+    upgrade(url)
+    try:
+        yield url
+    finally:
+        postgres_server.drop_database(url)  # type: ignore[attr-defined]
+
+
+def _conversation(database: Database) -> str:
+    with database.session() as session:
+        conversation = Conversation(owner_id="user_listener_test", employee="assistant")
+        session.add(conversation)
+        session.commit()
+        return conversation.id
+
+
+async def _received_up_to(subscription: Subscription, last_seq: int) -> list[StoredEvent]:
+    """Take events off ``subscription`` until one with ``last_seq`` arrived."""
+    received: list[StoredEvent] = []
+    async with asyncio.timeout(WAIT_S):
+        while not received or received[-1].seq < last_seq:
+            received.append(await subscription.queue.get())
+    return received
+
+
+async def test_another_processes_burst_arrives_once_in_order_and_own_events_are_skipped(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer_db, reader_db = Database(pg_url), Database(pg_url)
+    writer, reader = EventBus(writer_db), EventBus(reader_db)
+    read_for: set[str] = set()
+    real_read = listener_module._read
+
+    def recording_read(connection: Any, ranges: Any) -> Any:
+        read_for.update(conversation_id for conversation_id, _first, _last in ranges)
+        return real_read(connection, ranges)
+
+    monkeypatch.setattr(listener_module, "_read", recording_read)
+    controls: list[tuple[str, str]] = []
+    control_seen = asyncio.Event()
+
+    def on_control(verb: str, argument: str) -> None:
+        assert threading.current_thread() is threading.main_thread()
+        controls.append((verb, argument))
+        control_seen.set()
+
+    listener = EventListener(reader, reader_db.url, on_control)
+    try:
+        await listener.start(wait_s=WAIT_S)
+        assert listener.listening.is_set()
+        followed = [_conversation(writer_db) for _ in range(3)]
+        unfollowed = _conversation(writer_db)
+        subscriptions = {c: reader.subscribe(c) for c in followed}
+
+        # A burst: every conversation gets single events and batches from several threads.
+        def write(conversation_id: str, k: int) -> None:
+            for i in range(10):
+                if i % 3 == 0:
+                    writer.publish_many(
+                        conversation_id, [MessageDelta(delta=f"{k}.{i}.{j}") for j in range(4)]
+                    )
+                else:
+                    writer.publish(conversation_id, MessageDelta(delta=f"{k}.{i}"))
+
+        await asyncio.gather(
+            *(
+                asyncio.to_thread(write, conversation_id, k)
+                for conversation_id in [*followed, unfollowed]
+                for k in range(2)
+            )
+        )
+        expected = 2 * (4 * 4 + 6)  # per conversation: 2 threads x (4 batches of 4 + 6 singles)
+        for subscription in subscriptions.values():
+            received = await _received_up_to(subscription, expected)
+            assert [e.seq for e in received] == list(range(1, expected + 1))
+            assert subscription.queue.empty() and not subscription.overflowed
+
+        # Own events arrive once (in-process), not a second time through the listener.
+        first = followed[0]
+        own = await reader.apublish(first, MessageDelta(delta="own"))
+        foreign = await writer.apublish(first, MessageDelta(delta="foreign"))
+        received = await _received_up_to(subscriptions[first], foreign)
+        assert [e.seq for e in received] == [own, foreign]
+
+        with writer_db.session() as session:
+            session.execute(select(func.pg_notify(CONTROL_CHANNEL, "cancel run_x")))
+            session.commit()
+        async with asyncio.timeout(WAIT_S):
+            await control_seen.wait()
+        assert controls == [("cancel", "run_x")]
+        assert read_for == set(followed)
+    finally:
+        await listener.aclose()
+        writer_db.dispose()
+        reader_db.dispose()
+    assert not listener.listening.is_set()
