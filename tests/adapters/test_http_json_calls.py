@@ -259,7 +259,7 @@ async def test_errors_do_not_show_the_query_string_or_credentials(server):
     assert error.code == "upstream_error"
     assert error.details == {"status": 401}
     assert error.message == (
-        f"Tool 'weather.current': GET https://localhost:{server.port}/v1/current answered HTTP 401."
+        f"The tool “Weather”: GET https://localhost:{server.port}/v1/current answered HTTP 401."
     )
 
 

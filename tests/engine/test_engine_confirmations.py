@@ -171,10 +171,10 @@ async def test_engine_a_check_or_confirmation_that_raises_fails_with_internal_an
         assert [c["error"]["code"] for c in completed] == ["internal"] * 3
         messages = [c["error"]["message"] for c in completed]
         assert messages[0].startswith(
-            "The check of tool 'test.bad_check' failed with an unexpected RuntimeError"
+            "The check of the tool “Broken” failed with an unexpected RuntimeError"
         )
         assert messages[1].startswith(
-            "The confirmation of tool 'test.bad_confirmation' failed with an unexpected KeyError"
+            "The confirmation of the tool “Broken” failed with an unexpected KeyError"
         )
         assert "returned dict, not a Confirmation" in messages[2]
         assert "secret internals" not in str(log.frames)

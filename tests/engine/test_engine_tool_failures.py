@@ -217,3 +217,38 @@ async def test_engine_a_schema_failure_stores_the_field_in_words_for_the_card(
         detail = await _detail(server, conversation_id)
         calls = [c for m in detail["messages"] for c in m.get("tool_calls") or []]
         assert [c["error"] for c in calls] == [error]
+
+
+async def test_engine_error_texts_name_the_tool_by_its_title_for_the_person(
+    engine_settings: Settings,
+) -> None:
+    never = asyncio.Event()
+
+    @tool(
+        name="test.weather_report",
+        title="Fetch the weather report",
+        description="Never finishes.",
+        permission=Permission.ALLOW,
+        timeout_s=0.2,
+    )
+    async def slow(args: dict[str, Any], ctx: ToolContext) -> str:
+        await never.wait()
+        return "unreachable"
+
+    async with live_server(engine_settings) as server:  # the offline model
+        server.services.registry.register(slow)
+        conversation_id = await server.new_conversation()
+        log = await _run_to_end(server, conversation_id, "use test_weather_report with {}")
+
+        (completed,) = log.of("tool_call.completed")
+        call = completed["tool_call"]
+        # Machine fields keep the dotted name; the sentences name the title.
+        assert call["name"] == "test.weather_report"
+        assert call["error"]["code"] == "timeout"
+        assert call["error"]["message"] == (
+            "The tool “Fetch the weather report” did not finish within 0.2 seconds."
+        )
+        assert completed["message"]["content"].startswith("Error [timeout]: The tool “Fetch")
+        said = log.of("message.completed")[-1]["message"]["content"]
+        assert "“Fetch the weather report”" in said, said
+        assert "test.weather_report" not in said and "test_weather_report" not in said, said

@@ -67,7 +67,7 @@ async def test_an_async_handler_past_its_timeout_fails_with_timeout(registry, ma
         await registry.execute(tool, {}, ctx)
 
     assert caught.value.code == "timeout"
-    assert caught.value.message == "Tool 'demo.echo' did not finish within 0.05 seconds."
+    assert caught.value.message == "The tool “Echo” did not finish within 0.05 seconds."
 
 
 async def test_the_registry_default_timeout_applies_when_the_tool_has_none(make_tool, ctx):
@@ -134,7 +134,7 @@ async def test_any_other_exception_becomes_failed_with_its_type_and_text(
         await registry.execute(tool, {}, ctx)
 
     assert caught.value.code == "failed"
-    assert caught.value.message == "Tool 'demo.echo' failed with an unexpected ValueError."
+    assert caught.value.message == "The tool “Echo” failed with an unexpected ValueError."
     assert isinstance(caught.value.__cause__, ValueError)
 
 
@@ -209,7 +209,7 @@ async def test_data_not_matching_the_output_schema_is_invalid_output_without_the
 
     assert caught.value.code == "invalid_output"
     assert caught.value.message == (
-        "Tool 'demo.echo' returned data that does not match its output schema at id "
+        "The tool “Echo” returned data that does not match its output schema at id "
         "(rule 'type'); the result was discarded."
     )
     assert caught.value.details == [{"path": ["id"], "rule": "type"}]

@@ -194,7 +194,7 @@ def test_a_check_args_that_raises_gives_a_check_args_error_instead_of_raising(re
     assert errors == [
         FieldError(
             path=[],
-            message="The argument check of tool 'demo.echo' raised KeyError: 'oops'.",
+            message="The argument check of the tool “Echo” raised KeyError: 'oops'.",
             rule="check_args",
         )
     ]

@@ -54,7 +54,7 @@ class HttpJsonRequest:
     """A checked ``http_json`` spec, ready to run (built by :mod:`interlock.adapters.declarative`).
 
     Attributes:
-        tool_name: For messages.
+        tool_name: How messages name the tool (its title, for the person).
         method: ``GET`` or ``POST``.
         origin: ``https://host[:port]`` (no placeholders).
         path: The URL path template (placeholders are percent-encoded when filled).
@@ -203,13 +203,13 @@ async def run(request: HttpJsonRequest, arguments: dict[str, Any]) -> ToolResult
     except DestinationRefused as exc:
         raise ToolError("permission_denied", str(exc)) from None
     except DestinationUnresolved as exc:
-        raise ToolError("upstream_error", f"Tool '{name}': {where} failed: {exc}.") from None
+        raise ToolError("upstream_error", f"The tool “{name}”: {where} failed: {exc}.") from None
     except (TimeoutError, httpx.TimeoutException):
         if request.write and backend.request_sent:
             raise _unknown(name, where, f"no answer within {request.timeout_s:g} seconds") from None
         raise ToolError(
             "timeout",
-            f"Tool '{name}' did not finish within {request.timeout_s:g} seconds ({where}).",
+            f"The tool “{name}” did not finish within {request.timeout_s:g} seconds ({where}).",
             hint="Try again later.",
         ) from None
     except httpx.HTTPError as exc:
@@ -217,7 +217,7 @@ async def run(request: HttpJsonRequest, arguments: dict[str, Any]) -> ToolResult
             raise _unknown(name, where, f"the connection failed ({type(exc).__name__})") from None
         detail = f": {str(exc)[:200]}" if isinstance(exc, httpx.ConnectError) else ""
         raise ToolError(
-            "upstream_error", f"Tool '{name}': {where} failed ({type(exc).__name__}{detail})."
+            "upstream_error", f"The tool “{name}”: {where} failed ({type(exc).__name__}{detail})."
         ) from None
     document = _parse_json(name, where, raw)
     result = map_response(name, request.response, document)
@@ -230,7 +230,7 @@ def _check_status(name: str, where: str, status: int) -> None:
     note = " (redirects are not followed)" if 300 <= status < 400 else ""
     raise ToolError(
         "upstream_error",
-        f"Tool '{name}': {where} answered HTTP {status}{note}.",
+        f"The tool “{name}”: {where} answered HTTP {status}{note}.",
         details={"status": status},
     )
 
@@ -238,7 +238,7 @@ def _check_status(name: str, where: str, status: int) -> None:
 def _unknown(name: str, where: str, what: str) -> ToolError:
     return ToolError(
         "outcome_unknown",
-        f"Tool '{name}': {where} was sent but {what}; it may or may not have taken effect.",
+        f"The tool “{name}”: {where} was sent but {what}; it may or may not have taken effect.",
         hint="Check whether the change happened before asking to try again; it was not retried.",
     )
 
@@ -251,7 +251,7 @@ async def _read_capped(name: str, where: str, response: httpx.Response) -> bytes
         if size > MAX_RESPONSE_BYTES:
             raise ToolError(
                 "invalid_output",
-                f"Tool '{name}': the answer of {where} is over {MAX_RESPONSE_BYTES:,} bytes.",
+                f"The tool “{name}”: the answer of {where} is over {MAX_RESPONSE_BYTES:,} bytes.",
             )
         chunks.append(chunk)
     return b"".join(chunks)
@@ -265,5 +265,5 @@ def _parse_json(name: str, where: str, raw: bytes) -> Any:
         return json.loads(raw, parse_constant=refuse)
     except (ValueError, UnicodeDecodeError, RecursionError):
         raise ToolError(
-            "invalid_output", f"Tool '{name}': the answer of {where} is not JSON."
+            "invalid_output", f"The tool “{name}”: the answer of {where} is not JSON."
         ) from None

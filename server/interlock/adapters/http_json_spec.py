@@ -71,7 +71,7 @@ def parse_http_json(
     origin, path = _url(request, arguments)
     params, body, connection = _params(request, arguments, settings)
     handler = HttpJsonRequest(
-        tool_name=name,
+        tool_name=spec.get("title") or name,
         method=method,
         origin=origin,
         path=path,

@@ -184,7 +184,7 @@ def map_response(name: str, mapping: SingleResponse | ListResponse, document: An
     """
 
     def missing(what: str) -> ToolError:
-        return ToolError("invalid_output", f"Tool '{name}': the answer has no {what}.")
+        return ToolError("invalid_output", f"The tool “{name}”: the answer has no {what}.")
 
     if isinstance(mapping, SingleResponse):
         try:
@@ -203,7 +203,9 @@ def map_response(name: str, mapping: SingleResponse | ListResponse, document: An
     except _Missing:
         raise missing(f"'{'.'.join(mapping.collection_path)}' (response.collection_path)") from None
     if not isinstance(collection, list):
-        raise ToolError("invalid_output", f"Tool '{name}': response.collection_path is no list.")
+        raise ToolError(
+            "invalid_output", f"The tool “{name}”: response.collection_path is no list."
+        )
     items: list[dict[str, Any]] = []
     for index, item in enumerate(collection[: mapping.max_items]):
         try:

@@ -196,9 +196,9 @@ class CallExecutor:
             # lapsed): it never runs.
             return ToolError(
                 "permission_denied",
-                f"The tool {tool.name!r} is not allowed here."
+                f"The tool {tool.display_name} is not allowed here."
                 if on or not is_action(tool)
-                else f"The tool {tool.name!r} is not allowed: AI actions are off.",
+                else f"The tool {tool.display_name} is not allowed: AI actions are off.",
             )
         return None
 

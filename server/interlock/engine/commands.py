@@ -155,7 +155,7 @@ def resolve_command(
         raise BadRequest(f"/{name} cannot run now. {down}", code="slash_command_unavailable")
     if effective_permission(tool, employee, actions_on=actions_on) == "DENY":
         raise Forbidden(
-            _denied_text(f"The tool {tool.name!r}", employee, actions_on, chosen, registry)
+            _denied_text(f"The tool {tool.display_name}", employee, actions_on, chosen, registry)
         )
     args = fill_args(command.args, query)
     errors = registry.validate_args(tool, args)

@@ -150,9 +150,9 @@ def rejected_in_session(
 def repeat_text(tool: Tool) -> str:
     """Tool message text for a call closed by the guard."""
     return (
-        f"Not asked again: the person already declined this exact call ({tool.name} with the "
-        "same arguments) earlier in this conversation. Do not propose it again unless they "
-        "ask for it; tell them what you would need instead."
+        "Not asked again: the person already declined this exact call "
+        f"({tool.display_name} with the same arguments) earlier in this conversation. Do not "
+        "propose it again unless they ask for it; tell them what you would need instead."
     )
 
 

@@ -158,18 +158,18 @@ def validate_proposal(
         if known is not None and known.name in plan.denied:
             if not plan.actions_on and is_action(known):
                 return (
-                    f"The tool {known.name!r} is not allowed: the person has AI actions "
+                    f"The tool {known.display_name} is not allowed: the person has AI actions "
                     "turned off for you (they can turn them on under Permissions).",
                     "permission_denied",
                     [],
                 )
-            return f"The tool {known.name!r} is not allowed here.", "permission_denied", []
+            return f"The tool {known.display_name} is not allowed here.", "permission_denied", []
         down = known.unavailable_reason() if known is not None else None
         if down is not None:
             return down, "upstream_error", []  # its MCP server is down: not offered now
         if known is not None and known.skill is not None:
             return (
-                f"The tool {known.name!r} belongs to the skill {known.skill!r}, "
+                f"The tool {known.display_name} belongs to the skill {known.skill!r}, "
                 "which is not loaded (call load_skill first).",
                 "not_found",
                 [],

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, update
+from sqlalchemy import String, bindparam, func, insert, update
 from sqlalchemy import event as sa_event
 from sqlalchemy import select as sa_select
 from sqlmodel import Session
@@ -67,7 +67,20 @@ _REPLAY = (
 _STAGED_KEY = "interlock_staged_events"
 EVENTS_CHANNEL = "interlock_events"
 """PostgreSQL channel: payload ``<origin> <conversation_id> <first seq> <last seq>``."""
-_NOTIFY = sa_select(func.pg_notify(bindparam("channel"), bindparam("payload")))
+# PostgreSQL: the same bump also sends the notification (queued with the transaction, sent at
+# its commit), so it costs no statement of its own: ``<origin> <conversation> `` is
+# ``notify_prefix``, the sequence range comes from the bumped value (``channel`` is a column).
+_BUMP_SEQ_NOTIFY = _BUMP_SEQ.returning(
+    func.pg_notify(
+        bindparam("notify_channel", type_=String),
+        func.concat(
+            bindparam("notify_prefix", type_=String),
+            _conversations.c.last_event_seq - bindparam("count") + 1,
+            " ",
+            _conversations.c.last_event_seq,
+        ),
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -155,8 +168,6 @@ class EventBus:
         pending: list[tuple[str, StreamEvent]] = session.info.pop(_STAGED_KEY, [])
         try:
             staged = self._write(session, pending) if pending else []
-            if staged and not self._db.is_sqlite:
-                self._notify(session, staged)
             session.commit()
         except BaseException:
             session.rollback()
@@ -174,20 +185,25 @@ class EventBus:
         elif self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._deliver_all, staged)
 
-    @staticmethod
     def _write(
-        session: Session, pending: list[tuple[str, StreamEvent]]
+        self, session: Session, pending: list[tuple[str, StreamEvent]]
     ) -> list[tuple[str, StoredEvent]]:
-        """Number and insert ``pending`` (in order): one bump per conversation, one insert."""
+        """Number and insert ``pending`` (in order): one bump per conversation, one insert.
+
+        On PostgreSQL each bump also sends the conversation's ``NOTIFY``.
+        """
         counts: dict[str, int] = {}
         for conversation_id, _event in pending:
             counts[conversation_id] = counts.get(conversation_id, 0) + 1
         connection = session.connection()
         next_seq: dict[str, int] = {}
+        notify = not self._db.is_sqlite
         for conversation_id, count in counts.items():
-            last = connection.execute(
-                _BUMP_SEQ, {"conversation_id": conversation_id, "count": count}
-            ).scalar()
+            params: dict[str, Any] = {"conversation_id": conversation_id, "count": count}
+            if notify:
+                params["notify_channel"] = EVENTS_CHANNEL
+                params["notify_prefix"] = f"{self.origin} {conversation_id} "
+            last = connection.execute(_BUMP_SEQ_NOTIFY if notify else _BUMP_SEQ, params).scalar()
             if last is None:
                 raise LookupError(f"conversation {conversation_id} does not exist")
             next_seq[conversation_id] = int(last) - count + 1
@@ -213,16 +229,6 @@ class EventBus:
             staged.append((conversation_id, stored))
         connection.execute(_INSERT_EVENT, rows)
         return staged
-
-    def _notify(self, session: Session, staged: list[tuple[str, StoredEvent]]) -> None:
-        ranges: dict[str, list[int]] = {}
-        for conversation_id, stored in staged:
-            seqs = ranges.setdefault(conversation_id, [stored.seq, stored.seq])
-            seqs[0], seqs[1] = min(seqs[0], stored.seq), max(seqs[1], stored.seq)
-        connection = session.connection()
-        for conversation_id, (first, last) in ranges.items():
-            payload = f"{self.origin} {conversation_id} {first} {last}"
-            connection.execute(_NOTIFY, {"channel": EVENTS_CHANNEL, "payload": payload})
 
     def publish(self, conversation_id: str, event: StreamEvent) -> int:
         """Stage, commit and deliver one event in its own transaction (a blocking call).

@@ -277,6 +277,12 @@ class Tool:
     tags: tuple[str, ...] = ()
     availability: Callable[[], str | None] | None = None
 
+    @property
+    def display_name(self) -> str:
+        """The tool named for a person, in texts they read (errors, hints): its title in
+        quotes (``“Add a note”``), else its name. Machine fields keep :attr:`name`."""
+        return f"“{self.title}”" if self.title.strip() else f"'{self.name}'"
+
     def unavailable_reason(self) -> str | None:
         """Return why the tool cannot run now (see ``availability``), or None when it can."""
         return self.availability() if self.availability is not None else None

@@ -56,7 +56,7 @@ async def run_handler(
     except TimeoutError:
         raise ToolError(
             "timeout",
-            f"Tool '{tool.name}' did not finish within {timeout_s:g} seconds.",
+            f"The tool {tool.display_name} did not finish within {timeout_s:g} seconds.",
             hint="Try again later, or with a smaller request.",
         ) from None
     return raw
@@ -80,7 +80,8 @@ async def _call(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> object:
         logger.warning("Tool %r raised %s", tool.name, type(exc).__name__, exc_info=True)
         # The exception text may hold internals (SQL, paths, secrets): logged, not shown.
         raise ToolError(
-            "failed", f"Tool '{tool.name}' failed with an unexpected {type(exc).__name__}."
+            "failed",
+            f"The tool {tool.display_name} failed with an unexpected {type(exc).__name__}.",
         ) from exc
 
 
@@ -110,14 +111,14 @@ def check_result(
     else:
         raise ToolError(
             "failed",
-            f"Tool '{tool.name}' returned {type(raw).__name__}; expected ToolResult or str.",
+            f"The tool {tool.display_name} returned {type(raw).__name__}; expected ToolResult or str.",
         )
     if result.data is not None:
         try:
             json.dumps(result.data, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise ToolError(
-                "failed", f"Tool '{tool.name}' returned data that is not JSON: {exc}"
+                "failed", f"The tool {tool.display_name} returned data that is not JSON: {exc}"
             ) from None
     if tool.output_schema is not None:
         validator = output_validator(tool.output_schema)
@@ -135,7 +136,7 @@ def check_result(
             )
             raise ToolError(
                 "invalid_output",
-                f"Tool '{tool.name}' returned data that does not match its output schema "
+                f"The tool {tool.display_name} returned data that does not match its output schema "
                 f"at {where} (rule '{first.rule}'); the result was discarded.",
                 details=[{"path": list(e.path), "rule": e.rule} for e in errors],
             )

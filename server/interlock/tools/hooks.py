@@ -115,7 +115,8 @@ async def _run(
         raise
     except TimeoutError:
         raise ToolError(
-            "timeout", f"The {what} of tool '{tool.name}' did not finish within {timeout_s:g} s."
+            "timeout",
+            f"The {what} of the tool {tool.display_name} did not finish within {timeout_s:g} s.",
         ) from None
     except Exception as exc:
         logger.warning("%s of tool %r raised", what, tool.name, exc_info=True)
@@ -125,6 +126,6 @@ async def _run(
 def _bug(tool: Tool, what: str, problem: str) -> ToolError:
     return ToolError(
         "internal",
-        f"The {what} of tool '{tool.name}' {problem}, so the call was not shown or run. "
+        f"The {what} of the tool {tool.display_name} {problem}, so the call was not shown or run. "
         "This is a bug in the tool; the server log has the details.",
     )

@@ -398,5 +398,7 @@ class ToolRegistry(ToolGroups):
 
 def _check_bug(tool: Tool, what: str) -> FieldError:
     return FieldError(
-        path=[], message=f"The argument check of tool '{tool.name}' {what}.", rule="check_args"
+        path=[],
+        message=f"The argument check of the tool {tool.display_name} {what}.",
+        rule="check_args",
     )
