@@ -11,13 +11,19 @@ from contextlib import contextmanager
 from typing import Annotated
 
 import typer
-from sqlmodel import select
+from sqlmodel import Session, select
 
+from interlock.audit import CLI_DECIDER, Channel, TokenOutcome, record_token_event
 from interlock.errors import InterlockError
 from interlock.settings import Settings
 from interlock.storage import Database, TokenScope, User, migrate
 from interlock.storage.models import AccessToken
-from interlock.storage.tokens import create_access_token, list_access_tokens, revoke_access_token
+from interlock.storage.tokens import (
+    TokenAudit,
+    create_access_token,
+    list_access_tokens,
+    revoke_access_token,
+)
 from interlock.storage.users import LOCAL_USER_NAME, get_or_create_local_user
 
 tokens_app = typer.Typer(
@@ -65,7 +71,9 @@ def tokens_create(
     """
     with _database() as database:
         owner = _user_named(database, user)
-        row, token = create_access_token(database, owner.id, name, scope)
+        row, token = create_access_token(
+            database, owner.id, name, scope, audit=_audited(TokenOutcome.created)
+        )
     typer.echo(
         f"Created the MCP token {row.name!r} (id {row.id}) for {owner.name}. "
         "It works at /mcp only; shown only this once:",
@@ -115,5 +123,14 @@ def _row(row: AccessToken, owner: str) -> tuple[str, ...]:
 def tokens_revoke(token_id: Annotated[str, typer.Argument(help="The token's id.")]) -> None:
     """Revoke a token; the next request made with it is refused."""
     with _database() as database:
-        row = revoke_access_token(database, token_id)
+        row = revoke_access_token(database, token_id, audit=_audited(TokenOutcome.revoked))
     typer.echo(f"Revoked the token {row.name!r} ({row.id}).")
+
+
+def _audited(outcome: TokenOutcome) -> TokenAudit:
+    """The audit record of what the operator did (decider ``cli``, channel ``cli``)."""
+
+    def audit(session: Session, row: AccessToken) -> None:
+        record_token_event(session, row, decider=CLI_DECIDER, channel=Channel.cli, outcome=outcome)
+
+    return audit

@@ -10,7 +10,9 @@ Waiting is bounded by ``lock_timeout_s`` (``INTERLOCK_DB_LOCK_TIMEOUT_S``): SQLi
 timeout, PostgreSQL's ``lock_timeout`` and the wait for a pooled connection. Past it the call
 fails with :class:`~interlock.errors.DatabaseBusy` (503 ``database_busy``) and its
 transaction is rolled back, so nothing is half written. PostgreSQL sessions also carry a
-``statement_timeout``. SQLite runs in WAL mode, so readers never wait for the writer.
+``statement_timeout``. SQLite runs in WAL mode, so readers never wait for the writer; its
+writers of this process queue for the one write lock in :mod:`interlock.storage.writer`
+(request threads first), not in SQLite's sleeping busy handler.
 """
 
 from __future__ import annotations
@@ -35,6 +37,13 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlmodel import Session, create_engine
 
 from interlock.errors import DatabaseBusy
+from interlock.storage.writer import (
+    GatedConnection,
+    WriteGate,
+    attach,
+    gate_for,
+    mark_urgent_thread,
+)
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +54,8 @@ DB_THREADS = 12
 per thread (a function may open a second, short session, e.g. the employee cache)."""
 RUN_THREADS = 8
 """Of those, the threads for runs' steps; the others serve requests (and background sweeps),
-so a person's request never queues behind the steps of many busy runs."""
+so a person's request never queues behind the steps of many busy runs (on SQLite their writes
+also go first: :func:`~interlock.storage.writer.mark_urgent_thread`)."""
 
 run_work: ContextVar[bool] = ContextVar("interlock_run_work", default=False)
 """Set in a run's task (``engine.driving``): its database calls go to the runs' threads."""
@@ -83,11 +93,16 @@ class Database:
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         self.lock_timeout_s = lock_timeout_s
         kwargs: dict[str, Any] = {}
+        gate: WriteGate | None = None
         if self.is_sqlite:
+            connect_args: dict[str, Any] = {"check_same_thread": False, "timeout": lock_timeout_s}
             if parsed.database and parsed.database != ":memory:":
-                Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+                path = Path(parsed.database)
+                path.parent.mkdir(parents=True, exist_ok=True)
                 kwargs["pool_timeout"] = lock_timeout_s
-            kwargs["connect_args"] = {"check_same_thread": False, "timeout": lock_timeout_s}
+                gate = gate_for(str(path.resolve()))
+                connect_args["factory"] = GatedConnection
+            kwargs["connect_args"] = connect_args
         else:
             lock_ms, statement_ms = int(lock_timeout_s * 1000), int(statement_timeout_s * 1000)
             kwargs["connect_args"] = {
@@ -102,7 +117,7 @@ class Database:
             event.listen(
                 self.engine,
                 "connect",
-                functools.partial(_sqlite_on_connect, busy_timeout_ms=int(lock_timeout_s * 1000)),
+                functools.partial(_sqlite_on_connect, gate=gate, lock_timeout_s=lock_timeout_s),
             )
         self._executors: tuple[ThreadPoolExecutor, ThreadPoolExecutor] | None = None
         self._executor_pid = 0
@@ -162,7 +177,11 @@ class Database:
         # A forked worker process must not inherit its parent's threads: make its own.
         if self._executors is None or self._executor_pid != os.getpid():
             self._executors = (
-                ThreadPoolExecutor(DB_THREADS - RUN_THREADS, thread_name_prefix="interlock-db"),
+                ThreadPoolExecutor(
+                    DB_THREADS - RUN_THREADS,
+                    thread_name_prefix="interlock-db",
+                    initializer=mark_urgent_thread,
+                ),
                 ThreadPoolExecutor(RUN_THREADS, thread_name_prefix="interlock-db-run"),
             )
             self._executor_pid = os.getpid()
@@ -241,10 +260,14 @@ def is_busy_error(exc: BaseException) -> bool:
     return "database is locked" in text or "database is busy" in text
 
 
-def _sqlite_on_connect(dbapi_connection: Any, _record: Any, *, busy_timeout_ms: int) -> None:
+def _sqlite_on_connect(
+    dbapi_connection: Any, _record: Any, *, gate: WriteGate | None, lock_timeout_s: float
+) -> None:
+    if gate is not None:
+        attach(dbapi_connection, gate, lock_timeout_s)
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
+    cursor.execute(f"PRAGMA busy_timeout={int(lock_timeout_s * 1000)}")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()

@@ -1,0 +1,203 @@
+"""SQLite's one writer, queued inside the process: requests first, then in arrival order.
+
+SQLite lets one connection write at a time. Left to SQLite, writers that find the lock taken
+sleep in its busy handler in growing steps (1, 2, 5 … 100 ms) and retry: a waiter can sleep
+on for up to 100 ms after the lock came free, and whoever retries first wins, so under load a
+person's decision waited behind whole queues of runs' steps, by chance. Here every connection
+of a :class:`~interlock.storage.Database` on one file first takes this process's
+:class:`WriteGate` before its transaction writes: waiters block on it without polling and are
+handed the gate the moment the writer before them commits or rolls back, a thread serving
+requests ahead of those serving runs, each class in arrival order. SQLite's own busy timeout
+still covers writers in other processes (the CLI, a second server).
+
+How: the DBAPI connection is a :class:`sqlite3.Connection` subclass whose cursors take the
+gate just before the statement that makes ``sqlite3`` open a transaction (the first
+``INSERT``/``UPDATE``/``DELETE``/``REPLACE`` outside one); ``commit``, ``rollback`` and
+``close`` give it back. Waiting longer than the lock timeout fails like SQLite's own timeout
+(``database is locked``, hence 503 ``database_busy`` with nothing written).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import sqlite3
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+_urgent = threading.local()
+
+_DML = ("insert", "update", "delete", "replace")
+
+
+def mark_urgent_thread() -> None:
+    """Make the calling thread's writes go ahead of other waiting writers (request threads).
+
+    Used as a thread pool ``initializer``.
+    """
+    _urgent.value = True
+
+
+class _Waiter:
+    __slots__ = ("cancelled", "event", "owner")
+
+    def __init__(self, owner: object) -> None:
+        self.owner = owner
+        self.event = threading.Event()
+        self.cancelled = False
+
+
+class WriteGate:
+    """A lock handed to waiters in order: urgent ones first, then by arrival.
+
+    The owner is any object (the connection writing); it is never reentrant.
+    """
+
+    def __init__(self) -> None:
+        self._mutex = threading.Lock()
+        self._owner: object | None = None
+        self._queue: list[tuple[int, int, _Waiter]] = []
+        self._arrivals = itertools.count()
+
+    @property
+    def owner(self) -> object | None:
+        """Who holds the gate now (None: free)."""
+        return self._owner
+
+    def acquire(self, owner: object, timeout_s: float, *, urgent: bool = False) -> bool:
+        """Wait at most ``timeout_s`` seconds for the gate; True once ``owner`` holds it."""
+        with self._mutex:
+            if self._owner is None and not self._queue:
+                self._owner = owner
+                return True
+            waiter = _Waiter(owner)
+            heapq.heappush(self._queue, (0 if urgent else 1, next(self._arrivals), waiter))
+        if waiter.event.wait(timeout_s):
+            return True
+        with self._mutex:
+            if self._owner is owner:  # handed over just as the wait ended
+                return True
+            waiter.cancelled = True
+        return False
+
+    def release(self, owner: object) -> None:
+        """Give the gate to the next waiter (if ``owner`` holds it)."""
+        with self._mutex:
+            if self._owner is not owner:
+                return
+            while self._queue:
+                _priority, _arrival, waiter = heapq.heappop(self._queue)
+                if not waiter.cancelled:
+                    self._owner = waiter.owner
+                    waiter.event.set()
+                    return
+            self._owner = None
+
+
+_gates: dict[str, WriteGate] = {}
+_gates_mutex = threading.Lock()
+
+
+def gate_for(path: str) -> WriteGate:
+    """The process's gate of the database file ``path`` (one per file, shared by engines)."""
+    with _gates_mutex:
+        gate = _gates.get(path)
+        if gate is None:
+            gate = _gates[path] = WriteGate()
+        return gate
+
+
+def _is_dml(sql: str) -> bool:
+    """Whether ``sqlite3`` opens a transaction before ``sql`` (its own test, comments aside)."""
+    text = sql.lstrip()
+    while text.startswith(("--", "/*")):
+        end = text.find("\n") if text.startswith("--") else text.find("*/")
+        if end < 0:
+            return False
+        text = text[end + (1 if text.startswith("--") else 2) :].lstrip()
+    return text[:7].lower().startswith(_DML)
+
+
+class GatedConnection(sqlite3.Connection):
+    """A ``sqlite3`` connection whose write transactions hold its database's gate.
+
+    :func:`attach` must be called once, right after connecting.
+    """
+
+    _gate: WriteGate | None = None
+    _gate_timeout_s = 5.0
+    _holds_gate = False
+
+    def cursor(self, factory: Any = None) -> Any:
+        """A cursor taking the gate before the statement that begins a write transaction."""
+        return super().cursor(factory or GatedCursor)
+
+    def commit(self) -> None:
+        try:
+            super().commit()
+        finally:
+            self.give_back()
+
+    def rollback(self) -> None:
+        try:
+            super().rollback()
+        finally:
+            self.give_back()
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._holds_gate = False
+            if self._gate is not None:
+                self._gate.release(self)
+
+    def take(self, sql: str) -> None:
+        """Take the gate if ``sql`` begins a write transaction.
+
+        Raises:
+            sqlite3.OperationalError: ``database is locked`` after the lock timeout.
+        """
+        if self._holds_gate or self._gate is None or self.in_transaction or not _is_dml(sql):
+            return
+        urgent = getattr(_urgent, "value", False)
+        if not self._gate.acquire(self, self._gate_timeout_s, urgent=urgent):
+            raise sqlite3.OperationalError("database is locked")
+        self._holds_gate = True
+
+    def give_back(self) -> None:
+        """Release the gate once no transaction is open any more."""
+        if self._holds_gate and not self.in_transaction:
+            self._holds_gate = False
+            assert self._gate is not None
+            self._gate.release(self)
+
+
+class GatedCursor(sqlite3.Cursor):
+    """The cursor of a :class:`GatedConnection`."""
+
+    def execute(self, sql: str, parameters: Any = (), /) -> GatedCursor:
+        connection: GatedConnection = self.connection  # type: ignore[assignment]
+        connection.take(sql)
+        try:
+            super().execute(sql, parameters)
+        finally:
+            connection.give_back()  # a failed BEGIN, or a statement in autocommit mode
+        return self
+
+    def executemany(self, sql: str, seq_of_parameters: Iterable[Any], /) -> GatedCursor:
+        connection: GatedConnection = self.connection  # type: ignore[assignment]
+        connection.take(sql)
+        try:
+            super().executemany(sql, seq_of_parameters)
+        finally:
+            connection.give_back()
+        return self
+
+
+def attach(connection: Any, gate: WriteGate, timeout_s: float) -> None:
+    """Give a new :class:`GatedConnection` its gate and its longest wait, in seconds."""
+    if isinstance(connection, GatedConnection):
+        connection._gate = gate
+        connection._gate_timeout_s = timeout_s
