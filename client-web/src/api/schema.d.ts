@@ -825,6 +825,10 @@ export interface components {
          *
          *     ``client_name`` names the MCP client that requested the call ("Claude Desktop", from its
          *     ``clientInfo``; read from the call), null for a call a model proposed in a chat.
+         *
+         *     ``kind`` ``token``: an access token created or revoked (``outcome`` ``created`` or
+         *     ``revoked``): ``tool_call_id`` is the token's id, ``reason`` its name, ``owner_*`` its
+         *     owner, ``tool_title`` "MCP token"; ``conversation_id``, ``employee`` and ``tool`` are empty.
          */
         AuditRecordOut: {
             /** Seq */
@@ -834,6 +838,11 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "tool_call" | "token";
             /** Tool Call Id */
             tool_call_id: string;
             /** Conversation Id */
@@ -2305,7 +2314,7 @@ export interface operations {
                 employee?: string | null;
                 /** @description User id: their conversations or decisions */
                 user?: string | null;
-                outcome?: ("approved" | "edited" | "rejected" | "responded" | "allowed" | "expired" | "cancelled") | null;
+                outcome?: ("approved" | "edited" | "rejected" | "responded" | "allowed" | "expired" | "cancelled" | "created" | "revoked") | null;
                 /** @description From this time (inclusive) */
                 since?: string | null;
                 /** @description Before this time (exclusive) */
@@ -2349,7 +2358,7 @@ export interface operations {
                 employee?: string | null;
                 /** @description User id: their conversations or decisions */
                 user?: string | null;
-                outcome?: ("approved" | "edited" | "rejected" | "responded" | "allowed" | "expired" | "cancelled") | null;
+                outcome?: ("approved" | "edited" | "rejected" | "responded" | "allowed" | "expired" | "cancelled" | "created" | "revoked") | null;
                 /** @description From this time (inclusive) */
                 since?: string | null;
                 /** @description Before this time (exclusive) */
@@ -3416,7 +3425,9 @@ export interface operations {
     create_token_api_tokens_post: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "x-interlock-client"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3449,7 +3460,9 @@ export interface operations {
     revoke_token_api_tokens__token_id__revoke_post: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "x-interlock-client"?: string | null;
+            };
             path: {
                 token_id: string;
             };

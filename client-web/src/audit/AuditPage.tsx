@@ -1,7 +1,8 @@
 /**
- * The Audit page: every decision and automatic outcome on tool calls (admins: everyone's;
- * members: their own), filtered by tool, employee, person, outcome and time range, newest
- * first with "Show more", a CSV export of the same filters, and the tool metrics of the range.
+ * The Audit page: every decision and automatic outcome on tool calls, and every access token
+ * created or revoked (admins: everyone's; members: their own), filtered by tool, employee,
+ * person, outcome and time range, newest first with "Show more", a CSV export of the same
+ * filters, and the tool metrics of the range.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, asApiError, download } from "../api/client";
@@ -235,31 +236,7 @@ export function AuditPage() {
                 </thead>
                 <tbody>
                   {records.map((r) => (
-                    <tr key={r.seq} data-testid="audit-row" data-outcome={r.outcome} data-tool={r.tool}>
-                      <td className="nowrap">{when(r.created_at)}</td>
-                      <td>{r.tool_title}</td>
-                      <td>{employees[r.employee]?.name ?? r.employee}</td>
-                      <td>
-                        <span className={`badge outcome-${r.outcome}`}>{outcomeWords(r.outcome)}</span>
-                      </td>
-                      <td>{r.decided_by}</td>
-                      {admin && <td>{r.owner_name}</td>}
-                      <td>
-                        {channelWords(r.channel)}
-                        {r.client_name && (
-                          <div className="small muted" data-testid="audit-origin" title={originText(r) ?? undefined}>
-                            call from {r.client_name}
-                          </div>
-                        )}
-                      </td>
-                      <td className="audit-details">
-                        {r.reason && <div className="small">“{r.reason}”</div>}
-                        <a className="small" href={`#/c/${encodeURIComponent(r.conversation_id)}/call/${encodeURIComponent(r.tool_call_id)}`}>
-                          Open the call
-                        </a>
-                        <ViewJson value={{ proposed_args: r.proposed_args, executed_args: r.executed_args, hash: r.hash }} />
-                      </td>
-                    </tr>
+                    <AuditRow key={r.seq} record={r} admin={admin} employeeName={employees[r.employee]?.name ?? r.employee} />
                   ))}
                 </tbody>
               </table>
@@ -273,5 +250,38 @@ export function AuditPage() {
         )}
       </div>
     </main>
+  );
+}
+
+/** One record: a tool call's outcome (with a link to the call) or an access token's change. */
+export function AuditRow({ record: r, admin, employeeName }: { record: AuditRecordOut; admin: boolean; employeeName: string }) {
+  return (
+    <tr data-testid="audit-row" data-kind={r.kind} data-outcome={r.outcome} data-tool={r.tool}>
+      <td className="nowrap">{when(r.created_at)}</td>
+      <td>{r.tool_title}</td>
+      <td>{employeeName}</td>
+      <td>
+        <span className={`badge outcome-${r.outcome}`}>{outcomeWords(r.outcome)}</span>
+      </td>
+      <td>{r.decided_by}</td>
+      {admin && <td>{r.owner_name}</td>}
+      <td>
+        {channelWords(r.channel)}
+        {r.client_name && (
+          <div className="small muted" data-testid="audit-origin" title={originText(r) ?? undefined}>
+            call from {r.client_name}
+          </div>
+        )}
+      </td>
+      <td className="audit-details">
+        {r.reason && <div className="small">“{r.reason}”</div>}
+        {r.kind === "tool_call" && (
+          <a className="small" href={`#/c/${encodeURIComponent(r.conversation_id)}/call/${encodeURIComponent(r.tool_call_id)}`}>
+            Open the call
+          </a>
+        )}
+        <ViewJson value={{ proposed_args: r.proposed_args, executed_args: r.executed_args, hash: r.hash }} />
+      </td>
+    </tr>
   );
 }

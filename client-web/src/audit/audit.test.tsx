@@ -5,6 +5,7 @@ import type { AuditRecordOut, ToolMetricsReport } from "../api/types";
 import { originText } from "../cards/ToolCardHeader";
 import { UndoButton } from "../cards/approval/UndoButton";
 import { toolCall } from "../test/fixtures";
+import { AuditRow } from "./AuditPage";
 import { MetricsPanel } from "./MetricsPanel";
 import { duration, localInputToIso, outcomeWords } from "./words";
 
@@ -93,5 +94,49 @@ describe("MetricsPanel", () => {
     expect(renderToStaticMarkup(<MetricsPanel report={{ ...report, tools: [] }} error={null} />)).toContain(
       "No tool calls in this time range.",
     );
+  });
+});
+
+describe("AuditRow", () => {
+  const base: AuditRecordOut = {
+    seq: 7,
+    created_at: "2026-12-01T10:00:00Z",
+    kind: "tool_call",
+    tool_call_id: "call_1",
+    conversation_id: "conv_1",
+    employee: "assistant",
+    tool: "notes.add",
+    tool_title: "Add a note",
+    owner_id: "u1",
+    owner_name: "Ann",
+    decider: "u1",
+    decided_by: "Ann",
+    channel: "web",
+    outcome: "approved",
+    reason: null,
+    proposed_args: { text: "milk" },
+    executed_args: { text: "milk" },
+    waited_ms: 1200,
+    hash: "ab".repeat(32),
+    client_name: null,
+  };
+  const row = (r: AuditRecordOut) => renderToStaticMarkup(<table><tbody><AuditRow record={r} admin employeeName="Ada" /></tbody></table>);
+
+  it("links a tool call's record to its call", () => {
+    const html = row(base);
+    expect(html).toContain('data-kind="tool_call"');
+    expect(html).toContain("Add a note");
+    expect(html).toContain("#/c/conv_1/call/call_1");
+  });
+
+  it("shows a token's creation and revocation in words, without a call to open", () => {
+    const created = row({ ...base, kind: "token", tool_call_id: "tok_1", conversation_id: "", employee: "", tool: "", tool_title: "MCP token", outcome: "created", reason: "Claude Desktop", proposed_args: null, executed_args: null, waited_ms: 0 });
+    expect(created).toContain('data-kind="token"');
+    expect(created).toContain("MCP token");
+    expect(created).toContain("Token created");
+    expect(created).toContain("“Claude Desktop”");
+    expect(created).not.toContain("Open the call");
+    expect(outcomeWords("revoked")).toBe("Token revoked");
+    expect(row({ ...base, kind: "token", outcome: "revoked", channel: "cli", decided_by: "Command line (interlock tokens)" })).toContain("Command line");
   });
 });

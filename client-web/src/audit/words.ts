@@ -9,6 +9,8 @@ export const OUTCOME_WORDS: Record<AuditOutcome, string> = {
   allowed: "Ran without asking",
   expired: "Expired",
   cancelled: "Cancelled",
+  created: "Token created",
+  revoked: "Token revoked",
 };
 
 export const OUTCOMES = Object.keys(OUTCOME_WORDS) as AuditOutcome[];
@@ -23,6 +25,7 @@ const CHANNEL_WORDS: Record<string, string> = {
   mcp: "MCP",
   "ag-ui": "AG-UI client",
   system: "Automatic",
+  cli: "Command line",
 };
 
 export function channelWords(channel: string): string {

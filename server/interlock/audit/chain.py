@@ -1,4 +1,5 @@
-"""Audit records: one per decision or automatic outcome, chained by SHA-256.
+"""Audit records: one per decision or automatic outcome, and one per access token created or
+revoked (:func:`record_token_event`), chained by SHA-256.
 
 :func:`record_outcome` stages a record on the session that writes the outcome; the record is
 numbered, chained and inserted just before that session commits, so it is written in the same
@@ -8,7 +9,8 @@ read the chain's tail and append to it; SQLite has a single writer already.
 
 Each record's ``hash`` is ``sha256(prev_hash + "\\n" + canonical JSON of its fields)`` (hex), the
 first record's ``prev_hash`` is 64 zeros. :func:`verify_chain` recomputes every hash, so an edited,
-inserted or deleted row is found.
+inserted or deleted row is found. ``kind`` is covered only when it is not ``tool_call``, so the
+records written before it existed keep their hashes.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from sqlalchemy import event, text
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, col, select
 
-from interlock.storage import AuditRecord, Conversation, ToolCall
+from interlock.storage import AccessToken, AuditRecord, Conversation, ToolCall
 from interlock.storage.models import utcnow
 
 GENESIS_HASH = "0" * 64
@@ -52,19 +54,37 @@ class Outcome(StrEnum):
 
 
 class Channel(StrEnum):
-    """Where a decision came from; ``system`` for outcomes no person caused."""
+    """Where a decision came from; ``system`` for outcomes no person caused, ``cli`` for the
+    ``interlock`` command."""
 
     web = "web"
     api = "api"
     mcp = "mcp"
     ag_ui = "ag-ui"
     system = "system"
+    cli = "cli"
+
+
+class Kind(StrEnum):
+    """What a record is about."""
+
+    tool_call = "tool_call"
+    token = "token"
+
+
+class TokenOutcome(StrEnum):
+    """What happened to an access token."""
+
+    created = "created"
+    revoked = "revoked"
 
 
 ALLOW_DECIDER = "policy:allow"
 REPEAT_DECIDER = "policy:repeat"
 TIMEOUT_DECIDER = "timeout"
 SYSTEM_DECIDER = "system"
+CLI_DECIDER = "cli"
+"""The decider of what an operator did with the ``interlock`` command."""
 
 
 def record_outcome(
@@ -119,9 +139,70 @@ def record_outcome(
     return record
 
 
+def record_allowed(
+    session: Session,
+    call: ToolCall,
+    *,
+    decider: str = ALLOW_DECIDER,
+    channel: str = Channel.system,
+) -> AuditRecord:
+    """Stage the record of a call that runs without asking (outcome ``allowed``, executed with
+    its proposed args): by its ALLOW permission (the defaults) or a grant
+    (``policy:<grant id>``, the channel of the call). See :func:`record_outcome`."""
+    return record_outcome(
+        session,
+        call=call,
+        decider=decider,
+        channel=channel,
+        outcome=Outcome.allowed,
+        reason=None,
+        proposed_args=call.proposed_args,
+        executed_args=call.proposed_args,
+    )
+
+
+def record_token_event(
+    session: Session, token: AccessToken, *, decider: str, channel: str, outcome: str
+) -> AuditRecord:
+    """Stage the audit record of an access token created or revoked on ``session`` (written
+    when it commits, in the same transaction as the token's change).
+
+    Args:
+        session: The session writing the token's row.
+        token: The token (its id, name and owner are recorded; never the token itself).
+        decider: Who did it: a user id, or :data:`CLI_DECIDER`.
+        channel: ``web``, ``api`` or ``cli`` (see :class:`Channel`).
+        outcome: ``created`` or ``revoked`` (see :class:`TokenOutcome`).
+
+    Returns:
+        The staged record (``seq`` and ``hash`` are set at commit).
+    """
+    record = AuditRecord(
+        seq=0,
+        created_at=utcnow(),
+        kind=Kind.token,
+        tool_call_id=token.id,
+        conversation_id="",
+        employee="",
+        tool="",
+        owner_id=token.user_id,
+        decider=decider,
+        channel=channel,
+        outcome=str(outcome),
+        reason=token.name,
+        prev_hash="",
+        hash="",
+    )
+    session.info.setdefault(_PENDING_KEY, []).append(record)
+    return record
+
+
 def record_payload(record: AuditRecord) -> dict[str, Any]:
-    """Return the fields of ``record`` covered by its hash (everything but ``hash``)."""
+    """Return the fields of ``record`` covered by its hash (everything but ``hash``; ``kind``
+    only when it is not ``tool_call``)."""
+    kind = {} if record.kind == Kind.tool_call else {"kind": record.kind}
     return {
+        **kind,
         "seq": record.seq,
         "created_at": _as_utc(record.created_at).isoformat(timespec="microseconds"),
         "tool_call_id": record.tool_call_id,

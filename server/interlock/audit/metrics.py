@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from sqlalchemy import select as sa_select
 from sqlmodel import col, func, select
 
-from interlock.audit.chain import ALLOW_DECIDER, SYSTEM_DECIDER, TIMEOUT_DECIDER, Outcome
+from interlock.audit.chain import ALLOW_DECIDER, SYSTEM_DECIDER, TIMEOUT_DECIDER, Kind, Outcome
 from interlock.storage import AuditRecord, Conversation, Database, Role, ToolCall, User
 from interlock.tools import ToolRegistry
 
@@ -95,7 +95,11 @@ def tool_metrics(
             col(AuditRecord.outcome),
             col(AuditRecord.decider),
             col(AuditRecord.waited_ms),
-        ).where(col(AuditRecord.created_at) >= since, col(AuditRecord.created_at) < until)
+        ).where(
+            col(AuditRecord.created_at) >= since,
+            col(AuditRecord.created_at) < until,
+            col(AuditRecord.kind) == Kind.tool_call,  # not the token records
+        )
         if viewer.role != Role.admin:
             records = records.where(col(AuditRecord.owner_id) == viewer.id)
         for tool, employee, outcome, decider, waited_ms in session.execute(records).all():

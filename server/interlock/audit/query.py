@@ -12,13 +12,20 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import or_
 from sqlmodel import Session, col, func, select
 
-from interlock.audit.chain import ALLOW_DECIDER, REPEAT_DECIDER, SYSTEM_DECIDER, TIMEOUT_DECIDER
+from interlock.audit.chain import (
+    ALLOW_DECIDER,
+    CLI_DECIDER,
+    REPEAT_DECIDER,
+    SYSTEM_DECIDER,
+    TIMEOUT_DECIDER,
+    Kind,
+)
 from interlock.storage import AuditRecord, Database, Role, ToolCall, User
 from interlock.tools import ToolRegistry
 
@@ -42,6 +49,7 @@ CSV_COLUMNS = (
     "owner",
     "hash",
     "client",
+    "kind",
 )
 
 
@@ -72,12 +80,17 @@ class AuditRecordOut(BaseModel):
 
     ``client_name`` names the MCP client that requested the call ("Claude Desktop", from its
     ``clientInfo``; read from the call), null for a call a model proposed in a chat.
+
+    ``kind`` ``token``: an access token created or revoked (``outcome`` ``created`` or
+    ``revoked``): ``tool_call_id`` is the token's id, ``reason`` its name, ``owner_*`` its
+    owner, ``tool_title`` "MCP token"; ``conversation_id``, ``employee`` and ``tool`` are empty.
     """
 
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     seq: int
     created_at: datetime
+    kind: Literal["tool_call", "token"]
     tool_call_id: str
     conversation_id: str
     employee: str
@@ -220,6 +233,7 @@ def export_csv(
                     out.owner_name,
                     out.hash,
                     out.client_name or "",
+                    out.kind,
                 )
             )
         yield flush()
@@ -236,6 +250,8 @@ def decider_words(decider: str, names: dict[str, str]) -> str:
         return "Not decided in time"
     if decider == SYSTEM_DECIDER:
         return "Interlock"
+    if decider == CLI_DECIDER:
+        return "Command line (interlock tokens)"
     if decider.startswith("policy:"):
         return "Remembered approval"
     return names.get(decider, "Unknown person")
@@ -249,15 +265,17 @@ def record_out(
 ) -> AuditRecordOut:
     """Build the wire shape of ``record``; ``names`` maps user ids to names, ``clients`` call
     ids to the MCP client that requested them."""
-    tool = registry.get(record.tool)
+    token = record.kind == Kind.token
+    tool = None if token else registry.get(record.tool)
     return AuditRecordOut(
         seq=record.seq,
         created_at=record.created_at,
+        kind="token" if token else "tool_call",
         tool_call_id=record.tool_call_id,
         conversation_id=record.conversation_id,
         employee=record.employee,
         tool=record.tool,
-        tool_title=tool.title if tool else record.tool,
+        tool_title="MCP token" if token else (tool.title if tool else record.tool),
         owner_id=record.owner_id,
         owner_name=names.get(record.owner_id, "Unknown person"),
         decider=record.decider,
@@ -285,7 +303,7 @@ def _user_names(session: Session, rows: list[AuditRecord]) -> dict[str, str]:
 
 def _client_names(session: Session, rows: list[AuditRecord]) -> dict[str, str]:
     """Call id -> MCP client name, for the calls of ``rows`` an MCP client made."""
-    ids = sorted({r.tool_call_id for r in rows})
+    ids = sorted({r.tool_call_id for r in rows if r.kind == Kind.tool_call})
     if not ids:
         return {}
     found = session.exec(

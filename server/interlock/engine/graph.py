@@ -143,6 +143,10 @@ class _Nodes:
                     continue
                 chunks.append(chunk)
                 deltas.add(message_text(chunk.content))
+                if chunk.chunk_position == "last":
+                    # Whole: what is not written yet goes with the answer (LangChain's
+                    # end-of-stream callbacks still take a few turns of the loop).
+                    deltas.hold()
         except asyncio.CancelledError:
             # Stopped mid-answer: keep the text the person already saw (tool calls dropped).
             await deltas.flush()

@@ -442,6 +442,10 @@ class AuditRecord(SQLModel, table=True):
 
     ``seq`` orders the chain (1, 2, 3, ...); ``hash`` is SHA-256 over ``prev_hash`` and the
     record's other fields, so editing, inserting or deleting a row breaks the chain.
+
+    ``kind`` ``token``: an access token created or revoked (``outcome`` ``created`` or
+    ``revoked``), ``tool_call_id`` the token's id, ``reason`` its name, ``owner_id`` its owner,
+    ``decider`` who did it; ``conversation_id``, ``employee`` and ``tool`` are empty.
     """
 
     __tablename__ = "audit_records"
@@ -452,6 +456,10 @@ class AuditRecord(SQLModel, table=True):
 
     seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
     created_at: datetime = Field(default_factory=utcnow, index=True)
+    # ``tool_call`` or ``token``.
+    kind: str = Field(
+        default="tool_call", max_length=20, sa_column_kwargs={"server_default": "tool_call"}
+    )
     tool_call_id: str = Field(index=True, max_length=64)
     conversation_id: str = Field(max_length=64)
     employee: str = Field(index=True, max_length=100)

@@ -19,16 +19,20 @@ run on the database thread pool (``await db.run(fn, ...)``).
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
 from sqlalchemy import func
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.storage.db import Database
 from interlock.storage.models import AccessToken, TokenScope, User, as_utc, utcnow
 from interlock.storage.users import TOKEN_BYTES, hash_token, user_by_token
+
+TokenAudit = Callable[[Session, AccessToken], object]
+"""Stages the audit record of a token's creation or revocation on the writing session."""
 
 TOKEN_PREFIX = "ilk_"
 MAX_TOKEN_NAME_LENGTH = 100
@@ -56,7 +60,11 @@ class Principal:
 
 
 def create_access_token(
-    db: Database, user_id: str, name: str, scope: str = TokenScope.mcp
+    db: Database,
+    user_id: str,
+    name: str,
+    scope: str = TokenScope.mcp,
+    audit: TokenAudit | None = None,
 ) -> tuple[AccessToken, str]:
     """Create an access token for ``user_id``.
 
@@ -66,6 +74,8 @@ def create_access_token(
         name: What the person calls it, 1 to 100 characters after removing surrounding and
             control characters ("Claude Desktop").
         scope: A :class:`~interlock.storage.models.TokenScope` value.
+        audit: Called with the session and the new row before the commit (the audit record,
+            written in the same transaction).
 
     Returns:
         The stored token row and the token in clear, which is kept nowhere.
@@ -98,6 +108,9 @@ def create_access_token(
             )
         row = AccessToken(user_id=user_id, name=cleaned, scope=scope, token_hash=hash_token(token))
         session.add(row)
+        if audit is not None:
+            session.flush()  # the row's id, for the record
+            audit(session, row)
         session.commit()
     return row, token
 
@@ -114,13 +127,17 @@ def list_access_tokens(db: Database, user_id: str | None = None) -> list[AccessT
         return list(session.exec(statement).all())
 
 
-def revoke_access_token(db: Database, token_id: str, user_id: str | None = None) -> AccessToken:
+def revoke_access_token(
+    db: Database, token_id: str, user_id: str | None = None, audit: TokenAudit | None = None
+) -> AccessToken:
     """Revoke a token at once; revoking a revoked token changes nothing.
 
     Args:
         db: Database (committed here).
         token_id: The token's id.
         user_id: Its owner; ``None`` (the command line) skips the ownership check.
+        audit: Called with the session and the row before the commit, when the token is
+            revoked now (not when it was already).
 
     Raises:
         NotFound: No such token, or not ``user_id``'s (existence is not revealed).
@@ -132,6 +149,8 @@ def revoke_access_token(db: Database, token_id: str, user_id: str | None = None)
         if row.revoked_at is None:
             row.revoked_at = utcnow()
             session.add(row)
+            if audit is not None:
+                audit(session, row)
             session.commit()
         return row
 

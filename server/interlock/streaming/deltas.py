@@ -34,6 +34,8 @@ class DeltaBuffer:
         self._pending: list[str] = []
         self._last = float("-inf")
         self._writer: asyncio.Task[None] | None = None
+        self._writing = False  # the writer task has begun (created is not begun)
+        self._held = False
 
     def add(self, text: str) -> None:
         """Queue ``text``; start a write when none is under way and the window has passed.
@@ -43,8 +45,25 @@ class DeltaBuffer:
         if not text:
             return
         self._pending.append(text)
-        if self._writer is None and time.monotonic() - self._last >= self._window_s:
+        if (
+            self._writer is None
+            and not self._held
+            and time.monotonic() - self._last >= self._window_s
+        ):
+            self._writing = False
             self._writer = asyncio.create_task(self._write())
+
+    def hold(self) -> None:
+        """The stream is whole: write nothing more from here; ``drain`` returns the rest.
+
+        A write created but not begun yet is dropped (its text is returned by ``drain``):
+        a model that sent its whole answer before the loop ran the write (a fast one) costs
+        one transaction, the answer's, and its text is written no later.
+        """
+        self._held = True
+        if self._writer is not None and not self._writing:
+            self._writer.cancel()
+            self._writer = None
 
     async def flush(self) -> None:
         """Wait for the write under way, then write whatever text is left.
@@ -82,6 +101,7 @@ class DeltaBuffer:
             await asyncio.shield(writer)
 
     async def _write(self) -> None:
+        self._writing = True
         try:
             while self._pending:
                 self._last = time.monotonic()

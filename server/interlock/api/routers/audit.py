@@ -15,7 +15,15 @@ from interlock.errors import BadRequest
 router = APIRouter(prefix="/api/audit", tags=["audit"])
 
 OutcomeParam = Literal[
-    "approved", "edited", "rejected", "responded", "allowed", "expired", "cancelled"
+    "approved",
+    "edited",
+    "rejected",
+    "responded",
+    "allowed",
+    "expired",
+    "cancelled",
+    "created",
+    "revoked",
 ]
 
 
