@@ -31,7 +31,9 @@ from interlock.engine.decision_checks import (
     check_shape,
 )
 from interlock.engine.expiry import expire_call
+from interlock.engine.outside import MCP_CHANNEL
 from interlock.engine.records import view
+from interlock.engine.resumes import claim_resume_in
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, Forbidden, NotFound
 from interlock.permissions import actions_on, create_grant, is_action
@@ -127,8 +129,9 @@ def _record(
     """The transaction of :func:`decide` (database thread).
 
     Returns:
-        ``(call view, (conversation_id, message_id, owner_id))``; no resume (None) after an
-        approval that still needs more.
+        ``(call view, (conversation_id, message_id, owner_id))`` for a resume to ask for
+        after the commit; None when the resume run was claimed in this transaction (and
+        started), or after an approval that still needs more.
     """
     with engine.db.session() as session:
         call = session.get(ToolCall, tool_call_id)
@@ -243,7 +246,18 @@ def _record(
         engine.bus.stage(
             session, call.conversation_id, ToolCallDecided(run_id=call.run_id, tool_call=out)
         )
+        # The last call awaited: the resume run is claimed with the decision (one transaction
+        # fewer); otherwise (a run still holds the conversation, an MCP record) it is asked
+        # for after the commit, as before.
+        resumed = (
+            claim_resume_in(engine, session, call.conversation_id, call.message_id)
+            if conversation.channel != MCP_CHANNEL
+            else None
+        )
         engine.bus.commit(session)
+        if resumed is not None:
+            engine.spawn_soon(resumed, call.conversation_id, conversation.owner_id, "tools")
+            return out, None
         return out, (call.conversation_id, call.message_id, conversation.owner_id)
 
 

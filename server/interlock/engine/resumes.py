@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sqlalchemy import bindparam, update
 from sqlmodel import Session, col, select
 
 from interlock.engine.outside import is_record
@@ -13,6 +14,17 @@ from interlock.streaming.events import RunStarted
 
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
+
+_conversations = Conversation.__table__  # type: ignore[attr-defined]
+_RELEASE = (
+    update(_conversations)
+    .where(
+        _conversations.c.id == bindparam("conversation_id"),
+        _conversations.c.active_run_id == bindparam("run_id"),
+    )
+    .values(active_run_id=None)
+)
+"""Gives back a claim made earlier in the same transaction (nothing else is written)."""
 
 
 def claim_resume(engine: Engine, conversation_id: str, message_id: int, user_id: str) -> str | None:
@@ -34,20 +46,40 @@ def claim_resume(engine: Engine, conversation_id: str, message_id: int, user_id:
                 # MCP calls: no model answers; the decided calls run (engine.outside).
                 engine.outside.settle_soon(conversation_id, message_id)
             return None
-        run = Run(conversation_id=conversation_id, trigger="resume", owner_id=engine.worker_id)
-        if not engine.claim(session, conversation_id, run.id):
-            return None
-        # Checked after the claim, in its transaction: holding the conversation (and, on
-        # SQLite, the write lock), no run can answer the message between these reads and the
-        # commit. Read before the claim, a resume run ending in between went unseen and the
-        # model answered twice.
-        if _waiting(session, message_id) or _answered(session, conversation_id, message_id):
+        run_id = claim_resume_in(engine, session, conversation_id, message_id)
+        if run_id is None:
             session.rollback()
             return None
-        session.add(run)
-        engine.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="resume"))
         engine.bus.commit(session)
-    engine.spawn_soon(run.id, conversation_id, user_id, start="tools")
+    engine.spawn_soon(run_id, conversation_id, user_id, start="tools")
+    return run_id
+
+
+def claim_resume_in(
+    engine: Engine, session: Session, conversation_id: str, message_id: int
+) -> str | None:
+    """The claim, its checks and ``run.started`` of :func:`claim_resume`, in the caller's
+    transaction (which commits, then starts the run's task with ``engine.spawn_soon``).
+
+    Not for a record of outside calls (:func:`~interlock.engine.outside.is_record`).
+
+    Returns:
+        The new run's id, or None with nothing written (a claim made is released).
+    """
+    run = Run(conversation_id=conversation_id, trigger="resume", owner_id=engine.worker_id)
+    if not engine.claim(session, conversation_id, run.id):
+        return None
+    # Checked after the claim, in its transaction: holding the conversation (and, on
+    # SQLite, the write lock), no run can answer the message between these reads and the
+    # commit. Read before the claim, a resume run ending in between went unseen and the
+    # model answered twice.
+    if _waiting(session, message_id) or _answered(session, conversation_id, message_id):
+        session.connection().execute(
+            _RELEASE, {"conversation_id": conversation_id, "run_id": run.id}
+        )
+        return None
+    session.add(run)
+    engine.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="resume"))
     return run.id
 
 

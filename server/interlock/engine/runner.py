@@ -7,6 +7,7 @@ A conversation has at most one active run, claimed with a compare-and-set on
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Coroutine
 from typing import Any
@@ -36,6 +37,7 @@ from interlock.storage import (
     Database,
     RunStatus,
 )
+from interlock.storage.db import defer_to_caller
 from interlock.streaming import EventBus
 from interlock.tools import ToolRegistry
 
@@ -241,8 +243,11 @@ class Engine:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
+            spawn = functools.partial(self._spawn, run_id, conversation_id, user_id, start)
+            if defer_to_caller(spawn):
+                return  # started with the claiming db.run's result (run even if cancelled)
             assert self._loop is not None, "no event loop to run on"
-            self._loop.call_soon_threadsafe(self._spawn, run_id, conversation_id, user_id, start)
+            self._loop.call_soon_threadsafe(spawn)
         else:
             self._spawn(run_id, conversation_id, user_id, start)
 
