@@ -18,10 +18,10 @@ import typer
 from sqlalchemy.engine import make_url
 
 from interlock.audit import verify_chain
+from interlock.cli_common import fail, settings_database
 from interlock.cli_groups import groups_app
 from interlock.cli_skills import skills_app
 from interlock.cli_tokens import tokens_app
-from interlock.errors import InterlockError
 from interlock.settings import Settings
 from interlock.storage import migrate
 from interlock.storage.db import Database
@@ -70,11 +70,6 @@ def _safe_url(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
-def _fail(message: str) -> typer.Exit:
-    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
-    return typer.Exit(code=1)
-
-
 @app.command()
 def serve(
     host: Annotated[str | None, typer.Option(help="Interface to bind; default: settings.")] = None,
@@ -114,7 +109,7 @@ def _serve(host: str | None, port: int | None, workers: int) -> None:
     # The app is told the real bind address: it decides the implied local user from it.
     settings = settings.model_copy(update=updates)
     if workers > 1 and make_url(settings.database_url).get_backend_name() == "sqlite":
-        raise _fail(
+        raise fail(
             f"--workers {workers} needs PostgreSQL: SQLite takes one writing process at a time. "
             "Set INTERLOCK_DATABASE_URL=postgresql+psycopg://user@host/db, or serve one worker."
         )
@@ -233,7 +228,7 @@ def audit_verify(database_url: DatabaseUrlOption = None) -> None:
     finally:
         database.dispose()
     if not report.ok:
-        raise _fail(
+        raise fail(
             f"audit record {report.first_bad_seq} does not verify: {report.problem} "
             f"({report.records} records checked)"
         )
@@ -250,15 +245,8 @@ def users_create(
     The token alone goes to standard output (`TOKEN=$(interlock users create ann)`), the rest
     to standard error.
     """
-    settings = Settings()
-    migrate.upgrade(settings.database_url)
-    database = Database(settings.database_url)
-    try:
+    with settings_database() as database:
         user, token = create_user(database, name, role=role)
-    except InterlockError as exc:
-        raise _fail(exc.message) from None
-    finally:
-        database.dispose()
     typer.echo(
         f"Created user {user.name!r} (role {user.role}, id {user.id}). "
         "Its token, shown only this once:",
@@ -270,13 +258,8 @@ def users_create(
 @users_app.command("list")
 def users_list() -> None:
     """List users: id, name, role, whether they have a token, creation time."""
-    settings = Settings()
-    migrate.upgrade(settings.database_url)
-    database = Database(settings.database_url)
-    try:
+    with settings_database() as database:
         users = list_users(database)
-    finally:
-        database.dispose()
     if not users:
         typer.echo("No users: loopback clients act as the implied local user.", err=True)
         return

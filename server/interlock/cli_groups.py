@@ -6,36 +6,16 @@ member, remove one, list the groups.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Annotated
 
 import typer
 
-from interlock.errors import InterlockError
-from interlock.settings import Settings
-from interlock.storage import groups, migrate
-from interlock.storage.db import Database
+from interlock.cli_common import settings_database
+from interlock.storage import groups
 
 groups_app = typer.Typer(
     help="Groups of users, named in an employee's approvers as group:NAME.", no_args_is_help=True
 )
-
-
-@contextmanager
-def _groups_db() -> Iterator[Database]:
-    """The migrated database of the settings; an ``InterlockError`` ends the command with its
-    message."""
-    settings = Settings()
-    migrate.upgrade(settings.database_url)
-    database = Database(settings.database_url)
-    try:
-        yield database
-    except InterlockError as exc:
-        typer.secho(f"error: {exc.message}", err=True, fg=typer.colors.RED)
-        raise typer.Exit(code=1) from None
-    finally:
-        database.dispose()
 
 
 @groups_app.command("add")
@@ -44,7 +24,7 @@ def groups_add(
     user: Annotated[str, typer.Argument(help="The user's name.")],
 ) -> None:
     """Add a user to a group (the group exists once it has a member)."""
-    with _groups_db() as database:
+    with settings_database() as database:
         added = groups.add_member(database, group, user)
     typer.echo(f"{user} {'is now' if added else 'already was'} in group {group!r}.")
 
@@ -55,7 +35,7 @@ def groups_remove(
     user: Annotated[str, typer.Argument(help="The user's name.")],
 ) -> None:
     """Remove a user from a group; takes effect on the next decision."""
-    with _groups_db() as database:
+    with settings_database() as database:
         removed = groups.remove_member(database, group, user)
     typer.echo(f"{user} {'was removed from' if removed else 'was not in'} group {group!r}.")
 
@@ -63,7 +43,7 @@ def groups_remove(
 @groups_app.command("list")
 def groups_list() -> None:
     """List groups and their members."""
-    with _groups_db() as database:
+    with settings_database() as database:
         found = groups.list_groups(database)
     if not found:
         typer.echo("No groups: add a member with `interlock groups add GROUP USER`.", err=True)

@@ -6,17 +6,15 @@ server: create one for any user (``local`` in local mode), list, revoke.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Annotated
 
 import typer
 from sqlmodel import Session, select
 
 from interlock.audit import CLI_DECIDER, Channel, TokenOutcome, record_token_event
+from interlock.cli_common import settings_database
 from interlock.errors import InterlockError
-from interlock.settings import Settings
-from interlock.storage import Database, TokenScope, User, migrate
+from interlock.storage import Database, TokenScope, User
 from interlock.storage.models import AccessToken
 from interlock.storage.tokens import (
     TokenAudit,
@@ -30,21 +28,6 @@ tokens_app = typer.Typer(
     help="Access tokens limited to /mcp, for MCP clients (instead of a person's own token).",
     no_args_is_help=True,
 )
-
-
-@contextmanager
-def _database() -> Iterator[Database]:
-    """The migrated database of the settings; an ``InterlockError`` ends the command."""
-    settings = Settings()
-    migrate.upgrade(settings.database_url)
-    database = Database(settings.database_url)
-    try:
-        yield database
-    except InterlockError as exc:
-        typer.secho(f"error: {exc.message}", err=True, fg=typer.colors.RED)
-        raise typer.Exit(code=1) from None
-    finally:
-        database.dispose()
 
 
 def _user_named(database: Database, name: str) -> User:
@@ -69,7 +52,7 @@ def tokens_create(
 
     The token alone goes to standard output, the rest to standard error.
     """
-    with _database() as database:
+    with settings_database() as database:
         owner = _user_named(database, user)
         row, token = create_access_token(
             database, owner.id, name, scope, audit=_audited(TokenOutcome.created)
@@ -87,7 +70,7 @@ def tokens_list(
     user: Annotated[str | None, typer.Argument(help="Only this user's tokens.")] = None,
 ) -> None:
     """List access tokens: id, user, name, scope, created, last used, revoked."""
-    with _database() as database:
+    with settings_database() as database:
         owner_id = _user_named(database, user).id if user is not None else None
         rows = list_access_tokens(database, owner_id)
         with database.session() as session:
@@ -122,7 +105,7 @@ def _row(row: AccessToken, owner: str) -> tuple[str, ...]:
 @tokens_app.command("revoke")
 def tokens_revoke(token_id: Annotated[str, typer.Argument(help="The token's id.")]) -> None:
     """Revoke a token; the next request made with it is refused."""
-    with _database() as database:
+    with settings_database() as database:
         row = revoke_access_token(database, token_id, audit=_audited(TokenOutcome.revoked))
     typer.echo(f"Revoked the token {row.name!r} ({row.id}).")
 

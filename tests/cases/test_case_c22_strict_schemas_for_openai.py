@@ -112,15 +112,36 @@ def openai_stub() -> Iterator[tuple[OpenAIStub, str]]:
         yield stub, base_url
 
 
+@pytest.fixture
+def stub_settings(make_settings: SettingsMaker, finder_skill: Path) -> Callable[..., Settings]:
+    """``stub_settings(base_url, strict=True)``: settings whose model is the OpenAI-compatible
+    stub at ``base_url``, with the finder skill; strict tool calling on, or left at its
+    default (``strict=False``)."""
+
+    def make(base_url: str, *, strict: bool = True) -> Settings:
+        return make_settings(
+            model="openai:gpt-4o-mini",
+            model_base_url=base_url,
+            model_api_key="test",
+            skills_path=[finder_skill],
+            **({"model_strict_tools": True} if strict else {}),
+        )
+
+    return make
+
+
+def _strict_flags(stub: OpenAIStub) -> list[bool]:
+    """Per request the stub received: whether any tool was sent strict."""
+    return [any(t["function"].get("strict") for t in r.body["tools"]) for r in stub.requests]
+
+
 def _call(call_id: str, name: str, args: dict[str, Any]) -> StubToolCall:
     text = json.dumps(args)
     return StubToolCall(call_id, name, [text[:5], text[5:]])
 
 
 async def test_case_c22_strict_tool_calling_converts_or_switches_off_and_never_gets_a_400(
-    make_settings: SettingsMaker,
-    openai_stub: tuple[OpenAIStub, str],
-    finder_skill: Path,
+    stub_settings: Callable[..., Settings], openai_stub: tuple[OpenAIStub, str]
 ) -> None:
     stub, base_url = openai_stub
     stub.add_reply(StubReply(tool_calls=[_call("c1", "load_skill", {"name": "finder"})]))
@@ -141,13 +162,7 @@ async def test_case_c22_strict_tool_calling_converts_or_switches_off_and_never_g
         )
     )
     stub.add_reply(StubReply(text_tokens=["All done."]))
-    settings = make_settings(
-        model="openai:gpt-4o-mini",
-        model_base_url=base_url,
-        model_api_key="test",
-        model_strict_tools=True,
-        skills_path=[finder_skill],
-    )
+    settings = stub_settings(base_url)
 
     async with live_server(settings) as server:
         conversation_id = await server.new_conversation()
@@ -239,7 +254,7 @@ async def test_case_c22_strict_tool_calling_converts_or_switches_off_and_never_g
 
 
 async def test_case_c22_strict_off_by_default_sends_the_schemas_as_declared(
-    make_settings: SettingsMaker, openai_stub: tuple[OpenAIStub, str], finder_skill: Path
+    stub_settings: Callable[..., Settings], openai_stub: tuple[OpenAIStub, str]
 ) -> None:
     stub, base_url = openai_stub
     stub.add_reply(StubReply(tool_calls=[_call("c1", "load_skill", {"name": "finder"})]))
@@ -247,12 +262,7 @@ async def test_case_c22_strict_off_by_default_sends_the_schemas_as_declared(
         StubReply(tool_calls=[_call("c2", "finder_search", {"q": "cats", "opts": None})])
     )
     stub.add_reply(StubReply(text_tokens=["Done."]))
-    settings = make_settings(
-        model="openai:gpt-4o-mini",
-        model_base_url=base_url,
-        model_api_key="test",
-        skills_path=[finder_skill],
-    )
+    settings = stub_settings(base_url, strict=False)
 
     async with live_server(settings) as server:
         conversation_id = await server.new_conversation()
@@ -273,20 +283,14 @@ async def test_case_c22_strict_off_by_default_sends_the_schemas_as_declared(
 
 
 async def test_case_c22_a_server_refusing_strict_gets_the_request_again_without_it(
-    make_settings: SettingsMaker, finder_skill: Path
+    stub_settings: Callable[..., Settings],
 ) -> None:
     stub = OpenAIStub(refuse_strict=True)
     stub.add_reply(StubReply(tool_calls=[_call("c1", "load_skill", {"name": "finder"})]))
     stub.add_reply(StubReply(text_tokens=["Loaded."]))
     stub.add_reply(StubReply(text_tokens=["Still here."]))
     with stub.running() as base_url:
-        settings = make_settings(
-            model="openai:gpt-4o-mini",
-            model_base_url=base_url,
-            model_api_key="test",
-            model_strict_tools=True,
-            skills_path=[finder_skill],
-        )
+        settings = stub_settings(base_url)
         async with live_server(settings) as server:
             conversation_id = await server.new_conversation()
             await server.say(conversation_id, "load the finder")
@@ -301,27 +305,18 @@ async def test_case_c22_a_server_refusing_strict_gets_the_request_again_without_
     # The first model call: the strict request (refused with 400), then the same without
     # strict. That server is then known to refuse strict: each later step (the second call
     # of the turn, the next turn) sends one request, without strict.
-    strict_flags = [
-        any(t["function"].get("strict") for t in r.body["tools"]) for r in stub.requests
-    ]
-    assert strict_flags == [True, False, False, False]
+    assert _strict_flags(stub) == [True, False, False, False]
     assert stub.requests[0].body["messages"] == stub.requests[1].body["messages"]
 
 
 async def test_case_c22_a_request_refused_with_and_without_strict_is_not_remembered(
-    make_settings: SettingsMaker, finder_skill: Path
+    stub_settings: Callable[..., Settings],
 ) -> None:
     # A 400 to both requests (a request too long, say) says nothing about strict mode: the
     # next turn tries strict first again.
     stub = OpenAIStub(refuse_all=True)
     with stub.running() as base_url:
-        settings = make_settings(
-            model="openai:gpt-4o-mini",
-            model_base_url=base_url,
-            model_api_key="test",
-            model_strict_tools=True,
-            skills_path=[finder_skill],
-        )
+        settings = stub_settings(base_url)
         async with live_server(settings) as server:
             conversation_id = await server.new_conversation()
             for n, text in enumerate(["load the finder", "try again"], start=1):
@@ -329,7 +324,4 @@ async def test_case_c22_a_request_refused_with_and_without_strict_is_not_remembe
                 log = await collect(server.client, conversation_id, until=terminals(n))
                 assert log.types[-1] == "run.failed", log.types
 
-    strict_flags = [
-        any(t["function"].get("strict") for t in r.body["tools"]) for r in stub.requests
-    ]
-    assert strict_flags == [True, False, True, False]
+    assert _strict_flags(stub) == [True, False, True, False]

@@ -135,8 +135,7 @@ async def test_engine_a_start_answers_while_decided_pauses_are_still_resuming(
     conversations: list[str] = []
     async with live_server(engine_settings, model=before) as server:
         # The server stops between each decision and its resume: record, do not resume
-        # (neither claimed with the decision, as when a run still held the conversation, nor
-        # asked for after it).
+        # (neither with the decision nor after it).
         monkeypatch.setattr(decisions, "claim_resume_in", lambda *args: None)
         monkeypatch.setattr(server.services.engine, "schedule_resume", lambda *args: None)
         for text in texts:

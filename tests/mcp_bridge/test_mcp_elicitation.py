@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import mcp_types as types
+import pytest
 from sqlmodel import select
 
 from interlock.mcp_bridge.gate import approval_question
@@ -52,12 +53,17 @@ def _audit(db: Any) -> list[tuple[str, str, str]]:
         return [(a.outcome, a.channel, a.tool) for a in session.exec(select(AuditRecord)).all()]
 
 
+@pytest.mark.parametrize(
+    ("mode", "version"),
+    [("legacy", "2025-11-25"), ("auto", "2026-07-28")],  # 2026: asked through an input round
+)
 async def test_a_yes_in_the_mcp_client_approves_the_call(
-    make_settings: Callable[..., Settings],
+    make_settings: Callable[..., Settings], mode: str, version: str
 ) -> None:
     asker = Asker(types.ElicitResult(action="accept", content={"approve": True}))
     async with serve_mcp(make_settings(mcp_approval_channel="both")) as server:
-        async with server.client(elicitation_callback=asker) as client:
+        async with server.client(mode=mode, elicitation_callback=asker) as client:
+            assert client.protocol_version == version
             result = await asyncio.wait_for(
                 client.call_tool("notes_add", {"text": "buy milk"}), WAIT_S
             )
@@ -144,23 +150,6 @@ def test_a_question_without_a_confirmation_names_the_args_not_the_code() -> None
         f"pages [1, 2], body “{'x' * 59}…”. Run it?"
     )
     assert "reports.send" not in question
-
-
-async def test_a_2026_client_is_asked_through_an_input_round(
-    make_settings: Callable[..., Settings],
-) -> None:
-    asker = Asker(types.ElicitResult(action="accept", content={"approve": True}))
-    async with serve_mcp(make_settings(mcp_approval_channel="both")) as server:
-        async with server.client(mode="auto", elicitation_callback=asker) as client:
-            assert client.protocol_version == "2026-07-28"
-            result = await asyncio.wait_for(
-                client.call_tool("notes_add", {"text": "buy milk"}), WAIT_S
-            )
-        assert not result.is_error, text_of(result)
-        assert text_of(result) == "Added note #1: buy milk"
-        [question] = asker.questions
-        assert question.message.startswith("Claude Desktop wants to run “Add a note”")
-        assert _audit(server.live.services.db) == [("approved", "mcp", "notes.add")]
 
 
 async def test_a_2026_client_answering_after_the_web_gets_the_web_outcome(

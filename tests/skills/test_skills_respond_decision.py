@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
-from interlock.engine import Engine
 from interlock.engine.decisions import DecisionIn, decide
 from interlock.errors import BadRequest
 from interlock.storage import Conversation, Decision, ToolCall, ToolCallStatus
@@ -18,20 +17,23 @@ from interlock.streaming import EventBus
 
 
 class FakeEngine(SimpleNamespace):
-    """What :func:`decide` uses of the engine: db, registry, bus, the resume's claim and the
-    start of its run (recorded, not run)."""
+    """What :func:`decide` uses of the engine: db, registry, bus, schedule_resume.
 
-    worker_id = "worker_1"
+    Its claim of the conversation always fails, so no run starts with the decision: the
+    resume goes through ``schedule_resume``.
+    """
+
+    worker_id = "w1"
+
+    def use_running_loop(self) -> None:
+        pass
 
     def claim(self, session: Any, conversation_id: str, run_id: str) -> bool:
-        return Engine.claim(self, session, conversation_id, run_id)  # type: ignore[arg-type]
-
-    def spawn_soon(self, run_id: str, conversation_id: str, user_id: str, start: str) -> None:
-        self.resumed.append(run_id)
-        self.resume_called.set()
+        return False
 
     def schedule_resume(self, conversation_id: str, message_id: int, user_id: str) -> None:
-        raise AssertionError("the resume is claimed with the decision")
+        self.resumed.append(message_id)
+        self.resume_called.set()
 
 
 @pytest.fixture
@@ -84,7 +86,7 @@ async def test_an_answer_that_fits_is_recorded(engine):
 
     assert out.decision is not None
     assert (out.decision.type, out.decision.message) == ("respond", "Tea")
-    # The resume run is claimed with the decision; its task starts once that commits.
+    # The resume is scheduled on the loop's next turn, after the answer.
     await asyncio.wait_for(engine.resume_called.wait(), timeout=5)
     assert len(engine.resumed) == 1
 

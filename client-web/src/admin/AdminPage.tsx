@@ -109,7 +109,7 @@ export function AdminPage() {
             )}
           </div>
         </section>
-        <SkillsPanel skills={skills} />
+        <SkillsPanel skills={skills} tools={tools} />
         <McpServersPanel
           servers={mcpServers}
           onRefreshed={(server) => {

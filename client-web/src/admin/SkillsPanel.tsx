@@ -1,7 +1,10 @@
-/** Every skill the server found: loaded ones with their tools and commands, failed ones with the reason. */
-import type { SkillOut } from "../api/types";
+/**
+ * Every skill the server found: loaded ones with their tools and commands, failed ones with the
+ * reason. A tool that cannot run now (its MCP server is down: `tools`, from /api/tools) says why.
+ */
+import type { SkillOut, ToolOut } from "../api/types";
 
-export function SkillsPanel({ skills }: { skills: SkillOut[] }) {
+export function SkillsPanel({ skills, tools = {} }: { skills: SkillOut[]; tools?: Record<string, ToolOut> }) {
   const failed = skills.filter((s) => s.status === "failed").length;
   return (
     <section className="admin-section" aria-labelledby="admin-skills-heading" data-testid="skills-list">
@@ -28,6 +31,7 @@ export function SkillsPanel({ skills }: { skills: SkillOut[] }) {
                   <span key={t}>
                     {i > 0 && ", "}
                     <code>{t}</code>
+                    {tools[t] && !tools[t].available && tools[t].reason && <span className="error"> (unavailable: {tools[t].reason})</span>}
                   </span>
                 ))}
               </p>

@@ -1,7 +1,7 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../api/client";
-import type { ToolOut } from "../api/types";
+import type { SkillOut, ToolOut } from "../api/types";
 import { EmployeePicker } from "../components/EmployeePicker";
 import { employee } from "../test/employees";
 import {
@@ -18,6 +18,7 @@ import {
   toggled,
   withPermission,
 } from "./draft";
+import { SkillsPanel } from "./SkillsPanel";
 import { ToolPermissions } from "./ToolPermissions";
 
 describe("employee draft", () => {
@@ -156,5 +157,20 @@ describe("EmployeePicker", () => {
     expect(out.match(/data-testid="starter-prompt"/g)).toHaveLength(2);
     expect(out).toContain("Intake interviewer");
     expect(out).toContain("Asks structured questions.");
+  });
+});
+
+describe("SkillsPanel", () => {
+  it("says why a skill's tool cannot run now (its MCP server is down)", () => {
+    const skill = { name: "lookup", description: "Echo words.", version: null, tags: [], status: "loaded", error: null, tools: ["lookup.echo", "lookup.other"], commands: [], path: null } as unknown as SkillOut;
+    const reason = "The MCP server 'remote' is not available: nothing answers at its address. Interlock tries again in 2 s.";
+    const tools = {
+      "lookup.echo": { name: "lookup.echo", available: false, reason } as ToolOut,
+      "lookup.other": { name: "lookup.other", available: true, reason: null } as ToolOut,
+    };
+    const html = renderToStaticMarkup(<SkillsPanel skills={[skill]} tools={tools} />);
+    expect(html).toContain(`<code>lookup.echo</code><span class="error"> (unavailable: ${reason.replace(/'/g, "&#x27;")})</span>`);
+    expect(html.match(/unavailable/g)).toHaveLength(1);
+    expect(renderToStaticMarkup(<SkillsPanel skills={[skill]} />)).not.toContain("unavailable");
   });
 });

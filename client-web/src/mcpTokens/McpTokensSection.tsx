@@ -7,10 +7,12 @@
  * person creates one (shown once, with a configuration to paste into the client), sees when
  * each was last used, and revokes one; a revoked token is refused from its next request on.
  */
-import { useCallback, useEffect, useState } from "react";
-import { api, asApiError } from "../api/client";
+import { useCallback, useState } from "react";
+import { api } from "../api/client";
 import type { McpTokenCreated, McpTokenOut } from "../api/types";
 import { useAppData } from "../state/appData";
+import { useLoadOnFocus, usePageActions } from "../state/usePageActions";
+import { PageFeedback } from "../components/PageFeedback";
 import { when } from "../permissions/describe";
 import { lastUsedText, mcpSnippet, statusText } from "./describe";
 import "./mcpTokens.css";
@@ -23,51 +25,33 @@ export function McpTokensSection() {
   const [name, setName] = useState("");
   const [employee, setEmployee] = useState(DEFAULT_EMPLOYEE);
   const [created, setCreated] = useState<McpTokenCreated | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
+  const { busy, error, notice, setNotice, fail, run } = usePageActions();
 
   const load = useCallback(() => {
-    api.mcpTokens().then(setTokens, (e: unknown) => setError(asApiError(e).message));
-  }, []);
+    api.mcpTokens().then(setTokens, fail);
+  }, [fail]);
+  useLoadOnFocus(load);
 
-  useEffect(() => {
-    load();
-    window.addEventListener("focus", load);
-    return () => window.removeEventListener("focus", load);
-  }, [load]);
-
-  const create = async () => {
-    setBusy("create");
-    setError(null);
-    setNotice(null);
-    try {
+  const create = () =>
+    run("create", async () => {
+      setNotice(null);
       const made = await api.createMcpToken(name.trim());
       setCreated(made);
       setName("");
       load();
-    } catch (e) {
-      setError(asApiError(e).message);
-    } finally {
-      setBusy(null);
-    }
-  };
+    });
 
-  const revoke = async (token: McpTokenOut) => {
-    setBusy(token.id);
-    setError(null);
-    try {
-      const revoked = await api.revokeMcpToken(token.id);
-      setTokens((list) => (list ?? []).map((t) => (t.id === revoked.id ? revoked : t)));
-      if (created?.id === token.id) setCreated(null);
-      setNotice(`“${token.name}” no longer works: its next request is refused.`);
-    } catch (e) {
-      setError(asApiError(e).message);
-      load();
-    } finally {
-      setBusy(null);
-    }
-  };
+  const revoke = (token: McpTokenOut) =>
+    run(
+      token.id,
+      async () => {
+        const revoked = await api.revokeMcpToken(token.id);
+        setTokens((list) => (list ?? []).map((t) => (t.id === revoked.id ? revoked : t)));
+        if (created?.id === token.id) setCreated(null);
+        setNotice(`“${token.name}” no longer works: its next request is refused.`);
+      },
+      load,
+    );
 
   const choices = Object.values(employees);
   return (
@@ -78,16 +62,7 @@ export function McpTokensSection() {
         of its own rather than your sign-in token: an MCP token works only for MCP, so the program holding it cannot approve its own
         actions or read your conversations.
       </p>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
-      {notice && (
-        <p className="notice" role="status" data-testid="mcp-notice">
-          {notice}
-        </p>
-      )}
+      <PageFeedback error={error} notice={notice} noticeTestId="mcp-notice" />
       <form
         className="mcp-create"
         onSubmit={(e) => {

@@ -7,10 +7,12 @@
  * revocable; a revoke takes effect on the next call. "Connect an MCP client": the person's MCP
  * tokens (../mcpTokens). The server checks everything again.
  */
-import { useCallback, useEffect, useState } from "react";
-import { api, asApiError } from "../api/client";
+import { useCallback, useState } from "react";
+import { api } from "../api/client";
 import type { ActionsOut, GrantOut } from "../api/types";
 import { useAppData } from "../state/appData";
+import { useLoadOnFocus, usePageActions } from "../state/usePageActions";
+import { PageFeedback } from "../components/PageFeedback";
 import { routeHash } from "../state/route";
 import { Avatar } from "../components/Avatar";
 import { Modal } from "../components/Modal";
@@ -21,41 +23,28 @@ import "./permissions.css";
 export function PermissionsPage() {
   const [grants, setGrants] = useState<GrantOut[] | null>(null);
   const [switches, setSwitches] = useState<ActionsOut[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
   const [confirmOff, setConfirmOff] = useState<ActionsOut | null>(null);
+  const { busy, error, notice, setNotice, fail, run } = usePageActions();
 
   const load = useCallback(() => {
-    api.grants().then(setGrants, (e: unknown) => setError(asApiError(e).message));
-    api.actions().then(setSwitches, (e: unknown) => setError(asApiError(e).message));
-  }, []);
+    api.grants().then(setGrants, fail);
+    api.actions().then(setSwitches, fail);
+  }, [fail]);
+  useLoadOnFocus(load);
 
-  useEffect(() => {
-    load();
-    window.addEventListener("focus", load);
-    return () => window.removeEventListener("focus", load);
-  }, [load]);
-
-  const revoke = async (grant: GrantOut) => {
-    setBusy(grant.id);
-    setError(null);
-    try {
-      await api.revokeGrant(grant.id);
-      setGrants((list) => (list ?? []).filter((g) => g.id !== grant.id));
-      setNotice(`${grant.tool_title} will ask again (${scopeText(grant).toLowerCase()}).`);
-    } catch (e) {
-      setError(asApiError(e).message);
-      load();
-    } finally {
-      setBusy(null);
-    }
-  };
+  const revoke = (grant: GrantOut) =>
+    run(
+      grant.id,
+      async () => {
+        await api.revokeGrant(grant.id);
+        setGrants((list) => (list ?? []).filter((g) => g.id !== grant.id));
+        setNotice(`${grant.tool_title} will ask again (${scopeText(grant).toLowerCase()}).`);
+      },
+      load,
+    );
 
   const setSwitch = async (state: ActionsOut, on: boolean) => {
-    setBusy(state.employee);
-    setError(null);
-    try {
+    await run(state.employee, async () => {
       const next = await api.setActions(state.employee, on);
       setSwitches((list) => (list ?? []).map((s) => (s.employee === next.employee ? next : s)));
       const cancelled = next.cancelled_calls.length;
@@ -65,12 +54,8 @@ export function PermissionsPage() {
           : `AI actions for ${next.employee_name} are off.` +
               (cancelled ? ` ${cancelled === 1 ? "1 waiting action was" : `${cancelled} waiting actions were`} cancelled.` : ""),
       );
-    } catch (e) {
-      setError(asApiError(e).message);
-    } finally {
-      setBusy(null);
-      setConfirmOff(null);
-    }
+    });
+    setConfirmOff(null);
   };
 
   return (
@@ -85,16 +70,7 @@ export function PermissionsPage() {
         </button>
       </header>
       <div className="permissions-body">
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
-        {notice && (
-          <p className="notice" role="status" data-testid="permissions-notice">
-            {notice}
-          </p>
-        )}
+        <PageFeedback error={error} notice={notice} noticeTestId="permissions-notice" />
         <section aria-labelledby="actions-heading">
           <h2 id="actions-heading">AI actions</h2>
           <p className="muted small">

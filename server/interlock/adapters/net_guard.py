@@ -28,9 +28,9 @@ import functools
 import ipaddress
 import socket
 import ssl
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import certifi
 import httpcore
@@ -182,7 +182,7 @@ class GuardedNetworkBackend(httpcore.AsyncNetworkBackend):
     def __init__(
         self, allowed_hosts: Iterable[str] = (), inner: httpcore.AsyncNetworkBackend | None = None
     ) -> None:
-        self._allowed = frozenset(_normal_host(h) for h in allowed_hosts)
+        self._allowed = allowed_host_set(allowed_hosts)
         self._inner = inner if inner is not None else httpcore.AnyIOBackend()
         self.request_sent = False
         self.connected_to: list[str] = []
@@ -203,24 +203,21 @@ class GuardedNetworkBackend(httpcore.AsyncNetworkBackend):
             httpcore.ConnectError: When no checked address accepts the connection.
             httpcore.ConnectTimeout: When connecting takes longer than ``timeout`` seconds.
         """
-        addresses = await checked_addresses(host, port, self._allowed)
-        error: httpcore.ConnectError | None = None
-        for address in addresses:
-            try:
-                stream = await self._inner.connect_tcp(
-                    address,
-                    port,
-                    timeout=timeout,
-                    local_address=local_address,
-                    socket_options=socket_options,
-                )
-            except httpcore.ConnectError as exc:
-                error = exc
-                continue
-            self.connected_to.append(address)
-            return _TrackingStream(stream, self)
-        assert error is not None  # addresses is never empty
-        raise error
+        address, stream = await connect_checked(
+            host,
+            port,
+            self._allowed,
+            lambda address: self._inner.connect_tcp(
+                address,
+                port,
+                timeout=timeout,
+                local_address=local_address,
+                socket_options=socket_options,
+            ),
+            httpcore.ConnectError,
+        )
+        self.connected_to.append(address)
+        return _TrackingStream(stream, self)
 
     async def connect_unix_socket(
         self,
@@ -271,6 +268,49 @@ class _TrackingStream(httpcore.AsyncNetworkStream):
 
     def get_extra_info(self, info: str) -> Any:
         return self._stream.get_extra_info(info)
+
+
+StreamT = TypeVar("StreamT")
+
+
+async def connect_checked(
+    host: str,
+    port: int,
+    allowed_hosts: frozenset[str],
+    connect: Callable[[str], Awaitable[StreamT]],
+    connect_error: type[Exception],
+) -> tuple[str, StreamT]:
+    """The guard of a network backend's ``connect_tcp`` (any httpcore flavour): resolve and
+    check ``host`` (:func:`checked_addresses`), then connect to the first checked address that
+    accepts.
+
+    Args:
+        host: Host from the URL. port: TCP port.
+        allowed_hosts: Host names exempt from the check (:func:`allowed_host_set`).
+        connect: Connects to one address (the inner backend's ``connect_tcp``).
+        connect_error: What ``connect`` raises when an address refuses (then the next is tried).
+
+    Returns:
+        ``(address, stream)``: the address connected to and the stream.
+
+    Raises:
+        DestinationRefused: See :func:`checked_addresses`.
+        DestinationUnresolved: See :func:`checked_addresses`.
+        Exception: The last ``connect_error`` when no checked address accepts.
+    """
+    error: Exception | None = None
+    for address in await checked_addresses(host, port, allowed_hosts):
+        try:
+            return address, await connect(address)
+        except connect_error as exc:
+            error = exc
+    assert error is not None  # checked_addresses never returns an empty list
+    raise error
+
+
+def allowed_host_set(hosts: Iterable[str]) -> frozenset[str]:
+    """The host names exempt from the check, as :func:`checked_addresses` compares them."""
+    return frozenset(_normal_host(h) for h in hosts)
 
 
 def _normal_host(host: str) -> str:

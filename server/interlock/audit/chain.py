@@ -139,6 +139,28 @@ def record_outcome(
     return record
 
 
+def record_allowed(
+    session: Session,
+    call: ToolCall,
+    *,
+    decider: str = ALLOW_DECIDER,
+    channel: str = Channel.system,
+) -> AuditRecord:
+    """Stage the record of a call that runs without asking (outcome ``allowed``, executed with
+    its proposed args): by its ALLOW permission (the defaults) or a grant
+    (``policy:<grant id>``, the channel of the call). See :func:`record_outcome`."""
+    return record_outcome(
+        session,
+        call=call,
+        decider=decider,
+        channel=channel,
+        outcome=Outcome.allowed,
+        reason=None,
+        proposed_args=call.proposed_args,
+        executed_args=call.proposed_args,
+    )
+
+
 def record_token_event(
     session: Session, token: AccessToken, *, decider: str, channel: str, outcome: str
 ) -> AuditRecord:

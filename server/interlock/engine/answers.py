@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import Session
 
-from interlock.audit import ALLOW_DECIDER, REPEAT_DECIDER, Channel, Outcome, record_outcome
+from interlock.audit import REPEAT_DECIDER, Channel, Outcome, record_allowed, record_outcome
 from interlock.employees import Employee
 from interlock.engine.grants import apply_grant
 from interlock.engine.loop_guard import (
@@ -149,16 +149,7 @@ class AnswerStore:
                     self._close_repeat(session, run_id, call, tool)
                     repeated = True
                 elif tool is not None and plan.permissions[tool.name] == Permission.ALLOW:
-                    record_outcome(
-                        session,
-                        call=call,
-                        decider=ALLOW_DECIDER,
-                        channel=Channel.system,
-                        outcome=Outcome.allowed,
-                        reason=None,
-                        proposed_args=call.proposed_args,
-                        executed_args=call.proposed_args,
-                    )
+                    record_allowed(session, call)
                 elif (
                     tool is not None
                     and plan.permissions[tool.name] == Permission.ASK

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session
 
-from interlock.audit import ALLOW_DECIDER, Channel, Outcome, record_outcome
+from interlock.audit import record_allowed
 from interlock.employees import Employee
 from interlock.engine.expiry import Deadlines
 from interlock.engine.grants import apply_grant
@@ -229,16 +229,7 @@ def propose_command(
     )
     bus.stage(session, conversation.id, ToolCallCreated(run_id=run_id, tool_call=created))
     if permission == "ALLOW":
-        record_outcome(
-            session,
-            call=call,
-            decider=ALLOW_DECIDER,
-            channel=Channel.system,
-            outcome=Outcome.allowed,
-            reason=None,
-            proposed_args=call.proposed_args,
-            executed_args=call.proposed_args,
-        )
+        record_allowed(session, call)
     if permission == "ASK" and call.grant_id is None:
         call.confirmation = command.confirmation
         deadlines.interrupt(session, bus, registry, call, employee, run_id)

@@ -116,9 +116,11 @@ async def decide(
             switch for the employee is off.
     """
     check_shape(body)
+    engine.use_running_loop()  # the run a decision resumes starts from the database thread
     out, resume = await engine.db.run(_record, engine, user_id, tool_call_id, body, channel)
     if resume is not None:
-        # Resume in a task of its own: the answer and the decided event go out first.
+        # Not resumed with the decision (another call waits, a run is still active, or an
+        # MCP record): look again in a task of its own, after the answer.
         engine.schedule_resume(*resume)
     return out
 
@@ -129,9 +131,9 @@ def _record(
     """The transaction of :func:`decide` (database thread).
 
     Returns:
-        ``(call view, (conversation_id, message_id, owner_id))`` for a resume to ask for
-        after the commit; None when the resume run was claimed in this transaction (and
-        started), or after an approval that still needs more.
+        ``(call view, (conversation_id, message_id, owner_id))`` for the caller to resume
+        later; None once resumed here (the run claimed, ``run.started`` committed with the
+        decision) or after an approval that still needs more.
     """
     with engine.db.session() as session:
         call = session.get(ToolCall, tool_call_id)
@@ -246,17 +248,16 @@ def _record(
         engine.bus.stage(
             session, call.conversation_id, ToolCallDecided(run_id=call.run_id, tool_call=out)
         )
-        # The last call awaited: the resume run is claimed with the decision (one transaction
-        # fewer); otherwise (a run still holds the conversation, an MCP record) it is asked
-        # for after the commit, as before.
-        resumed = (
+        # The last decision awaited resumes the run in this transaction: ``run.started``
+        # goes out with ``tool_call.decided`` while the run's steps wait for their turn.
+        run_id = (
             claim_resume_in(engine, session, call.conversation_id, call.message_id)
             if conversation.channel != MCP_CHANNEL
             else None
         )
         engine.bus.commit(session)
-        if resumed is not None:
-            engine.spawn_soon(resumed, call.conversation_id, conversation.owner_id, "tools")
+        if run_id is not None:
+            engine.spawn_soon(run_id, call.conversation_id, conversation.owner_id, start="tools")
             return out, None
         return out, (call.conversation_id, call.message_id, conversation.owner_id)
 

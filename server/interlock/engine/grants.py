@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from interlock.audit import Channel, Outcome, record_outcome
+from interlock.audit import Channel, record_allowed
 from interlock.employees import Employee
 from interlock.permissions import find_grant, use_grant
 from interlock.permissions.grants import needs_others
@@ -60,14 +60,5 @@ def apply_grant(
         return None
     call.grant_id = grant.id
     session.add(call)
-    record_outcome(
-        session,
-        call=call,
-        decider=f"policy:{grant.id}",
-        channel=channel,
-        outcome=Outcome.allowed,
-        reason=None,
-        proposed_args=call.proposed_args,
-        executed_args=call.proposed_args,
-    )
+    record_allowed(session, call, decider=f"policy:{grant.id}", channel=channel)
     return grant.id

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from interlock.engine.runner import Engine
 
 _conversations = Conversation.__table__  # type: ignore[attr-defined]
-_RELEASE = (
+_UNCLAIM = (
     update(_conversations)
     .where(
         _conversations.c.id == bindparam("conversation_id"),
@@ -24,7 +24,7 @@ _RELEASE = (
     )
     .values(active_run_id=None)
 )
-"""Gives back a claim made earlier in the same transaction (nothing else is written)."""
+"""Undoes a claim made earlier in the same transaction (a Core statement)."""
 
 
 def claim_resume(engine: Engine, conversation_id: str, message_id: int, user_id: str) -> str | None:
@@ -46,36 +46,45 @@ def claim_resume(engine: Engine, conversation_id: str, message_id: int, user_id:
                 # MCP calls: no model answers; the decided calls run (engine.outside).
                 engine.outside.settle_soon(conversation_id, message_id)
             return None
-        run_id = claim_resume_in(engine, session, conversation_id, message_id)
-        if run_id is None:
+        run = Run(conversation_id=conversation_id, trigger="resume", owner_id=engine.worker_id)
+        if not engine.claim(session, conversation_id, run.id):
+            return None
+        # Checked after the claim, in its transaction: holding the conversation (and, on
+        # SQLite, the write lock), no run can answer the message between these reads and the
+        # commit. Read before the claim, a resume run ending in between went unseen and the
+        # model answered twice.
+        if _waiting(session, message_id) or _answered(session, conversation_id, message_id):
             session.rollback()
             return None
+        session.add(run)
+        engine.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="resume"))
         engine.bus.commit(session)
-    engine.spawn_soon(run_id, conversation_id, user_id, start="tools")
-    return run_id
+    engine.spawn_soon(run.id, conversation_id, user_id, start="tools")
+    return run.id
 
 
 def claim_resume_in(
     engine: Engine, session: Session, conversation_id: str, message_id: int
 ) -> str | None:
-    """The claim, its checks and ``run.started`` of :func:`claim_resume`, in the caller's
-    transaction (which commits, then starts the run's task with ``engine.spawn_soon``).
+    """Claim the resume run in the caller's transaction (a decision's), when nothing of
+    ``message_id`` waits any more and nothing answered it yet; ``run.started`` is staged.
 
-    Not for a record of outside calls (:func:`~interlock.engine.outside.is_record`).
+    The caller commits, then starts the run's task (``engine.spawn_soon``): the person sees
+    the run start with the decision itself. For chat conversations only (a record of MCP
+    calls settles otherwise). The same checks as :func:`claim_resume`, after the claim; when
+    they fail the claim is undone in the transaction and the caller's own writes stay.
 
     Returns:
-        The new run's id, or None with nothing written (a claim made is released).
+        The new run's id, or None (the caller resumes later, as without this).
     """
+    if _waiting(session, message_id):  # cheap first: another call of the message waits
+        return None
     run = Run(conversation_id=conversation_id, trigger="resume", owner_id=engine.worker_id)
     if not engine.claim(session, conversation_id, run.id):
         return None
-    # Checked after the claim, in its transaction: holding the conversation (and, on
-    # SQLite, the write lock), no run can answer the message between these reads and the
-    # commit. Read before the claim, a resume run ending in between went unseen and the
-    # model answered twice.
     if _waiting(session, message_id) or _answered(session, conversation_id, message_id):
         session.connection().execute(
-            _RELEASE, {"conversation_id": conversation_id, "run_id": run.id}
+            _UNCLAIM, {"conversation_id": conversation_id, "run_id": run.id}
         )
         return None
     session.add(run)

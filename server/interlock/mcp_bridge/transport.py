@@ -18,7 +18,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from interlock.adapters.net_guard import DestinationRefused, checked_addresses
+from interlock.adapters.net_guard import DestinationRefused, allowed_host_set, connect_checked
 from interlock.mcp_bridge.names import visible
 from interlock.settings import Connection
 
@@ -120,7 +120,7 @@ class GuardedBackend(httpcore2.AsyncNetworkBackend):
     """
 
     def __init__(self, allowed_hosts: Iterable[str]) -> None:
-        self._allowed = frozenset(h.strip().lower().rstrip(".") for h in allowed_hosts)
+        self._allowed = allowed_host_set(allowed_hosts)
         self._inner = httpcore2.AnyIOBackend()
 
     async def connect_tcp(
@@ -137,17 +137,20 @@ class GuardedBackend(httpcore2.AsyncNetworkBackend):
             DestinationRefused: An address is not public. DestinationUnresolved: No address.
             httpcore2.ConnectError: No checked address accepts the connection.
         """
-        addresses = await checked_addresses(host, port, self._allowed)
-        error: httpcore2.ConnectError | None = None
-        for address in addresses:
-            try:
-                return await self._inner.connect_tcp(
-                    address, port, timeout, local_address, socket_options
-                )
-            except httpcore2.ConnectError as exc:
-                error = exc
-        assert error is not None  # addresses is never empty
-        raise error
+        _address, stream = await connect_checked(
+            host,
+            port,
+            self._allowed,
+            lambda address: self._inner.connect_tcp(
+                address,
+                port,
+                timeout=timeout,
+                local_address=local_address,
+                socket_options=socket_options,
+            ),
+            httpcore2.ConnectError,
+        )
+        return stream
 
     async def connect_unix_socket(
         self,

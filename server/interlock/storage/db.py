@@ -37,6 +37,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlmodel import Session, create_engine
 
 from interlock.errors import DatabaseBusy
+from interlock.storage import pg_pool
 from interlock.storage.writer import (
     GatedConnection,
     WriteGate,
@@ -50,8 +51,9 @@ log = logging.getLogger(__name__)
 DEFAULT_LOCK_TIMEOUT_S = 5.0
 DEFAULT_STATEMENT_TIMEOUT_S = 30.0
 DB_THREADS = 12
-"""Threads running database calls. PostgreSQL's pool (10 + 20 overflow) covers two sessions
-per thread (a function may open a second, short session, e.g. the employee cache)."""
+"""Threads running database calls. PostgreSQL's pool keeps two connections per thread (a
+function may open a second, short session, e.g. the employee cache): see
+:mod:`~interlock.storage.pg_pool`."""
 RUN_THREADS = 8
 """Of those, the threads for runs' steps; the others serve requests (and background sweeps),
 so a person's request never queues behind the steps of many busy runs (on SQLite their writes
@@ -109,9 +111,7 @@ class Database:
                 "options": f"-c lock_timeout={lock_ms} -c statement_timeout={statement_ms}"
             }
             kwargs["pool_timeout"] = lock_timeout_s
-            kwargs["pool_size"] = 10
-            kwargs["max_overflow"] = 20
-            kwargs["pool_pre_ping"] = True
+            kwargs.update(pg_pool.pool_options(DB_THREADS))
         self.engine: Engine = create_engine(parsed, **kwargs)
         if self.is_sqlite:
             event.listen(
@@ -119,6 +119,8 @@ class Database:
                 "connect",
                 functools.partial(_sqlite_on_connect, gate=gate, lock_timeout_s=lock_timeout_s),
             )
+        else:
+            pg_pool.ping_when_idle(self.engine)
         self._executors: tuple[ThreadPoolExecutor, ThreadPoolExecutor] | None = None
         self._executor_pid = 0
 
