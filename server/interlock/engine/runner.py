@@ -240,9 +240,11 @@ class Engine:
         """Start the run's task on the event loop; called right after the claim's commit.
 
         Called from a database thread, so the run starts even when the request that claimed
-        it is cancelled meanwhile (the client left). ``start``: ``model`` for a new message
-        whose calls are all closed, else ``tools`` (it goes on to the model when nothing is
-        open).
+        it is cancelled meanwhile (the client left). Inside ``db.run`` the task starts when
+        that call returns (:func:`~interlock.storage.db.defer_to_caller`: one wake-up of the
+        loop, and it still starts when the caller was cancelled). ``start``: ``model`` for a
+        new message whose calls are all closed, else ``tools`` (it goes on to the model when
+        nothing is open).
         """
         try:
             asyncio.get_running_loop()
