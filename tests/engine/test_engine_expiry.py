@@ -127,15 +127,17 @@ async def test_engine_a_decision_that_won_is_never_expired_by_a_later_sweep(
     async with live_server(engine_settings, model=model) as server:
         engine = server.services.engine
         conversation_id, call, last = await _paused_call(server, "kept")
-        # Hold the resume back so the decided call is still ``interrupted`` when swept.
-        held: list[tuple[Any, ...]] = []
-        monkeypatch.setattr(engine, "schedule_resume", lambda *args: held.append(args))
+        # Hold back the start of the run the decision resumed, so the decided call is still
+        # ``interrupted`` when swept.
+        held: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+        monkeypatch.setattr(engine, "spawn_soon", lambda *args, **kw: held.append((args, kw)))
         response = await server.decide(call["id"], type="approve")
         assert response.status_code == 200, response.text
-        await wait_until(lambda: bool(held), timeout_s=5, what="the resume request")
+        await wait_until(lambda: bool(held), timeout_s=5, what="the resumed run's start")
         assert await engine.db.run(expire_due, engine, FAR_FUTURE) == []
         monkeypatch.undo()
-        engine.schedule_resume(*held[0])
+        args, kwargs = held[0]
+        engine.spawn_soon(*args, **kwargs)
         log = await collect(server.client, conversation_id, until=terminals(1), last_event_id=last)
         assert log.types[-1] == "run.completed", log.types
         await server.idle()

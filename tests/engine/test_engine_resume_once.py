@@ -75,3 +75,57 @@ async def test_engine_a_late_resume_request_after_the_answer_starts_nothing(
         assert accepted.status_code == 202, accepted.text
         await server.idle()
         assert model.calls_made == 3
+
+
+def _events(server: LiveServer, conversation_id: str) -> list[tuple[str, str | None]]:
+    """Stored ``(type, run_id)`` of the conversation's events, in order."""
+    bus = server.services.bus
+    return [(stored.type, stored.run_id) for stored in bus.replay(conversation_id, 0)]
+
+
+async def test_engine_the_last_decision_commits_the_resumed_runs_start_with_it(
+    engine_settings: Settings,
+) -> None:
+    """When the decision's answer arrives, ``run.started`` of the resume is already stored
+    right after ``tool_call.decided`` and the run holds the conversation; a decision that
+    leaves another call waiting starts nothing."""
+    model = ScriptedChatModel(
+        responses=[
+            scripted_message(
+                "Adding two.", ("notes_add", {"text": "a"}), ("notes_add", {"text": "b"})
+            ),
+            "Added both.",
+        ]
+    )
+    async with live_server(engine_settings, model=model) as server:
+        conversation_id = await server.new_conversation()
+        await server.say(conversation_id, "add notes a and b")
+        log = await collect(server.client, conversation_id, until=terminals(1))
+        assert log.types[-1] == "run.paused", log.types
+        first, second = (c["tool_call"]["id"] for c in log.of("tool_call.interrupted"))
+        await server.idle()
+        runs = _count(server, Run, conversation_id)
+
+        response = await server.decide(first, type="approve")
+        assert response.status_code == 200, response.text
+        assert _events(server, conversation_id)[-1][0] == "tool_call.decided"
+        assert _count(server, Run, conversation_id) == runs  # the other call still waits
+
+        response = await server.decide(second, type="approve")
+        assert response.status_code == 200, response.text
+        (decided, _), (started, run_id) = _events(server, conversation_id)[-2:]
+        assert (decided, started) == ("tool_call.decided", "run.started")
+        with server.services.db.session() as session:
+            conversation = session.get(Conversation, conversation_id)
+            run = session.get(Run, run_id)
+            assert conversation is not None and run is not None
+            assert run.trigger == "resume"
+            assert conversation.active_run_id in (run_id, None)  # None once it completed
+
+        last = str(log.frames[-1].id)
+        log = await collect(server.client, conversation_id, until=terminals(1), last_event_id=last)
+        assert log.types[-1] == "run.completed", log.types
+        assert log.types.count("run.started") == 1
+        await server.idle()
+        assert _count(server, Run, conversation_id) == runs + 1
+        assert model.calls_made == 2

@@ -24,7 +24,7 @@ import pytest
 from sqlalchemy import func, update
 from sqlmodel import col, select
 
-from interlock.engine import expiry, runner
+from interlock.engine import decisions, expiry, runner
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from interlock.storage import AuditRecord, ToolCall
@@ -134,7 +134,9 @@ async def test_engine_a_start_answers_while_decided_pauses_are_still_resuming(
     )
     conversations: list[str] = []
     async with live_server(engine_settings, model=before) as server:
-        # The server stops between each decision and its resume: record, do not resume.
+        # The server stops between each decision and its resume: record, do not resume
+        # (neither with the decision nor after it).
+        monkeypatch.setattr(decisions, "claim_resume_in", lambda *args: None)
         monkeypatch.setattr(server.services.engine, "schedule_resume", lambda *args: None)
         for text in texts:
             conversation_id = await server.new_conversation()

@@ -17,7 +17,19 @@ from interlock.streaming import EventBus
 
 
 class FakeEngine(SimpleNamespace):
-    """What :func:`decide` uses of the engine: db, registry, bus, schedule_resume."""
+    """What :func:`decide` uses of the engine: db, registry, bus, schedule_resume.
+
+    Its claim of the conversation always fails, so no run starts with the decision: the
+    resume goes through ``schedule_resume``.
+    """
+
+    worker_id = "w1"
+
+    def use_running_loop(self) -> None:
+        pass
+
+    def claim(self, session: Any, conversation_id: str, run_id: str) -> bool:
+        return False
 
     def schedule_resume(self, conversation_id: str, message_id: int, user_id: str) -> None:
         self.resumed.append(message_id)

@@ -31,7 +31,9 @@ from interlock.engine.decision_checks import (
     check_shape,
 )
 from interlock.engine.expiry import expire_call
+from interlock.engine.outside import MCP_CHANNEL
 from interlock.engine.records import view
+from interlock.engine.resumes import claim_resume_in
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, Forbidden, NotFound
 from interlock.permissions import actions_on, create_grant, is_action
@@ -114,9 +116,11 @@ async def decide(
             switch for the employee is off.
     """
     check_shape(body)
+    engine.use_running_loop()  # the run a decision resumes starts from the database thread
     out, resume = await engine.db.run(_record, engine, user_id, tool_call_id, body, channel)
     if resume is not None:
-        # Resume in a task of its own: the answer and the decided event go out first.
+        # Not resumed with the decision (another call waits, a run is still active, or an
+        # MCP record): look again in a task of its own, after the answer.
         engine.schedule_resume(*resume)
     return out
 
@@ -127,8 +131,9 @@ def _record(
     """The transaction of :func:`decide` (database thread).
 
     Returns:
-        ``(call view, (conversation_id, message_id, owner_id))``; no resume (None) after an
-        approval that still needs more.
+        ``(call view, (conversation_id, message_id, owner_id))`` for the caller to resume
+        later; None once resumed here (the run claimed, ``run.started`` committed with the
+        decision) or after an approval that still needs more.
     """
     with engine.db.session() as session:
         call = session.get(ToolCall, tool_call_id)
@@ -243,7 +248,17 @@ def _record(
         engine.bus.stage(
             session, call.conversation_id, ToolCallDecided(run_id=call.run_id, tool_call=out)
         )
+        # The last decision awaited resumes the run in this transaction: ``run.started``
+        # goes out with ``tool_call.decided`` while the run's steps wait for their turn.
+        run_id = (
+            claim_resume_in(engine, session, call.conversation_id, call.message_id)
+            if conversation.channel != MCP_CHANNEL
+            else None
+        )
         engine.bus.commit(session)
+        if run_id is not None:
+            engine.spawn_soon(run_id, call.conversation_id, conversation.owner_id, start="tools")
+            return out, None
         return out, (call.conversation_id, call.message_id, conversation.owner_id)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sqlalchemy import bindparam, update
 from sqlmodel import Session, col, select
 
 from interlock.engine.outside import is_record
@@ -13,6 +14,17 @@ from interlock.streaming.events import RunStarted
 
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
+
+_conversations = Conversation.__table__  # type: ignore[attr-defined]
+_UNCLAIM = (
+    update(_conversations)
+    .where(
+        _conversations.c.id == bindparam("conversation_id"),
+        _conversations.c.active_run_id == bindparam("run_id"),
+    )
+    .values(active_run_id=None)
+)
+"""Undoes a claim made earlier in the same transaction (a Core statement)."""
 
 
 def claim_resume(engine: Engine, conversation_id: str, message_id: int, user_id: str) -> str | None:
@@ -48,6 +60,35 @@ def claim_resume(engine: Engine, conversation_id: str, message_id: int, user_id:
         engine.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="resume"))
         engine.bus.commit(session)
     engine.spawn_soon(run.id, conversation_id, user_id, start="tools")
+    return run.id
+
+
+def claim_resume_in(
+    engine: Engine, session: Session, conversation_id: str, message_id: int
+) -> str | None:
+    """Claim the resume run in the caller's transaction (a decision's), when nothing of
+    ``message_id`` waits any more and nothing answered it yet; ``run.started`` is staged.
+
+    The caller commits, then starts the run's task (``engine.spawn_soon``): the person sees
+    the run start with the decision itself. For chat conversations only (a record of MCP
+    calls settles otherwise). The same checks as :func:`claim_resume`, after the claim; when
+    they fail the claim is undone in the transaction and the caller's own writes stay.
+
+    Returns:
+        The new run's id, or None (the caller resumes later, as without this).
+    """
+    if _waiting(session, message_id):  # cheap first: another call of the message waits
+        return None
+    run = Run(conversation_id=conversation_id, trigger="resume", owner_id=engine.worker_id)
+    if not engine.claim(session, conversation_id, run.id):
+        return None
+    if _waiting(session, message_id) or _answered(session, conversation_id, message_id):
+        session.connection().execute(
+            _UNCLAIM, {"conversation_id": conversation_id, "run_id": run.id}
+        )
+        return None
+    session.add(run)
+    engine.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="resume"))
     return run.id
 
 

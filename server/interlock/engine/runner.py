@@ -174,6 +174,10 @@ class Engine:
         self._loop = asyncio.get_running_loop()
         return await self.db.run(store_message, self, user_id, conversation_id, content, claim)
 
+    def use_running_loop(self) -> None:
+        """Start runs claimed on database threads on the running loop (call on it)."""
+        self._loop = asyncio.get_running_loop()
+
     def schedule_resume(self, conversation_id: str, message_id: int, user_id: str) -> None:
         """Call :meth:`resume_if_decided` in a task of its own (after the caller's answer)."""
         self.in_background(self.resume_if_decided(conversation_id, message_id, user_id))
