@@ -333,8 +333,8 @@ async def test_the_audit_log_names_the_mcp_client(make_settings: Callable[..., S
             ("notes.list", "mcp", "Claude Desktop"),
         ]
         export = (await server.live.client.get("/api/audit/export")).text.splitlines()
-        assert export[0].endswith(",hash,client")
-        assert all(line.endswith(",Claude Desktop") for line in export[1:])
+        assert export[0].endswith(",hash,client,kind")
+        assert all(line.endswith(",Claude Desktop,tool_call") for line in export[1:])
 
 
 async def test_a_rejected_call_is_not_put_to_the_person_again(

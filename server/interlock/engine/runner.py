@@ -7,6 +7,7 @@ A conversation has at most one active run, claimed with a compare-and-set on
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Coroutine
 from typing import Any
@@ -36,6 +37,7 @@ from interlock.storage import (
     Database,
     RunStatus,
 )
+from interlock.storage.db import defer_to_caller
 from interlock.streaming import EventBus
 from interlock.tools import ToolRegistry
 
@@ -238,15 +240,20 @@ class Engine:
         """Start the run's task on the event loop; called right after the claim's commit.
 
         Called from a database thread, so the run starts even when the request that claimed
-        it is cancelled meanwhile (the client left). ``start``: ``model`` for a new message
-        whose calls are all closed, else ``tools`` (it goes on to the model when nothing is
-        open).
+        it is cancelled meanwhile (the client left). Inside ``db.run`` the task starts when
+        that call returns (:func:`~interlock.storage.db.defer_to_caller`: one wake-up of the
+        loop, and it still starts when the caller was cancelled). ``start``: ``model`` for a
+        new message whose calls are all closed, else ``tools`` (it goes on to the model when
+        nothing is open).
         """
         try:
             asyncio.get_running_loop()
         except RuntimeError:
+            spawn = functools.partial(self._spawn, run_id, conversation_id, user_id, start)
+            if defer_to_caller(spawn):
+                return  # started with the claiming db.run's result (run even if cancelled)
             assert self._loop is not None, "no event loop to run on"
-            self._loop.call_soon_threadsafe(self._spawn, run_id, conversation_id, user_id, start)
+            self._loop.call_soon_threadsafe(spawn)
         else:
             self._spawn(run_id, conversation_id, user_id, start)
 
