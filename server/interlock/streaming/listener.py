@@ -169,14 +169,17 @@ class EventListener:
 
     def _serve(self, connection: psycopg.Connection[Any]) -> None:
         """Take notifications in batches until stopped (returns) or the connection fails."""
-        sockets = [connection.fileno(), self._wake_read]
+        # poll, not select: a busy server's descriptors (one per open stream) pass 1024.
+        poller = select.poll()
+        poller.register(connection.fileno(), select.POLLIN)
+        poller.register(self._wake_read, select.POLLIN)
         while not self._stopping.is_set():
             # Without waiting: what the socket holds plus what arrived during the last read.
             batch = [(n.channel, n.payload) for n in connection.notifies(timeout=0)]
             if batch:
                 self._handle(connection, batch)
             else:
-                select.select(sockets, [], [])
+                poller.poll()
 
     def _handle(self, connection: psycopg.Connection[Any], batch: list[tuple[str, str]]) -> None:
         controls: list[tuple[str, str]] = []
