@@ -220,6 +220,10 @@ def record_payload(record: AuditRecord) -> dict[str, Any]:
     }
 
 
+_TAIL = select(AuditRecord.seq, AuditRecord.hash).order_by(col(AuditRecord.seq).desc()).limit(1)
+"""The chain's last record (prebuilt: read by every decision's transaction)."""
+
+
 def record_hash(prev_hash: str, payload: dict[str, Any]) -> str:
     """Return the hex SHA-256 of ``prev_hash`` and the canonical JSON of ``payload``."""
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -298,9 +302,7 @@ def _append_pending(session: OrmSession) -> None:
     session.flush()
     if session.get_bind().dialect.name == "postgresql":
         session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": AUDIT_CHAIN_LOCK_KEY})
-    tail = session.execute(
-        select(AuditRecord.seq, AuditRecord.hash).order_by(col(AuditRecord.seq).desc()).limit(1)
-    ).first()
+    tail = session.execute(_TAIL).first()
     seq, prev_hash = (tail[0], tail[1]) if tail else (0, GENESIS_HASH)
     for record in pending:
         seq += 1

@@ -66,6 +66,8 @@ _LOCK_UNDECIDED = (
 """Locks the call's row while it is undecided and before its deadline (a Core statement: the
 loaded call's attributes are left as they are, which this no-op write does not change)."""
 
+_DECISION_OF_CALL = select(Decision).where(Decision.tool_call_id == bindparam("call_id"))
+
 log = logging.getLogger(__name__)
 
 
@@ -147,7 +149,7 @@ def _record(
         if call is None or conversation is None or role is None:
             log.info("decision refused (not_found): tool call %s, user %s", tool_call_id, user_id)
             raise NotFound("No such tool call.")
-        existing = session.exec(select(Decision).where(Decision.tool_call_id == call.id)).first()
+        existing = session.exec(_DECISION_OF_CALL, params={"call_id": call.id}).first()
         now = engine.deadlines.now()
         if (
             call.status != ToolCallStatus.interrupted

@@ -18,6 +18,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import add_ai_message_chunks
 from langgraph.graph import END, START, StateGraph
+from sqlalchemy import bindparam
 from sqlmodel import col, select
 
 from interlock.employees import Employee
@@ -257,7 +258,7 @@ class _Nodes:
             decisions = {
                 dec.tool_call_id: dec
                 for dec in session.exec(
-                    select(Decision).where(col(Decision.tool_call_id).in_([c.id for c in calls]))
+                    _DECISIONS_OF_CALLS, params={"ids": [c.id for c in calls]}
                 ).all()
             }
             on = actions_on(session, conversation.owner_id, employee.slug)
@@ -270,6 +271,12 @@ class _Nodes:
                     self.d.bus.commit(session)
                     claimed = first.id
         return employee, calls, decisions, on, claimed
+
+
+_DECISIONS_OF_CALLS = select(Decision).where(
+    col(Decision.tool_call_id).in_(bindparam("ids", expanding=True))
+)
+"""Prebuilt: read on every tools step."""
 
 
 def _args_to_run(call: ToolCall, decision: Decision | None) -> Any:

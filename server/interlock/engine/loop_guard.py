@@ -22,7 +22,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import or_
+from sqlalchemy import bindparam, or_
 from sqlmodel import Session, col, func, select
 
 from interlock.errors import InterlockError
@@ -54,6 +54,18 @@ def mentions_tool(text: str, tool: Tool) -> bool:
     return bool(action) and action in words
 
 
+_DECLINED = (
+    select(ToolCall)
+    .where(
+        ToolCall.conversation_id == bindparam("cid"),
+        ToolCall.name == bindparam("tool"),
+        col(ToolCall.status).in_(DECLINED_STATUSES),
+    )
+    .order_by(col(ToolCall.message_id).desc())
+)
+"""Prebuilt: every ``ASK`` proposal of a model step reads it."""
+
+
 def declined_before(
     session: Session, conversation_id: str, tool: Tool, args: Any
 ) -> ToolCall | None:
@@ -69,15 +81,7 @@ def declined_before(
         The latest matching ``rejected``/``expired`` call after the person's last mention of
         the tool, or None.
     """
-    declined = session.exec(
-        select(ToolCall)
-        .where(
-            ToolCall.conversation_id == conversation_id,
-            ToolCall.name == tool.name,
-            col(ToolCall.status).in_(DECLINED_STATUSES),
-        )
-        .order_by(col(ToolCall.message_id).desc())
-    ).all()
+    declined = session.exec(_DECLINED, params={"cid": conversation_id, "tool": tool.name}).all()
     wanted = canonical_args(args)
     match = next((c for c in declined if canonical_args(c.proposed_args) == wanted), None)
     if match is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import and_, or_, update
+from sqlalchemy import and_, bindparam, or_, update
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
@@ -309,18 +309,23 @@ def waiting_for_person() -> ColumnElement[bool]:
     )
 
 
+_LATEST_ASSISTANT = (
+    select(Message.id)
+    .where(Message.conversation_id == bindparam("cid"), Message.role == MessageRole.assistant)
+    .order_by(col(Message.id).desc())
+    .limit(1)
+)
+_CALLS_OF_MESSAGE = (
+    select(ToolCall).where(ToolCall.message_id == bindparam("mid")).order_by(col(ToolCall.index))
+)
+
+
 def latest_assistant_calls(session: Session, conversation_id: str) -> list[ToolCall]:
-    """Return the tool calls of the conversation's latest assistant message, in call order."""
-    message_id = session.exec(
-        select(Message.id)
-        .where(Message.conversation_id == conversation_id, Message.role == MessageRole.assistant)
-        .order_by(col(Message.id).desc())
-        .limit(1)
-    ).first()
+    """Return the tool calls of the conversation's latest assistant message, in call order.
+
+    Two prebuilt statements (read on every tools step).
+    """
+    message_id = session.exec(_LATEST_ASSISTANT, params={"cid": conversation_id}).first()
     if message_id is None:
         return []
-    return list(
-        session.exec(
-            select(ToolCall).where(ToolCall.message_id == message_id).order_by(col(ToolCall.index))
-        ).all()
-    )
+    return list(session.exec(_CALLS_OF_MESSAGE, params={"mid": message_id}).all())

@@ -111,24 +111,31 @@ def resume_latest(engine: Engine, conversation_id: str, user_id: str) -> str | N
     return claim_resume(engine, conversation_id, calls[0].message_id, user_id)
 
 
+# Prebuilt: every resume reads both (building a statement costs more than running it).
+_WAITING = (
+    select(ToolCall.id)
+    .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
+    .where(ToolCall.message_id == bindparam("mid"), waiting_for_person())
+    .limit(1)
+)
+_LATER_MESSAGE = (
+    select(Message.id)
+    .where(
+        Message.conversation_id == bindparam("cid"),
+        col(Message.id) > bindparam("mid"),
+        Message.role != MessageRole.tool,
+    )
+    .limit(1)
+)
+
+
 def _waiting(session: Session, message_id: int) -> bool:
     """Whether a call of ``message_id`` still waits for its person."""
-    waiting = session.exec(
-        select(ToolCall.id)
-        .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
-        .where(ToolCall.message_id == message_id, waiting_for_person())
-    ).first()
-    return waiting is not None
+    return session.exec(_WAITING, params={"mid": message_id}).first() is not None
 
 
 def _answered(session: Session, conversation_id: str, message_id: int) -> bool:
     """Whether the conversation has a message after ``message_id`` (its tool messages aside):
     the model's answer, or the person's next message."""
-    later = session.exec(
-        select(Message.id).where(
-            Message.conversation_id == conversation_id,
-            col(Message.id) > message_id,
-            Message.role != MessageRole.tool,
-        )
-    ).first()
-    return later is not None
+    later = session.exec(_LATER_MESSAGE, params={"cid": conversation_id, "mid": message_id})
+    return later.first() is not None

@@ -16,7 +16,7 @@ import json
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import update
+from sqlalchemy import bindparam, update
 from sqlmodel import Session, col, select
 
 from interlock.approvals.policy import rule_for
@@ -183,6 +183,16 @@ def create_grant(
     return grant
 
 
+_UNREVOKED = select(Grant).where(
+    Grant.user_id == bindparam("user_id"),
+    Grant.employee == bindparam("employee"),
+    Grant.tool == bindparam("tool"),
+    col(Grant.revoked_at).is_(None),
+)
+"""A person's unrevoked grants of one tool under one employee (prebuilt: every ``ASK``
+proposal reads it)."""
+
+
 def find_grant(
     session: Session,
     *,
@@ -205,12 +215,7 @@ def find_grant(
     current = schema_hash(tool, permission)
     key = canonical_args(args)
     candidates = session.exec(
-        select(Grant).where(
-            Grant.user_id == user_id,
-            Grant.employee == employee,
-            Grant.tool == tool.name,
-            col(Grant.revoked_at).is_(None),
-        )
+        _UNREVOKED, params={"user_id": user_id, "employee": employee, "tool": tool.name}
     ).all()
     live = [
         g

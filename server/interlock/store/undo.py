@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from interlock.errors import Conflict, NotFound
@@ -83,17 +84,21 @@ def redo_call(db: Database, registry: ToolRegistry, user_id: str, tool_call_id: 
         return call
 
 
+_UNDONE_CALLS = (
+    select(ToolCall)
+    .where(ToolCall.conversation_id == bindparam("cid"), ToolCall.undo_state == UNDO_UNDONE)
+    .order_by(col(ToolCall.undone_at))
+)
+"""Prebuilt (read on every model step): building a statement costs more than running it."""
+
+
 def undone_calls_note(session: Session, registry: ToolRegistry, conversation_id: str) -> str:
     """Return the system prompt section listing the conversation's undone calls ("" for none).
 
     The model reads it on every step, so from its next turn on it knows the changes are gone
     even though the calls' tool messages still report them.
     """
-    calls = session.exec(
-        select(ToolCall)
-        .where(ToolCall.conversation_id == conversation_id, ToolCall.undo_state == UNDO_UNDONE)
-        .order_by(col(ToolCall.undone_at))
-    ).all()
+    calls = session.exec(_UNDONE_CALLS, params={"cid": conversation_id}).all()
     if not calls:
         return ""
     lines = []
