@@ -15,6 +15,7 @@ from sqlmodel import Session
 
 from interlock.audit import REPEAT_DECIDER, Channel, Outcome, record_allowed, record_outcome
 from interlock.employees import Employee
+from interlock.engine.fence import hold_run
 from interlock.engine.grants import apply_grant
 from interlock.engine.loop_guard import (
     MAX_REPEATS_PER_RUN,
@@ -71,12 +72,15 @@ class AnswerStore:
             ``paused`` or ``completed``.
 
         Raises:
+            RunTakenOver: Another worker took the run over (nothing was written).
             InterlockError: ``repeated_rejected_call`` once the run's second call was closed by
                 the loop guard (after the answer is stored).
         """
         d = self.d
         conversation_id, run_id = state["conversation_id"], state["run_id"]
         with d.db.session() as session:
+            # Written only while this worker still runs the run (engine.fence).
+            hold_run(session, run_id, d.bus.origin)
             for delta in tail:
                 d.bus.stage(session, conversation_id, delta)
             message = Message(

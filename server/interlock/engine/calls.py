@@ -16,6 +16,7 @@ from sqlalchemy import bindparam, update
 from sqlmodel import Session, col
 
 from interlock.employees import Employee
+from interlock.engine.fence import hold_run
 from interlock.engine.records import UNLOADED, close_call, error_text, rejected_text, view
 from interlock.engine.turn import LOAD_SKILL, effective_permission
 from interlock.permissions import actions_on, is_action
@@ -66,6 +67,7 @@ class CallExecutor:
         actions_on: bool | None = None,
         decision: Decision | object | None = UNLOADED,
         claimed: bool = False,
+        fenced: bool = False,
     ) -> bool:
         """Run ``call`` once with ``args`` and store its outcome.
 
@@ -80,9 +82,14 @@ class CallExecutor:
             decision: The call's decision when the caller has it (``None``: it has none),
                 for the events; read when omitted.
             claimed: The caller already claimed it (:meth:`claim_in`): it runs at once.
+            fenced: Claim it only while this worker still runs ``run_id`` (a run's step,
+                :mod:`interlock.engine.fence`).
 
         Returns:
             True when the call now waits for the browser (a frontend call), else False.
+
+        Raises:
+            RunTakenOver: ``fenced`` and another worker took the run over (nothing ran).
         """
         missing: ToolError | None = None
         try:  # a remote MCP server still connecting after a restart: wait for its tools
@@ -109,7 +116,7 @@ class CallExecutor:
         assert tool is not None
         frontend = tool.execution == "frontend"
         if not claimed and not await self.db.run(
-            self._claim, run_id, call, args, frontend, decision
+            self._claim, run_id, call, args, frontend, decision, fenced
         ):
             return False
         if frontend:
@@ -218,13 +225,18 @@ class CallExecutor:
 
         Returns:
             True when claimed (``tool_call.running`` or ``awaiting_client`` staged).
+
+        Raises:
+            RunTakenOver: Another worker took the run over (:mod:`interlock.engine.fence`).
         """
         tool = self.registry.get(call.name)
         if tool is None or tool.check is not None:
             return False
         if self._plain_refusal(tool, employee, call, args, on) is not None:
             return False  # ``execute`` refuses it, with its event
-        return self._claim_on(session, run_id, call, args, tool.execution == "frontend", decision)
+        return self._claim_on(
+            session, run_id, call, args, tool.execution == "frontend", decision, fenced=True
+        )
 
     def _actions_on(self, user_id: str, employee_slug: str) -> bool:
         """The person's "AI actions" switch for the employee (database thread)."""
@@ -255,13 +267,14 @@ class CallExecutor:
         args: Any,
         frontend: bool,
         decision: Decision | object | None,
+        fenced: bool = False,
     ) -> bool:
         """Move the call to ``running`` (or ``awaiting_client``) with a compare-and-set.
 
         A blocking call (database thread).
         """
         with self.db.session() as session:
-            if not self._claim_on(session, run_id, call, args, frontend, decision):
+            if not self._claim_on(session, run_id, call, args, frontend, decision, fenced=fenced):
                 session.rollback()
                 return False
             self.bus.commit(session)
@@ -275,8 +288,16 @@ class CallExecutor:
         args: Any,
         frontend: bool,
         decision: Decision | object | None,
+        *,
+        fenced: bool = False,
     ) -> bool:
-        """Stage the claim of :meth:`_claim` on ``session``; False when another got it."""
+        """Stage the claim of :meth:`_claim` on ``session``; False when another got it.
+
+        ``fenced``: first hold the run (:func:`~interlock.engine.fence.hold_run`), raising
+        ``RunTakenOver`` when this worker no longer runs it.
+        """
+        if fenced:
+            hold_run(session, run_id, self.bus.origin)
         status = ToolCallStatus.awaiting_client if frontend else ToolCallStatus.running
         claimed = (
             session.connection()

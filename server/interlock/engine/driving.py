@@ -6,6 +6,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
+from interlock.engine.fence import RunTakenOver
 from interlock.engine.graph import Start, TurnState
 from interlock.errors import InterlockError
 from interlock.storage import RunStatus
@@ -23,7 +24,8 @@ async def drive(
     """Invoke the graph for ``run_id`` (claimed and committed), then end the run once.
 
     Cancelled by a person: ``run.cancelled``; an :class:`InterlockError` (step limit, loop
-    guard, busy database): ``run.failed`` with its code; any other exception (a model or
+    guard, busy database): ``run.failed`` with its code, except :class:`RunTakenOver` (another
+    worker ended the run and goes on: nothing is written here); any other exception (a model or
     provider failure): ``run.failed`` ``model_error``, logged. A step that already wrote the
     terminal event with its own work leaves nothing to do here.
     """
@@ -51,6 +53,10 @@ async def drive(
             RunStatus.cancelled,
             reason="cancelled by the person",
         )
+        return
+    except RunTakenOver:
+        # Another worker ended this run and goes on with the conversation: write nothing.
+        log.warning("run %s was taken over by another worker; stopped here", run_id)
         return
     except InterlockError as exc:
         await db.run(engine.end_run, run_id, conversation_id, RunStatus.failed, error=exc)

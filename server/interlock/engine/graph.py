@@ -216,7 +216,7 @@ class _Nodes:
                 )
             elif call.status == ToolCallStatus.pending:
                 waiting |= await self.calls.execute(
-                    run_id, user_id, employee, call, call.proposed_args, actions_on=on
+                    run_id, user_id, employee, call, call.proposed_args, actions_on=on, fenced=True
                 )
             elif call.status == ToolCallStatus.awaiting_client:
                 waiting = True
@@ -232,6 +232,7 @@ class _Nodes:
                         _args_to_run(call, decision),
                         actions_on=on,
                         decision=decision,
+                        fenced=True,
                     )
                 else:
                     await self.d.db.run(self.calls.close_decided, run_id, call, decision)

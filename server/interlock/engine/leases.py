@@ -1,14 +1,18 @@
 """Run leases between server processes: heartbeats, takeover, and cancels across processes.
 
-Every server process is a row in ``workers``; its heartbeat (every ``run_lease_s / 5``)
-renews the lease on every run it owns (``runs.owner_id``). A worker whose heartbeat is older
+Every server process is a row in ``workers``; its heartbeat (every ``run_lease_s / 5``, on a
+thread and database connection of its own, so neither a busy event loop nor busy database
+pools delay it) renews the lease on every run it owns (``runs.owner_id``). A worker whose heartbeat is older
 than ``0.6 * run_lease_s`` is dead: a sweep, run by one process at a time (a PostgreSQL
 advisory lock; SQLite has one process), repairs its runs with the recovery rules
 (``engine.recovery``) and goes on with them here, so a process killed with ``-9`` has its runs
-taken over within ``run_lease_s``. The start-up recovery is the first sweep. A graceful stop
+taken over within ``run_lease_s``. The repair of each run checks again, in its own
+transaction, that the run still runs under that owner and that its heartbeat is still old;
+the run's steps hold its row while they write (``engine.fence``), so a worker that was only
+late writes nothing more for a run taken over. The start-up recovery is the first sweep. A graceful stop
 deletes the worker's row, so its runs are taken over at once.
 
-The heartbeat also reads the runs this process drives: a cancel requested on another process
+Every beat of the sweep also reads the runs this process drives: a cancel requested on another process
 (``runs.cancel_requested``, also sent as a ``NOTIFY``) cancels the task here; a run taken over
 meanwhile (this process was cut off too long) is abandoned without writing anything more.
 
@@ -21,13 +25,15 @@ import asyncio
 import logging
 import os
 import socket
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
-from sqlalchemy import delete, func, select, update
-from sqlmodel import col
+from sqlalchemy import create_engine, delete, func, select, update
+from sqlalchemy.engine import Engine as SaEngine
+from sqlmodel import Session, col
 
 from interlock.engine.recovery import Recovery, claim_takeover, recover_runs
 from interlock.storage import Run, RunStatus, Worker
@@ -64,6 +70,9 @@ class Leases:
         self.lease_s = lease_s
         self.interval_s = lease_s / HEARTBEATS_PER_LEASE
         self._task: asyncio.Task[None] | None = None
+        self._renewer: threading.Thread | None = None
+        self._stop_renewing = threading.Event()
+        self._renew_engine: SaEngine | None = None
 
     # -- life cycle ----------------------------------------------------------------------
     async def start(self) -> Recovery | None:
@@ -80,6 +89,12 @@ class Leases:
         """
         await self._db.run(self._register)
         found = await self.sweep(go_on_later=True)
+        if self._renewer is None:
+            self._stop_renewing.clear()
+            self._renewer = threading.Thread(
+                target=self._renew_forever, name="interlock heartbeat", daemon=True
+            )
+            self._renewer.start()
         if self._task is None:
             self._task = asyncio.create_task(self._beat_forever(), name="interlock heartbeat")
         return found
@@ -90,6 +105,13 @@ class Leases:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
+        if self._renewer is not None:
+            self._stop_renewing.set()
+            renewer, self._renewer = self._renewer, None
+            await asyncio.get_running_loop().run_in_executor(None, renewer.join)
+        if self._renew_engine is not None:
+            self._renew_engine.dispose()
+            self._renew_engine = None
         try:
             await self._db.run(self._deregister)
         except Exception:  # the database is gone: the lease lapses instead
@@ -114,6 +136,60 @@ class Leases:
             session.commit()
 
     # -- heartbeat -----------------------------------------------------------------------
+    def _renew_forever(self) -> None:
+        """Renew the lease every ``interval_s`` on a thread and connection of its own.
+
+        Neither the event loop, nor the database thread pools, nor their pooled connections
+        can hold it up: under load a late heartbeat let another worker take live runs over.
+        """
+        failing = False
+        while not self._stop_renewing.wait(self.interval_s):
+            try:
+                self.renew()
+            except Exception as exc:
+                if not failing:  # one line per streak of failures, not one per beat
+                    log.warning(
+                        "heartbeat of worker %s failed (%s); retrying",
+                        self._engine.worker_id,
+                        type(exc).__name__,
+                    )
+                failing = True
+            else:
+                if failing:
+                    log.info("heartbeat of worker %s beats again", self._engine.worker_id)
+                failing = False
+
+    def renew(self) -> None:
+        """Renew this worker's lease now (a blocking call, on the heartbeat's connection).
+
+        A row deleted meanwhile (this worker was taken for dead) is written again.
+        """
+        me = self._engine.worker_id
+        with Session(self._renewal_engine()) as session:
+            renewed = session.exec(  # type: ignore[call-overload]
+                update(Worker).where(col(Worker.id) == me).values(heartbeat_at=utcnow())
+            ).rowcount
+            if renewed != 1:  # deleted as dead (cut off too long): back, with a new row
+                session.add(Worker(id=me, host=socket.gethostname()[:200], pid=os.getpid()))
+            session.commit()
+
+    def _renewal_engine(self) -> SaEngine:
+        """The heartbeat's own connection (PostgreSQL); SQLite's one process uses the pool."""
+        if self._db.is_sqlite:
+            return self._db.engine
+        if self._renew_engine is None:
+            lock_ms = int(self._db.lock_timeout_s * 1000)
+            self._renew_engine = create_engine(
+                self._db.url,
+                pool_size=1,
+                max_overflow=0,
+                pool_pre_ping=True,
+                connect_args={
+                    "options": f"-c lock_timeout={lock_ms} -c statement_timeout={2 * lock_ms}"
+                },
+            )
+        return self._renew_engine
+
     async def _beat_forever(self) -> None:
         loop = asyncio.get_running_loop()
         failing = False
@@ -121,9 +197,9 @@ class Leases:
             await asyncio.sleep(self.interval_s)
             try:
                 # The default executor, not the database pool: a busy pool must not stop
-                # the heartbeat (the lease would lapse under load).
+                # the sweep (the lease itself is renewed on its own thread).
                 local = self._engine.local_runs()
-                cancel, lost = await loop.run_in_executor(None, self._beat, local)
+                cancel, lost = await loop.run_in_executor(None, self._check_runs, local)
                 for run_id in cancel:
                     self._engine.cancel_local(run_id)
                 for run_id in lost:
@@ -137,37 +213,29 @@ class Leases:
                 if is_busy_error(exc):
                     if not failing:
                         log.warning(
-                            "heartbeat of worker %s waits: the database is busy (%s)",
+                            "sweep of worker %s waits: the database is busy (%s)",
                             self._engine.worker_id,
                             type(exc).__name__,
                         )
                 elif not failing:
-                    log.exception("heartbeat of worker %s failed", self._engine.worker_id)
+                    log.exception("sweep of worker %s failed", self._engine.worker_id)
                 failing = True
             else:
                 if failing:
-                    log.info("heartbeat of worker %s beats again", self._engine.worker_id)
+                    log.info("sweep of worker %s works again", self._engine.worker_id)
                 failing = False
 
-    def _beat(self, local_runs: list[str]) -> tuple[list[str], list[str]]:
-        """Renew the lease; return runs here to cancel and runs no longer this worker's."""
+    def _check_runs(self, local_runs: list[str]) -> tuple[list[str], list[str]]:
+        """Return runs here to cancel and runs no longer this worker's (a blocking call)."""
+        if not local_runs:
+            return [], []
         me = self._engine.worker_id
         with self._db.session() as session:
-            renewed = session.exec(  # type: ignore[call-overload]
-                update(Worker).where(col(Worker.id) == me).values(heartbeat_at=utcnow())
-            ).rowcount
-            if renewed != 1:  # deleted as dead (cut off too long): back, with a new row
-                session.add(Worker(id=me, host=socket.gethostname()[:200], pid=os.getpid()))
-            rows = (
-                session.exec(  # type: ignore[call-overload]
-                    select(
-                        col(Run.id), col(Run.status), col(Run.owner_id), col(Run.cancel_requested)
-                    ).where(col(Run.id).in_(local_runs))
-                ).all()
-                if local_runs
-                else []
-            )
-            session.commit()
+            rows = session.exec(  # type: ignore[call-overload]
+                select(
+                    col(Run.id), col(Run.status), col(Run.owner_id), col(Run.cancel_requested)
+                ).where(col(Run.id).in_(local_runs))
+            ).all()
         cancel = [r for r, status, owner, wanted in rows if wanted and status == "running"]
         lost = [r for r, status, owner, _w in rows if status != "running" or owner != me]
         return cancel, lost
@@ -220,7 +288,7 @@ class Leases:
                 live = {w for w, beat in workers if as_utc(beat) >= cutoff}
                 live.add(self._engine.worker_id)
                 dead = [w for w, _beat in workers if w not in live]
-                found = recover_runs(self._engine, live)
+                found = recover_runs(self._engine, live, cutoff)
             if dead:
                 with self._db.session() as session:
                     statement = delete(Worker).where(col(Worker.id).in_(dead))

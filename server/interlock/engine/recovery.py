@@ -15,6 +15,7 @@ all decided before the stop get a resume run.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from sqlalchemy import update
@@ -22,6 +23,7 @@ from sqlalchemy.orm import aliased
 from sqlmodel import col, select
 
 from interlock.engine.records import close_call, error_text, waiting_for_person
+from interlock.engine.terminals import stage_end
 from interlock.errors import InterlockError
 from interlock.storage import (
     Conversation,
@@ -30,6 +32,7 @@ from interlock.storage import (
     RunStatus,
     ToolCall,
     ToolCallStatus,
+    Worker,
 )
 from interlock.streaming.events import RunStarted
 
@@ -40,6 +43,8 @@ RESTART_REASON = (
     "the server process running this call stopped; its outcome is unknown and it was not retried"
 )
 NOT_STARTED_REASON = "the server process that was to run this call stopped before it started"
+_runs = Run.__table__  # type: ignore[attr-defined]
+_workers = Worker.__table__  # type: ignore[attr-defined]
 TAKEOVER = "takeover"
 """``runs.trigger`` of a run that goes on with a stopped process's work."""
 
@@ -60,26 +65,23 @@ class Recovery:
     takeover: list[tuple[str, str]] = field(default_factory=list)
 
 
-def recover_runs(engine: Engine, live_workers: set[str]) -> Recovery:
+def recover_runs(
+    engine: Engine, live_workers: set[str], cutoff: datetime | None = None
+) -> Recovery:
     """Repair every running run whose owner is not in ``live_workers`` (a blocking call).
 
     Args:
         engine: The engine.
         live_workers: Ids of the workers whose lease is current (this one included).
+        cutoff: Heartbeats older than this are dead (UTC). Each run is repaired only if, in
+            the repair's own transaction, it still runs under the same owner and that owner's
+            heartbeat is still older (a heartbeat late by a moment, or a run that ended
+            meanwhile, is left alone). None: no heartbeat is read again (start-up).
     """
     found = Recovery()
-    with engine.db.session() as session:
-        stale = [
-            (run.id, run.conversation_id, run.trigger, owner)
-            for run, owner in session.exec(
-                select(Run, Conversation.owner_id)
-                .join(Conversation, col(Conversation.id) == col(Run.conversation_id))
-                .where(Run.status == RunStatus.running)
-            ).all()
-            if run.owner_id not in live_workers
-        ]
-    for run_id, conversation_id, trigger, owner_id in stale:
-        _repair(engine, run_id, conversation_id)
+    for run_id, conversation_id, trigger, owner, owner_id in stale_runs(engine, live_workers):
+        if not repair_run(engine, run_id, conversation_id, owner, cutoff):
+            continue
         found.repaired.append(run_id)
         if trigger != TAKEOVER:
             found.takeover.append((conversation_id, owner_id))
@@ -111,8 +113,60 @@ def recover_runs(engine: Engine, live_workers: set[str]) -> Recovery:
     return found
 
 
-def _repair(engine: Engine, run_id: str, conversation_id: str) -> None:
+def stale_runs(
+    engine: Engine, live_workers: set[str]
+) -> list[tuple[str, str, str, str | None, str]]:
+    """The running runs whose owner is not in ``live_workers`` (a blocking call).
+
+    Returns:
+        ``(run_id, conversation_id, trigger, run owner (worker), conversation owner (user))``.
+    """
     with engine.db.session() as session:
+        return [
+            (run.id, run.conversation_id, run.trigger, run.owner_id, owner)
+            for run, owner in session.exec(
+                select(Run, Conversation.owner_id)
+                .join(Conversation, col(Conversation.id) == col(Run.conversation_id))
+                .where(Run.status == RunStatus.running)
+            ).all()
+            if run.owner_id not in live_workers
+        ]
+
+
+def repair_run(
+    engine: Engine,
+    run_id: str,
+    conversation_id: str,
+    owner: str | None,
+    cutoff: datetime | None = None,
+) -> bool:
+    """End a stale run ``server_restarted`` and close its caught calls, in one transaction.
+
+    The run's row is taken first (:mod:`interlock.engine.fence`: the old worker's steps then
+    write nothing more), and only while the run still runs under ``owner`` whose heartbeat
+    is older than ``cutoff`` (when given). A blocking call.
+
+    Returns:
+        True when repaired; False when the run ended meanwhile or its owner beat again.
+    """
+    take = (
+        update(_runs)
+        .where(
+            _runs.c.id == run_id,
+            _runs.c.status == str(RunStatus.running),
+            _runs.c.owner_id.is_not_distinct_from(owner),
+        )
+        .values(owner_id=_runs.c.owner_id)
+    )
+    if cutoff is not None:
+        alive = select(_workers.c.id).where(
+            _workers.c.id == _runs.c.owner_id, _workers.c.heartbeat_at >= cutoff
+        )
+        take = take.where(~alive.exists())
+    with engine.db.session() as session:
+        if session.connection().execute(take).rowcount != 1:
+            session.rollback()
+            return False
         for call in session.exec(
             select(ToolCall).where(
                 ToolCall.conversation_id == conversation_id,
@@ -133,11 +187,22 @@ def _repair(engine: Engine, run_id: str, conversation_id: str) -> None:
                 error_message=reason,
                 run_id=run_id,
             )
+        error = InterlockError(
+            "The server process running this stopped during the run.", code="server_restarted"
+        )
+        ended = stage_end(
+            session,
+            engine.bus,
+            engine.registry,
+            run_id,
+            conversation_id,
+            RunStatus.failed,
+            error=error,
+            keep_interrupted=True,
+        )
+        assert ended, "the run's row is held in this transaction"
         engine.bus.commit(session)
-    error = InterlockError(
-        "The server process running this stopped during the run.", code="server_restarted"
-    )
-    engine.end_run(run_id, conversation_id, RunStatus.failed, error=error, keep_interrupted=True)
+    return True
 
 
 def claim_takeover(engine: Engine, conversation_id: str) -> str | None:
