@@ -80,18 +80,56 @@ async def event_frames(
             yield _frame(stored)
 
 
+CHUNK_BYTES = 64 * 1024
+"""Frames ready together are sent as one piece of the response up to about this size."""
+
+
+async def event_chunks(
+    bus: EventBus, conversation_id: str, after_seq: int, opened: Opened | None = None
+) -> AsyncIterator[bytes]:
+    """Like :func:`event_frames`, as encoded bytes: the frames ready together (written in one
+    transaction, or read in one replay) go out as one piece (at most about
+    :data:`CHUNK_BYTES`, a frame is never split), one send and one socket write instead of
+    one per event. The bytes are those of the frames one by one.
+    """
+    async with aclosing(stored_batches(bus, conversation_id, after_seq, opened)) as batches:
+        async for batch in batches:
+            pieces: list[bytes] = []
+            size = 0
+            for stored in batch:
+                frame = _frame(stored).encode()
+                pieces.append(frame)
+                size += len(frame)
+                if size >= CHUNK_BYTES:
+                    yield b"".join(pieces)
+                    pieces, size = [], 0
+            if pieces:
+                yield b"".join(pieces)
+
+
 async def stored_events(
     bus: EventBus, conversation_id: str, after_seq: int, opened: Opened | None = None
 ) -> AsyncGenerator[StoredEvent, None]:
     """Yield the stored events of ``conversation_id`` with ``seq > after_seq`` in order, forever:
     first from storage, then live, each exactly once.
 
-    The one reader of a conversation's events: the SSE stream and the AG-UI endpoint both
-    read through it. The subscription is released when the consumer stops. ``opened``: the
-    caller already subscribed and read the first replay (in the transaction that checked the
-    conversation, one database call fewer); it then owns the subscription until this
-    generator starts.
+    The one reader of a conversation's events (through :func:`stored_batches`): the SSE
+    stream and the AG-UI endpoint both read through it. The subscription is released when the
+    consumer stops. ``opened``: the caller already subscribed and read the first replay (in
+    the transaction that checked the conversation, one database call fewer); it then owns the
+    subscription until this generator starts.
     """
+    async with aclosing(stored_batches(bus, conversation_id, after_seq, opened)) as batches:
+        async for batch in batches:
+            for stored in batch:
+                yield stored
+
+
+async def stored_batches(
+    bus: EventBus, conversation_id: str, after_seq: int, opened: Opened | None = None
+) -> AsyncGenerator[list[StoredEvent], None]:
+    """:func:`stored_events` by batches: each replay read, and the live events queued at once
+    (a transaction's), as one non-empty list, in order."""
     subscription = opened.subscription if opened else bus.subscribe(conversation_id)
     last = opened.after_seq if opened else after_seq
     first = opened.first if opened else None
@@ -104,9 +142,9 @@ async def stored_events(
                     batch, first = first, None
                 else:
                     batch = await bus.areplay(conversation_id, last)
-                for stored in batch:
-                    yield stored
-                    last = stored.seq
+                if batch:
+                    last = batch[-1].seq
+                    yield batch
                 if len(batch) < REPLAY_BATCH:
                     break
             while not subscription.overflowed:
@@ -114,12 +152,20 @@ async def stored_events(
                     subscription.wakeup.clear()
                     await subscription.wakeup.wait()
                     continue
-                stored = subscription.queue.get_nowait()
-                if stored.seq <= last:
-                    continue
-                if stored.seq != last + 1:
-                    break  # a gap: fill it from storage
-                yield stored
-                last = stored.seq
+                ready: list[StoredEvent] = []
+                gap = False
+                while not subscription.queue.empty():
+                    stored = subscription.queue.get_nowait()
+                    if stored.seq <= last:
+                        continue
+                    if stored.seq != last + 1:
+                        gap = True  # fill it from storage (after what is ready)
+                        break
+                    ready.append(stored)
+                    last = stored.seq
+                if ready:
+                    yield ready
+                if gap:
+                    break
     finally:
         bus.unsubscribe(subscription)

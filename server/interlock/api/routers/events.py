@@ -13,7 +13,7 @@ from interlock.api.deps import CurrentUser, EngineDep, SettingsDep
 from interlock.engine import Engine
 from interlock.streaming.bus import StoredEvent
 from interlock.streaming.events import StreamEvent
-from interlock.streaming.sse import REPLAY_BATCH, Opened, event_frames, parse_last_event_id
+from interlock.streaming.sse import REPLAY_BATCH, Opened, event_chunks, parse_last_event_id
 
 router = APIRouter(prefix="/api/conversations", tags=["events"])
 
@@ -73,7 +73,7 @@ async def stream_events(
         bus.unsubscribe(subscription)
         raise
     response = _EventStream(
-        event_frames(bus, conversation_id, after, Opened(subscription, after, first)),
+        event_chunks(bus, conversation_id, after, Opened(subscription, after, first)),
         headers=SSE_HEADERS,
         ping=settings.ping_interval_s,
         ping_message_factory=lambda: ServerSentEvent(comment="ping"),
