@@ -6,7 +6,7 @@ A person who types fast after an answer must never be refused: once ``run.comple
 client here posts the next message as soon as it parses the terminal event, cycle after cycle,
 through pauses (every other one approved, the others answered by a new message at once) and
 answers; on PostgreSQL also with the stream on one worker and the messages and decisions sent
-to another. (The 409 seen in the benchmark came from a takeover run started by a sweep that
+to another; and after cancelled and failed runs. (The 409 seen in the benchmark came from a takeover run started by a sweep that
 read a late heartbeat after the run had completed: ``test_engine_takeover_fence``.)
 """
 
@@ -91,3 +91,42 @@ async def test_engine_the_next_message_to_another_worker_is_accepted(
         assert seen == ["run.paused", "run.completed"] * CYCLES
         await a.idle()
         await b.idle()
+
+
+async def test_engine_the_next_message_after_a_failed_or_cancelled_run_is_accepted(
+    engine_settings: Settings,
+) -> None:
+    rounds = 4
+    # Each long answer streams for a while (so the cancel finds it running); once the script
+    # is used up, every run fails (the model raises): run.failed.
+    model = ScriptedChatModel(responses=["word " * 400] * rounds, token_delay_s=0.005)
+    async with live_server(engine_settings, model=model) as server:
+        conversation_id = await server.new_conversation()
+        path = f"/api/conversations/{conversation_id}"
+        log = EventLog()
+        seen: list[str] = []
+        async with (
+            asyncio.timeout(120),
+            server.client.stream("GET", f"{path}/events") as response,
+        ):
+            assert response.status_code == 200
+            sent = await server.client.post(f"{path}/messages", json={"content": "go"})
+            assert sent.status_code == 202, sent.text
+            cancelled_this_run = False
+            async for frame in iter_frames(response, log):
+                if frame.event == "message.delta" and not cancelled_this_run:
+                    cancelled_this_run = True
+                    cancel = await server.client.post(f"{path}/cancel")
+                    assert cancel.status_code in (200, 202), cancel.text
+                    continue
+                if frame.event not in TERMINAL:
+                    continue
+                seen.append(str(frame.event))
+                if len(seen) == 2 * rounds:
+                    break
+                cancelled_this_run = False
+                sent = await server.client.post(f"{path}/messages", json={"content": "again"})
+                assert sent.status_code == 202, (seen, sent.text)
+        assert seen[:rounds] == ["run.cancelled"] * rounds, seen
+        assert seen[rounds:] == ["run.failed"] * rounds, seen
+        await server.idle()
