@@ -37,6 +37,7 @@ from interlock.storage.models import utcnow
 from support.live import LiveServer, live_server
 from support.notes import stored_notes
 from support.sse import collect, terminals
+from support.waits import wait_until
 
 LEASE_S = 600.0  # A's own heartbeat thread stays quiet during the test: the test moves it
 WAIT_S = 15.0
@@ -138,6 +139,12 @@ async def test_engine_a_run_taken_over_mid_step_writes_nothing_more_and_its_tool
             async with worker_b(settings, model_b) as b:
                 found = await b.engine.leases.sweep()
                 assert found is not None and len(found.repaired) == 1
+                if not a.services.db.is_sqlite:  # told at once (NOTIFY), not at its next sweep
+                    task = a.services.engine.task_of(found.repaired[0])
+                    assert task is not None
+                    await wait_until(
+                        lambda: task.cancelling() > 0, timeout_s=WAIT_S, what="the abandon"
+                    )
                 await b.engine.wait_idle(WAIT_S)
                 held.release.set()  # A's answer now finds its run taken over
                 await a.idle()

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from sqlalchemy import update
+from sqlalchemy import func, update
 from sqlalchemy.orm import aliased
 from sqlmodel import col, select
 
@@ -35,6 +35,7 @@ from interlock.storage import (
     Worker,
 )
 from interlock.streaming.events import RunStarted
+from interlock.streaming.listener import CONTROL_CHANNEL
 
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
@@ -143,7 +144,8 @@ def repair_run(
     """End a stale run ``server_restarted`` and close its caught calls, in one transaction.
 
     The run's row is taken first (:mod:`interlock.engine.fence`: the old worker's steps then
-    write nothing more), and only while the run still runs under ``owner`` whose heartbeat
+    write nothing more; on PostgreSQL ``NOTIFY interlock_control 'abandon <run>'`` also stops
+    its task at once, if that worker still lives), and only while the run still runs under ``owner`` whose heartbeat
     is older than ``cutoff`` (when given). A blocking call.
 
     Returns:
@@ -201,6 +203,8 @@ def repair_run(
             keep_interrupted=True,
         )
         assert ended, "the run's row is held in this transaction"
+        if not engine.db.is_sqlite:  # the old worker, if it still lives, stops the run's task
+            session.exec(select(func.pg_notify(CONTROL_CHANNEL, f"abandon {run_id}")))  # type: ignore[call-overload]
         engine.bus.commit(session)
     return True
 

@@ -348,10 +348,13 @@ class Engine:
     def on_control(self, verb: str, argument: str) -> None:
         """Handle a control message from another server process (PostgreSQL ``NOTIFY``).
 
-        ``cancel <run_id>``: cancel the run's task when this process drives it.
+        ``cancel <run_id>``: cancel the run's task when this process drives it; ``abandon
+        <run_id>``: another worker took the run over, stop its task here without writing.
         """
         if verb == "cancel":
             self.cancel_local(argument)
+        elif verb == "abandon":
+            self.abandon(argument)
 
     # -- start and stop ------------------------------------------------------------------
     async def recover(self) -> None:
