@@ -236,7 +236,7 @@ class _Nodes:
                         fenced=True,
                     )
                 else:
-                    await self.d.db.run(self.calls.close_decided, run_id, call, decision)
+                    await self.d.db.run(self.calls.close_decided, run_id, call, decision, True)
         return {"outcome": "paused" if waiting else "continue"}
 
     def _tools_input(
