@@ -21,6 +21,7 @@ from interlock.engine.records import UNLOADED, close_call, error_text, rejected_
 from interlock.engine.turn import LOAD_SKILL, effective_permission
 from interlock.permissions import actions_on, is_action
 from interlock.storage import Database, Decision, DecisionType, ToolCall, ToolCallStatus
+from interlock.storage.lookup import by_id
 from interlock.storage.models import utcnow
 from interlock.streaming import EventBus
 from interlock.streaming.events import ToolCallAwaitingClient, ToolCallRunning
@@ -111,7 +112,7 @@ class CallExecutor:
                 tool, employee, call, args, context, actions_on
             )
             if refusal is not None:
-                await self.db.run(self._refuse, run_id, call, refusal)
+                await self.db.run(self._refuse, run_id, call, refusal, fenced)
                 return False
         assert tool is not None
         frontend = tool.execution == "frontend"
@@ -148,7 +149,7 @@ class CallExecutor:
         A blocking call (database thread).
         """
         with self.db.session() as session:
-            fresh = session.get(ToolCall, call_id)
+            fresh = by_id(session, ToolCall, call_id)
             assert fresh is not None
             if fresh.status != ToolCallStatus.running:  # cancelled meanwhile
                 return
@@ -243,9 +244,16 @@ class CallExecutor:
         with self.db.session() as session:
             return actions_on(session, user_id, employee_slug)
 
-    def _refuse(self, run_id: str, call: ToolCall, refusal: ToolError) -> None:
-        """Close a call that was never claimed as ``failed`` (not run); database thread."""
+    def _refuse(
+        self, run_id: str, call: ToolCall, refusal: ToolError, fenced: bool = False
+    ) -> None:
+        """Close a call that was never claimed as ``failed`` (not run); database thread.
+
+        ``fenced``: only while this worker still runs ``run_id`` (else ``RunTakenOver``).
+        """
         with self.db.session() as session:
+            if fenced:
+                hold_run(session, run_id, self.bus.origin)
             closed = session.exec(  # type: ignore[call-overload]
                 update(ToolCall)
                 .where(col(ToolCall.id) == call.id, col(ToolCall.status).in_(_CLAIMABLE))
@@ -320,12 +328,20 @@ class CallExecutor:
         self.bus.stage(session, call.conversation_id, event)
         return True
 
-    def close_decided(self, run_id: str, call: ToolCall, decision: Decision) -> None:
+    def close_decided(
+        self, run_id: str, call: ToolCall, decision: Decision, fenced: bool = False
+    ) -> None:
         """Close a rejected call, or a question answered with ``respond`` (its text is the result).
 
-        A blocking call (database thread).
+        A blocking call (database thread). ``fenced`` (a run's step): only while this worker
+        still runs ``run_id``.
+
+        Raises:
+            RunTakenOver: ``fenced`` and another worker took the run over (nothing written).
         """
         with self.db.session() as session:
+            if fenced:
+                hold_run(session, run_id, self.bus.origin)
             fresh = session.get(ToolCall, call.id)
             if fresh is None or fresh.status != ToolCallStatus.interrupted:
                 return

@@ -291,7 +291,11 @@ class Leases:
                 found = recover_runs(self._engine, live, cutoff)
             if dead:
                 with self._db.session() as session:
-                    statement = delete(Worker).where(col(Worker.id).in_(dead))
+                    # Only rows still old: a worker that beat since keeps its row (without
+                    # it, its live runs would look stale to the next sweep).
+                    statement = delete(Worker).where(
+                        col(Worker.id).in_(dead), col(Worker.heartbeat_at) < cutoff
+                    )
                     session.exec(statement)  # type: ignore[call-overload]
                     session.commit()
             return found
