@@ -46,6 +46,7 @@ from interlock.storage import (
     ToolCallApproval,
     ToolCallStatus,
 )
+from interlock.storage.lookup import by_id
 from interlock.storage.models import utcnow
 from interlock.storage.views import ToolCallOut
 from interlock.streaming.events import ToolCallApproved, ToolCallDecided
@@ -138,8 +139,8 @@ def _record(
         decision) or after an approval that still needs more.
     """
     with engine.db.session() as session:
-        call = session.get(ToolCall, tool_call_id)
-        conversation = session.get(Conversation, call.conversation_id) if call else None
+        call = by_id(session, ToolCall, tool_call_id)
+        conversation = by_id(session, Conversation, call.conversation_id) if call else None
         employee = engine.employees.get(conversation.employee) if conversation else None
         role = (
             decider_role(session, user_id, conversation, employee)

@@ -44,6 +44,7 @@ from interlock.storage import (
     ToolCall,
     ToolCallStatus,
 )
+from interlock.storage.lookup import by_id
 from interlock.store import undone_calls_note
 from interlock.streaming import EventBus
 from interlock.streaming.deltas import DeltaBuffer
@@ -191,7 +192,7 @@ class _Nodes:
         """
         d = self.d
         with d.db.session() as session:
-            conversation = session.get(Conversation, conversation_id)
+            conversation = by_id(session, Conversation, conversation_id)
             assert conversation is not None
             employee = d.employee_of(conversation.employee)
             on = actions_on(session, conversation.owner_id, employee.slug)
@@ -249,7 +250,7 @@ class _Nodes:
             ``(employee, calls, decisions, switch on, id of the call claimed or None)``.
         """
         with self.d.db.session() as session:
-            conversation = session.get(Conversation, conversation_id)
+            conversation = by_id(session, Conversation, conversation_id)
             assert conversation is not None
             employee = self.d.employee_of(conversation.employee)
             calls = latest_assistant_calls(session, conversation_id)

@@ -38,6 +38,7 @@ from interlock.storage import (
     RunStatus,
 )
 from interlock.storage.db import defer_to_caller
+from interlock.storage.lookup import by_id
 from interlock.streaming import EventBus
 from interlock.tools import ToolRegistry
 
@@ -135,7 +136,7 @@ class Engine:
         Raises:
             NotFound: Unknown, or owned by someone else (never revealed).
         """
-        conversation = session.get(Conversation, conversation_id)
+        conversation = by_id(session, Conversation, conversation_id)
         if conversation is None or conversation.owner_id != user_id:
             raise NotFound("No such conversation.")
         return conversation
