@@ -35,7 +35,7 @@ from typing import Any
 from client import TERMINAL
 from common import ASK_PROMPT, percentile
 from cpu_shares import CpuMeter, Shares
-from lean_client import EventStream, LeanClient
+from load_client import EventStream, LoadClient
 
 SETUP_CONCURRENCY = 20
 SETTLE_TIMEOUT_S = 60.0
@@ -129,7 +129,7 @@ class CycleTimes:
 
 
 async def timed_cycle(
-    post: LeanClient, stream: EventStream, conversation_id: str, name: str
+    post: LoadClient, stream: EventStream, conversation_id: str, name: str
 ) -> CycleTimes:
     """One HITL cycle with the decision's latencies measured.
 
@@ -191,8 +191,7 @@ async def run_load(
     backends' CPU is read), None on SQLite.
     """
     n = len(urls)
-    per_client = idle // n + 2 * active + 16
-    clients = [LeanClient(url, max_connections=per_client) for url in urls]
+    clients = [LoadClient(url, max_connections=2 * active + 16) for url in urls]
     stats = LoadStats(label, n, active, idle, duration_s, 0)
     gate = asyncio.Semaphore(SETUP_CONCURRENCY)
     idle_streams: list[EventStream] = []

@@ -1,0 +1,213 @@
+"""The client of the concurrent loads (c) and (d): aiohttp for HTTP, :mod:`sse` for the streams.
+
+The loads keep hundreds of streams open and many conversations cycling on a 2-core machine
+that also runs the servers and PostgreSQL, so the load generator's own CPU is taken from
+the servers: aiohttp (its C HTTP parser, a connection pool that does not scan its
+connections per request) keeps it to a few ms per cycle. Requests go over one session
+whose pool stays small (``max_connections``); event streams over another, each on a
+connection of its own, so the hundreds of open streams never sit in the requests' pool.
+
+It checks as much as :class:`client.InterlockClient` does: every response's status and
+JSON body, every event's ``id:`` (the sequence the delivery check uses), type and JSON data.
+Same calls and same :class:`client.EventStream` surface (``next``, ``until``, ``received``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from types import TracebackType
+from typing import Any
+
+import aiohttp
+
+from client import EVENT_TIMEOUT_S, TERMINAL, Frame
+from sse import SseParser
+
+# Headers aiohttp adds by default that the servers have no use for (they never compress):
+# fewer bytes to write and to parse on both sides.
+_SKIP_HEADERS = ("Accept-Encoding", "User-Agent")
+
+
+class HttpError(RuntimeError):
+    """The server answered something a cycle cannot go on with (or the stream broke)."""
+
+
+class LoadClient:
+    """The calls of a HITL cycle against one server.
+
+    Create it inside the running event loop; :meth:`aclose` it when done.
+
+    Args:
+        base_url: ``http://127.0.0.1:<port>``.
+        max_connections: Most request connections open at once (streams have their own).
+    """
+
+    def __init__(self, base_url: str, max_connections: int = 16) -> None:
+        self.base_url = base_url
+        self._requests = aiohttp.ClientSession(
+            base_url,
+            connector=aiohttp.TCPConnector(limit=max_connections),
+            timeout=aiohttp.ClientTimeout(total=EVENT_TIMEOUT_S),
+            skip_auto_headers=_SKIP_HEADERS,
+            cookie_jar=aiohttp.DummyCookieJar(),
+        )
+        self._streams = aiohttp.ClientSession(
+            base_url,
+            connector=aiohttp.TCPConnector(limit=0),
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=EVENT_TIMEOUT_S),
+            skip_auto_headers=_SKIP_HEADERS,
+            cookie_jar=aiohttp.DummyCookieJar(),
+            auto_decompress=False,
+        )
+        self._open_streams: set[EventStream] = set()
+
+    async def aclose(self) -> None:
+        for stream in tuple(self._open_streams):
+            await stream.__aexit__(None, None, None)
+        await self._requests.close()
+        await self._streams.close()
+
+    async def request(self, method: str, path: str, expect: int, body: Any = None) -> Any:
+        """Send one request with a JSON ``body`` (or none); return the answer's JSON.
+
+        Raises:
+            HttpError: The status is not ``expect``, the body is not JSON, or the connection
+                broke (:class:`aiohttp.ClientError`).
+            TimeoutError: No whole answer within :data:`client.EVENT_TIMEOUT_S`.
+        """
+        try:
+            async with self._requests.request(method, path, json=body) as response:
+                raw = await response.read()
+                status = response.status
+        except aiohttp.ClientError as exc:
+            raise HttpError(f"{method} {path}: {exc!r}") from exc
+        if status != expect:
+            text = raw[:500].decode("utf-8", "replace")
+            raise HttpError(f"{method} {path}: {status} (expected {expect}) {text}")
+        try:
+            return json.loads(raw)
+        except ValueError as exc:
+            raise HttpError(f"{method} {path}: the answer is not JSON: {raw[:200]!r}") from exc
+
+    async def new_conversation(self) -> str:
+        return str((await self.request("POST", "/api/conversations", 201, {}))["id"])
+
+    async def say(self, conversation_id: str, content: str) -> int:
+        """Post a message; return its id."""
+        path = f"/api/conversations/{conversation_id}/messages"
+        return int((await self.request("POST", path, 202, {"content": content}))["message_id"])
+
+    async def conversation(self, conversation_id: str) -> dict[str, Any]:
+        """``GET /api/conversations/{id}`` (ConversationDetail)."""
+        result: dict[str, Any] = await self.request(
+            "GET", f"/api/conversations/{conversation_id}", 200
+        )
+        return result
+
+    async def approve(self, tool_call_id: str) -> None:
+        path = f"/api/tool-calls/{tool_call_id}/decision"
+        await self.request("POST", path, 200, {"type": "approve"})
+
+    def events(self, conversation_id: str, after_seq: int = 0) -> EventStream:
+        return EventStream(self, conversation_id, after_seq)
+
+
+class EventStream:
+    """An open ``GET /api/conversations/{id}/events`` on a connection of its own.
+
+    A background task parses the body as it arrives and stamps each frame
+    (``time.perf_counter()``) as soon as its blank line is parsed. ``after_seq`` is sent as
+    ``Last-Event-ID``.
+    """
+
+    def __init__(self, client: LoadClient, conversation_id: str, after_seq: int = 0) -> None:
+        self._client = client
+        self._conversation_id = conversation_id
+        self._after_seq = after_seq
+        self._queue: asyncio.Queue[Frame | BaseException] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._opened = asyncio.Event()
+        self.last_seq = after_seq
+        self.received: list[int] = []
+        """Every seq the reader parsed, in arrival order (for the delivered-once checks)."""
+        self.ended: BaseException | None = None
+        """Why the stream ended (None while open)."""
+
+    async def __aenter__(self) -> EventStream:
+        self._client._open_streams.add(self)
+        self._task = asyncio.create_task(self._read(), name=f"sse {self._conversation_id}")
+        async with asyncio.timeout(EVENT_TIMEOUT_S):
+            await self._opened.wait()
+        if self.ended is not None:
+            raise HttpError("the event stream did not open") from self.ended
+        return self
+
+    async def __aexit__(
+        self,
+        _type: type[BaseException] | None,
+        _value: BaseException | None,
+        _tb: TracebackType | None,
+    ) -> None:
+        self._client._open_streams.discard(self)
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    async def _read(self) -> None:
+        headers = {"Accept": "text/event-stream"}
+        if self._after_seq:
+            headers["Last-Event-ID"] = str(self._after_seq)
+        path = f"/api/conversations/{self._conversation_id}/events"
+        try:
+            async with self._client._streams.get(path, headers=headers) as response:
+                if response.status != 200:
+                    raise HttpError(f"event stream refused: {response.status}")
+                self._opened.set()
+                parser = SseParser()
+                async for piece in response.content.iter_any():
+                    for event in parser.feed(piece):
+                        self._frame(event.id, event.type, event.data)
+            raise HttpError("the server closed the event stream")
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:
+            self.ended = exc
+            self._opened.set()
+            self._queue.put_nowait(exc)
+
+    def _frame(self, seq: str | None, type_: str | None, data: str) -> None:
+        """Check one event (an id, a type, JSON data) and queue its frame."""
+        if seq is None or type_ is None:
+            raise HttpError(f"an event without id or type: {type_} {seq} {data[:200]}")
+        frame = Frame(int(seq), type_, json.loads(data), time.perf_counter())
+        self.received.append(frame.seq)
+        self._queue.put_nowait(frame)
+
+    @property
+    def open(self) -> bool:
+        """True while the reader runs (the server has not closed the stream)."""
+        return self._task is not None and not self._task.done() and self.ended is None
+
+    async def next(self) -> Frame:
+        """Return the next frame (at most :data:`client.EVENT_TIMEOUT_S` seconds)."""
+        async with asyncio.timeout(EVENT_TIMEOUT_S):
+            item = await self._queue.get()
+        if isinstance(item, BaseException):
+            raise RuntimeError("the event stream ended") from item
+        self.last_seq = item.seq
+        return item
+
+    async def until(self, *types: str) -> list[Frame]:
+        """Read frames up to and including the first one whose type is in ``types``."""
+        frames: list[Frame] = []
+        while True:
+            frame = await self.next()
+            frames.append(frame)
+            if frame.type in types:
+                return frames
+            if frame.type in TERMINAL:
+                raise RuntimeError(
+                    f"expected {types}, the run ended with {frame.type}: {frame.data}"
+                )
