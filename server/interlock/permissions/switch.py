@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from sqlalchemy import bindparam
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from interlock.storage import ActionSwitch
 from interlock.storage.models import as_utc, utcnow
@@ -44,7 +45,7 @@ def switch_state(
     session: Session, user_id: str, employee: str, *, now: datetime | None = None
 ) -> SwitchState:
     """Return the switch of ``user_id`` for ``employee``; never started counts as on."""
-    row = session.get(ActionSwitch, (user_id, employee))
+    row = _switch_row(session, user_id, employee)
     if row is None:
         return SwitchState(on=True, on_until=None, changed_by="none", changed_at=None)
     return _state(row, now or utcnow())
@@ -61,7 +62,7 @@ def start_switch(session: Session, user_id: str, employee: str, *, days: int) ->
     Runs inside the caller's transaction (flushed, not committed). Of two concurrent
     starts one insert wins; the other reads the winner's row.
     """
-    row = session.get(ActionSwitch, (user_id, employee))
+    row = _switch_row(session, user_id, employee)
     if row is None:
         now = utcnow()
         row = ActionSwitch(
@@ -99,6 +100,20 @@ def set_switch(
     session.add(row)
     session.flush()
     return _state(row, now)
+
+
+_SWITCH = select(ActionSwitch).where(
+    ActionSwitch.user_id == bindparam("user_id"), ActionSwitch.employee == bindparam("employee")
+)
+"""Prebuilt: read by every model step, tools step, message and decision."""
+
+
+def _switch_row(session: Session, user_id: str, employee: str) -> ActionSwitch | None:
+    """``session.get`` of the switch's row, through :data:`_SWITCH` (built once)."""
+    row: ActionSwitch | None = session.exec(
+        _SWITCH, params={"user_id": user_id, "employee": employee}
+    ).first()
+    return row
 
 
 def _state(row: ActionSwitch, now: datetime) -> SwitchState:
