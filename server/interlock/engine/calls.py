@@ -317,7 +317,7 @@ class CallExecutor:
         )
         if claimed != 1:
             return False
-        fresh = session.get(ToolCall, call.id, populate_existing=True)  # as updated above
+        fresh = by_id(session, ToolCall, call.id, reload=True)  # as updated above
         assert fresh is not None
         out = view(session, self.registry, fresh, decision)
         event = (

@@ -24,6 +24,7 @@ from interlock.storage import (
     ToolOutput,
     User,
 )
+from interlock.storage.lookup import by_id
 from interlock.storage.models import utcnow
 from interlock.storage.views import (
     ToolCallApprovalOut,
@@ -96,6 +97,9 @@ UNLOADED: object = object()
 """Default of a call's decision argument: not loaded yet (read it)."""
 _UNLOADED = UNLOADED
 
+_DECISION_OF_CALL = select(Decision).where(Decision.tool_call_id == bindparam("call_id"))
+"""A call's decision, prebuilt (read by every :func:`view` not given the decision)."""
+
 
 def view(
     session: Session,
@@ -115,11 +119,11 @@ def view(
         approvals: The call's approvals if already loaded.
     """
     if decision is _UNLOADED:
-        decision = session.exec(select(Decision).where(Decision.tool_call_id == call.id)).first()
+        decision = session.exec(_DECISION_OF_CALL, params={"call_id": call.id}).first()
     assert decision is None or isinstance(decision, Decision)
     decided_by = None
     if decision is not None:
-        user = session.get(User, decision.user_id)
+        user = by_id(session, User, decision.user_id)
         decided_by = user.name if user else None
     if approvals is None and call.approvals_required > 1:
         approvals = approvals_of(session, [call.id]).get(call.id, [])
