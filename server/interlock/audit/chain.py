@@ -29,6 +29,7 @@ from sqlmodel import Session, col, select
 
 from interlock.storage import AccessToken, AuditRecord, Conversation, ToolCall
 from interlock.storage.models import utcnow
+from interlock.storage.rows import insert_rows
 
 GENESIS_HASH = "0" * 64
 _PENDING_KEY = "interlock.audit.pending"
@@ -310,8 +311,7 @@ def _append_pending(session: OrmSession) -> None:
         record.prev_hash = prev_hash
         record.hash = record_hash(prev_hash, record_payload(record))
         prev_hash = record.hash
-        session.add(record)
-    session.flush()
+    insert_rows(session, pending)
 
 
 def _drop_pending(session: OrmSession, *_: Any) -> None:

@@ -30,6 +30,7 @@ from interlock.engine.records import close_call, error_text, view
 from interlock.engine.terminals import stage_end
 from interlock.engine.turn import TurnPlan
 from interlock.storage import Message, MessageRole, RunStatus, ToolCall, ToolCallStatus
+from interlock.storage.rows import insert_rows
 from interlock.storage.views import message_out
 from interlock.streaming.events import MessageCompleted, MessageDelta, ToolCallCreated
 from interlock.tools import Permission, Tool, ToolRegistry
@@ -89,8 +90,7 @@ class AnswerStore:
                 role=MessageRole.assistant,
                 content=text,
             )
-            session.add(message)
-            session.flush()
+            insert_rows(session, [message])
             assert message.id is not None
             calls: list[tuple[ToolCall, Prepared]] = []
             repeated = False

@@ -20,6 +20,7 @@ from interlock.errors import Conflict
 from interlock.permissions import start_switch
 from interlock.storage import Message, MessageRole, Run
 from interlock.storage.models import utcnow
+from interlock.storage.rows import insert_rows
 from interlock.storage.views import message_out
 from interlock.streaming.events import MessageCompleted, RunStarted
 
@@ -89,14 +90,13 @@ def store_message(
             run.id,
             decider=user_id,
         )
-        session.add(run)
         message = Message(
             conversation_id=conversation_id,
             run_id=run.id,
             role=MessageRole.user,
             content=content,
         )
-        session.add(message)
+        insert_rows(session, [run, message])
         if conversation.title == "New conversation":
             conversation.title = " ".join(content.split())[:60] or conversation.title
         conversation.updated_at = utcnow()

@@ -26,6 +26,7 @@ from interlock.storage import (
 )
 from interlock.storage.lookup import by_id
 from interlock.storage.models import utcnow
+from interlock.storage.rows import insert_rows
 from interlock.storage.views import (
     ToolCallApprovalOut,
     ToolCallOut,
@@ -223,7 +224,7 @@ def close_call(
         tool_call_id=call.id,
         tool_status="success" if status == ToolCallStatus.succeeded else "error",
     )
-    session.add(tool_message)
+    insert_rows(session, [tool_message])
     session.flush()
     call_view = view(session, registry, call, decision)
     message_view = message_out(tool_message)

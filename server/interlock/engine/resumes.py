@@ -10,6 +10,7 @@ from sqlmodel import Session, col, select
 from interlock.engine.outside import is_record
 from interlock.engine.records import latest_assistant_calls, waiting_for_person
 from interlock.storage import Conversation, Decision, Message, MessageRole, Run, ToolCall
+from interlock.storage.rows import insert_rows
 from interlock.streaming.events import RunStarted
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ def claim_resume_in(
             _UNCLAIM, {"conversation_id": conversation_id, "run_id": run.id}
         )
         return None
-    session.add(run)
+    insert_rows(session, [run])
     engine.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="resume"))
     return run.id
 
