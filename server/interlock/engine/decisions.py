@@ -48,6 +48,7 @@ from interlock.storage import (
 )
 from interlock.storage.lookup import by_id
 from interlock.storage.models import utcnow
+from interlock.storage.rows import insert_rows
 from interlock.storage.views import ToolCallOut
 from interlock.streaming.events import ToolCallApproved, ToolCallDecided
 
@@ -224,10 +225,10 @@ def _record(
             message=body.message,
             proposed_args=call.proposed_args,
         )
-        session.add(decision)
         call.decided_at = now
         session.add(call)
         try:
+            insert_rows(session, [decision])
             session.flush()
             if body.remember is not None and employee is not None:
                 remember(engine, session, user_id, call, conversation, employee, body)
