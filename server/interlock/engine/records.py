@@ -238,6 +238,17 @@ def close_call(
     )
 
 
+_OPEN_CALLS = (
+    select(ToolCall)
+    .where(
+        ToolCall.conversation_id == bindparam("conversation_id"),
+        col(ToolCall.status).in_([s.value for s in OPEN_STATUSES]),
+    )
+    .order_by(col(ToolCall.message_id), col(ToolCall.index))
+)
+"""A conversation's open calls in order, prebuilt (read by every new message)."""
+
+
 def cancel_open_calls(
     session: Session,
     bus: EventBus,
@@ -257,14 +268,7 @@ def cancel_open_calls(
     Returns:
         The ids of the calls closed. The caller commits.
     """
-    calls = session.exec(
-        select(ToolCall)
-        .where(
-            ToolCall.conversation_id == conversation_id,
-            col(ToolCall.status).in_([s.value for s in OPEN_STATUSES]),
-        )
-        .order_by(col(ToolCall.message_id), col(ToolCall.index))
-    ).all()
+    calls = session.exec(_OPEN_CALLS, params={"conversation_id": conversation_id}).all()
     closed: list[ToolCall] = []
     for call in calls:
         # Compare-and-set per call: two closers racing on database threads (two cancels, a
