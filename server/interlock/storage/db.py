@@ -50,13 +50,17 @@ log = logging.getLogger(__name__)
 
 DEFAULT_LOCK_TIMEOUT_S = 5.0
 DEFAULT_STATEMENT_TIMEOUT_S = 30.0
-DB_THREADS = 12
+DB_THREADS = 6
 """Threads running database calls. PostgreSQL's pool keeps two connections per thread (a
 function may open a second, short session, e.g. the employee cache): see
 :mod:`~interlock.storage.pg_pool`."""
-RUN_THREADS = 8
+RUN_THREADS = 2
 """Of those, the threads for runs' steps; the others serve requests (and background sweeps),
-so a person's request never queues behind the steps of many busy runs (on SQLite their writes
+so a person's request never queues behind the steps of many busy runs. Two, not more: a
+step's database work is short and CPU-bound under the GIL (model calls and tools run
+elsewhere), so more run threads only take turns at the GIL with the request threads (bench
+(d), 50 conversations cycling on PostgreSQL: decision POST p95 about 600 ms with 8 run
+threads, about 95 ms with 2, same throughput) (on SQLite their writes
 also go first: :func:`~interlock.storage.writer.mark_urgent_thread`)."""
 
 run_work: ContextVar[bool] = ContextVar("interlock_run_work", default=False)
