@@ -27,15 +27,13 @@ class Frame:
     at: float
 
 
-class EventStream:
-    """An open ``GET /api/conversations/{id}/events``; frames are read by a background task.
+class FrameReader:
+    """What every event-stream client shares: the frames a reader task queues, and reading them.
 
-    The reader stamps each frame as soon as its blank line is parsed, so a waiting consumer
-    does not delay the timestamp.
+    A subclass's reader task calls :meth:`_fail` when the stream ends or fails.
     """
 
-    def __init__(self, client: httpx.AsyncClient, conversation_id: str, after_seq: int = 0) -> None:
-        self._client = client
+    def __init__(self, conversation_id: str, after_seq: int = 0) -> None:
         self._conversation_id = conversation_id
         self._after_seq = after_seq
         self._queue: asyncio.Queue[Frame | BaseException] = asyncio.Queue()
@@ -46,6 +44,51 @@ class EventStream:
         """Every seq the reader parsed, in arrival order (for the delivered-once checks)."""
         self.ended: BaseException | None = None
         """Why the stream ended (None while open)."""
+
+    @property
+    def open(self) -> bool:
+        """True while the reader runs (the server has not closed the stream)."""
+        return self._task is not None and not self._task.done() and self.ended is None
+
+    async def next(self) -> Frame:
+        """Return the next frame (at most :data:`EVENT_TIMEOUT_S` seconds)."""
+        async with asyncio.timeout(EVENT_TIMEOUT_S):
+            item = await self._queue.get()
+        if isinstance(item, BaseException):
+            raise RuntimeError("the event stream ended") from item
+        self.last_seq = item.seq
+        return item
+
+    async def until(self, *types: str) -> list[Frame]:
+        """Read frames up to and including the first one whose type is in ``types``."""
+        frames: list[Frame] = []
+        while True:
+            frame = await self.next()
+            frames.append(frame)
+            if frame.type in types:
+                return frames
+            if frame.type in TERMINAL:
+                raise RuntimeError(
+                    f"expected {types}, the run ended with {frame.type}: {frame.data}"
+                )
+
+    def _fail(self, exc: BaseException) -> None:
+        """End the stream with ``exc``: the next :meth:`next` raises it."""
+        self.ended = exc
+        self._opened.set()
+        self._queue.put_nowait(exc)
+
+
+class EventStream(FrameReader):
+    """An open ``GET /api/conversations/{id}/events``; frames are read by a background task.
+
+    The reader stamps each frame as soon as its blank line is parsed, so a waiting consumer
+    does not delay the timestamp.
+    """
+
+    def __init__(self, client: httpx.AsyncClient, conversation_id: str, after_seq: int = 0) -> None:
+        super().__init__(conversation_id, after_seq)
+        self._client = client
 
     async def __aenter__(self) -> EventStream:
         self._task = asyncio.create_task(self._read(), name=f"sse {self._conversation_id}")
@@ -90,36 +133,7 @@ class EventStream:
         except asyncio.CancelledError:
             raise
         except BaseException as exc:
-            self.ended = exc
-            self._opened.set()
-            self._queue.put_nowait(exc)
-
-    @property
-    def open(self) -> bool:
-        """True while the reader runs (the server has not closed the stream)."""
-        return self._task is not None and not self._task.done() and self.ended is None
-
-    async def next(self) -> Frame:
-        """Return the next frame (at most :data:`EVENT_TIMEOUT_S` seconds)."""
-        async with asyncio.timeout(EVENT_TIMEOUT_S):
-            item = await self._queue.get()
-        if isinstance(item, BaseException):
-            raise RuntimeError("the event stream ended") from item
-        self.last_seq = item.seq
-        return item
-
-    async def until(self, *types: str) -> list[Frame]:
-        """Read frames up to and including the first one whose type is in ``types``."""
-        frames: list[Frame] = []
-        while True:
-            frame = await self.next()
-            frames.append(frame)
-            if frame.type in types:
-                return frames
-            if frame.type in TERMINAL:
-                raise RuntimeError(
-                    f"expected {types}, the run ended with {frame.type}: {frame.data}"
-                )
+            self._fail(exc)
 
 
 class InterlockClient:

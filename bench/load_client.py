@@ -22,7 +22,7 @@ from typing import Any
 
 import aiohttp
 
-from client import EVENT_TIMEOUT_S, TERMINAL, Frame
+from client import EVENT_TIMEOUT_S, Frame, FrameReader
 from sse import SseParser
 
 # Headers aiohttp adds by default that the servers have no use for (they never compress):
@@ -114,7 +114,7 @@ class LoadClient:
         return EventStream(self, conversation_id, after_seq)
 
 
-class EventStream:
+class EventStream(FrameReader):
     """An open ``GET /api/conversations/{id}/events`` on a connection of its own.
 
     A background task parses the body as it arrives and stamps each frame
@@ -123,17 +123,8 @@ class EventStream:
     """
 
     def __init__(self, client: LoadClient, conversation_id: str, after_seq: int = 0) -> None:
+        super().__init__(conversation_id, after_seq)
         self._client = client
-        self._conversation_id = conversation_id
-        self._after_seq = after_seq
-        self._queue: asyncio.Queue[Frame | BaseException] = asyncio.Queue()
-        self._task: asyncio.Task[None] | None = None
-        self._opened = asyncio.Event()
-        self.last_seq = after_seq
-        self.received: list[int] = []
-        """Every seq the reader parsed, in arrival order (for the delivered-once checks)."""
-        self.ended: BaseException | None = None
-        """Why the stream ended (None while open)."""
 
     async def __aenter__(self) -> EventStream:
         self._client._open_streams.add(self)
@@ -173,9 +164,7 @@ class EventStream:
         except asyncio.CancelledError:
             raise
         except BaseException as exc:
-            self.ended = exc
-            self._opened.set()
-            self._queue.put_nowait(exc)
+            self._fail(exc)
 
     def _frame(self, seq: str | None, type_: str | None, data: str) -> None:
         """Check one event (an id, a type, JSON data) and queue its frame."""
@@ -184,30 +173,3 @@ class EventStream:
         frame = Frame(int(seq), type_, json.loads(data), time.perf_counter())
         self.received.append(frame.seq)
         self._queue.put_nowait(frame)
-
-    @property
-    def open(self) -> bool:
-        """True while the reader runs (the server has not closed the stream)."""
-        return self._task is not None and not self._task.done() and self.ended is None
-
-    async def next(self) -> Frame:
-        """Return the next frame (at most :data:`client.EVENT_TIMEOUT_S` seconds)."""
-        async with asyncio.timeout(EVENT_TIMEOUT_S):
-            item = await self._queue.get()
-        if isinstance(item, BaseException):
-            raise RuntimeError("the event stream ended") from item
-        self.last_seq = item.seq
-        return item
-
-    async def until(self, *types: str) -> list[Frame]:
-        """Read frames up to and including the first one whose type is in ``types``."""
-        frames: list[Frame] = []
-        while True:
-            frame = await self.next()
-            frames.append(frame)
-            if frame.type in types:
-                return frames
-            if frame.type in TERMINAL:
-                raise RuntimeError(
-                    f"expected {types}, the run ended with {frame.type}: {frame.data}"
-                )

@@ -142,6 +142,17 @@ def postgres_server() -> Iterator[PostgresServer]:
     server.dispose()
 
 
+@pytest.fixture
+def pg_url(postgres_server: PostgresServer) -> Iterator[str]:
+    """A new, migrated PostgreSQL database for this test (dropped after it)."""
+    url = postgres_server.create_database()
+    upgrade(url)
+    try:
+        yield url
+    finally:
+        postgres_server.drop_database(url)
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def backend(request: pytest.FixtureRequest) -> str:
     """Name of the database backend of this test case: ``sqlite`` or ``postgresql``."""

@@ -12,7 +12,6 @@ event once and in order.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -21,7 +20,6 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
-from interlock.storage.migrate import upgrade
 from support.processes import ServerProcess, servers
 from support.sse import EventLog, iter_frames
 
@@ -31,17 +29,6 @@ TERMINAL = {"run.paused", "run.completed", "run.failed", "run.cancelled"}
 LEASE_S = 2.0
 CONVERSATIONS = 10
 ON_DOOMED = 3
-
-
-@pytest.fixture
-def pg_url(postgres_server: object) -> Iterator[str]:
-    """A new, migrated PostgreSQL database for this test."""
-    url = postgres_server.create_database()  # type: ignore[attr-defined]
-    upgrade(url)
-    try:
-        yield url
-    finally:
-        postgres_server.drop_database(url)  # type: ignore[attr-defined]
 
 
 class ResumableStream:

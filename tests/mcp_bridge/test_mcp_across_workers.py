@@ -9,13 +9,11 @@ request with the result. The note is added once.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from interlock.storage import Database
-from interlock.storage.migrate import upgrade
 from interlock.storage.users import create_user
 from support.mcp import mcp_client, text_of
 from support.notes import stored_notes
@@ -24,17 +22,6 @@ from support.processes import servers
 pytestmark = pytest.mark.postgres
 
 WAIT_S = 30.0
-
-
-@pytest.fixture
-def pg_url(postgres_server: object) -> Iterator[str]:
-    """A new, migrated PostgreSQL database for this test."""
-    url = postgres_server.create_database()  # type: ignore[attr-defined]
-    upgrade(url)
-    try:
-        yield url
-    finally:
-        postgres_server.drop_database(url)  # type: ignore[attr-defined]
 
 
 async def test_a_call_waiting_on_one_worker_is_decided_on_another(

@@ -9,7 +9,6 @@ its streams catch up from storage once it listens again.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,6 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
-from interlock.storage.migrate import upgrade
 from interlock.streaming.listener import LISTENER_APPLICATION
 from support.processes import ServerProcess, servers, start_server
 from support.sse import EventLog, iter_frames
@@ -25,17 +23,6 @@ from support.sse import EventLog, iter_frames
 pytestmark = pytest.mark.postgres
 
 TERMINAL = {"run.paused", "run.completed", "run.failed", "run.cancelled"}
-
-
-@pytest.fixture
-def pg_url(postgres_server: object) -> Iterator[str]:
-    """A new, migrated PostgreSQL database for this test."""
-    url = postgres_server.create_database()  # type: ignore[attr-defined]
-    upgrade(url)
-    try:
-        yield url
-    finally:
-        postgres_server.drop_database(url)  # type: ignore[attr-defined]
 
 
 class Stream:

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from sqlalchemy import func, select
 
 from interlock.storage import Conversation, Database
-from interlock.storage.migrate import upgrade
 from interlock.streaming import EventBus, StoredEvent, Subscription
 from interlock.streaming import listener as listener_module
 from interlock.streaming.events import MessageDelta
@@ -30,17 +28,6 @@ from interlock.streaming.listener import CONTROL_CHANNEL, EventListener
 pytestmark = pytest.mark.postgres
 
 WAIT_S = 30.0
-
-
-@pytest.fixture
-def pg_url(postgres_server: object) -> Iterator[str]:
-    """A new, migrated PostgreSQL database for this test."""
-    url = postgres_server.create_database()  # type: ignore[attr-defined]
-    upgrade(url)
-    try:
-        yield url
-    finally:
-        postgres_server.drop_database(url)  # type: ignore[attr-defined]
 
 
 def _conversation(database: Database) -> str:
