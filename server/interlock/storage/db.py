@@ -129,6 +129,7 @@ class Database:
             )
         else:
             pg_pool.ping_when_idle(self.engine)
+            pg_pool.keep_prepared_statements(self.engine)
         self._executors: tuple[ThreadPoolExecutor, ThreadPoolExecutor] | None = None
         self._executor_pid = 0
 
