@@ -95,7 +95,7 @@ def print_cycles(cycles: dict[str, Any]) -> None:
                 f"    {'':<12}server CPU ratio {cpu:.2f}, cycles/s ratio {rate:.2f} "
                 "(no target for one conversation)"
             )
-    print("    client = the load generator's own CPU (httpx + SSE parsing), not in 'server'")
+    print("    client = the load generator's own CPU (aiohttp + SSE parsing), not in 'server'")
     print(LINE)
 
 
