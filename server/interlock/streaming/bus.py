@@ -36,6 +36,7 @@ from typing import Any
 from sqlalchemy import bindparam, insert, update
 from sqlalchemy import event as sa_event
 from sqlalchemy import select as sa_select
+from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session
 
 from interlock.storage import Conversation, Database, Event
@@ -140,7 +141,6 @@ class EventBus:
             # ``after_rollback`` only on a begun one) drops these events.
             session.connection()
             staged = session.info[_STAGED_KEY] = []
-            sa_event.listen(session, "after_rollback", _drop_staged)
         staged.append((conversation_id, event))
 
     def commit(self, session: Session) -> None:
@@ -372,5 +372,10 @@ def _overflow(subscription: Subscription) -> None:
     subscription.wakeup.set()
 
 
-def _drop_staged(session: Session) -> None:
+def _drop_staged(session: OrmSession, *_: Any) -> None:
     session.info.pop(_STAGED_KEY, None)
+
+
+# One listener for every session (as the audit chain's), not one registered per transaction:
+# ``event.listen`` on a session instance is slow (its own dispatch copy per session).
+sa_event.listen(OrmSession, "after_rollback", _drop_staged)
