@@ -9,18 +9,19 @@ flush with another. Under load most commits queued for it (bench (d): the most f
 of active backends after the WAL flush itself), and with them every lock the transactions
 held, such as the audit chain's (``pg_advisory_xact_lock``) in a decision's.
 
-Here the data transaction commits first, without notifications, and hands them to this
-process's notifying thread, without waiting: the thread sends everything handed to it since its
-last statement, in order, in one statement on a connection of its own, in autocommit mode with
-``synchronous_commit`` off. That statement's transaction holds the lock only for the moment of
-its commit (it writes nothing that must reach the disk first: a notification is not durable
-anyway), and no request waits for it (a decision's answer did, about 12 ms on average under
-load, when each committing thread sent its own on one shared connection). A listener that
-receives a notification reads rows already committed.
+Here the data transaction commits first, without notifications; then the committing thread
+sends them, in one statement on a connection of its own (one per thread, so threads never
+queue for a shared one), in autocommit mode with ``synchronous_commit`` off. That statement's
+transaction holds the lock only for the moment of its commit (it writes nothing that must
+reach the disk first: a notification is not durable anyway). A listener that receives a
+notification reads rows already committed. (Measured alternatives, bench (d) under load: one
+connection shared by the threads made a decision's answer wait for the others' notifications,
+about 12 ms on average; one notifying thread fed by a queue freed the answer but the thread's
+turn at the GIL delayed the notification itself, about 15 ms at the median.)
 
-If the process dies before the thread sent them, or its statement fails twice, the
-notifications are not sent: other processes' subscribers of those conversations catch up at
-the next event they receive (a gap in the sequence makes them re-read storage), and every
+If the process dies between the commit and the notification, or the statement fails twice,
+the notifications are not sent: other processes' subscribers of those conversations catch up
+at the next event they receive (a gap in the sequence makes them re-read storage), and every
 subscriber re-reads storage whenever its listener reconnects.
 """
 
@@ -41,108 +42,83 @@ NOTIFIER_APPLICATION = "interlock-notifier"
 CONNECT_TIMEOUT_S = 5
 """Longest wait for the notifying connection to open (whole seconds, libpq's unit)."""
 _SEND_ONE = "SELECT pg_notify(%s, %s)"
-_SEND_MANY = "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) AS n(c, p)"
-STOP_WAIT_S = 10.0
-"""Longest wait for the notifying thread to send what is queued and end, on close."""
+_SEND_MANY = "SELECT pg_notify(%s, payload) FROM unnest(%s::text[]) AS payload"
 
 log = logging.getLogger(__name__)
 
 
 class Notifier:
-    """Sends ``NOTIFY`` from a thread and connection of its own; :meth:`send` never waits.
+    """Sends ``NOTIFY`` on a connection of the calling thread's own; safe from any thread.
 
-    The thread and its connection start at the first :meth:`send` (a process that never
-    sends opens neither), again in a forked child.
+    A thread's connection opens at its first :meth:`send` (a process that never sends opens
+    none), again in a forked child.
 
     Args:
         url: The database's SQLAlchemy URL (PostgreSQL).
-        statement_timeout_s: ``statement_timeout`` and ``lock_timeout`` of the connection,
+        statement_timeout_s: ``statement_timeout`` and ``lock_timeout`` of the connections,
             in seconds.
     """
 
     def __init__(self, url: URL, statement_timeout_s: float) -> None:
         self._conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
         self._timeout_ms = max(1, int(statement_timeout_s * 1000))
-        self._ready = threading.Condition()
-        self._pending: list[tuple[str, str]] = []
-        self._stopping = False
-        self._thread: threading.Thread | None = None
+        self._local = threading.local()
+        self._mutex = threading.Lock()
+        self._connections: list[psycopg.Connection[Any]] = []
         self._pid = os.getpid()
 
-    def send(self, channel: str, payloads: list[str]) -> None:
-        """Queue ``payloads`` on ``channel``, in order, for the notifying thread; return at once."""
+    def send(self, channel: str, payloads: list[str]) -> bool:
+        """Send ``payloads`` on ``channel``, in order, in one statement (a blocking call).
+
+        A failed attempt (the connection was closed) is retried once on a new connection.
+
+        Returns:
+            False when they could not be sent (logged; the caller's data is committed all the
+            same).
+        """
         if not payloads:
-            return
-        with self._ready:
-            if self._thread is None or self._pid != os.getpid():
-                # First use, or a forked child (the parent's thread does not exist here).
-                self._pid, self._stopping = os.getpid(), False
-                self._pending.clear()
-                self._thread = threading.Thread(
-                    target=self._send_forever, name="interlock notifier", daemon=True
-                )
-                self._thread.start()
-            self._pending.extend((channel, payload) for payload in payloads)
-            self._ready.notify()
-
-    def close(self) -> None:
-        """Send what is queued, then stop the thread and close its connection (bounded wait)."""
-        with self._ready:
-            thread, self._thread = self._thread, None
-            if thread is None or self._pid != os.getpid():
-                return
-            self._stopping = True
-            self._ready.notify()
-        thread.join(STOP_WAIT_S)
-
-    def _send_forever(self) -> None:
-        connection: psycopg.Connection[Any] | None = None
-        try:
-            while True:
-                with self._ready:
-                    while not self._pending and not self._stopping:
-                        self._ready.wait()
-                    batch, self._pending = self._pending, []
-                    stopping = self._stopping
-                if batch:
-                    connection = self._send(connection, batch)
-                if stopping and not batch:
-                    return
-        finally:
-            if connection is not None:
-                connection.close()
-
-    def _send(
-        self, connection: psycopg.Connection[Any] | None, batch: list[tuple[str, str]]
-    ) -> psycopg.Connection[Any] | None:
-        """Send ``batch`` in one statement, trying a new connection once; the one to go on with."""
-        channels, payloads = [c for c, _p in batch], [p for _c, p in batch]
+            return True
         for attempt in (1, 2):
+            connection: psycopg.Connection[Any] | None = None
             try:
-                if connection is None or connection.closed:
-                    connection = self._connect()
-                if len(batch) == 1:
-                    connection.execute(_SEND_ONE, (channels[0], payloads[0]))
+                connection = self._connection()
+                if len(payloads) == 1:
+                    connection.execute(_SEND_ONE, (channel, payloads[0]))
                 else:
-                    connection.execute(_SEND_MANY, (channels, payloads))
-                return connection
+                    connection.execute(_SEND_MANY, (channel, payloads))
+                return True
             except Exception as exc:  # closed by the server, or the database is away
                 if connection is not None:
-                    connection.close()
-                connection = None
+                    self._forget(connection)
                 if attempt == 2:
                     log.warning(
-                        "could not notify other workers (%s); their streams catch up at the "
-                        "next event",
+                        "could not notify other workers on %s (%s); their streams catch up "
+                        "at the next event",
+                        channel,
                         type(exc).__name__,
                     )
-        return None
+        return False
 
-    def _connect(self) -> psycopg.Connection[Any]:
+    def close(self) -> None:
+        """Close every thread's connection (a later :meth:`send` opens a new one)."""
+        with self._mutex:
+            connections, self._connections = self._connections, []
+            mine = self._pid == os.getpid()
+        for connection in connections if mine else ():
+            _close(connection)
+
+    def _connection(self) -> psycopg.Connection[Any]:
+        with self._mutex:
+            if self._pid != os.getpid():  # a forked child: never use the parent's sockets
+                self._pid, self._connections = os.getpid(), []
+                self._local = threading.local()
+        connection: psycopg.Connection[Any] | None = getattr(self._local, "connection", None)
+        if connection is not None and not connection.closed and connection in self._connections:
+            return connection
         # Imported here: a SQLite server never notifies (psycopg costs start-up time).
         import psycopg
 
-        return psycopg.connect(
+        connection = psycopg.connect(
             self._conninfo,
             autocommit=True,
             application_name=NOTIFIER_APPLICATION,
@@ -153,3 +129,21 @@ class Notifier:
                 f" -c lock_timeout={self._timeout_ms}"
             ),
         )
+        with self._mutex:
+            self._connections.append(connection)
+        self._local.connection = connection
+        return connection
+
+    def _forget(self, connection: psycopg.Connection[Any]) -> None:
+        with self._mutex:
+            if connection in self._connections:
+                self._connections.remove(connection)
+        self._local.connection = None
+        _close(connection)
+
+
+def _close(connection: psycopg.Connection[Any]) -> None:
+    try:
+        connection.close()
+    except Exception:  # already broken: nothing to close cleanly
+        log.debug("closing a notifying connection failed", exc_info=True)

@@ -147,8 +147,7 @@ class EventBus:
         """Write the staged events, commit ``session``, then deliver the events.
 
         On PostgreSQL the other server processes are then notified (one ``NOTIFY`` per
-        conversation, handed to the notifying thread after the commit). Callable from any
-        thread.
+        conversation, all in one statement after the commit). Callable from any thread.
 
         Raises:
             LookupError: A staged event's conversation does not exist (rolled back).
