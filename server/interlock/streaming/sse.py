@@ -52,6 +52,18 @@ def _frame(stored: StoredEvent) -> ServerSentEvent:
     return ServerSentEvent(id=str(stored.seq), event=stored.type, data=one_line_json(stored.data))
 
 
+def _frame_bytes(stored: StoredEvent) -> bytes:
+    """The bytes of ``_frame(stored).encode()``, formatted directly (about 0.3 us, not 5).
+
+    JSON text has no CR or LF, so the frame has one ``data:`` line; anything else (and an
+    event type with a line break) goes through ``ServerSentEvent``, which splits the lines.
+    """
+    data = one_line_json(stored.data)
+    if "\r" in data or "\n" in data or "\r" in stored.type or "\n" in stored.type:
+        return _frame(stored).encode()
+    return f"id: {stored.seq}\r\nevent: {stored.type}\r\ndata: {data}\r\n\r\n".encode()
+
+
 @dataclass
 class Opened:
     """A stream opened by its caller: subscribed first, then storage read once.
@@ -97,7 +109,7 @@ async def event_chunks(
             pieces: list[bytes] = []
             size = 0
             for stored in batch:
-                frame = _frame(stored).encode()
+                frame = _frame_bytes(stored)
                 pieces.append(frame)
                 size += len(frame)
                 if size >= CHUNK_BYTES:
