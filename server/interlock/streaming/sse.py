@@ -17,6 +17,8 @@ from sse_starlette import ServerSentEvent
 from interlock.streaming.bus import EventBus, StoredEvent, Subscription
 
 REPLAY_BATCH = 1_000
+MAX_SEQ_DIGITS = 19
+"""Digits of the largest event sequence number (PostgreSQL ``bigint``)."""
 
 
 def parse_last_event_id(raw: str | None, last_seq: int) -> int:
@@ -24,7 +26,9 @@ def parse_last_event_id(raw: str | None, last_seq: int) -> int:
     if raw is None:
         return 0
     text = raw.strip()
-    if not (text.isascii() and text.isdigit()):  # int() would also take "+1" and "1_0"
+    # int() would also take "+1" and "1_0", and refuses more than 4300 digits (ValueError):
+    # a sequence number has at most 19 (a 64-bit integer).
+    if not (text.isascii() and text.isdigit()) or len(text) > MAX_SEQ_DIGITS:
         return 0
     value = int(text)
     if value < 0 or value > last_seq:
