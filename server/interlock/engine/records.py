@@ -24,7 +24,6 @@ from interlock.storage import (
     ToolOutput,
     User,
 )
-from interlock.storage.lookup import by_id
 from interlock.storage.models import utcnow
 from interlock.storage.rows import insert_rows
 from interlock.storage.views import (
@@ -101,6 +100,12 @@ _UNLOADED = UNLOADED
 _DECISION_OF_CALL = select(Decision).where(Decision.tool_call_id == bindparam("call_id"))
 """A call's decision, prebuilt (read by every :func:`view` not given the decision)."""
 
+_USER_NAME = select(User.__table__.c.name).where(  # type: ignore[attr-defined]
+    User.__table__.c.id == bindparam("user_id")  # type: ignore[attr-defined]
+)
+"""A person's name, prebuilt (a Core select of one column: a decided call's view names its
+decider)."""
+
 
 def view(
     session: Session,
@@ -124,8 +129,8 @@ def view(
     assert decision is None or isinstance(decision, Decision)
     decided_by = None
     if decision is not None:
-        user = by_id(session, User, decision.user_id)
-        decided_by = user.name if user else None
+        name = session.connection().execute(_USER_NAME, {"user_id": decision.user_id}).scalar()
+        decided_by = None if name is None else str(name)
     if approvals is None and call.approvals_required > 1:
         approvals = approvals_of(session, [call.id]).get(call.id, [])
     return tool_call_out(

@@ -35,6 +35,7 @@ from typing import Any
 from sqlalchemy import String, bindparam, func, insert, update
 from sqlalchemy import event as sa_event
 from sqlalchemy import select as sa_select
+from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session
 
 from interlock.storage import Conversation, Database, Event
@@ -150,10 +151,9 @@ class EventBus:
         staged = session.info.get(_STAGED_KEY)
         if staged is None:
             # Begin the transaction now, so a rollback before the commit (which fires
-            # ``after_rollback`` only on a begun one) drops these events.
+            # ``after_rollback`` only on a begun one) drops these events (_drop_staged).
             session.connection()
             staged = session.info[_STAGED_KEY] = []
-            sa_event.listen(session, "after_rollback", _drop_staged)
         staged.append((conversation_id, event))
 
     def commit(self, session: Session) -> None:
@@ -379,5 +379,9 @@ def _overflow(subscription: Subscription) -> None:
     subscription.wakeup.set()
 
 
-def _drop_staged(session: Session) -> None:
+def _drop_staged(session: OrmSession) -> None:
     session.info.pop(_STAGED_KEY, None)
+
+
+# One listener for every session (one per session costs more than staging the events).
+sa_event.listen(OrmSession, "after_rollback", _drop_staged)
