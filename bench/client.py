@@ -1,17 +1,18 @@
-"""A small HTTP + SSE client for Interlock, with arrival timestamps on every event."""
+"""What the benchmark's clients share: timestamped SSE frames, reading them, the HITL cycle.
+
+The client itself (aiohttp) is :mod:`load_client`.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import json
-import time
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from common import ASK_PROMPT
+
+if TYPE_CHECKING:
+    from load_client import EventStream, LoadClient
 
 TERMINAL = frozenset({"run.paused", "run.completed", "run.failed", "run.cancelled"})
 EVENT_TIMEOUT_S = 30.0
@@ -79,114 +80,7 @@ class FrameReader:
         self._queue.put_nowait(exc)
 
 
-class EventStream(FrameReader):
-    """An open ``GET /api/conversations/{id}/events``; frames are read by a background task.
-
-    The reader stamps each frame as soon as its blank line is parsed, so a waiting consumer
-    does not delay the timestamp.
-    """
-
-    def __init__(self, client: httpx.AsyncClient, conversation_id: str, after_seq: int = 0) -> None:
-        super().__init__(conversation_id, after_seq)
-        self._client = client
-
-    async def __aenter__(self) -> EventStream:
-        self._task = asyncio.create_task(self._read(), name=f"sse {self._conversation_id}")
-        async with asyncio.timeout(EVENT_TIMEOUT_S):
-            await self._opened.wait()
-        return self
-
-    async def __aexit__(
-        self,
-        _type: type[BaseException] | None,
-        _value: BaseException | None,
-        _tb: TracebackType | None,
-    ) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-
-    async def _read(self) -> None:
-        url = f"/api/conversations/{self._conversation_id}/events"
-        headers = {"Last-Event-ID": str(self._after_seq)} if self._after_seq else {}
-        try:
-            async with self._client.stream("GET", url, timeout=None, headers=headers) as response:
-                response.raise_for_status()
-                self._opened.set()
-                event, data, seq = "", "", 0
-                async for line in response.aiter_lines():
-                    if not line:
-                        if data:
-                            frame = Frame(seq, event, json.loads(data), time.perf_counter())
-                            self.received.append(seq)
-                            self._queue.put_nowait(frame)
-                        event, data, seq = "", "", 0
-                    elif line.startswith(":"):
-                        continue
-                    elif line.startswith("id:"):
-                        seq = int(line[3:].strip())
-                    elif line.startswith("event:"):
-                        event = line[6:].strip()
-                    elif line.startswith("data:"):
-                        data = line[5:].lstrip(" ")
-            raise RuntimeError("the server closed the event stream")
-        except asyncio.CancelledError:
-            raise
-        except BaseException as exc:
-            self._fail(exc)
-
-
-class InterlockClient:
-    """The calls a HITL cycle makes, over one ``httpx.AsyncClient`` (keep-alive pool)."""
-
-    def __init__(self, base_url: str, max_connections: int = 16) -> None:
-        self.base_url = base_url
-        self.http = httpx.AsyncClient(
-            base_url=base_url,
-            timeout=EVENT_TIMEOUT_S,
-            limits=httpx.Limits(
-                max_connections=max_connections, max_keepalive_connections=max_connections
-            ),
-        )
-
-    async def aclose(self) -> None:
-        await self.http.aclose()
-
-    async def new_conversation(self) -> str:
-        response = await self.http.post("/api/conversations", json={})
-        response.raise_for_status()
-        return str(response.json()["id"])
-
-    async def say(self, conversation_id: str, content: str) -> int:
-        """Post a message; return its id."""
-        response = await self.http.post(
-            f"/api/conversations/{conversation_id}/messages", json={"content": content}
-        )
-        if response.status_code != 202:
-            raise RuntimeError(f"message refused: {response.status_code} {response.text}")
-        return int(response.json()["message_id"])
-
-    async def conversation(self, conversation_id: str) -> dict[str, Any]:
-        """``GET /api/conversations/{id}`` (ConversationDetail)."""
-        response = await self.http.get(f"/api/conversations/{conversation_id}")
-        response.raise_for_status()
-        result: dict[str, Any] = response.json()
-        return result
-
-    async def approve(self, tool_call_id: str) -> None:
-        response = await self.http.post(
-            f"/api/tool-calls/{tool_call_id}/decision", json={"type": "approve"}
-        )
-        if response.status_code != 200:
-            raise RuntimeError(f"decision refused: {response.status_code} {response.text}")
-
-    def events(self, conversation_id: str, after_seq: int = 0) -> EventStream:
-        return EventStream(self.http, conversation_id, after_seq)
-
-
-async def hitl_cycle(
-    client: InterlockClient, stream: EventStream, conversation_id: str, i: int
-) -> None:
+async def hitl_cycle(client: LoadClient, stream: EventStream, conversation_id: str, i: int) -> None:
     """One full cycle: message → ASK call → run.paused → approve → tool runs → run.completed.
 
     Raises:

@@ -20,8 +20,9 @@ from typing import Any
 
 from sqlalchemy import event
 
-from client import InterlockClient, hitl_cycle
+from client import hitl_cycle
 from common import run_async
+from load_client import LoadClient
 from server import bench_settings, inprocess_server, prepare_database
 
 WARMUP = 3
@@ -80,7 +81,7 @@ async def measure(database_url: str | None, cycles: int) -> Counts:
         counts = Counts()
         async with inprocess_server(settings) as server:
             instrument(server.services, counts)
-            client = InterlockClient(server.url)
+            client = LoadClient(server.url)
             try:
                 for i in range(WARMUP + cycles):
                     if i == WARMUP:

@@ -21,16 +21,17 @@ Checked against the database (read directly, after the load):
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
 import psycopg
 
-from client import TERMINAL, EventStream, Frame, InterlockClient
+from client import TERMINAL, Frame
 from common import ASK_PROMPT
 from load import Delivery
+from load_client import ConnectionLost, EventStream, LoadClient
 from server import ServerProcess
 
 WAIT_S = 60.0
@@ -71,7 +72,7 @@ class FailoverStats:
 class _Conversation:
     """One cycling conversation that moves to the surviving worker when its own dies."""
 
-    def __init__(self, k: int, clients: list[InterlockClient], run: _Run) -> None:
+    def __init__(self, k: int, clients: list[LoadClient], run: _Run) -> None:
         self.k = k
         self.clients = clients
         self.worker = k % 2
@@ -83,7 +84,7 @@ class _Conversation:
         self.after_kill_at: float | None = None
 
     @property
-    def client(self) -> InterlockClient:
+    def client(self) -> LoadClient:
         return self.clients[self.worker]
 
     async def open(self) -> None:
@@ -130,16 +131,19 @@ class _Conversation:
             if frame.type in TERMINAL:
                 return frame
 
-    async def post(self, path: str, body: dict[str, Any], *, retry: bool = True) -> httpx.Response:
-        """POST to this conversation's worker; when it was killed, move to the other one.
+    async def post(
+        self, path: str, body: dict[str, Any], *, retry: bool = True
+    ) -> tuple[int, bytes]:
+        """POST to this conversation's worker; return the status and raw body. When the
+        worker was killed, move to the other one.
 
         With ``retry`` the same body is sent again there; without, the move is made and
-        :class:`httpx.TransportError` raised, so the caller can send something else.
+        :class:`load_client.ConnectionLost` raised, so the caller can send something else.
         """
         while True:
             try:
-                return await self.client.http.post(path, json=body)
-            except httpx.TransportError:
+                return await self.client.send("POST", path, body)
+            except ConnectionLost:
                 if self.worker == 1 and self.run.killed:
                     await self._move()
                     if retry:
@@ -155,27 +159,29 @@ class _Conversation:
             text = ASK_PROMPT.format(name=f"e{self.k}-{i}" + "r" * attempt)
             attempt += 1
             try:
-                response = await self.post(
+                status, raw = await self.post(
                     f"/api/conversations/{self.id}/messages", {"content": text}, retry=False
                 )
-            except httpx.TransportError:
+            except ConnectionLost:
                 if self.k % 2 == 1 and self.run.killed:  # moved: send a new text there
                     continue
                 raise
-            if response.status_code == 409:  # a taken-over run is still going: wait for it
+            if status == 409:  # a taken-over run is still going: wait for it
                 await self.until_terminal()
                 continue
-            if response.status_code != 202:
-                raise RuntimeError(f"message refused: {response.status_code} {response.text}")
-            self.run.accepted.append(int(response.json()["message_id"]))
+            if status != 202:
+                raise RuntimeError(f"message refused: {status} {raw[:500]!r}")
+            self.run.accepted.append(int(json.loads(raw)["message_id"]))
             break
         end = await self.until_terminal()
         if end.type != "run.paused":
             return end.type
         for call_id in end.data["pending"]:
-            response = await self.post(f"/api/tool-calls/{call_id}/decision", {"type": "approve"})
-            if response.status_code not in (200, 409):
-                raise RuntimeError(f"decision refused: {response.status_code} {response.text}")
+            status, raw = await self.post(
+                f"/api/tool-calls/{call_id}/decision", {"type": "approve"}
+            )
+            if status not in (200, 409):
+                raise RuntimeError(f"decision refused: {status} {raw[:500]!r}")
         return (await self.until_terminal()).type
 
 
@@ -197,7 +203,7 @@ async def failover(
 ) -> FailoverStats:
     """Run the load, kill ``servers[1]``, keep going on ``servers[0]``; check the outcome."""
     stats = FailoverStats(conversations=conversations, lease_s=lease_s)
-    clients = [InterlockClient(s.url, max_connections=4 * conversations) for s in servers]
+    clients = [LoadClient(s.url, max_connections=4 * conversations) for s in servers]
     run = _Run()
     convs = [_Conversation(k, clients, run) for k in range(conversations)]
 

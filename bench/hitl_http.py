@@ -20,8 +20,9 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from client import InterlockClient, hitl_cycle
+from client import hitl_cycle
 from common import WARMUP_CYCLES, median, percentile, process_cpu_seconds
+from load_client import LoadClient
 from server import ServerHandle
 
 Mode = Literal["fresh", "same"]
@@ -87,7 +88,7 @@ class CpuMeter:
 
 async def interlock_cycles(server: ServerHandle, cycles: int, mode: Mode) -> CycleStats:
     """Run ``WARMUP_CYCLES`` + ``cycles`` sequential HITL cycles; time the last ``cycles``."""
-    client = InterlockClient(server.url)
+    client = LoadClient(server.url)
     meter = CpuMeter(server.pid)
     try:
         if mode == "fresh":
@@ -101,7 +102,7 @@ async def interlock_cycles(server: ServerHandle, cycles: int, mode: Mode) -> Cyc
     )
 
 
-async def _fresh(client: InterlockClient, cycles: int, meter: CpuMeter) -> list[float]:
+async def _fresh(client: LoadClient, cycles: int, meter: CpuMeter) -> list[float]:
     durations: list[float] = []
     for i in range(WARMUP_CYCLES + cycles):
         if i == WARMUP_CYCLES:
@@ -116,7 +117,7 @@ async def _fresh(client: InterlockClient, cycles: int, meter: CpuMeter) -> list[
     return durations
 
 
-async def _same(client: InterlockClient, cycles: int, meter: CpuMeter) -> list[float]:
+async def _same(client: LoadClient, cycles: int, meter: CpuMeter) -> list[float]:
     durations: list[float] = []
     conversation_id = await client.new_conversation()
     async with client.events(conversation_id) as stream:

@@ -33,12 +33,13 @@ from itertools import pairwise
 from typing import Any
 
 from client import TERMINAL
-from common import ASK_PROMPT, percentile
+from common import ASK_PROMPT, percentile, process_cpu_seconds
 from cpu_shares import CpuMeter, Shares
 from load_client import EventStream, LoadClient
 
 SETUP_CONCURRENCY = 20
 SETTLE_TIMEOUT_S = 60.0
+IDLE_SETTLE_S = 0.5
 
 
 @dataclass
@@ -82,6 +83,8 @@ class LoadStats:
     cross_ms: list[float] = field(default_factory=list)
     server_cpu_s: float = 0.0
     client_cpu_s: float = 0.0
+    idle_window_s: float = 0.0
+    idle_server_cpu_s: float = float("nan")
     shares: Shares = field(default_factory=Shares)
     delivery: Delivery = field(default_factory=Delivery)
     idle_closed: int = 0
@@ -115,6 +118,10 @@ class LoadStats:
             "cpu_shares": self.shares.as_dict(),
             "server_cpu_ms_per_cycle": self.server_cpu_s / self.cycles * 1e3
             if self.cycles
+            else float("nan"),
+            "idle_window_s": self.idle_window_s,
+            "idle_server_cores": self.idle_server_cpu_s / self.idle_window_s
+            if self.idle_window_s
             else float("nan"),
             "delivery": {**self.delivery.__dict__, "ok": self.delivery.ok},
             "idle_closed": self.idle_closed,
@@ -181,6 +188,7 @@ async def run_load(
     duration_s: float,
     cross: bool = False,
     database: str | None = None,
+    idle_window_s: float = 0.0,
 ) -> LoadStats:
     """Hold ``idle`` streams open and cycle ``active`` conversations for ``duration_s``.
 
@@ -188,7 +196,9 @@ async def run_load(
     window opens when the last warm-up is done: cycles ending inside it are counted, cycles
     starting inside it give the latency samples. Cycles in flight at the end finish (and are
     checked) but are not counted. ``database``: the PostgreSQL database of the servers (its
-    backends' CPU is read), None on SQLite.
+    backends' CPU is read), None on SQLite. ``idle_window_s``: before any conversation
+    cycles, the servers' CPU is read over this many seconds with only the idle streams open
+    (what holding them costs: keep-alive pings, timers).
     """
     n = len(urls)
     clients = [LoadClient(url, max_connections=2 * active + 16) for url in urls]
@@ -256,6 +266,13 @@ async def run_load(
 
     try:
         await asyncio.gather(*(open_idle(j) for j in range(idle)))
+        if idle_window_s > 0:
+            await asyncio.sleep(IDLE_SETTLE_S)  # the last streams' opening work is done
+            before = sum(process_cpu_seconds(pid) for pid in pids)
+            started = time.perf_counter()
+            await asyncio.sleep(idle_window_s)
+            stats.idle_window_s = time.perf_counter() - started
+            stats.idle_server_cpu_s = sum(process_cpu_seconds(pid) for pid in pids) - before
         tasks = [asyncio.create_task(worker(k)) for k in range(active)]
         async with asyncio.timeout(SETTLE_TIMEOUT_S * 2):
             await all_warm.wait()

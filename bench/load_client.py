@@ -1,15 +1,15 @@
-"""The client of the concurrent loads (c) and (d): aiohttp for HTTP, :mod:`sse` for the streams.
+"""The benchmark's HTTP + SSE client: aiohttp for HTTP, :mod:`sse` for the streams.
 
-The loads keep hundreds of streams open and many conversations cycling on a 2-core machine
-that also runs the servers and PostgreSQL, so the load generator's own CPU is taken from
-the servers: aiohttp (its C HTTP parser, a connection pool that does not scan its
-connections per request) keeps it to a few ms per cycle. Requests go over one session
+Every part uses it: (a)'s sequential cycles, whose rate counts the client's time, and the
+concurrent loads (c) to (e). The loads keep hundreds of streams open and many conversations
+cycling on a 2-core machine that also runs the servers and PostgreSQL, so the load
+generator's own CPU is taken from the servers: aiohttp (its C HTTP parser, a connection pool
+that does not scan its connections per request) keeps it to a few ms per cycle. Requests go over one session
 whose pool stays small (``max_connections``); event streams over another, each on a
 connection of its own, so the hundreds of open streams never sit in the requests' pool.
 
-It checks as much as :class:`client.InterlockClient` does: every response's status and
-JSON body, every event's ``id:`` (the sequence the delivery check uses), type and JSON data.
-Same calls and same :class:`client.EventStream` surface (``next``, ``until``, ``received``).
+It checks every response's status and JSON body, and every event's ``id:`` (the sequence
+the delivery check uses), type and JSON data.
 """
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ _SKIP_HEADERS = ("Accept-Encoding", "User-Agent")
 
 class HttpError(RuntimeError):
     """The server answered something a cycle cannot go on with (or the stream broke)."""
+
+
+class ConnectionLost(HttpError):
+    """The connection broke or could not be made (the server is gone or killed)."""
 
 
 class LoadClient:
@@ -69,20 +73,28 @@ class LoadClient:
         await self._requests.close()
         await self._streams.close()
 
+    async def send(self, method: str, path: str, body: Any = None) -> tuple[int, bytes]:
+        """Send one request with a JSON ``body`` (or none); return its status and raw body.
+
+        Raises:
+            ConnectionLost: The connection broke (:class:`aiohttp.ClientError`).
+            TimeoutError: No whole answer within :data:`client.EVENT_TIMEOUT_S`.
+        """
+        try:
+            async with self._requests.request(method, path, json=body) as response:
+                return response.status, await response.read()
+        except aiohttp.ClientError as exc:
+            raise ConnectionLost(f"{method} {path}: {exc!r}") from exc
+
     async def request(self, method: str, path: str, expect: int, body: Any = None) -> Any:
         """Send one request with a JSON ``body`` (or none); return the answer's JSON.
 
         Raises:
             HttpError: The status is not ``expect``, the body is not JSON, or the connection
-                broke (:class:`aiohttp.ClientError`).
+                broke (:class:`ConnectionLost`).
             TimeoutError: No whole answer within :data:`client.EVENT_TIMEOUT_S`.
         """
-        try:
-            async with self._requests.request(method, path, json=body) as response:
-                raw = await response.read()
-                status = response.status
-        except aiohttp.ClientError as exc:
-            raise HttpError(f"{method} {path}: {exc!r}") from exc
+        status, raw = await self.send(method, path, body)
         if status != expect:
             text = raw[:500].decode("utf-8", "replace")
             raise HttpError(f"{method} {path}: {status} (expected {expect}) {text}")

@@ -28,8 +28,9 @@ from typing import Any
 
 import httpx
 
-from client import InterlockClient, hitl_cycle
+from client import hitl_cycle
 from common import ASK_PROMPT, process_cpu_seconds, run_async
+from load_client import LoadClient
 from server import ServerProcess, rss_bytes
 
 CONCURRENCY = 8
@@ -56,7 +57,7 @@ class PausedStats:
         return {**asdict(self), "rss_delta_mb": self.rss_delta_mb}
 
 
-async def _pause(client: InterlockClient, name: str) -> tuple[str, str, int]:
+async def _pause(client: LoadClient, name: str) -> tuple[str, str, int]:
     """Leave a new conversation paused on one ASK call; return its id, the call's, the last seq."""
     conversation_id = await client.new_conversation()
     async with client.events(conversation_id) as stream:
@@ -66,7 +67,7 @@ async def _pause(client: InterlockClient, name: str) -> tuple[str, str, int]:
 
 
 async def _fill(url: str, count: int) -> list[tuple[str, str, int]]:
-    client = InterlockClient(url, max_connections=2 * CONCURRENCY)
+    client = LoadClient(url, max_connections=2 * CONCURRENCY)
     gate = asyncio.Semaphore(CONCURRENCY)
     out: list[tuple[str, str, int]] = []
 
@@ -82,7 +83,7 @@ async def _fill(url: str, count: int) -> list[tuple[str, str, int]]:
 
 
 async def _warm(url: str) -> None:
-    client = InterlockClient(url)
+    client = LoadClient(url)
     try:
         for i in range(WARMUP):
             conversation_id = await client.new_conversation()
@@ -110,7 +111,7 @@ async def _first_answer(
             except httpx.TransportError:
                 pass
             await asyncio.sleep(0.005)
-    client = InterlockClient(server.url)
+    client = LoadClient(server.url)
     conversation_id, call_id, last_seq = paused
     try:
         async with client.events(conversation_id, after_seq=last_seq) as stream:

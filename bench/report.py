@@ -95,7 +95,7 @@ def print_cycles(cycles: dict[str, Any]) -> None:
                 f"    {'':<12}server CPU ratio {cpu:.2f}, cycles/s ratio {rate:.2f} "
                 "(no target for one conversation)"
             )
-    print("    client = the load generator's own CPU (httpx + SSE parsing), not in 'server'")
+    print("    client = the load generator's own CPU (aiohttp + SSE parsing), not in 'server'")
     print(LINE)
 
 
@@ -187,6 +187,11 @@ def _shares_line(s: dict[str, Any]) -> str | None:
 def print_one_worker(c: dict[str, Any]) -> None:
     one, many = c["single"], c["many"]
     print("(c) one worker: idle event streams + conversations cycling at once (SQLite)")
+    if one.get("idle_window_s"):
+        print(
+            f"    {one['idle']} idle streams, nothing else, {one['idle_window_s']:.0f} s: server "
+            f"{one['idle_server_cores']:.3f} cores (keep-alive pings, timers)"
+        )
     for s in (one, many):
         print(f"    {_load_line(s)}")
         if shares := _shares_line(s):

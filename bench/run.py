@@ -60,6 +60,7 @@ class Plan:
     active: int
     load_s: float
     single_s: float
+    idle_window_s: float
     workers_active: int
     workers_s: float
     failover_conversations: int
@@ -77,6 +78,7 @@ FULL = Plan(
     active=50,
     load_s=60.0,
     single_s=20.0,
+    idle_window_s=10.0,
     workers_active=50,
     workers_s=30.0,
     failover_conversations=10,
@@ -93,6 +95,7 @@ QUICK = Plan(
     active=50,
     load_s=10.0,
     single_s=5.0,
+    idle_window_s=3.0,
     workers_active=50,
     workers_s=10.0,
     failover_conversations=10,
@@ -225,6 +228,7 @@ def bench_one_worker(plan: Plan, work: Path) -> dict[str, Any]:
                 active=1,
                 idle=plan.idle_streams,
                 duration_s=plan.single_s,
+                idle_window_s=plan.idle_window_s,
             )
         )
         log(f"(c) {plan.idle_streams} idle streams + {plan.active} active for {plan.load_s:g} s")

@@ -29,7 +29,7 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from client import InterlockClient, hitl_cycle
+from client import hitl_cycle
 from common import (
     DbTimes,
     TurnRecord,
@@ -40,6 +40,7 @@ from common import (
     stamp,
     turn_record,
 )
+from load_client import LoadClient
 from server import bench_settings, inprocess_server, prepare_database
 
 WINDOW = 5
@@ -79,7 +80,7 @@ async def interlock_growth(directory: Path, turns: int) -> list[TurnRecord]:
     db_path, url = prepare_database(directory)
     records: list[TurnRecord] = []
     async with inprocess_server(bench_settings(url)) as live:
-        client = InterlockClient(live.url)
+        client = LoadClient(live.url)
         checkpointer = sqlite3.connect(db_path)
         try:
             conversation_id = await client.new_conversation()

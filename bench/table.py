@@ -108,8 +108,15 @@ def _c(label: str, c: dict[str, Any], _results: dict[str, Any]) -> list[tuple[st
         (
             f"{label} throughput 50 active ÷ 1 active",
             f"{many['per_s']:.1f} ÷ {one['per_s']:.1f} = {c['throughput_ratio']:.2f} (server "
-            f"{many['server_cpu_ms_per_cycle']:.0f} ms CPU/cycle; load generator "
-            f"{many['client_cpu_s'] / many['seconds'] * 100:.0f}% of a core)",
+            f"{one['server_cpu_ms_per_cycle']:.0f} → {many['server_cpu_ms_per_cycle']:.0f} ms "
+            f"CPU/cycle; load generator "
+            f"{many['client_cpu_s'] / many['seconds'] * 100:.0f}% of a core"
+            + (
+                f"; the idle streams alone: {one['idle_server_cores']:.3f} cores"
+                if one.get("idle_window_s")
+                else ""
+            )
+            + ")",
             f"≥ 1.5, {_mark(c['throughput_ratio'] >= r.C_THROUGHPUT_RATIO)}",
         ),
     ]

@@ -12,9 +12,9 @@ import asyncio
 import importlib.util
 from functools import cache
 
-from client import InterlockClient
 from common import ASK_PROMPT, run_async
 from interlock.settings import Settings
+from load_client import LoadClient
 from server import ServerProcess, postgres_database
 
 PROBE_WAIT_S = 5.0
@@ -35,7 +35,7 @@ def cross_worker_problem() -> str | None:
 
 
 async def _probe(stream_url: str, post_url: str) -> str | None:
-    reader, writer = InterlockClient(stream_url), InterlockClient(post_url)
+    reader, writer = LoadClient(stream_url), LoadClient(post_url)
     try:
         conversation_id = await writer.new_conversation()
         async with reader.events(conversation_id) as stream:

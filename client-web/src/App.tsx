@@ -39,6 +39,7 @@ export function App() {
   /** The conversation this tab created last (its view replays the stream from the start). */
   const [freshId, setFreshId] = useState<string | null>(null);
   const [openWaiting, setOpenWaiting] = useState<{ id: string; waiting: number } | null>(null);
+  const [approverWaiting, setApproverWaiting] = useState(0);
 
   useEffect(() => onUnauthorized(() => setNeedToken(true)), []);
 
@@ -57,6 +58,12 @@ export function App() {
   const loadConversations = useCallback(() => {
     const request = ++listRequest.current;
     api.conversations().then((list) => request === listRequest.current && setConversations(list), () => {});
+    // Calls waiting for this person as an approver, in other people's conversations: not in
+    // the list above, but they wait for a decision all the same (badge and tab title).
+    api.approvals().then(
+      (items) => request === listRequest.current && setApproverWaiting(items.filter((a) => a.role === "approver").length),
+      () => {},
+    );
   }, []);
 
   const loadCatalog = useCallback(() => {
@@ -89,7 +96,7 @@ export function App() {
 
   const openId = route.kind === "conversation" ? route.id : null;
   const liveOpen = openWaiting && openWaiting.id === openId ? openWaiting : null;
-  const totalWaiting = waitingTotal(conversations, liveOpen);
+  const totalWaiting = waitingTotal(conversations, liveOpen) + approverWaiting;
   const pageTitle =
     route.kind === "conversation"
       ? conversations.find((c) => c.id === route.id)?.title || "Conversation"

@@ -149,3 +149,30 @@ async def test_tools_list_states_execution_modal_and_annotations(server: LiveSer
         True,
     )
     assert "question" in tools["suggestions"]["input_schema"]["properties"]
+
+
+@pytest.mark.parametrize(
+    ("content", "title"),
+    [
+        ("\u0007ring\tthe\nbell \u202eevil\u200b ", "ring the bell evil"),
+        ("\u200b\ufeff\u2066", "New conversation"),
+        ("family 👩\u200d👩\u200d👧 trip ✈️", "family 👩\u200d👩\u200d👧 trip ✈️"),
+    ],
+    ids=["controls", "only-invisible", "emoji-joiners-kept"],
+)
+async def test_a_title_taken_from_the_first_message_is_one_visible_line(
+    server: LiveServer, content: str, title: str
+) -> None:
+    """The automatic title obeys the rename rule: no control or invisible bidi characters."""
+    conversation_id = await server.new_conversation()
+
+    await server.say(conversation_id, content)
+    await collect(server.client, conversation_id, until=terminals(1))
+
+    detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+    assert detail["title"] == title
+    if title != "New conversation":  # a rename to the same text is accepted
+        response = await server.client.patch(
+            f"/api/conversations/{conversation_id}", json={"title": detail["title"]}
+        )
+        assert response.status_code == 200, response.text

@@ -129,3 +129,30 @@ async def test_members_do_not_see_why_a_skill_failed_or_where_it_lives(
     headers = {"Authorization": f"Bearer {token}"}
     skills = (await server.client.get("/api/skills", headers=headers)).json()
     assert skills and all(s["path"] is None for s in skills)
+
+
+async def test_times_without_a_utc_form_are_refused_not_a_server_error(server: LiveServer) -> None:
+    """A zoned time at the ends of the calendar (year 9999 minus 5 h) has no UTC form: 422."""
+    conversation_id = await server.new_conversation()
+    late, early = "9999-12-31T23:59:59-05:00", "0001-01-01T00:00:00+01:00"
+    for path in ("/api/audit", "/api/audit/export", "/api/metrics/tools"):
+        for name, value in (("until", late), ("since", early)):
+            response = await server.client.get(path, params={name: value})
+            assert _code(response, 422) == "invalid_request", (path, name)
+            assert response.json()["error"]["details"]["errors"][0]["path"] == ["query", name]
+    # the default window (7 days before until) reaching past the first day there is
+    response = await server.client.get("/api/metrics/tools", params={"until": "0001-01-02"})
+    assert response.status_code == 200, response.text
+    assert response.json()["since"].startswith("0001-01-01T00:00:00")
+    for value in (late, early):
+        response = await server.client.post(
+            "/api/grants",
+            json={
+                "tool": "notes.add",
+                "scope": "conversation",
+                "conversation_id": conversation_id,
+                "expires_at": value,
+            },
+        )
+        assert _code(response, 422) == "invalid_request", value
+    assert (await server.client.get("/api/grants")).json() == []

@@ -288,6 +288,9 @@ async def test_a_command_with_args_breaking_the_schema_is_refused(api_settings: 
             error = _error(await _send(server, conversation_id, content), 422, "invalid_args")
             fields = error["details"]["errors"]
             assert {f"{'/'.join(f['path'])}:{f['rule']}" for f in fields} >= {f"text:{rule}"}
+            # The person reads it: the field as the card labels it, one problem per field.
+            assert error["message"].startswith("/notes needs different input. Text: "), error
+            assert error["message"].count("Text:") == 1 and "text:" not in error["message"]
         await _assert_nothing_stored(server, conversation_id)
 
 

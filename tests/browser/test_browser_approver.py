@@ -60,12 +60,30 @@ async def test_an_approver_gives_the_second_approval_from_the_approvals_view(
         "1 of 2 approvals: owner"
     )
     await expect(item.get_by_test_id("expiry")).to_contain_text("Decide within")
+    # The call waits for ana, though not in a conversation of hers: the badge and the tab
+    # title count it.
+    await expect(page.get_by_test_id("approvals-count")).to_have_text("1")
+    await expect(page).to_have_title("(1) Approvals · Interlock")
     await page.screenshot(path=tmp_path / "approver.png", full_page=True)
 
     await item.get_by_test_id("approve").click()
     await expect(item).to_have_count(0)
+    await expect(page.get_by_test_id("approvals-count")).to_have_count(0)
+    await expect(page).to_have_title("Approvals · Interlock")
     async with httpx.AsyncClient(base_url=app.url, headers=owner, timeout=15) as as_owner:
         log = await collect(as_owner, conversation_id, until=terminals(2), timeout_s=10)
     await app.idle()
     assert log.types.count("run.completed") == 1, log.types
     assert [text for _id, text in notes(app)] == ["buy milk"]
+
+
+async def test_a_saved_token_the_server_refuses_is_said_to_be_refused(
+    app: LiveServer, page: Page
+) -> None:
+    create_user(app.services.db, "owner")  # a user exists: the API wants a token
+    await page.add_init_script("localStorage.setItem('interlock.token', 'not-a-token')")
+    await page.goto("/")
+    await expect(page.get_by_test_id("token-input")).to_be_visible()
+    await expect(page.get_by_test_id("token-refused")).to_contain_text("was not accepted")
+    await page.get_by_test_id("token-clear").click()
+    await expect(page.get_by_test_id("token-refused")).to_have_count(0)

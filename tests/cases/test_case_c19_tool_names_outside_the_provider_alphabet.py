@@ -18,7 +18,7 @@ ODD_NAMES = ["a.b/c", "get user", "l" * 80, "Get_User", "get_user", "get-user"]
 PROVIDER_ALPHABET = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # the case's rule (Interlock maps "-" too)
 
 
-async def test_odd_remote_names_get_unique_provider_safe_names(
+async def test_case_c19_odd_remote_names_get_unique_provider_safe_names(
     remote: RemoteMcp, make_sources, ctx: ToolContext
 ):
     sources, registry = await make_sources({"odd": {"url": remote.url}})

@@ -9,7 +9,8 @@ import type { RJSFSchema, UiSchema } from "@rjsf/utils";
 import validator from "@rjsf/validator-ajv8";
 import { useMemo, useState, type ReactNode } from "react";
 import type { FieldError, JsonObject } from "../api/types";
-import { pathLabel, toErrorSchema } from "./approval/fieldErrors";
+import { pathLabel, pathWords, toErrorSchema } from "./approval/fieldErrors";
+import { humanise } from "./fields/schemaFields";
 
 interface Props {
   schema: JsonObject;
@@ -49,6 +50,24 @@ export function textAreas(schema: JsonObject, data: JsonObject): UiSchema {
   return ui;
 }
 
+/**
+ * Labels in the person's words: rjsf labels a property without a `title` by its raw key
+ * ("due_date"); give it the same label the card's details show ("Due date"), at every
+ * level of nested objects. Merged into `ui` (the text areas), which it returns.
+ */
+export function fieldTitles(schema: unknown, ui: UiSchema = {}): UiSchema {
+  const props = schema && typeof schema === "object" ? (schema as JsonObject).properties : undefined;
+  if (!props || typeof props !== "object") return ui;
+  for (const [key, prop] of Object.entries(props as Record<string, unknown>)) {
+    if (!prop || typeof prop !== "object") continue;
+    const p = prop as JsonObject;
+    const own = (ui[key] ?? {}) as UiSchema;
+    const titled = typeof p.title === "string" && p.title ? own : { ...own, "ui:title": humanise(key) };
+    ui[key] = p.type === "object" ? fieldTitles(p, titled) : titled;
+  }
+  return ui;
+}
+
 /** rjsf's Ajv is draft-07; the server validates with its own 2020-12 schema, so drop `$schema`. */
 export function formSchema(schema: JsonObject): RJSFSchema {
   const { $schema: _ignored, ...rest } = schema;
@@ -59,14 +78,14 @@ export function SchemaForm({ schema, formData, fieldErrors, disabled, idPrefix, 
   const rjsfSchema = useMemo(() => formSchema(schema), [schema]);
   const extraErrors = useMemo(() => toErrorSchema(fieldErrors), [fieldErrors]);
   // Decided once, from the first values (a widget must not change while the person types).
-  const [uiSchema] = useState(() => textAreas(schema, formData));
+  const [uiSchema] = useState(() => fieldTitles(schema, textAreas(schema, formData)));
   return (
     <div className="edit-form">
       {fieldErrors.length > 0 && (
         <ul className="field-errors" aria-label={errorsLabel}>
           {fieldErrors.map((e, i) => (
             <li key={i} data-testid="field-error" data-path={pathLabel(e.path)} data-rule={e.rule}>
-              <strong>{pathLabel(e.path)}</strong>: {e.message}
+              <strong>{pathWords(e.path)}</strong>: {e.message}
             </li>
           ))}
         </ul>

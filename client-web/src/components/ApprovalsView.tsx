@@ -10,7 +10,7 @@ import { asApiError, type ApiError } from "../api/client";
 import { api } from "../api/client";
 import type { ApprovalOut } from "../api/types";
 import { toolTitle, useAppData } from "../state/appData";
-import { onActivity } from "../state/broadcast";
+import { announceActivity, onActivity } from "../state/broadcast";
 import { statusWords } from "../cards/status/status";
 import { argsSummary } from "../cards/fields/schemaFields";
 import { originText } from "../cards/ToolCardHeader";
@@ -93,7 +93,7 @@ export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) 
                     tools={tools}
                     employee={conversation.employee ? employees[conversation.employee] : undefined}
                     myId={me?.id}
-                    onDecided={load}
+                    onDecided={() => announceActivity({ kind: "conversations" })}
                   />
                 );
               }

@@ -23,6 +23,12 @@ export function TokenPrompt({ onSave, hasStoredToken }: Props) {
         <p className="muted small">
           This server needs an access token (<code>interlock users create NAME</code> prints one).
         </p>
+        {hasStoredToken && (
+          <p className="error small" role="alert" data-testid="token-refused">
+            The saved token was not accepted (mistyped, revoked, or for another server). Paste
+            another, or forget it.
+          </p>
+        )}
         <label htmlFor={id}>Access token</label>
         <input
           id={id}

@@ -27,7 +27,7 @@ from interlock.storage.models import new_id
 from interlock.storage.views import message_out
 from interlock.streaming import EventBus
 from interlock.streaming.events import MessageCompleted, ToolCallCreated
-from interlock.tools import Tool, ToolRegistry
+from interlock.tools import FieldError, Tool, ToolRegistry
 
 COMMAND_RE = re.compile(r"^/([a-z][a-z0-9_-]{0,31})(?:\s+(.*))?\s*$", re.DOTALL)
 QUERY = "{query}"
@@ -161,12 +161,24 @@ def resolve_command(
     errors = registry.validate_args(tool, args)
     if errors:
         raise BadRequest(
-            f"/{name} needs different input: "
-            + "; ".join(f"{'/'.join(map(str, e.path)) or '(root)'}: {e.message}" for e in errors),
+            f"/{name} needs different input. " + _problems_in_words(tool, errors),
             code="invalid_args",
             details={"errors": [e.as_dict() for e in errors]},
         )
     return ResolvedCommand(skill=skill.name, command=name, tool=tool, args=args)
+
+
+def _problems_in_words(tool: Tool, errors: list[FieldError]) -> str:
+    """The first problem of each field, named as a card labels it: ``Text: Must not be empty.``"""
+    props = tool.input_schema.get("properties") or {}
+    said: dict[str, str] = {}
+    for e in errors:
+        key = str(e.path[0]) if e.path else ""
+        prop = props.get(key) if isinstance(props, dict) else None
+        title = prop.get("title") if isinstance(prop, dict) else None
+        label = title if isinstance(title, str) and title else key.replace("_", " ").capitalize()
+        said.setdefault(key, f"{label}: {e.message}" if label else e.message)
+    return " ".join(said.values())
 
 
 def propose_command(

@@ -21,6 +21,7 @@ from interlock.permissions import start_switch
 from interlock.storage import Message, MessageRole, Run
 from interlock.storage.models import utcnow
 from interlock.storage.rows import insert_rows
+from interlock.storage.text import one_line
 from interlock.storage.views import message_out
 from interlock.streaming.events import MessageCompleted, RunStarted
 
@@ -98,7 +99,7 @@ def store_message(
         )
         insert_rows(session, [run, message])
         if conversation.title == "New conversation":
-            conversation.title = " ".join(content.split())[:60] or conversation.title
+            conversation.title = one_line(content, 60) or conversation.title
         conversation.updated_at = utcnow()
         session.add(conversation)
         session.flush()

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from interlock.permissions.grants import MAX_GRANT_DAYS
 from interlock.storage.text import check_storable
+from interlock.storage.times import UtcTime
 
 
 class RememberIn(BaseModel):
@@ -53,7 +54,7 @@ class GrantIn(BaseModel):
     employee: str | None = Field(default=None, max_length=100)
     args: dict[str, Any] | None = None
     days: int | None = Field(default=None, ge=1, le=MAX_GRANT_DAYS)
-    expires_at: datetime | None = None
+    expires_at: UtcTime | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> GrantIn:

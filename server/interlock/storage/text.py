@@ -9,6 +9,7 @@ cannot be encoded as UTF-8 at all. Input from people is refused at the API with 
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 _BAD = re.compile("[\x00\ud800-\udfff]")
@@ -74,3 +75,24 @@ def clean_json(value: Any) -> Any:
     if isinstance(value, list):
         return [clean_json(v) for v in value]
     return value
+
+
+_JOINERS = frozenset("\u200c\u200d")  # zero-width (non-)joiner: part of emoji and scripts
+
+
+def one_line(text: str, limit: int) -> str:
+    """Return ``text`` as a one-line label of at most ``limit`` characters (a title).
+
+    Line breaks, tabs and other control characters become spaces; invisible format
+    characters (bidi overrides such as U+202E, zero-width spaces, a BOM) are dropped, the
+    joiners emoji and scripts need are kept; runs of spaces become one. Empty when nothing
+    visible is left.
+    """
+    kept = []
+    for c in text:
+        kind = unicodedata.category(c)
+        if kind == "Cc" or c.isspace():
+            kept.append(" ")
+        elif kind[0] != "C" or c in _JOINERS:
+            kept.append(c)
+    return " ".join("".join(kept).split())[:limit].strip()

@@ -40,11 +40,15 @@ def mark_urgent_thread() -> None:
 
 
 class _Waiter:
-    __slots__ = ("cancelled", "event", "owner")
+    """A queued writer: ``handed`` is a lock taken at creation and released to wake it (one C
+    call each way, where a ``threading.Event`` is a condition variable in Python)."""
+
+    __slots__ = ("cancelled", "handed", "owner")
 
     def __init__(self, owner: object) -> None:
         self.owner = owner
-        self.event = threading.Event()
+        self.handed = threading.Lock()
+        self.handed.acquire()
         self.cancelled = False
 
 
@@ -73,7 +77,7 @@ class WriteGate:
                 return True
             waiter = _Waiter(owner)
             heapq.heappush(self._queue, (0 if urgent else 1, next(self._arrivals), waiter))
-        if waiter.event.wait(timeout_s):
+        if waiter.handed.acquire(timeout=timeout_s):
             return True
         with self._mutex:
             if self._owner is owner:  # handed over just as the wait ended
@@ -90,7 +94,7 @@ class WriteGate:
                 _priority, _arrival, waiter = heapq.heappop(self._queue)
                 if not waiter.cancelled:
                     self._owner = waiter.owner
-                    waiter.event.set()
+                    waiter.handed.release()
                     return
             self._owner = None
 

@@ -151,7 +151,7 @@ class EventBus:
         staged = session.info.get(_STAGED_KEY)
         if staged is None:
             # Begin the transaction now, so a rollback before the commit (which fires
-            # ``after_rollback`` only on a begun one) drops these events (_drop_staged).
+            # ``after_rollback`` only on a begun one) drops these events.
             session.connection()
             staged = session.info[_STAGED_KEY] = []
         staged.append((conversation_id, event))
@@ -379,9 +379,10 @@ def _overflow(subscription: Subscription) -> None:
     subscription.wakeup.set()
 
 
-def _drop_staged(session: OrmSession) -> None:
+def _drop_staged(session: OrmSession, *_: Any) -> None:
     session.info.pop(_STAGED_KEY, None)
 
 
-# One listener for every session (one per session costs more than staging the events).
+# One listener for every session (as the audit chain's), not one registered per transaction:
+# ``event.listen`` on a session instance is slow (its own dispatch copy per session).
 sa_event.listen(OrmSession, "after_rollback", _drop_staged)

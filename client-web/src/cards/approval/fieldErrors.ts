@@ -1,5 +1,6 @@
 import type { ErrorSchema } from "@rjsf/utils";
 import type { FieldError } from "../../api/types";
+import { humanise } from "../fields/schemaFields";
 
 /** Splits a field error path into keys: a list as sent by the server, or a pointer / dotted string. */
 export function pathSegments(path: FieldError["path"]): string[] {
@@ -14,6 +15,13 @@ export function pathLabel(path: FieldError["path"]): string {
   const segs = pathSegments(path);
   if (segs.length === 0) return "(arguments)";
   return segs.map((k, i) => (/^\d+$/.test(k) ? `[${k}]` : i === 0 ? k : `.${k}`)).join("");
+}
+
+/** The same path in the person's words, as the form labels it: "Text", "Items › 1 › Name". */
+export function pathWords(path: FieldError["path"]): string {
+  const segs = pathSegments(path);
+  if (segs.length === 0) return "The arguments";
+  return segs.map((k) => (/^\d+$/.test(k) ? String(Number(k) + 1) : humanise(k))).join(" › ");
 }
 
 /** Server field errors as rjsf `extraErrors`, so each shows next to its field. */

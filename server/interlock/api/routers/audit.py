@@ -11,6 +11,7 @@ from fastapi.responses import StreamingResponse
 from interlock.api.deps import CurrentUser, EngineDep
 from interlock.audit.query import MAX_PAGE, AuditFilter, AuditPage, audit_page, export_csv
 from interlock.errors import BadRequest
+from interlock.storage.times import UtcTime
 
 router = APIRouter(prefix="/api/audit", tags=["audit"])
 
@@ -27,13 +28,6 @@ OutcomeParam = Literal[
 ]
 
 
-def as_utc(value: datetime | None) -> datetime | None:
-    """Read a time without a zone as UTC (the server's clock and zone decide)."""
-    if value is None:
-        return None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
 def _filter(
     tool: str | None,
     employee: str | None,
@@ -42,7 +36,6 @@ def _filter(
     since: datetime | None,
     until: datetime | None,
 ) -> AuditFilter:
-    since, until = as_utc(since), as_utc(until)
     if since is not None and until is not None and since >= until:
         raise BadRequest("since must be before until.", code="invalid_request")
     return AuditFilter(
@@ -62,8 +55,8 @@ UserQ = Annotated[
     Query(alias="user", max_length=64, description="User id: their conversations or decisions"),
 ]
 OutcomeQ = Annotated[OutcomeParam | None, Query()]
-SinceQ = Annotated[datetime | None, Query(description="From this time (inclusive)")]
-UntilQ = Annotated[datetime | None, Query(description="Before this time (exclusive)")]
+SinceQ = Annotated[UtcTime | None, Query(description="From this time (inclusive)")]
+UntilQ = Annotated[UtcTime | None, Query(description="Before this time (exclusive)")]
 
 
 @router.get("")

@@ -8,9 +8,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from interlock.api.deps import CurrentUser, EngineDep
-from interlock.api.routers.audit import as_utc
 from interlock.audit.metrics import ToolMetricsReport, tool_metrics
 from interlock.errors import BadRequest
+from interlock.storage.times import UtcTime, earlier_by
 
 router = APIRouter(prefix="/api/metrics", tags=["metrics"])
 
@@ -22,12 +22,12 @@ MAX_WINDOW = timedelta(days=366)
 async def get_tool_metrics(
     user: CurrentUser,
     engine: EngineDep,
-    since: Annotated[datetime | None, Query(description="Default: 7 days before until")] = None,
-    until: Annotated[datetime | None, Query(description="Default: now")] = None,
+    since: Annotated[UtcTime | None, Query(description="Default: 7 days before until")] = None,
+    until: Annotated[UtcTime | None, Query(description="Default: now")] = None,
 ) -> ToolMetricsReport:
     """Calls, outcomes and time to decision per tool and employee in ``[since, until)``."""
-    end = as_utc(until) or datetime.now(UTC)
-    start = as_utc(since) or end - DEFAULT_WINDOW
+    end = until or datetime.now(UTC)
+    start = since or earlier_by(end, DEFAULT_WINDOW)
     if start >= end:
         raise BadRequest("since must be before until.", code="invalid_request")
     if end - start > MAX_WINDOW:
