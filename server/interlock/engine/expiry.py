@@ -100,8 +100,7 @@ class Deadlines:
         if max_timeout_s is not None and max_timeout_s < rule.timeout_s:
             rule = replace(rule, timeout_s=max_timeout_s)
         apply_rule(call, rule, self.now())
-        session.add(call)
-        session.flush()
+        session.add(call)  # written with the transaction's next flush (at the latest its commit)
         bus.stage(
             session,
             call.conversation_id,

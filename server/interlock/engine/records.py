@@ -329,17 +329,16 @@ _LATEST_ASSISTANT = (
     .order_by(col(Message.id).desc())
     .limit(1)
 )
-_CALLS_OF_MESSAGE = (
-    select(ToolCall).where(ToolCall.message_id == bindparam("mid")).order_by(col(ToolCall.index))
+_CALLS_OF_LATEST_ASSISTANT = (
+    select(ToolCall)
+    .where(ToolCall.message_id == _LATEST_ASSISTANT.scalar_subquery())
+    .order_by(col(ToolCall.index))
 )
 
 
 def latest_assistant_calls(session: Session, conversation_id: str) -> list[ToolCall]:
     """Return the tool calls of the conversation's latest assistant message, in call order.
 
-    Two prebuilt statements (read on every tools step).
+    One prebuilt statement (read on every tools step); none without an assistant message.
     """
-    message_id = session.exec(_LATEST_ASSISTANT, params={"cid": conversation_id}).first()
-    if message_id is None:
-        return []
-    return list(session.exec(_CALLS_OF_MESSAGE, params={"mid": message_id}).all())
+    return list(session.exec(_CALLS_OF_LATEST_ASSISTANT, params={"cid": conversation_id}).all())
