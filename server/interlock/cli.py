@@ -95,6 +95,20 @@ def serve(
         gc.enable()  # a refusal, a failed start or the end of serving
 
 
+def _refuse_a_second_sqlite_server(settings: Settings) -> None:
+    """Fail before serving when another live process serves this SQLite database."""
+    from interlock.engine.leases import live_sqlite_server, sqlite_in_use_text
+
+    database = Database(settings.database_url)
+    try:
+        with database.session() as session:
+            other = live_sqlite_server(session, settings.run_lease_s)
+    finally:
+        database.dispose()
+    if other is not None:
+        raise fail(sqlite_in_use_text(other, _safe_url(settings.database_url)))
+
+
 def _serve(host: str | None, port: int | None, workers: int) -> None:
     import uvicorn
 
@@ -115,6 +129,8 @@ def _serve(host: str | None, port: int | None, workers: int) -> None:
         )
 
     migrate.upgrade(settings.database_url)
+    if make_url(settings.database_url).get_backend_name() == "sqlite":
+        _refuse_a_second_sqlite_server(settings)
     if not is_loopback_host(settings.host):
         database = Database(settings.database_url)
         try:

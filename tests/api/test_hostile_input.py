@@ -156,3 +156,18 @@ async def test_times_without_a_utc_form_are_refused_not_a_server_error(server: L
         )
         assert _code(response, 422) == "invalid_request", value
     assert (await server.client.get("/api/grants")).json() == []
+
+
+async def test_a_last_event_id_too_long_for_an_integer_replays_from_the_start(
+    server: LiveServer,
+) -> None:
+    """Python's int() refuses more than 4300 digits (ValueError): the stream answered 500."""
+    conversation_id = await server.new_conversation()
+    await server.say(conversation_id, "hello")
+    first = await collect(server.client, conversation_id, until=terminals(1))
+
+    again = await collect(
+        server.client, conversation_id, until=terminals(1), last_event_id="9" * 5000
+    )
+
+    assert [f.id for f in again.frames] == [f.id for f in first.frames]

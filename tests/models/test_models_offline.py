@@ -21,6 +21,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import tool
 
 from interlock.models import OFFLINE_MODEL_NAME, OfflineChatModel
+from interlock.models.offline.results import parse_note_lines
 
 SUGGESTIONS_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -191,6 +192,15 @@ async def test_note_listing_requests_call_notes_list(request_text: str) -> None:
     reply = await _ask(request_text)
 
     assert _calls(reply) == [("notes_list", {})]
+
+
+async def test_a_note_number_too_long_for_an_integer_is_read_as_text_not_a_crash() -> None:
+    """Python's int() refuses more than 4300 digits (ValueError): the run failed with
+    ``model_error``; such a "number" names no note, so it is looked up as text."""
+    reply = await _ask("delete note " + "9" * 5000)
+
+    assert _calls(reply) == [("notes_list", {})]
+    assert parse_note_lines(f"#{'9' * 5000}: huge\n#2: buy milk") == [(2, "buy milk")]
 
 
 async def test_delete_note_by_text_lists_notes_first() -> None:

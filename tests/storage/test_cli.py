@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from fastapi import FastAPI
+from sqlmodel import select
 from typer.testing import CliRunner
 
 from interlock import cli
@@ -259,3 +260,46 @@ def test_groups_add_list_remove(sqlite_url: str) -> None:
     assert unknown.exit_code == 1 and "No user named 'nobody'" in unknown.stderr
     bad = runner.invoke(cli.app, ["groups", "add", "Fin ance", "bob"])
     assert bad.exit_code == 1 and "group name" in bad.stderr
+
+
+def test_serve_refuses_a_second_server_on_one_sqlite_database(
+    sqlite_url: str, fake_app: list[Settings | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second ``interlock serve`` on a SQLite database a live server uses (``make run``
+    twice, or a port already taken) used to take the live server's runs for a dead worker's
+    and end them ``server_restarted``; it must stop before its start-up recovery instead."""
+    import socket
+    import subprocess
+
+    from interlock.engine.leases import live_sqlite_server
+    from interlock.storage import Worker
+
+    runs: list[Any] = []
+    monkeypatch.setattr("uvicorn.run", lambda app, **kwargs: runs.append(app))
+    migrate.upgrade(sqlite_url)
+    database = Database(sqlite_url)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with database.session() as session:
+            session.add(Worker(id="wrk_live", host=socket.gethostname()[:200], pid=other.pid))
+            session.commit()
+
+        result = runner.invoke(cli.app, ["serve"])
+
+        assert result.exit_code == 1, result.output
+        assert f"Another Interlock server (process {other.pid} on " in result.stderr
+        assert "SQLite takes one server process" in result.stderr
+        assert runs == [] and fake_app == []
+        with database.session() as session:
+            assert [w.id for w in session.exec(select(Worker))] == ["wrk_live"]
+    finally:
+        other.kill()
+        other.wait()
+    try:
+        # The same row once its process is gone (killed before its lease lapsed): stale.
+        with database.session() as session:
+            assert live_sqlite_server(session, lease_s=10.0) is None
+    finally:
+        database.dispose()
+    assert runner.invoke(cli.app, ["serve"]).exit_code == 0
+    assert len(runs) == 1

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from langchain_core.messages import SystemMessage
 
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from interlock.storage import Database
 from interlock.storage.users import create_user
+from interlock.store import undo as undo_module
 from support.live import LiveServer, live_server
 from support.notes import stored_notes
 from support.sse import collect, terminals
 
 SettingsMaker = Callable[..., Settings]
+_racing = threading.local()
 
 
 async def _approved(
@@ -165,3 +170,59 @@ async def test_another_persons_call_cannot_be_undone(make_settings: SettingsMake
         other = await _post(server, add, "undo", headers=bob)
         assert other.status_code == 404
         assert stored_notes(server.services.db) == [(1, "ann's")]
+
+
+async def test_two_undos_or_redos_of_one_call_at_once_one_goes_on_the_other_is_told_so(
+    make_settings: SettingsMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Of two undos of one call, exactly one undoes; the other gets ``already_undone`` (it got
+    200 too on SQLite, or an ``undo_conflict`` naming the very call, "changed later by “Add a
+    note”"). Deterministic: a competing undo (then redo) commits right after the request
+    read the call; then the same at once, several times over."""
+    model = ScriptedChatModel(
+        responses=[scripted_message("Adding.", ("notes_add", {"text": "buy milk"})), "Added."]
+    )
+    async with live_server(make_settings(), model=model) as server:
+        conversation_id = await server.new_conversation()
+        add, _ = await _approved(server, conversation_id, "note: buy milk", 0)
+        original = undo_module._owned_call
+        competing: list[str] = []
+
+        def read_then_lose_the_race(session: Any, user_id: str, tool_call_id: str) -> Any:
+            call = original(session, user_id, tool_call_id)
+            if len(competing) < 2 and not getattr(_racing, "on", False):
+                _racing.on = True
+                try:
+                    step = undo_module.undo_call if not competing else undo_module.redo_call
+                    step(server.services.db, server.services.registry, user_id, tool_call_id)
+                finally:
+                    _racing.on = False
+                competing.append(step.__name__)
+            return call
+
+        monkeypatch.setattr(undo_module, "_owned_call", read_then_lose_the_race)
+        lost_undo = await _post(server, add, "undo")
+        lost_redo = await _post(server, add, "redo")
+        monkeypatch.undo()
+
+        assert competing == ["undo_call", "redo_call"]
+        assert lost_undo.status_code == 409, lost_undo.text
+        assert lost_undo.json()["error"]["code"] == "already_undone"
+        assert lost_redo.status_code == 409, lost_redo.text
+        assert lost_redo.json()["error"]["code"] == "not_undone"
+        assert stored_notes(server.services.db) == [(1, "buy milk")]
+
+        for action, state, lost in (
+            ("undo", "undone", "already_undone"),
+            ("redo", "available", "not_undone"),
+        ):
+            answers = await asyncio.gather(*(_post(server, add, action) for _ in range(6)))
+            codes = sorted(
+                r.json()["error"]["code"] if r.status_code == 409 else str(r.status_code)
+                for r in answers
+            )
+            assert codes == ["200"] + [lost] * 5, [r.text for r in answers]
+            detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+            [shown] = [c for m in detail["messages"] for c in m["tool_calls"] if c["id"] == add]
+            assert shown["undo"]["state"] == state
+        assert stored_notes(server.services.db) == [(1, "buy milk")]

@@ -4,7 +4,7 @@
  * call waiting for the browser is run from here (see cards/frontend/runner).
  */
 import { useEffect, useState } from "react";
-import type { MessageOut, ToolCallOut } from "../api/types";
+import type { MessageOut, ToolCallOut, ToolOut } from "../api/types";
 import { UndoButton } from "../cards/approval/UndoButton";
 import { CardHost } from "../cards/CardHost";
 import { ArgFields } from "../cards/fields/ArgFields";
@@ -58,10 +58,32 @@ export function ToolCallRow({ call, toolMessage }: { call: ToolCallOut; toolMess
       )}
       {!card || !notRun(call) ? <StatusSentence call={call} /> : null}
       <GrantNote call={call} />
-      <ResultSummary call={call} toolMessage={toolMessage} title={toolTitle(tools, call.name, call.title)} />
+      {call.name === LOAD_SKILL ? (
+        <SkillLoaded call={call} tools={tools} />
+      ) : (
+        <ResultSummary call={call} toolMessage={toolMessage} title={toolTitle(tools, call.name, call.title)} />
+      )}
       {card && <CardHost call={call} />}
       {owned && <UndoButton call={call} onUpdated={(updated) => dispatch({ type: "local.toolCall", toolCall: updated })} />}
     </div>
+  );
+}
+
+/** The server's built-in tool that gives the model a skill's instructions and tools. */
+const LOAD_SKILL = "load_skill";
+
+/**
+ * A loaded skill in the person's words: the tools it brought. Its result text is the skill's
+ * instructions for the model, which are not for the person.
+ */
+function SkillLoaded({ call, tools }: { call: ToolCallOut; tools: Record<string, ToolOut> }) {
+  if (call.status !== "succeeded") return null;
+  const data = call.result_data as { tools?: unknown } | null | undefined;
+  const names = Array.isArray(data?.tools) ? data.tools.filter((n): n is string => typeof n === "string") : [];
+  return (
+    <p className="tool-result muted small" data-testid="tool-result">
+      {names.length ? `Now available: ${names.map((n) => toolTitle(tools, n)).join(", ")}.` : "No new tools."}
+    </p>
   );
 }
 

@@ -56,6 +56,47 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
+def live_sqlite_server(session: Session, lease_s: float) -> Worker | None:
+    """Another server process alive on this SQLite database, if any (a blocking call).
+
+    SQLite takes one server process: a second one would take the first one's runs for a
+    dead worker's and end them. A row is alive when its heartbeat is younger than
+    ``EXPIRY * lease_s`` and, on this host, its process still exists. Rows of this very
+    process (tests run several engines in one) never count.
+    """
+    host, me = socket.gethostname()[:200], os.getpid()
+    cutoff = utcnow() - timedelta(seconds=EXPIRY * lease_s)
+    for row in session.scalars(select(Worker)):
+        if (row.host, row.pid) == (host, me) or as_utc(row.heartbeat_at) < cutoff:
+            continue
+        if row.host == host and not _process_exists(row.pid):
+            continue  # killed a moment ago: its lease has not lapsed yet, but it is gone
+        return row
+    return None
+
+
+def sqlite_in_use_text(other: Worker, url: str) -> str:
+    """Why this process may not serve the SQLite database ``url`` that ``other`` serves."""
+    return (
+        f"Another Interlock server (process {other.pid} on {other.host or 'this machine'}) "
+        f"is serving the SQLite database {url}; SQLite takes one server process. Stop that "
+        "one first, or set INTERLOCK_DATABASE_URL to another database (PostgreSQL for "
+        "several workers)."
+    )
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    except OSError:
+        return False
+    return True
+
+
 class Leases:
     """This process's worker row, its heartbeat and the sweep for dead workers' runs.
 
@@ -120,6 +161,9 @@ class Leases:
     def _register(self) -> None:
         with self._db.session() as session:
             if self._db.is_sqlite:  # one process per SQLite database: any other row is stale
+                other = live_sqlite_server(session, self.lease_s)
+                if other is not None:  # ... unless it is alive: its runs are not ours to take
+                    raise RuntimeError(sqlite_in_use_text(other, str(self._db.url)))
                 session.exec(delete(Worker))  # type: ignore[call-overload]
             else:
                 mine = delete(Worker).where(col(Worker.id) == self._engine.worker_id)

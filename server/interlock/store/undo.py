@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import bindparam
+from sqlalchemy import bindparam, update
 from sqlmodel import Session, col, select
 
 from interlock.errors import Conflict, NotFound
@@ -41,7 +41,7 @@ def undo_call(db: Database, registry: ToolRegistry, user_id: str, tool_call_id: 
         call = _owned_call(session, user_id, tool_call_id)
         if call.undo_state is None:
             raise _not_undoable(call, registry)
-        if call.undo_state == UNDO_UNDONE:
+        if call.undo_state == UNDO_UNDONE or not _turn(session, call, UNDO_AVAILABLE, UNDO_UNDONE):
             raise Conflict(
                 f"{_title(call, registry)} was already undone; redo it first to undo it again.",
                 code="already_undone",
@@ -69,7 +69,7 @@ def redo_call(db: Database, registry: ToolRegistry, user_id: str, tool_call_id: 
     """
     with db.session() as session:
         call = _owned_call(session, user_id, tool_call_id)
-        if call.undo_state != UNDO_UNDONE:
+        if call.undo_state != UNDO_UNDONE or not _turn(session, call, UNDO_UNDONE, UNDO_AVAILABLE):
             raise Conflict(
                 f"{_title(call, registry)} is not undone; there is nothing to redo.",
                 code="not_undone",
@@ -120,6 +120,26 @@ def undone_calls_note(session: Session, registry: ToolRegistry, conversation_id:
         "no longer in effect, whatever the calls' results say. Do not redo them unless the "
         "person asks.\n" + "\n".join(lines)
     )
+
+
+_calls = ToolCall.__table__  # type: ignore[attr-defined]
+_TURN = (
+    update(_calls)
+    .where(_calls.c.id == bindparam("call_id"), _calls.c.undo_state == bindparam("was"))
+    .values(undo_state=bindparam("now_state"))
+)
+"""The undo state's compare-and-set, the transaction's first write: of two undos (or redos)
+of one call at once exactly one goes on (SQLite: it takes the write lock, so what follows reads
+the latest rows; PostgreSQL: it locks the call's row)."""
+
+
+def _turn(session: Session, call: ToolCall, was: str, now_state: str) -> bool:
+    """Move the call's ``undo_state`` from ``was`` to ``now_state``; False if it was not ``was``
+    any more (another undo or redo of it committed first)."""
+    moved = session.connection().execute(
+        _TURN, {"call_id": call.id, "was": was, "now_state": now_state}
+    )
+    return bool(moved.rowcount == 1)
 
 
 def _owned_call(session: Session, user_id: str, tool_call_id: str) -> ToolCall:

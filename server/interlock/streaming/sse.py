@@ -17,6 +17,8 @@ from sse_starlette import ServerSentEvent
 from interlock.streaming.bus import EventBus, StoredEvent, Subscription
 
 REPLAY_BATCH = 1_000
+MAX_SEQ_DIGITS = 19
+"""Digits of the largest event sequence number (PostgreSQL ``bigint``)."""
 
 
 def parse_last_event_id(raw: str | None, last_seq: int) -> int:
@@ -24,7 +26,9 @@ def parse_last_event_id(raw: str | None, last_seq: int) -> int:
     if raw is None:
         return 0
     text = raw.strip()
-    if not (text.isascii() and text.isdigit()):  # int() would also take "+1" and "1_0"
+    # int() would also take "+1" and "1_0", and refuses more than 4300 digits (ValueError):
+    # a sequence number has at most 19 (a 64-bit integer).
+    if not (text.isascii() and text.isdigit()) or len(text) > MAX_SEQ_DIGITS:
         return 0
     value = int(text)
     if value < 0 or value > last_seq:
@@ -50,6 +54,18 @@ def one_line_json(data: str) -> str:
 
 def _frame(stored: StoredEvent) -> ServerSentEvent:
     return ServerSentEvent(id=str(stored.seq), event=stored.type, data=one_line_json(stored.data))
+
+
+def _frame_bytes(stored: StoredEvent) -> bytes:
+    """The bytes of ``_frame(stored).encode()``, formatted directly (about 0.3 us, not 5).
+
+    JSON text has no CR or LF, so the frame has one ``data:`` line; anything else (and an
+    event type with a line break) goes through ``ServerSentEvent``, which splits the lines.
+    """
+    data = one_line_json(stored.data)
+    if "\r" in data or "\n" in data or "\r" in stored.type or "\n" in stored.type:
+        return _frame(stored).encode()
+    return f"id: {stored.seq}\r\nevent: {stored.type}\r\ndata: {data}\r\n\r\n".encode()
 
 
 @dataclass
@@ -97,7 +113,7 @@ async def event_chunks(
             pieces: list[bytes] = []
             size = 0
             for stored in batch:
-                frame = _frame(stored).encode()
+                frame = _frame_bytes(stored)
                 pieces.append(frame)
                 size += len(frame)
                 if size >= CHUNK_BYTES:

@@ -61,7 +61,7 @@ _LONG_RE = re.compile(
     _FLAGS,
 )
 _DELETE_ID_RE = re.compile(
-    r"\b(?:delete|remove)\s+(?:the\s+|my\s+)?note\s*(?:number\s*|no\.?\s*)?#?(\d+)"
+    r"\b(?:delete|remove)\s+(?:the\s+|my\s+)?note\s*(?:number\s*|no\.?\s*)?#?(\d{1,18})"
     r"(?:\s*(?:please)?)?\s*[.!?]*\s*$",
     _FLAGS,
 )

@@ -30,7 +30,7 @@ _REJECTED_RE = re.compile(
 _ERROR_RE = re.compile(r"^\s*Error \[([A-Za-z0-9_.-]+)\]:\s*(.*)$", re.DOTALL)
 _CANCELLED_RE = re.compile(r"^\s*Cancelled:\s*(.*?)\.?\s*$", re.DOTALL)
 _NOTE_DONE_RE = re.compile(r"^(Added|Deleted) note #(\d+):\s*(.*?)\s*$", re.DOTALL)
-_NOTE_LINE_RE = re.compile(r"#(\d+)\s*[:.)\-]?\s*(.+?)\s*$")
+_NOTE_LINE_RE = re.compile(r"#(\d{1,18})(?!\d)\s*[:.)\-]?\s*(.+?)\s*$")
 
 
 def parse_note_lines(text: str) -> list[tuple[int, str]]:
