@@ -18,6 +18,7 @@ from sqlmodel import select
 
 from interlock.settings import Settings
 from interlock.storage import Database, Message, Run
+from interlock.storage.groups import add_member, remove_member
 from interlock.storage.users import create_user
 from support.live import LiveServer, live_server
 
@@ -168,7 +169,12 @@ async def test_unknown_skills_and_tools_are_refused_with_their_names(team: Team)
         tool_overrides={"notes.add": "ASK", "crystal.ball": "DENY"},
     )
     error = _error(await team.admin.post("/api/employees", json=bad), 422, "unknown_reference")
-    assert error["details"] == {"skills": ["astrology", "tarot"], "tools": ["crystal.ball"]}
+    assert error["details"] == {
+        "skills": ["astrology", "tarot"],
+        "tools": ["crystal.ball"],
+        "users": [],
+        "groups": [],
+    }
     assert "astrology" in error["message"] and "crystal.ball" in error["message"]
     _error(await team.admin.get("/api/employees/ghost"), 404, "not_found")
 
@@ -182,6 +188,39 @@ async def test_unknown_skills_and_tools_are_refused_with_their_names(team: Team)
         "notes",
         "suggestions",
     ]
+
+
+async def test_unknown_approvers_are_refused_on_create_and_patch(team: Team) -> None:
+    bad = _new_employee("ghost", approvers=["mia", "nobody", "group:nope"])
+    error = _error(await team.admin.post("/api/employees", json=bad), 422, "unknown_reference")
+    assert error["details"] == {"skills": [], "tools": [], "users": ["nobody"], "groups": ["nope"]}
+    assert "nobody" in error["message"] and "create the group first" in error["message"]
+    assert "interlock groups add nope USER" in error["message"]
+    _error(await team.admin.get("/api/employees/ghost"), 404, "not_found")
+
+    patch = await team.admin.patch("/api/employees/assistant", json={"approvers": ["group:x"]})
+    assert _error(patch, 422, "unknown_reference")["details"]["groups"] == ["x"]
+    patch = await team.admin.patch("/api/employees/assistant", json={"approvers": ["nobody"]})
+    assert _error(patch, 422, "unknown_reference")["details"]["users"] == ["nobody"]
+    assert (await team.admin.get("/api/employees/assistant")).json()["approvers"] == []
+
+    # Once the group has a member it may be named; existing users always may.
+    db = team.server.services.db
+    add_member(db, "nope", "mia")
+    patch = await team.admin.patch(
+        "/api/employees/assistant", json={"approvers": ["mia", "group:nope"]}
+    )
+    assert patch.status_code == 200, patch.text
+    assert patch.json()["approvers"] == ["mia", "group:nope"]
+    # A group that empties later does not block unrelated edits of the employee...
+    remove_member(db, "nope", "mia")
+    patch = await team.admin.patch("/api/employees/assistant", json={"title": "Helper"})
+    assert patch.status_code == 200, patch.text
+    patch = await team.admin.patch("/api/employees/assistant", json={"approvers": ["group:nope"]})
+    assert patch.status_code == 200, patch.text  # kept, not added: not checked again
+    # ... but while it has no member no employee may add it.
+    patch = await team.admin.patch("/api/employees/scout", json={"approvers": ["group:nope"]})
+    assert _error(patch, 422, "unknown_reference")["details"]["groups"] == ["nope"]
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,9 @@ Two event buses on one database stand for two server processes (each bus has its
 The listener of the second:
 
 * delivers a burst of the first one's events, written concurrently into several
-  conversations, to its subscribers once each and in sequence order;
+  conversations, to their streams once each and in sequence order (notifications are sent
+  after their commits, so two commits into one conversation may announce themselves in
+  either order: a stream that sees a gap fills it from storage);
 * reads rows only for conversations something follows here (a subscriber or a run watch);
 * skips its own process's notifications (those events were delivered in-process already);
 * hands control messages (``interlock_control``) to its callback, on the event loop.
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from contextlib import aclosing
 from typing import Any
 
 import pytest
@@ -24,6 +27,7 @@ from interlock.streaming import EventBus, StoredEvent, Subscription
 from interlock.streaming import listener as listener_module
 from interlock.streaming.events import MessageDelta
 from interlock.streaming.listener import CONTROL_CHANNEL, EventListener
+from interlock.streaming.sse import stored_batches
 
 pytestmark = pytest.mark.postgres
 
@@ -45,6 +49,18 @@ async def _received_up_to(subscription: Subscription, last_seq: int) -> list[Sto
         while not received or received[-1].seq < last_seq:
             received.append(await subscription.queue.get())
     return received
+
+
+async def _streamed_up_to(bus: EventBus, conversation_id: str, last_seq: int) -> list[int]:
+    """The sequences a stream of ``conversation_id`` yields until ``last_seq``."""
+    streamed: list[int] = []
+    async with asyncio.timeout(WAIT_S):
+        async with aclosing(stored_batches(bus, conversation_id, 0)) as batches:
+            async for batch in batches:
+                streamed.extend(e.seq for e in batch)
+                if streamed[-1] >= last_seq:
+                    return streamed
+    return streamed
 
 
 async def test_another_processes_burst_arrives_once_in_order_and_own_events_are_skipped(
@@ -75,6 +91,9 @@ async def test_another_processes_burst_arrives_once_in_order_and_own_events_are_
         followed = [_conversation(writer_db) for _ in range(3)]
         unfollowed = _conversation(writer_db)
         subscriptions = {c: reader.subscribe(c) for c in followed}
+        expected = 2 * (4 * 4 + 6)  # per conversation: 2 threads x (4 batches of 4 + 6 singles)
+        streams = [asyncio.create_task(_streamed_up_to(reader, c, expected)) for c in followed]
+        await asyncio.sleep(0)  # the streams have subscribed
 
         # A burst: every conversation gets single events and batches from several threads.
         def write(conversation_id: str, k: int) -> None:
@@ -93,10 +112,12 @@ async def test_another_processes_burst_arrives_once_in_order_and_own_events_are_
                 for k in range(2)
             )
         )
-        expected = 2 * (4 * 4 + 6)  # per conversation: 2 threads x (4 batches of 4 + 6 singles)
-        for subscription in subscriptions.values():
-            received = await _received_up_to(subscription, expected)
-            assert [e.seq for e in received] == list(range(1, expected + 1))
+        for streamed in await asyncio.gather(*streams):
+            assert streamed == list(range(1, expected + 1))
+        for subscription in subscriptions.values():  # every event came, once, to this process
+            async with asyncio.timeout(WAIT_S):
+                received = [await subscription.queue.get() for _ in range(expected)]
+            assert sorted(e.seq for e in received) == list(range(1, expected + 1))
             assert subscription.queue.empty() and not subscription.overflowed
 
         # Own events arrive once (in-process), not a second time through the listener.

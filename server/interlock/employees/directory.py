@@ -1,8 +1,9 @@
 """The employee directory: built-ins merged with the admins' records in the database.
 
 A built-in employee can be overridden (its record gets ``builtin=True``), disabled and reset,
-never deleted. Every write is checked against the skills and tools the server knows, so an
-employee never names a skill or tool that does not exist (422 with the names).
+never deleted. Every write is checked against the skills and tools the server knows and the
+users and groups in the database, so an employee never names a skill, tool or approver that
+does not exist (422 ``unknown_reference`` with the names).
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
-from interlock.employees.spec import ALL_SKILLS, Employee, EmployeeFields
+from interlock.employees.spec import ALL_SKILLS, GROUP_PREFIX, Employee, EmployeeFields
 from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.storage import Database, EmployeeRecord
+from interlock.storage.groups import existing_groups
 from interlock.storage.models import utcnow
+from interlock.storage.users import existing_user_names
 
 _FIELDS = tuple(EmployeeFields.model_fields)
 
@@ -87,7 +90,7 @@ class EmployeeDirectory:
 
         Raises:
             Conflict: ``employee_exists`` when the slug is taken (built-in or not).
-            BadRequest: ``unknown_reference`` for unknown skills or tools; bad slug.
+            BadRequest: ``unknown_reference`` for unknown skills, tools, users or groups; bad slug.
         """
         employee = _validated(slug, fields.model_dump(), builtin=False)
         self._check_references(employee)
@@ -107,7 +110,8 @@ class EmployeeDirectory:
 
         Raises:
             NotFound: No such employee.
-            BadRequest: Invalid fields or unknown skills or tools.
+            BadRequest: Invalid fields; ``unknown_reference`` for unknown skills, tools or
+                approvers.
         """
         current = self.require(slug)
         unknown = set(changes) - set(_FIELDS)
@@ -115,7 +119,7 @@ class EmployeeDirectory:
             raise BadRequest(f"Unknown fields: {', '.join(sorted(unknown))}.")
         merged = {**current.model_dump(include=set(_FIELDS)), **changes}
         employee = _validated(slug, merged, builtin=current.builtin)
-        self._check_references(employee)
+        self._check_references(employee, current)
         with self._db.session() as session:
             record = session.get(EmployeeRecord, slug)
             if record is None:
@@ -165,23 +169,60 @@ class EmployeeDirectory:
         self._records = None
         return self._builtin[slug]
 
-    def _check_references(self, employee: Employee) -> None:
+    def _check_references(self, employee: Employee, before: Employee | None = None) -> None:
+        """Refuse an employee naming skills, tools, users or groups that do not exist.
+
+        Approvers are checked when added (not in ``before``): a user or group that went away
+        later does not block unrelated edits.
+
+        Raises:
+            BadRequest: ``unknown_reference``, with ``details`` ``{"skills", "tools",
+                "users", "groups"}`` (lists of the unknown names; groups without ``group:``).
+        """
         skills = set(self._known_skills())
         tools = set(self._known_tools())
         named = set(employee.pinned_skills) | (set(employee.available_skills) - {ALL_SKILLS})
         bad_skills = sorted(named - skills)
         bad_tools = sorted((set(employee.tool_overrides) | set(employee.tool_approvals)) - tools)
-        if bad_skills or bad_tools:
+        bad_users, bad_groups = _unknown_approvers(
+            self._db, set(employee.approvers) - set(before.approvers if before else ())
+        )
+        if bad_skills or bad_tools or bad_users or bad_groups:
             parts = []
             if bad_skills:
                 parts.append(f"unknown skills: {', '.join(bad_skills)}")
             if bad_tools:
                 parts.append(f"unknown tools: {', '.join(bad_tools)}")
+            if bad_users:
+                parts.append(
+                    f"unknown users as approvers: {', '.join(bad_users)} (check the spelling, "
+                    "or create the user first with `interlock users create NAME`)"
+                )
+            if bad_groups:
+                parts.append(
+                    f"unknown groups as approvers: {', '.join(bad_groups)} (a group exists once "
+                    "it has a member: create the group first with "
+                    f"`interlock groups add {bad_groups[0]} USER`)"
+                )
             raise BadRequest(
                 f"The employee names {'; '.join(parts)}.",
                 code="unknown_reference",
-                details={"skills": bad_skills, "tools": bad_tools},
+                details={
+                    "skills": bad_skills,
+                    "tools": bad_tools,
+                    "users": bad_users,
+                    "groups": bad_groups,
+                },
             )
+
+
+def _unknown_approvers(db: Database, approvers: set[str]) -> tuple[list[str], list[str]]:
+    """Return ``(unknown user names, unknown group names)`` among ``approvers``, sorted."""
+    users = {a for a in approvers if not a.startswith(GROUP_PREFIX)}
+    groups = {a.removeprefix(GROUP_PREFIX) for a in approvers if a.startswith(GROUP_PREFIX)}
+    bad_users = sorted(users - existing_user_names(db, users))
+    bad_groups = sorted(groups - existing_groups(db, groups))
+    return bad_users, bad_groups
 
 
 def _validated(slug: str, data: dict[str, Any], *, builtin: bool) -> Employee:

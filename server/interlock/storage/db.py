@@ -38,6 +38,7 @@ from sqlmodel import Session, create_engine
 
 from interlock.errors import DatabaseBusy
 from interlock.storage import pg_pool
+from interlock.storage.pg_notify import Notifier
 from interlock.storage.writer import (
     GatedConnection,
     WriteGate,
@@ -100,6 +101,8 @@ class Database:
         self.lock_timeout_s = lock_timeout_s
         kwargs: dict[str, Any] = {}
         gate: WriteGate | None = None
+        self.notifier: Notifier | None = None
+        """PostgreSQL: sends notifications after commits (:mod:`~interlock.storage.pg_notify`)."""
         if self.is_sqlite:
             connect_args: dict[str, Any] = {"check_same_thread": False, "timeout": lock_timeout_s}
             if parsed.database and parsed.database != ":memory:":
@@ -116,6 +119,7 @@ class Database:
             }
             kwargs["pool_timeout"] = lock_timeout_s
             kwargs.update(pg_pool.pool_options(DB_THREADS))
+            self.notifier = Notifier(parsed, lock_timeout_s)
         self.engine: Engine = create_engine(parsed, **kwargs)
         if self.is_sqlite:
             event.listen(
@@ -125,6 +129,7 @@ class Database:
             )
         else:
             pg_pool.ping_when_idle(self.engine)
+            pg_pool.keep_prepared_statements(self.engine)
         self._executors: tuple[ThreadPoolExecutor, ThreadPoolExecutor] | None = None
         self._executor_pid = 0
 
@@ -194,11 +199,14 @@ class Database:
         return self._executors
 
     def dispose(self) -> None:
-        """Stop the thread pool (waiting for running calls) and close pooled connections."""
+        """Stop the thread pool (waiting for running calls), close pooled connections and the
+        notifying one."""
         if self._executors is not None and self._executor_pid == os.getpid():
             for executor in self._executors:
                 executor.shutdown(wait=True)
         self._executors = None
+        if self.notifier is not None:
+            self.notifier.close()
         self.engine.dispose()
 
 

@@ -78,3 +78,14 @@ def list_groups(db: Database) -> dict[str, list[str]]:
     for group, name in rows:
         groups.setdefault(group, []).append(name)
     return groups
+
+
+def existing_groups(db: Database, groups: set[str]) -> set[str]:
+    """Return the names among ``groups`` that have at least one member."""
+    if not groups:
+        return set()
+    with db.session() as session:
+        rows = session.exec(
+            select(GroupMember.group).where(col(GroupMember.group).in_(sorted(groups))).distinct()
+        ).all()
+    return set(rows)

@@ -61,3 +61,43 @@ def ping_when_idle(engine: Engine, idle_s: float = PING_AFTER_IDLE_S) -> None:
 
     event.listen(engine, "checkin", checked_in)
     event.listen(engine, "checkout", checked_out)
+
+
+_WROTE = "interlock_wrote"
+
+
+def keep_prepared_statements(engine: Engine) -> None:
+    """End ``engine``'s read-only transactions with ``COMMIT``, so psycopg keeps its prepared
+    statements.
+
+    psycopg prepares a statement on the server once a connection ran it five times
+    (``prepare_threshold``): later runs skip PostgreSQL's parsing and planning. But every
+    ``ROLLBACK`` makes it forget them all (and deallocate them), and a session that only read
+    ends with a rollback (SQLAlchemy rolls back what it closes): with a few read-only sessions
+    per request nothing was ever prepared, and every statement was parsed and planned anew.
+    A transaction that ran only ``SELECT`` statements (not ``pg_notify``) is committed here
+    instead, which for PostgreSQL is the same (no row changed, no lock kept); one that may have
+    written, or failed, is rolled back as before.
+    """
+    from psycopg.pq import TransactionStatus
+
+    def before_cursor_execute(conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if not statement.startswith("SELECT") or "pg_notify" in statement:
+            conn.info[_WROTE] = True
+
+    def rollback(conn: Any) -> None:
+        if conn.info.pop(_WROTE, False):
+            return
+        dbapi_connection = conn.connection.dbapi_connection
+        if (
+            dbapi_connection is not None
+            and dbapi_connection.info.transaction_status == TransactionStatus.INTRANS
+        ):
+            dbapi_connection.commit()  # the rollback that follows finds nothing to do
+
+    def commit(conn: Any) -> None:
+        conn.info.pop(_WROTE, None)
+
+    event.listen(engine, "before_cursor_execute", before_cursor_execute)
+    event.listen(engine, "rollback", rollback)
+    event.listen(engine, "commit", commit)

@@ -100,6 +100,20 @@ def list_users(db: DatabaseOrSession) -> list[User]:
         return list(session.exec(statement).all())
 
 
+def existing_user_names(db: DatabaseOrSession, names: set[str]) -> set[str]:
+    """Return the names among ``names`` that belong to a user.
+
+    Args:
+        db: Database or open session.
+        names: User names to look up.
+    """
+    if not names:
+        return set()
+    with _session(db) as session:
+        statement = select(User.name).where(col(User.name).in_(sorted(names)))
+        return set(session.exec(statement).all())
+
+
 def count_users(db: DatabaseOrSession) -> int:
     """Return how many users can sign in with a token (the implied local user is not one).
 

@@ -11,8 +11,9 @@ Commits happen on the database thread pool; delivery to subscribers is handed ba
 event loop thread: with the result of the ``db.run`` call that committed
 (:func:`~interlock.storage.db.defer_to_caller`, one wake-up of the loop for both), else
 ``call_soon_threadsafe``. Several server processes on one PostgreSQL
-database: the committing transaction also sends ``NOTIFY interlock_events`` with the
-conversation and sequence range, and every other process's
+database: right after the commit, ``NOTIFY interlock_events`` announces the conversation and
+sequence range (outside the transaction: :mod:`~interlock.storage.pg_notify` says why), and
+every other process's
 :class:`~interlock.streaming.listener.EventListener` reads those rows and delivers them to its
 own subscribers. A subscriber that sees a gap or falls behind re-reads storage from its last
 sequence, so events arrive once and in order whatever process wrote them.
@@ -32,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import String, bindparam, func, insert, update
+from sqlalchemy import bindparam, insert, update
 from sqlalchemy import event as sa_event
 from sqlalchemy import select as sa_select
 from sqlalchemy.orm import Session as OrmSession
@@ -68,20 +69,6 @@ _REPLAY = (
 _STAGED_KEY = "interlock_staged_events"
 EVENTS_CHANNEL = "interlock_events"
 """PostgreSQL channel: payload ``<origin> <conversation_id> <first seq> <last seq>``."""
-# PostgreSQL: the same bump also sends the notification (queued with the transaction, sent at
-# its commit), so it costs no statement of its own: ``<origin> <conversation> `` is
-# ``notify_prefix``, the sequence range comes from the bumped value (``channel`` is a column).
-_BUMP_SEQ_NOTIFY = _BUMP_SEQ.returning(
-    func.pg_notify(
-        bindparam("notify_channel", type_=String),
-        func.concat(
-            bindparam("notify_prefix", type_=String),
-            _conversations.c.last_event_seq - bindparam("count") + 1,
-            " ",
-            _conversations.c.last_event_seq,
-        ),
-    )
-)
 
 
 @dataclass(frozen=True)
@@ -161,21 +148,27 @@ class EventBus:
     def commit(self, session: Session) -> None:
         """Write the staged events, commit ``session``, then deliver the events.
 
-        On PostgreSQL the transaction also notifies the other server processes (one
-        ``NOTIFY`` per conversation, committed with the events). Callable from any thread.
+        On PostgreSQL the other server processes are then notified (one ``NOTIFY`` per
+        conversation, all in one statement after the commit). Callable from any thread.
 
         Raises:
             LookupError: A staged event's conversation does not exist (rolled back).
         """
         pending: list[tuple[str, StreamEvent]] = session.info.pop(_STAGED_KEY, [])
         try:
-            staged = self._write(session, pending) if pending else []
+            staged, ranges = self._write(session, pending) if pending else ([], {})
             session.commit()
         except BaseException:
             session.rollback()
             raise
         if not staged:
             return
+        notifier = self._db.notifier
+        if notifier is not None:
+            notifier.send(
+                EVENTS_CHANNEL,
+                [f"{self.origin} {cid} {first} {last}" for cid, (first, last) in ranges.items()],
+            )
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
@@ -189,26 +182,26 @@ class EventBus:
 
     def _write(
         self, session: Session, pending: list[tuple[str, StreamEvent]]
-    ) -> list[tuple[str, StoredEvent]]:
+    ) -> tuple[list[tuple[str, StoredEvent]], dict[str, tuple[int, int]]]:
         """Number and insert ``pending`` (in order): one bump per conversation, one insert.
 
-        On PostgreSQL each bump also sends the conversation's ``NOTIFY``.
+        Returns:
+            The stored events with their conversations, and each conversation's
+            ``(first seq, last seq)``.
         """
         counts: dict[str, int] = {}
         for conversation_id, _event in pending:
             counts[conversation_id] = counts.get(conversation_id, 0) + 1
         connection = session.connection()
         next_seq: dict[str, int] = {}
-        notify = not self._db.is_sqlite
+        ranges: dict[str, tuple[int, int]] = {}
         for conversation_id, count in counts.items():
-            params: dict[str, Any] = {"conversation_id": conversation_id, "count": count}
-            if notify:
-                params["notify_channel"] = EVENTS_CHANNEL
-                params["notify_prefix"] = f"{self.origin} {conversation_id} "
-            last = connection.execute(_BUMP_SEQ_NOTIFY if notify else _BUMP_SEQ, params).scalar()
+            params = {"conversation_id": conversation_id, "count": count}
+            last = connection.execute(_BUMP_SEQ, params).scalar()
             if last is None:
                 raise LookupError(f"conversation {conversation_id} does not exist")
             next_seq[conversation_id] = int(last) - count + 1
+            ranges[conversation_id] = (int(last) - count + 1, int(last))
         now = utcnow()
         rows: list[dict[str, Any]] = []
         staged: list[tuple[str, StoredEvent]] = []
@@ -230,7 +223,7 @@ class EventBus:
             stored = StoredEvent(seq=seq, type=event.type, data=data, run_id=event.run_id)
             staged.append((conversation_id, stored))
         connection.execute(_INSERT_EVENT, rows)
-        return staged
+        return staged, ranges
 
     def publish(self, conversation_id: str, event: StreamEvent) -> int:
         """Stage, commit and deliver one event in its own transaction (a blocking call).

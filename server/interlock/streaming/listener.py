@@ -3,8 +3,8 @@
 Each server process on PostgreSQL keeps one extra connection, owned by a thread of its own,
 that listens on two channels:
 
-* ``interlock_events``: sent by :class:`~interlock.streaming.bus.EventBus` in the transaction
-  that stores events (``<origin> <conversation> <first seq> <last seq>``). Own notifications
+* ``interlock_events``: sent by :class:`~interlock.streaming.bus.EventBus` right after the
+  transaction that stores events commits (``<origin> <conversation> <first seq> <last seq>``). Own notifications
   are skipped (already delivered in-process), and so are conversations nothing here follows
   (no live subscriber, no run watch).
 * ``interlock_control``: ``<verb> <argument>`` messages between processes (for example

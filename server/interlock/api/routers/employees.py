@@ -103,7 +103,8 @@ def get_employee(slug: str, user: CurrentUser, services: ServicesDep) -> Employe
 
 @router.post("", status_code=status.HTTP_201_CREATED)
 def create_employee(body: EmployeeCreate, _admin: AdminUser, services: ServicesDep) -> EmployeeOut:
-    """Create an employee (admins). 409 ``employee_exists``; 422 for unknown skills or tools."""
+    """Create an employee (admins). 409 ``employee_exists``; 422 ``unknown_reference`` for
+    unknown skills, tools or approvers (users, groups)."""
     fields = EmployeeFields(**body.model_dump(exclude={"slug"}))
     return _out(services.employees.create(body.slug, fields), admin=True)
 

@@ -1,0 +1,108 @@
+"""Notifications of stored events go out after their transaction, on a connection of their own.
+
+* The transaction that stores events sends no ``NOTIFY`` itself (it would hold PostgreSQL's
+  cluster-wide notification lock through its commit): the notification comes from the
+  notifying connection, and a listener that gets it finds the rows committed.
+* A notifying connection the server closed is replaced: the next notification still arrives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import NullPool
+
+from interlock.storage import Conversation, Database
+from interlock.storage.pg_notify import NOTIFIER_APPLICATION
+from interlock.streaming import EventBus
+from interlock.streaming.bus import EVENTS_CHANNEL
+from interlock.streaming.events import MessageDelta
+from interlock.streaming.listener import libpq_conninfo
+
+pytestmark = pytest.mark.postgres
+
+WAIT_S = 30.0
+
+
+@pytest.fixture
+def database(pg_url: str) -> Iterator[Database]:
+    db = Database(pg_url)
+    try:
+        yield db
+    finally:
+        db.dispose()
+
+
+def _conversation(database: Database) -> str:
+    with database.session() as session:
+        conversation = Conversation(owner_id="user_notify_test", employee="assistant")
+        session.add(conversation)
+        session.commit()
+        return conversation.id
+
+
+def _listen(database: Database) -> psycopg.Connection[tuple[object, ...]]:
+    connection = psycopg.connect(libpq_conninfo(database.url), autocommit=True)
+    connection.execute(f"LISTEN {EVENTS_CHANNEL}")
+    return connection
+
+
+def _next_notification(
+    connection: psycopg.Connection[tuple[object, ...]],
+) -> psycopg.Notify:
+    for notification in connection.notifies(timeout=WAIT_S, stop_after=1):
+        return notification
+    raise AssertionError(f"no notification within {WAIT_S} s")
+
+
+def _notifier_pids(database: Database) -> list[int]:
+    admin = create_engine(make_url(str(database.url)), poolclass=NullPool)
+    try:
+        with admin.connect() as connection:
+            rows = connection.execute(
+                text("SELECT pid FROM pg_stat_activity WHERE application_name = :name"),
+                {"name": NOTIFIER_APPLICATION},
+            )
+            return [int(pid) for (pid,) in rows]
+    finally:
+        admin.dispose()
+
+
+def test_stored_events_are_announced_by_the_notifier_after_their_commit(
+    database: Database,
+) -> None:
+    bus = EventBus(database)
+    conversation_id = _conversation(database)
+    listening = _listen(database)
+    try:
+        bus.publish_many(conversation_id, [MessageDelta(delta="a"), MessageDelta(delta="b")])
+        notification = _next_notification(listening)
+        assert notification.payload == f"{bus.origin} {conversation_id} 1 2"
+        assert notification.pid in _notifier_pids(database)  # not the storing transaction's
+        rows = listening.execute(
+            "SELECT seq FROM events WHERE conversation_id = %s ORDER BY seq", (conversation_id,)
+        ).fetchall()
+        assert [seq for (seq,) in rows] == [1, 2]
+    finally:
+        listening.close()
+
+
+def test_a_notifier_connection_closed_by_the_server_is_replaced(database: Database) -> None:
+    bus = EventBus(database)
+    conversation_id = _conversation(database)
+    listening = _listen(database)
+    try:
+        bus.publish(conversation_id, MessageDelta(delta="first"))
+        assert _next_notification(listening).payload.endswith(" 1 1")
+        (pid,) = _notifier_pids(database)
+        listening.execute("SELECT pg_terminate_backend(%s)", (pid,))
+
+        bus.publish(conversation_id, MessageDelta(delta="second"))
+        assert _next_notification(listening).payload.endswith(" 2 2")
+        assert _notifier_pids(database) not in ([], [pid])
+    finally:
+        listening.close()
