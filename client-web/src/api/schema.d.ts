@@ -283,7 +283,8 @@ export interface paths {
         put?: never;
         /**
          * Create Employee
-         * @description Create an employee (admins). 409 ``employee_exists``; 422 for unknown skills or tools.
+         * @description Create an employee (admins). 409 ``employee_exists``; 422 ``unknown_reference`` for
+         *     unknown skills, tools or approvers (users, groups).
          */
         post: operations["create_employee_api_employees_post"];
         delete?: never;
