@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from sqlalchemy import bindparam, update
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from interlock.approvals.policy import rule_for
@@ -24,6 +25,7 @@ from interlock.employees import Employee
 from interlock.errors import BadRequest
 from interlock.permissions.levels import effective_permission
 from interlock.storage import Conversation, Grant
+from interlock.storage.lookup import by_id
 from interlock.storage.models import as_utc, utcnow
 from interlock.tools import Tool, ToolRegistry
 
@@ -183,14 +185,22 @@ def create_grant(
     return grant
 
 
-_UNREVOKED = select(Grant).where(
-    Grant.user_id == bindparam("user_id"),
-    Grant.employee == bindparam("employee"),
-    Grant.tool == bindparam("tool"),
+_UNREVOKED = sa_select(
+    col(Grant.id),
+    col(Grant.scope),
+    col(Grant.conversation_id),
+    col(Grant.args_key),
+    col(Grant.schema_hash),
+    col(Grant.created_at),
+    col(Grant.expires_at),
+).where(
+    col(Grant.user_id) == bindparam("user_id"),
+    col(Grant.employee) == bindparam("employee"),
+    col(Grant.tool) == bindparam("tool"),
     col(Grant.revoked_at).is_(None),
 )
-"""A person's unrevoked grants of one tool under one employee (prebuilt: every ``ASK``
-proposal reads it)."""
+"""The matching columns of a person's unrevoked grants of one tool under one employee (a
+prebuilt Core select: every ``ASK`` proposal reads it, and mostly finds none)."""
 
 
 def find_grant(
@@ -207,16 +217,22 @@ def find_grant(
 
     Only ``ASK`` calls of non-question tools can be covered; the grant must be unrevoked,
     unexpired, made under the tool's current schema hash, scoped to this conversation or to
-    the employee, and (when narrowed) made for exactly these args.
+    the employee, and (when narrowed) made for exactly these args. The tool's schema hash and
+    the args' canonical JSON are computed only when some unrevoked grant exists; only the
+    chosen grant is loaded as an object.
     """
     if permission != "ASK" or tool.check_response is not None:
+        return None
+    candidates = (
+        session.connection()
+        .execute(_UNREVOKED, {"user_id": user_id, "employee": employee, "tool": tool.name})
+        .all()
+    )
+    if not candidates:
         return None
     now = utcnow()
     current = schema_hash(tool, permission)
     key = canonical_args(args)
-    candidates = session.exec(
-        _UNREVOKED, params={"user_id": user_id, "employee": employee, "tool": tool.name}
-    ).all()
     live = [
         g
         for g in candidates
@@ -225,10 +241,12 @@ def find_grant(
         and (g.scope == "employee" or g.conversation_id == conversation_id)
         and (g.args_key is None or g.args_key == key)
     ]
+    if not live:
+        return None
     live.sort(
         key=lambda g: (g.args_key is None, g.scope == "employee", -as_utc(g.created_at).timestamp())
     )
-    return live[0] if live else None
+    return by_id(session, Grant, live[0].id)
 
 
 def use_grant(session: Session, grant: Grant) -> bool:
