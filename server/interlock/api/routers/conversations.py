@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 from fastapi import APIRouter, Response, status
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 from sqlalchemy import delete, insert
 from sqlmodel import col, select
 
@@ -17,6 +17,7 @@ from interlock.engine.commands import CommandClaim
 from interlock.engine.records import approvals_of, view, waiting_for_person
 from interlock.errors import BadRequest, Conflict
 from interlock.models import describe_model
+from interlock.request_body import RequestBody
 from interlock.storage import (
     Conversation,
     Decision,
@@ -38,9 +39,7 @@ router = APIRouter(prefix="/api/conversations", tags=["conversations"])
 MAX_TITLE_CHARS = 200
 
 
-class ConversationCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ConversationCreate(RequestBody):
     employee: str | None = Field(default=None, max_length=100)
 
     @field_validator("employee")
@@ -49,10 +48,8 @@ class ConversationCreate(BaseModel):
         return check_storable(value)  # type: ignore[no-any-return]
 
 
-class MessageCreate(BaseModel):
+class MessageCreate(RequestBody):
     """A user message: 1 byte to 32 kB of UTF-8 text (``max_message_bytes``)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     content: str
     command: CommandClaim | None = None
@@ -65,10 +62,8 @@ class MessageCreate(BaseModel):
         return str(check_storable(value))
 
 
-class ConversationUpdate(BaseModel):
+class ConversationUpdate(RequestBody):
     """A rename: ``title`` is 1 to 200 characters after trimming, with no control characters."""
-
-    model_config = ConfigDict(extra="forbid")
 
     title: str
 
