@@ -543,7 +543,9 @@ async def test_operation_log_lists_every_call_as_text_newest_last(
     await expect(first.locator("time")).to_have_text(re.compile(r"^\d\d:\d\d:\d\d$"))
     await expect(first.get_by_test_id("log-status")).to_have_text("Done")
     await expect(first.get_by_test_id("log-who")).to_have_text("by you")
-    await expect(first.get_by_test_id("log-args")).to_contain_text('text: "<b>bold</b>')
+    # As the card says it (the tool's confirmation), not as raw keys ('text: "..."').
+    await expect(first.get_by_test_id("log-summary")).to_contain_text("Add a note: “<b>bold</b>")
+    await expect(first.get_by_test_id("log-summary")).not_to_contain_text("text:")
     await expect(last.get_by_test_id("log-who")).to_have_text("allowed without asking")
 
     await first.locator("button").first.click()
