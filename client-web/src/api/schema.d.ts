@@ -194,8 +194,8 @@ export interface paths {
         post?: never;
         /**
          * Delete Conversation
-         * @description Delete a conversation and every row that belongs to it (its grants too). 409 while a
-         *     run is active.
+         * @description Delete a conversation and every row that belongs to it (its grants too); its open
+         *     event streams end with ``conversation.deleted``. 409 ``run_active`` while a run is active.
          */
         delete: operations["delete_conversation_api_conversations__conversation_id__delete"];
         options?: never;
@@ -283,7 +283,8 @@ export interface paths {
         put?: never;
         /**
          * Create Employee
-         * @description Create an employee (admins). 409 ``employee_exists``; 422 for unknown skills or tools.
+         * @description Create an employee (admins). 409 ``employee_exists``; 422 ``unknown_reference`` for
+         *     unknown skills, tools or approvers (users, groups).
          */
         post: operations["create_employee_api_employees_post"];
         delete?: never;
@@ -939,6 +940,25 @@ export interface components {
         ConversationCreate: {
             /** Employee */
             employee?: string | null;
+        };
+        /**
+         * ConversationDeleted
+         * @description The conversation was deleted: the stream's last event (it then ends; a reconnect is
+         *     404 ``not_found``). Not stored; ``seq`` is one past the last stored event.
+         */
+        ConversationDeleted: {
+            /**
+             * Seq
+             * @default 0
+             */
+            seq: number;
+            /** Run Id */
+            run_id?: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "conversation.deleted";
         };
         /** ConversationDetail */
         ConversationDetail: {
@@ -2586,6 +2606,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description unknown or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description run_active */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description An error with a stable code. */
             "4XX": {
                 headers: {
@@ -2976,7 +3010,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["RunStarted"] | components["schemas"]["MessageDelta"] | components["schemas"]["MessageCompleted"] | components["schemas"]["ToolCallCreated"] | components["schemas"]["ToolCallInterrupted"] | components["schemas"]["ToolCallDecided"] | components["schemas"]["ToolCallApproved"] | components["schemas"]["ToolCallRunning"] | components["schemas"]["ToolCallAwaitingClient"] | components["schemas"]["ToolCallCompleted"] | components["schemas"]["RunPaused"] | components["schemas"]["RunCompleted"] | components["schemas"]["RunFailed"] | components["schemas"]["RunCancelled"];
+                    "text/event-stream": components["schemas"]["RunStarted"] | components["schemas"]["MessageDelta"] | components["schemas"]["MessageCompleted"] | components["schemas"]["ToolCallCreated"] | components["schemas"]["ToolCallInterrupted"] | components["schemas"]["ToolCallDecided"] | components["schemas"]["ToolCallApproved"] | components["schemas"]["ToolCallRunning"] | components["schemas"]["ToolCallAwaitingClient"] | components["schemas"]["ToolCallCompleted"] | components["schemas"]["RunPaused"] | components["schemas"]["RunCompleted"] | components["schemas"]["RunFailed"] | components["schemas"]["RunCancelled"] | components["schemas"]["ConversationDeleted"];
                 };
             };
             /** @description An error with a stable code. */

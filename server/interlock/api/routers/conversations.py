@@ -58,7 +58,7 @@ class MessageCreate(RequestBody):
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
-            raise ValueError("content must not be empty")
+            raise ValueError("the message is empty: write something to send")
         return str(check_storable(value))
 
 
@@ -252,7 +252,8 @@ async def post_message(
     size = len(body.content.encode("utf-8"))
     if size > settings.max_message_bytes:
         raise BadRequest(
-            f"The message is {size} bytes; the limit is {settings.max_message_bytes}.",
+            f"The message is too long: {size:,} bytes of text, the limit is "
+            f"{settings.max_message_bytes:,}. Shorten it or send it in parts.",
             code="message_too_large",
         )
     run_id, message_id = await engine.post_message(
