@@ -6,7 +6,8 @@
   0.8 s of CPU of every start (issue 7, benchmark f). A fresh process is checked.
 * ``interlock serve`` imports and starts with the garbage collector off; the lifespan then
   freezes what start-up left (``gc.freeze``) and turns the collector back on, so a server
-  never runs without it. An app started with the collector on has its garbage collected first.
+  never runs without it, collecting its youngest generation every ``GC_YOUNG_THRESHOLD``
+  allocations. An app started with the collector on has its garbage collected first.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from interlock.api.app import create_app
+from interlock.api.app import GC_YOUNG_THRESHOLD, create_app
 
 ON_DEMAND = {"mcp", "mcp_types", "openai", "psycopg", "ag_ui", "alembic", "langchain_openai"}
 
@@ -44,11 +45,15 @@ async def test_the_lifespan_freezes_start_up_objects_and_turns_collection_back_o
     make_settings: Any,
 ) -> None:
     app = create_app(make_settings())
+    threshold = gc.get_threshold()
+    gc.set_threshold(700, *threshold[1:])
     gc.disable()
     try:
         async with app.router.lifespan_context(app):
             assert gc.isenabled()
             assert gc.get_freeze_count() > 0
+            assert gc.get_threshold() == (GC_YOUNG_THRESHOLD, *threshold[1:])
     finally:
         gc.enable()
         gc.unfreeze()
+        gc.set_threshold(*threshold)

@@ -135,9 +135,15 @@ async def test_engine_a_start_answers_while_decided_pauses_are_still_resuming(
     conversations: list[str] = []
     async with live_server(engine_settings, model=before) as server:
         # The server stops between each decision and its resume: record, do not resume
-        # (neither with the decision nor after it).
+        # (neither with the decision, nor after it, nor in a periodic sweep that finds the
+        # decided pause once it is older than the lease: a slow machine gets there).
         monkeypatch.setattr(decisions, "claim_resume_in", lambda *args: None)
         monkeypatch.setattr(server.services.engine, "schedule_resume", lambda *args: None)
+
+        async def no_resume(*_args: object) -> None:
+            return None
+
+        monkeypatch.setattr(server.services.engine, "resume_if_decided", no_resume)
         for text in texts:
             conversation_id = await server.new_conversation()
             await server.say(conversation_id, f"add a note {text}")

@@ -64,7 +64,10 @@ def _notifier_pids(database: Database) -> list[int]:
     try:
         with admin.connect() as connection:
             rows = connection.execute(
-                text("SELECT pid FROM pg_stat_activity WHERE application_name = :name"),
+                text(
+                    "SELECT pid FROM pg_stat_activity"
+                    " WHERE application_name = :name AND datname = current_database()"
+                ),
                 {"name": NOTIFIER_APPLICATION},
             )
             return [int(pid) for (pid,) in rows]

@@ -164,6 +164,42 @@ async def test_a_cancel_sent_to_one_worker_stops_the_run_the_other_drives(
             await watcher.close()
 
 
+async def test_deleting_on_one_worker_ends_the_streams_open_on_the_other(
+    pg_url: str, tmp_path: Path
+) -> None:
+    async with servers(pg_url, tmp_path, 2) as (first, second):
+        conversation_id = (await first.client.post("/api/conversations", json={})).json()["id"]
+        on_first, on_second = Stream(first, conversation_id), Stream(second, conversation_id)
+        try:
+            sent = await first.client.post(
+                f"/api/conversations/{conversation_id}/messages", json={"content": "add a note x"}
+            )
+            assert sent.status_code == 202, sent.text
+            await on_second.wait_for(1)
+            await on_first.wait_for(1)
+            assert on_second.log.types[-1] == "run.paused", on_second.log.types
+            last = int(on_second.log.frames[-1].id or 0)
+
+            deleted = await first.client.delete(f"/api/conversations/{conversation_id}")
+            assert deleted.status_code == 204, deleted.text
+            for stream in (on_first, on_second):
+                async with asyncio.timeout(30):  # the server ends the response
+                    await asyncio.shield(stream._task)
+                assert stream.log.types[-1] == "conversation.deleted", stream.log.types
+                assert [int(f.id or 0) for f in stream.log.frames] == list(range(1, last + 2))
+            for server in (first, second):
+                again = await server.client.get(
+                    f"/api/conversations/{conversation_id}/events",
+                    headers={"Last-Event-ID": str(last + 1)},
+                )
+                assert again.status_code == 404
+                assert again.json()["error"]["code"] == "not_found"
+                assert (await server.client.get("/api/approvals")).json() == []
+        finally:
+            await on_first.close()
+            await on_second.close()
+
+
 async def test_serve_with_two_workers_on_postgresql(pg_url: str, tmp_path: Path) -> None:
     server, _port = start_server(pg_url, tmp_path, "--workers", "2")
     try:

@@ -72,4 +72,30 @@ describe("openEventStream", () => {
       vi.unstubAllGlobals();
     }
   });
+
+  it("stops after conversation.deleted: no reconnect, state closed", async () => {
+    const win = Object.assign(new EventTarget(), { setTimeout, clearTimeout });
+    const doc = Object.assign(new EventTarget(), { hidden: false, visibilityState: "visible" });
+    vi.stubGlobal("window", win);
+    vi.stubGlobal("document", doc);
+    const deleted = `id: 2\nevent: conversation.deleted\ndata: ${JSON.stringify({ type: "conversation.deleted", seq: 2, run_id: null })}\n\n`;
+    const fetchMock = vi.fn(async () => sse([frame(1), deleted]));
+    vi.stubGlobal("fetch", fetchMock);
+    try {
+      const seen: string[] = [];
+      const states: string[] = [];
+      openEventStream({
+        url: "/api/conversations/c/events",
+        lastSeq: () => 0,
+        onEvent: (e) => seen.push(e.type),
+        onState: (s) => states.push(s),
+      });
+      await vi.waitFor(() => expect(states.at(-1)).toBe("closed"), { timeout: 3000 });
+      expect(seen).toEqual(["run.started", "conversation.deleted"]);
+      expect(states).toEqual(["connecting", "open", "closed"]);
+      expect(fetchMock).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
 });

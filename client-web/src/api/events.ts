@@ -124,6 +124,8 @@ export function openEventStream(opts: StreamOptions): () => void {
           onmessage(msg) {
             const event = parseEvent(msg.id, msg.event, msg.data);
             if (event) opts.onEvent(event);
+            // The conversation is gone: nothing to reconnect to (a reconnect would be a 404).
+            if (event?.type === "conversation.deleted") controller.abort();
           },
           onclose() {
             throw new StreamClosed("stream closed by the server");

@@ -244,6 +244,8 @@ export type RunPaused = Sent<S["RunPaused"]>;
 export type RunCompleted = Sent<S["RunCompleted"]>;
 export type RunFailed = Narrow<Sent<S["RunFailed"]>, { error: ApiErrorBody }>;
 export type RunCancelled = Sent<S["RunCancelled"]>;
+/** The conversation was deleted (here or in another tab): the stream's last event. */
+export type ConversationDeleted = Sent<S["ConversationDeleted"]>;
 
 export type StreamEvent =
   | RunStarted
@@ -254,7 +256,8 @@ export type StreamEvent =
   | RunPaused
   | RunCompleted
   | RunFailed
-  | RunCancelled;
+  | RunCancelled
+  | ConversationDeleted;
 
 export type StreamEventType = StreamEvent["type"];
 
@@ -277,6 +280,7 @@ const EVENT_TYPES: { [K in WireStreamEvent["type"]]: K extends StreamEventType ?
   "run.completed": true,
   "run.failed": true,
   "run.cancelled": true,
+  "conversation.deleted": true,
 };
 
 export const STREAM_EVENT_TYPES: readonly StreamEventType[] = Object.keys(

@@ -62,6 +62,11 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
     lastStatus.current = state.status;
   }, [state.status, onChanged]);
 
+  // Deleted (in another tab, or by another device): the sidebar and badges drop it.
+  useEffect(() => {
+    if (state.deleted) onChanged();
+  }, [state.deleted, onChanged]);
+
   // Tell the shell (tab title, sidebar) and the other tabs when the waiting set changes;
   // announce a new waiting call; and move focus on when the focused card was decided.
   const seen = useRef<Set<string> | null>(null);
@@ -152,6 +157,16 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
         ) : (
           <p className="muted pad">Loading…</p>
         )}
+      </main>
+    );
+  }
+
+  if (state.deleted) {
+    return (
+      <main className="conversation" data-testid="conversation-deleted" data-conversation-id={id}>
+        <p className="pad" role="status">
+          This conversation was deleted. Its messages and the decisions it was waiting for are gone.
+        </p>
       </main>
     );
   }

@@ -398,3 +398,35 @@ describe("progress", () => {
     expect(waitingCalls(s).map((c) => c.id)).toEqual(["call_1"]);
   });
 });
+
+describe("a deleted conversation", () => {
+  const paused = () =>
+    load(
+      detail({
+        status: "paused",
+        last_event_seq: 4,
+        messages: [message(), message({ id: 2, role: "assistant", content: "", tool_calls: [toolCall({ status: "interrupted" })] })],
+      }),
+    );
+
+  it("conversation.deleted: nothing waits or runs any more", () => {
+    const before = paused();
+    expect(waitingCalls(before)).toHaveLength(1);
+    const s = apply(before, [{ type: "conversation.deleted", seq: 5, run_id: null }]);
+    expect(s.deleted).toBe(true);
+    expect(s.status).toBe("idle");
+    expect(waitingCalls(s)).toEqual([]);
+    expect(s.lastSeq).toBe(5);
+  });
+
+  it("a 404 on reconnect (local.deleted) says the same", () => {
+    const s = reducer(paused(), { type: "local.deleted" });
+    expect(s.deleted).toBe(true);
+    expect(waitingCalls(s)).toEqual([]);
+  });
+
+  it("a reset (another conversation loaded) is not deleted", () => {
+    const s = reducer(reducer(paused(), { type: "local.deleted" }), { type: "reset", detail: detail() });
+    expect(s.deleted).toBe(false);
+  });
+});

@@ -43,6 +43,8 @@ export interface ConversationState {
   activeRunId: string | null;
   lastSeq: number;
   runError: RunError | null;
+  /** The conversation was deleted (its stream said so, or a reconnect found it gone). */
+  deleted: boolean;
 }
 
 export type Action =
@@ -52,7 +54,9 @@ export type Action =
   | { type: "local.sent"; runId: string }
   /** A tool call returned by the decision POST. */
   | { type: "local.toolCall"; toolCall: ToolCallOut }
-  | { type: "local.dismissError" };
+  | { type: "local.dismissError" }
+  /** The stream's reconnect found the conversation gone (404): it was deleted meanwhile. */
+  | { type: "local.deleted" };
 
 export const initialState: ConversationState = {
   id: null,
@@ -69,6 +73,7 @@ export const initialState: ConversationState = {
   activeRunId: null,
   lastSeq: 0,
   runError: null,
+  deleted: false,
 };
 
 export function stateFromDetail(detail: ConversationDetail, prev?: ConversationState): ConversationState {
@@ -94,6 +99,7 @@ export function stateFromDetail(detail: ConversationDetail, prev?: ConversationS
     activeRunId: sameConversation && detail.status === "running" ? prev.activeRunId : null,
     lastSeq: sameConversation ? Math.max(prev.lastSeq, detail.last_event_seq) : detail.last_event_seq,
     runError: sameConversation ? prev.runError : null,
+    deleted: false,
   };
 }
 
@@ -115,6 +121,8 @@ export function reducer(state: ConversationState, action: Action): ConversationS
     }
     case "local.dismissError":
       return { ...state, runError: null };
+    case "local.deleted":
+      return markDeleted(state);
   }
 }
 
@@ -149,7 +157,14 @@ function applyEvent(state: ConversationState, event: StreamEvent): ConversationS
     }
     case "run.failed":
       return { ...endRun(state, event.run_id, "idle"), runError: { runId: event.run_id, error: event.error } };
+    case "conversation.deleted":
+      return markDeleted(state);
   }
+}
+
+/** Gone for good: nothing runs, nothing waits (its calls no longer exist on the server). */
+function markDeleted(state: ConversationState): ConversationState {
+  return { ...state, deleted: true, status: "idle", activeRunId: null, drafts: {}, runError: null };
 }
 
 function upsertMessage(state: ConversationState, message: MessageOut): ConversationState {
@@ -243,6 +258,7 @@ export function isWaiting(call: ToolCallOut): boolean {
 
 /** Calls waiting for the person, oldest first (the order they were proposed in). */
 export function waitingCalls(state: ConversationState): ToolCallOut[] {
+  if (state.deleted) return [];
   return Object.values(state.toolCalls).filter(isWaiting).sort(byCreated);
 }
 

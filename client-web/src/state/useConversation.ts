@@ -58,7 +58,9 @@ export function useConversation(id: string, replayAll = false): ConversationHand
           },
           onState: (s, err) => {
             setStream(s);
-            if (err) setLoadError(err);
+            // Loaded a moment ago, now 404: deleted meanwhile (the reducer says so in words).
+            if (err?.status === 404) dispatch({ type: "local.deleted" });
+            else if (err) setLoadError(err);
             else if (s === "open") setLoadError(null); // back: errors from the outage are stale
           },
         });

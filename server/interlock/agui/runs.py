@@ -43,6 +43,7 @@ from interlock.errors import BadRequest, Conflict, InterlockError
 from interlock.storage.text import text_problems
 from interlock.streaming.events import (
     TERMINAL_TYPES,
+    ConversationDeleted,
     StreamEvent,
     ToolCallCompleted,
     stream_event_adapter,
@@ -136,6 +137,9 @@ async def _followed(
     async with aclosing(stored_events(engine.bus, conversation_id, plan.after_seq)) as events:
         async for stored in events:
             event = stream_event_adapter.validate_json(stored.data)
+            if isinstance(event, ConversationDeleted):
+                yield event  # the stream's last event
+                return
             if target is None and event.type == "run.started":
                 target = event.run_id  # the run the decisions resumed
             if target is None and isinstance(event, ToolCallCompleted):
@@ -154,6 +158,9 @@ async def _finish(
 ) -> AsyncIterator[BaseEvent]:
     """The run's end: the stored history, then ``RUN_FINISHED`` (or ``RUN_ERROR``)."""
     thread, run = run_input.thread_id, run_input.run_id
+    if isinstance(ending, ConversationDeleted):
+        yield RunErrorEvent(message="This conversation was deleted.", code="conversation_deleted")
+        return
     if ending is not None and ending.type == "run.failed":
         error = ending.error
         yield RunErrorEvent(

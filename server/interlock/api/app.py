@@ -52,11 +52,24 @@ def freeze_startup_objects() -> None:
     third of a second of CPU per start (issue 7, benchmark f) and find a dozen objects, which
     are frozen with the rest. When the collector is on (an app started some other way),
     garbage is collected first so that none is frozen.
+
+    The youngest generation is then collected every :data:`GC_YOUNG_THRESHOLD` allocations
+    instead of Python's 700: a HITL cycle allocates tens of thousands of short-lived objects
+    (rows, events, LangChain messages) that reference counting frees anyway, and each young
+    collection walks the ones still alive at that moment (fewer collections: about 4% less
+    server CPU per cycle in bench (a)); the older generations keep their ratios.
     """
     if gc.isenabled():
         gc.collect()
     gc.freeze()
+    _young, older, oldest = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
     gc.enable()
+
+
+GC_YOUNG_THRESHOLD = 7_000
+"""Allocations (of objects the collector tracks) between two collections of the youngest
+generation, once the server has started (Python's default is 700)."""
 
 
 def _control_handler(built: Services) -> Callable[[str, str], None]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -30,6 +31,9 @@ CSP = (
     "img-src 'self' data:; connect-src 'self'; font-src 'self' data:; object-src 'none'; "
     "base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 )
+_CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f]")
+"""A control character (refused in a path)."""
+
 SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
@@ -66,7 +70,7 @@ class GuardMiddleware:
             return
         path: str = scope.get("path", "")
         jsonrpc = path in self.jsonrpc_paths
-        if any(ord(c) < 32 or ord(c) == 127 for c in path):
+        if _CONTROL_CHARACTER.search(path):
             await _error(send, 404, "not_found", "No such resource.")
             return
         headers = dict(scope.get("headers") or [])

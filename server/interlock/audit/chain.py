@@ -23,7 +23,8 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import event, text
+from sqlalchemy import event
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, col, select
 
@@ -302,8 +303,9 @@ def _append_pending(session: OrmSession) -> None:
     # the latest; on PostgreSQL the advisory lock (held until commit) does the same.
     session.flush()
     if session.get_bind().dialect.name == "postgresql":
-        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": AUDIT_CHAIN_LOCK_KEY})
-    tail = session.execute(_TAIL).first()
+        tail = _locked_tail(session)
+    else:
+        tail = session.execute(_TAIL).first()
     seq, prev_hash = (tail[0], tail[1]) if tail else (0, GENESIS_HASH)
     for record in pending:
         seq += 1
@@ -312,6 +314,38 @@ def _append_pending(session: OrmSession) -> None:
         record.hash = record_hash(prev_hash, record_payload(record))
         prev_hash = record.hash
     insert_rows(session, pending)
+
+
+_LOCK_SQL = "SELECT pg_advisory_xact_lock(%s)"
+_TAIL_SQL = "SELECT seq, hash FROM audit_records ORDER BY seq DESC LIMIT 1"
+
+
+def _locked_tail(session: OrmSession) -> tuple[int, str] | None:
+    """PostgreSQL: take the chain's lock, then read its tail, in one round trip.
+
+    The lock is held until the transaction ends, so every round trip after it lengthens the
+    wait of the next decision (under load the most waited-for lock of bench (d)); the two
+    statements go out together (psycopg's pipeline mode) and run one after the other, the
+    read with a snapshot taken once the lock is held.
+
+    Raises:
+        sqlalchemy.exc.DBAPIError: As SQLAlchemy would raise it (``lock_timeout``: an
+            ``OperationalError`` read as ``database_busy``).
+    """
+    import psycopg  # PostgreSQL only (a SQLite server never imports psycopg)
+
+    driver = session.connection().connection.driver_connection
+    assert isinstance(driver, psycopg.Connection)
+    try:
+        with driver.pipeline():
+            driver.execute(_LOCK_SQL, (AUDIT_CHAIN_LOCK_KEY,))
+            cursor = driver.execute(_TAIL_SQL)
+        row = cursor.fetchone()
+    except psycopg.Error as exc:  # translated as SQLAlchemy translates its own statements
+        raise DBAPIError.instance(
+            _TAIL_SQL, None, exc, psycopg.Error, connection_invalidated=driver.closed
+        ) from exc
+    return (int(row[0]), str(row[1])) if row is not None else None
 
 
 def _drop_pending(session: OrmSession, *_: Any) -> None:

@@ -9,7 +9,7 @@ stops here, its terminal event.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session
 
@@ -109,16 +109,18 @@ class AnswerStore:
                 )
                 session.add(call)
                 if item.problem is None and tool is not None:
-                    apply_grant(
-                        session,
-                        call,
-                        tool,
-                        str(plan.permissions[tool.name]),
-                        user_id=state["user_id"],
-                        employee=employee,
-                    )
+                    # The new calls are written once, at the commit (an interrupted call: one
+                    # INSERT with its status and deadline, not an INSERT and an UPDATE).
+                    with session.no_autoflush:
+                        apply_grant(
+                            session,
+                            call,
+                            tool,
+                            str(plan.permissions[tool.name]),
+                            user_id=state["user_id"],
+                            employee=employee,
+                        )
                 calls.append((call, item))
-            session.flush()
             # New calls: no decision can exist yet (saves a query per call).
             views = [view(session, d.registry, call, None) for call, _ in calls]
             d.bus.stage(
@@ -133,6 +135,7 @@ class AnswerStore:
             for call, item in calls:
                 tool = item.tool
                 if item.problem is not None:
+                    session.flush()  # the call's row, for its tool message
                     close_call(
                         session,
                         d.bus,
@@ -148,8 +151,9 @@ class AnswerStore:
                     tool is not None
                     and plan.permissions[tool.name] == Permission.ASK
                     and call.grant_id is None
-                    and declined_before(session, conversation_id, tool, call.proposed_args)
+                    and _declined_before(session, conversation_id, tool, call.proposed_args)
                 ):
+                    session.flush()  # the call's row, for its tool message
                     self._close_repeat(session, run_id, call, tool)
                     repeated = True
                 elif tool is not None and plan.permissions[tool.name] == Permission.ALLOW:
@@ -198,6 +202,12 @@ class AnswerStore:
             error_message=f"Not asked again: {reason}.",
             run_id=run_id,
         )
+
+
+def _declined_before(session: Session, conversation_id: str, tool: Tool, args: Any) -> bool:
+    """:func:`declined_before` without flushing the new calls first (they are not declined)."""
+    with session.no_autoflush:
+        return declined_before(session, conversation_id, tool, args) is not None
 
 
 ENDED = ("paused", "completed")

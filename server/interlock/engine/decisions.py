@@ -19,7 +19,8 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import bindparam, func, or_, update
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlmodel import Session, col, select
 
 from interlock.approvals.access import decider_role
 from interlock.audit import Channel, Outcome, record_outcome
@@ -46,7 +47,6 @@ from interlock.storage import (
     ToolCallApproval,
     ToolCallStatus,
 )
-from interlock.storage.lookup import by_id
 from interlock.storage.models import utcnow
 from interlock.storage.rows import insert_rows
 from interlock.storage.views import ToolCallOut
@@ -68,7 +68,17 @@ _LOCK_UNDECIDED = (
 """Locks the call's row while it is undecided and before its deadline (a Core statement: the
 loaded call's attributes are left as they are, which this no-op write does not change)."""
 
-_DECISION_OF_CALL = select(Decision).where(Decision.tool_call_id == bindparam("call_id"))
+_DECIDE_UNDECIDED = _LOCK_UNDECIDED.values(decided_at=bindparam("now"))
+""":data:`_LOCK_UNDECIDED` that also sets ``decided_at``: for a decision that decides the call
+at once (not one approval of several), so the flush has no second update of the row."""
+
+_CALL_TO_DECIDE = (
+    select(ToolCall, Conversation, Decision.id)
+    .join(Conversation, col(Conversation.id) == col(ToolCall.conversation_id))
+    .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
+    .where(col(ToolCall.id) == bindparam("call_id"))
+)
+"""A call, its conversation and its decision's id (None: undecided) in one read (prebuilt)."""
 
 log = logging.getLogger(__name__)
 
@@ -140,8 +150,8 @@ def _record(
         decision) or after an approval that still needs more.
     """
     with engine.db.session() as session:
-        call = by_id(session, ToolCall, tool_call_id)
-        conversation = by_id(session, Conversation, call.conversation_id) if call else None
+        found = session.exec(_CALL_TO_DECIDE, params={"call_id": tool_call_id}).first()
+        call, conversation, existing = found if found is not None else (None, None, None)
         employee = engine.employees.get(conversation.employee) if conversation else None
         role = (
             decider_role(session, user_id, conversation, employee)
@@ -151,7 +161,6 @@ def _record(
         if call is None or conversation is None or role is None:
             log.info("decision refused (not_found): tool call %s, user %s", tool_call_id, user_id)
             raise NotFound("No such tool call.")
-        existing = session.exec(_DECISION_OF_CALL, params={"call_id": call.id}).first()
         now = engine.deadlines.now()
         if (
             call.status != ToolCallStatus.interrupted
@@ -198,14 +207,15 @@ def _record(
                 code="invalid_request",
             )
         check_content(engine, call, body)
-        # Lock the row: refused past the deadline (server clock) or once decided elsewhere.
-        locked = (
-            session.connection().execute(_LOCK_UNDECIDED, {"call_id": call.id, "now": now}).rowcount
-        )
+        # Lock the row: refused past the deadline (server clock) or once decided elsewhere. A
+        # call needing several approvals is decided only by the last one (below).
+        several = body.type == DecisionType.approve and call.approvals_required > 1
+        lock = _LOCK_UNDECIDED if several else _DECIDE_UNDECIDED
+        locked = session.connection().execute(lock, {"call_id": call.id, "now": now}).rowcount
         if locked != 1:
             session.rollback()
             raise _refusal(engine, tool_call_id, now)
-        if body.type == DecisionType.approve and call.approvals_required > 1:
+        if several:
             given = _add_approval(session, call, user_id)
             if given < call.approvals_required:
                 out = view(session, engine.registry, call, None)
@@ -225,8 +235,11 @@ def _record(
             message=body.message,
             proposed_args=call.proposed_args,
         )
-        call.decided_at = now
-        session.add(call)
+        if several:
+            call.decided_at = now
+            session.add(call)
+        else:  # written by the lock already
+            set_committed_value(call, "decided_at", now)
         try:
             insert_rows(session, [decision])
             session.flush()

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import event as sa_event
 from sqlalchemy import func, update
+from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, col, select
 
 from interlock.approvals.policy import ApprovalRule, apply_rule, rule_for
@@ -86,28 +87,42 @@ class Deadlines:
     ) -> None:
         """Stage ``call`` becoming ``interrupted`` with its rule and deadline; caller commits.
 
+        ``call`` is one created in this transaction (every caller interrupts a call it just
+        proposed), so it has no decision yet: none is read.
+
         ``max_timeout_s`` caps the rule's timeout (an MCP caller waits at most
         ``mcp_approval_timeout_s``); a shorter rule wins. The sweeper hears of the new deadline
-        only after the commit: told earlier, it could look before the row is visible, miss it
-        and sleep past it.
+        only after the commit (not after a rollback): told earlier, it could look before the
+        row is visible, miss it and sleep past it.
         """
         call.status = ToolCallStatus.interrupted
         rule = self.rule_for(registry.get(call.name), employee)
         if max_timeout_s is not None and max_timeout_s < rule.timeout_s:
             rule = replace(rule, timeout_s=max_timeout_s)
         apply_rule(call, rule, self.now())
-        session.add(call)
-        session.flush()
+        session.add(call)  # written with the transaction's next flush (at the latest its commit)
         bus.stage(
             session,
             call.conversation_id,
-            ToolCallInterrupted(run_id=run_id, tool_call=view(session, registry, call)),
+            ToolCallInterrupted(run_id=run_id, tool_call=view(session, registry, call, None)),
         )
         deadline = call.expires_at
         assert deadline is not None
-        sa_event.listen(
-            session, "after_commit", lambda _session: self.on_new_deadline(deadline), once=True
-        )
+        # Told by the one after-commit hook below (a listener per call costs more than the
+        # rest of this method).
+        session.info.setdefault(_NEW_DEADLINES_KEY, []).append((self, deadline))
+
+
+_NEW_DEADLINES_KEY = "interlock_new_deadlines"
+"""``session.info`` key: ``[(Deadlines, deadline)]`` to tell once the session commits."""
+
+
+def _tell_new_deadlines(session: OrmSession) -> None:
+    for deadlines, deadline in session.info.pop(_NEW_DEADLINES_KEY, ()):
+        deadlines.on_new_deadline(deadline)
+
+
+sa_event.listen(OrmSession, "after_commit", _tell_new_deadlines)
 
 
 def expire_call(engine: Engine, tool_call_id: str, now: datetime) -> tuple[str, int] | None:

@@ -12,14 +12,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, Protocol, TypedDict, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import add_ai_message_chunks
 from langgraph.graph import END, START, StateGraph
 from sqlalchemy import bindparam
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from interlock.employees import Employee
 from interlock.engine.answers import ENDED, AnswerStore
@@ -32,7 +32,7 @@ from interlock.engine.proposals import message_text, read_proposals
 from interlock.engine.records import (
     latest_assistant_calls,
 )
-from interlock.engine.turn import TurnPlan, plan_turn
+from interlock.engine.turn import SkillsLoaded, TurnPlan, plan_turn
 from interlock.errors import InterlockError
 from interlock.permissions import actions_on
 from interlock.skills import SkillCatalog
@@ -44,7 +44,6 @@ from interlock.storage import (
     ToolCall,
     ToolCallStatus,
 )
-from interlock.storage.lookup import by_id
 from interlock.store import undone_calls_note
 from interlock.streaming import EventBus
 from interlock.streaming.deltas import DeltaBuffer
@@ -192,8 +191,7 @@ class _Nodes:
         """
         d = self.d
         with d.db.session() as session:
-            conversation = by_id(session, Conversation, conversation_id)
-            assert conversation is not None
+            conversation = _conversation_facts(session, conversation_id)
             employee = d.employee_of(conversation.employee)
             on = actions_on(session, conversation.owner_id, employee.slug)
             plan = plan_turn(conversation, employee, d.catalog, d.registry, actions_on=on)
@@ -250,8 +248,7 @@ class _Nodes:
             ``(employee, calls, decisions, switch on, id of the call claimed or None)``.
         """
         with self.d.db.session() as session:
-            conversation = by_id(session, Conversation, conversation_id)
-            assert conversation is not None
+            conversation = _conversation_facts(session, conversation_id)
             employee = self.d.employee_of(conversation.employee)
             calls = latest_assistant_calls(session, conversation_id)
             if not calls:
@@ -272,6 +269,32 @@ class _Nodes:
                     self.d.bus.commit(session)
                     claimed = first.id
         return employee, calls, decisions, on, claimed
+
+
+class _ConversationFacts(SkillsLoaded, Protocol):
+    """What a step reads of its conversation (a row of :data:`_CONVERSATION_FACTS`)."""
+
+    @property
+    def owner_id(self) -> str: ...
+
+    @property
+    def employee(self) -> str: ...
+
+
+_conversations = Conversation.__table__  # type: ignore[attr-defined]
+_CONVERSATION_FACTS = select(
+    _conversations.c.owner_id, _conversations.c.employee, _conversations.c.loaded_skills
+).where(_conversations.c.id == bindparam("cid"))
+"""Prebuilt: every model and tools step reads these three fields (a Core select: a row, not
+a loaded conversation)."""
+
+
+def _conversation_facts(session: Session, conversation_id: str) -> _ConversationFacts:
+    """The owner, employee and loaded skills of ``conversation_id`` (which exists: its run
+    holds it)."""
+    row = session.connection().execute(_CONVERSATION_FACTS, {"cid": conversation_id}).first()
+    assert row is not None
+    return cast(_ConversationFacts, row)
 
 
 _DECISIONS_OF_CALLS = select(Decision).where(

@@ -24,7 +24,6 @@ from interlock.storage import (
     ToolOutput,
     User,
 )
-from interlock.storage.lookup import by_id
 from interlock.storage.models import utcnow
 from interlock.storage.rows import insert_rows
 from interlock.storage.views import (
@@ -101,6 +100,12 @@ _UNLOADED = UNLOADED
 _DECISION_OF_CALL = select(Decision).where(Decision.tool_call_id == bindparam("call_id"))
 """A call's decision, prebuilt (read by every :func:`view` not given the decision)."""
 
+_USER_NAME = select(User.__table__.c.name).where(  # type: ignore[attr-defined]
+    User.__table__.c.id == bindparam("user_id")  # type: ignore[attr-defined]
+)
+"""A person's name, prebuilt (a Core select of one column: a decided call's view names its
+decider)."""
+
 
 def view(
     session: Session,
@@ -124,8 +129,8 @@ def view(
     assert decision is None or isinstance(decision, Decision)
     decided_by = None
     if decision is not None:
-        user = by_id(session, User, decision.user_id)
-        decided_by = user.name if user else None
+        name = session.connection().execute(_USER_NAME, {"user_id": decision.user_id}).scalar()
+        decided_by = None if name is None else str(name)
     if approvals is None and call.approvals_required > 1:
         approvals = approvals_of(session, [call.id]).get(call.id, [])
     return tool_call_out(
@@ -324,17 +329,16 @@ _LATEST_ASSISTANT = (
     .order_by(col(Message.id).desc())
     .limit(1)
 )
-_CALLS_OF_MESSAGE = (
-    select(ToolCall).where(ToolCall.message_id == bindparam("mid")).order_by(col(ToolCall.index))
+_CALLS_OF_LATEST_ASSISTANT = (
+    select(ToolCall)
+    .where(ToolCall.message_id == _LATEST_ASSISTANT.scalar_subquery())
+    .order_by(col(ToolCall.index))
 )
 
 
 def latest_assistant_calls(session: Session, conversation_id: str) -> list[ToolCall]:
     """Return the tool calls of the conversation's latest assistant message, in call order.
 
-    Two prebuilt statements (read on every tools step).
+    One prebuilt statement (read on every tools step); none without an assistant message.
     """
-    message_id = session.exec(_LATEST_ASSISTANT, params={"cid": conversation_id}).first()
-    if message_id is None:
-        return []
-    return list(session.exec(_CALLS_OF_MESSAGE, params={"mid": message_id}).all())
+    return list(session.exec(_CALLS_OF_LATEST_ASSISTANT, params={"cid": conversation_id}).all())

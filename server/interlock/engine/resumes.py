@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam, or_, update
 from sqlmodel import Session, col, select
 
 from interlock.engine.outside import is_record
@@ -54,7 +54,7 @@ def claim_resume(engine: Engine, conversation_id: str, message_id: int, user_id:
         # SQLite, the write lock), no run can answer the message between these reads and the
         # commit. Read before the claim, a resume run ending in between went unseen and the
         # model answered twice.
-        if _waiting(session, message_id) or _answered(session, conversation_id, message_id):
+        if _waiting_or_answered(session, conversation_id, message_id):
             session.rollback()
             return None
         session.add(run)
@@ -83,7 +83,7 @@ def claim_resume_in(
     run = Run(conversation_id=conversation_id, trigger="resume", owner_id=engine.worker_id)
     if not engine.claim(session, conversation_id, run.id):
         return None
-    if _waiting(session, message_id) or _answered(session, conversation_id, message_id):
+    if _waiting_or_answered(session, conversation_id, message_id):
         session.connection().execute(
             _UNCLAIM, {"conversation_id": conversation_id, "run_id": run.id}
         )
@@ -130,13 +130,18 @@ _LATER_MESSAGE = (
 )
 
 
+_WAITING_OR_ANSWERED = select(or_(_WAITING.exists(), _LATER_MESSAGE.exists()))
+"""Both checks made after a claim, in one statement (prebuilt)."""
+
+
 def _waiting(session: Session, message_id: int) -> bool:
     """Whether a call of ``message_id`` still waits for its person."""
     return session.exec(_WAITING, params={"mid": message_id}).first() is not None
 
 
-def _answered(session: Session, conversation_id: str, message_id: int) -> bool:
-    """Whether the conversation has a message after ``message_id`` (its tool messages aside):
-    the model's answer, or the person's next message."""
-    later = session.exec(_LATER_MESSAGE, params={"cid": conversation_id, "mid": message_id})
-    return later.first() is not None
+def _waiting_or_answered(session: Session, conversation_id: str, message_id: int) -> bool:
+    """Whether a call of ``message_id`` still waits for its person, or the conversation has a
+    message after ``message_id`` (its tool messages aside: the model's answer, or the person's
+    next message)."""
+    params = {"cid": conversation_id, "mid": message_id}
+    return bool(session.exec(_WAITING_OR_ANSWERED, params=params).first())

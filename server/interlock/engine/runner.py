@@ -20,6 +20,7 @@ from interlock.audit import SYSTEM_DECIDER
 from interlock.employees import DEFAULT_EMPLOYEE, Employee, EmployeeDirectory
 from interlock.engine.cancels import CANCEL_WAIT_S, cancel_run
 from interlock.engine.commands import CommandClaim
+from interlock.engine.deletion import DELETED_VERB
 from interlock.engine.driving import drive
 from interlock.engine.expiry import Deadlines, ExpirySweeper
 from interlock.engine.graph import GraphDeps, Start, build_graph
@@ -350,12 +351,15 @@ class Engine:
         """Handle a control message from another server process (PostgreSQL ``NOTIFY``).
 
         ``cancel <run_id>``: cancel the run's task when this process drives it; ``abandon
-        <run_id>``: another worker took the run over, stop its task here without writing.
+        <run_id>``: another worker took the run over, stop its task here without writing;
+        ``conversation_deleted <conversation_id>``: end its streams here.
         """
         if verb == "cancel":
             self.cancel_local(argument)
         elif verb == "abandon":
             self.abandon(argument)
+        elif verb == DELETED_VERB:
+            self.bus.end_conversation(argument)
 
     # -- start and stop ------------------------------------------------------------------
     async def recover(self) -> None:

@@ -11,12 +11,12 @@ actions" switch; a ``DENY`` tool is never offered and a call to it is refused wi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from interlock.employees import Employee
 from interlock.permissions import effective_permission
 from interlock.permissions.levels import LOAD_SKILL
 from interlock.skills import SkillCatalog
-from interlock.storage import Conversation
 from interlock.tools import Permission, Tool, ToolRegistry
 
 __all__ = ["ACTIONS_OFF_NOTE", "LOAD_SKILL", "TurnPlan", "effective_permission", "plan_turn"]
@@ -54,8 +54,15 @@ class TurnPlan:
     employee: str = ""
 
 
+class SkillsLoaded(Protocol):
+    """What :func:`plan_turn` reads of a conversation: a stored conversation, or its row."""
+
+    @property
+    def loaded_skills(self) -> list[str] | None: ...
+
+
 def plan_turn(
-    conversation: Conversation,
+    conversation: SkillsLoaded,
     employee: Employee,
     catalog: SkillCatalog,
     registry: ToolRegistry,
@@ -65,7 +72,7 @@ def plan_turn(
     """Work out the prompt and tools for the next model call of ``conversation``.
 
     Args:
-        conversation: The conversation.
+        conversation: The conversation (its ``loaded_skills``).
         employee: Its employee.
         catalog: Loaded skills.
         registry: Tool registry.

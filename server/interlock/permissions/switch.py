@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Protocol, cast
 
 from sqlalchemy import bindparam
 from sqlalchemy.exc import IntegrityError
@@ -62,23 +63,24 @@ def start_switch(session: Session, user_id: str, employee: str, *, days: int) ->
     Runs inside the caller's transaction (flushed, not committed). Of two concurrent
     starts one insert wins; the other reads the winner's row.
     """
-    row = _switch_row(session, user_id, employee)
-    if row is None:
-        now = utcnow()
-        row = ActionSwitch(
-            user_id=user_id,
-            employee=employee,
-            on_until=now + timedelta(days=days),
-            changed_by="default",
-            changed_at=now,
-        )
-        try:
-            with session.begin_nested():
-                session.add(row)
-        except IntegrityError:
-            found = session.get(ActionSwitch, (user_id, employee), populate_existing=True)
-            assert found is not None
-            row = found
+    stored = _switch_row(session, user_id, employee)
+    if stored is not None:
+        return _state(stored, utcnow())
+    now = utcnow()
+    row = ActionSwitch(
+        user_id=user_id,
+        employee=employee,
+        on_until=now + timedelta(days=days),
+        changed_by="default",
+        changed_at=now,
+    )
+    try:
+        with session.begin_nested():
+            session.add(row)
+    except IntegrityError:
+        found = session.get(ActionSwitch, (user_id, employee), populate_existing=True)
+        assert found is not None
+        row = found
     return _state(row, utcnow())
 
 
@@ -102,21 +104,34 @@ def set_switch(
     return _state(row, now)
 
 
-_SWITCH = select(ActionSwitch).where(
-    ActionSwitch.user_id == bindparam("user_id"), ActionSwitch.employee == bindparam("employee")
+class _SwitchRow(Protocol):
+    """What :func:`_state` reads of a switch: its row (Core) or its loaded object."""
+
+    @property
+    def on_until(self) -> datetime | None: ...
+
+    @property
+    def changed_by(self) -> str: ...
+
+    @property
+    def changed_at(self) -> datetime: ...
+
+
+_switches = ActionSwitch.__table__  # type: ignore[attr-defined]
+_SWITCH = select(_switches.c.on_until, _switches.c.changed_by, _switches.c.changed_at).where(
+    _switches.c.user_id == bindparam("user_id"), _switches.c.employee == bindparam("employee")
 )
-"""Prebuilt: read by every model step, tools step, message and decision."""
+"""Prebuilt: read by every model step, tools step, message and decision (a Core select: the
+row's three fields, without building an object)."""
 
 
-def _switch_row(session: Session, user_id: str, employee: str) -> ActionSwitch | None:
-    """``session.get`` of the switch's row, through :data:`_SWITCH` (built once)."""
-    row: ActionSwitch | None = session.exec(
-        _SWITCH, params={"user_id": user_id, "employee": employee}
-    ).first()
-    return row
+def _switch_row(session: Session, user_id: str, employee: str) -> _SwitchRow | None:
+    """The switch's stored fields, through :data:`_SWITCH` (built once), or None."""
+    row = session.connection().execute(_SWITCH, {"user_id": user_id, "employee": employee})
+    return cast("_SwitchRow | None", row.first())
 
 
-def _state(row: ActionSwitch, now: datetime) -> SwitchState:
+def _state(row: _SwitchRow, now: datetime) -> SwitchState:
     on_until = as_utc(row.on_until) if row.on_until is not None else None
     on = on_until is not None and now < on_until
     return SwitchState(

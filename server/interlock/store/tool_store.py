@@ -94,17 +94,13 @@ class ToolStore:
             session.add(entry)
             session.flush()
             assert entry.id is not None
-            entry.key = str(entry.id)
+            key = str(entry.id)
             self._write(
-                session,
-                entry,
-                value,
-                present=True,
-                label=label.replace("{key}", entry.key, 1),
-                new=True,
+                session, entry, value, present=True, label=label.replace("{key}", key, 1), new=True
             )
+            entry.key = key  # after the write: one update of the entry, with its value
             session.commit()
-            return entry.key
+            return key
 
     def put(self, namespace: str, key: str, value: Any, *, label: str = "") -> None:
         """Set ``namespace/key`` to ``value`` (JSON).

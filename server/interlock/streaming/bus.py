@@ -100,6 +100,8 @@ class Subscription:
     )
     overflowed: bool = False
     wakeup: asyncio.Event = field(default_factory=asyncio.Event)
+    deleted: bool = False
+    """The conversation was deleted: the stream ends once its queued events are out."""
 
 
 class EventBus:
@@ -345,6 +347,20 @@ class EventBus:
         for watches in self._run_watches.values():
             for watch in watches:
                 watch.wakeup.set()
+
+    def end_conversation(self, conversation_id: str) -> None:
+        """The conversation was deleted (here or by another process): its live subscribers
+        end after the events already queued, and its run watches wake (their calls are gone).
+
+        Idempotent. Call on the event loop thread.
+        """
+        for subscription in self._subscribers.pop(conversation_id, ()):
+            subscription.deleted = True
+            subscription.wakeup.set()
+        for watches in self._run_watches.values():
+            for watch in watches:
+                if watch.conversation_id == conversation_id:
+                    watch.wakeup.set()
 
     def _deliver_all(self, staged: list[tuple[str, StoredEvent]]) -> None:
         for conversation_id, stored in staged:

@@ -96,6 +96,13 @@ class RunCancelled(_Event):
     reason: str
 
 
+class ConversationDeleted(_Event):
+    """The conversation was deleted: the stream's last event (it then ends; a reconnect is
+    404 ``not_found``). Not stored; ``seq`` is one past the last stored event."""
+
+    type: Literal["conversation.deleted"] = "conversation.deleted"
+
+
 StreamEvent = Annotated[
     RunStarted
     | MessageDelta
@@ -110,7 +117,8 @@ StreamEvent = Annotated[
     | RunPaused
     | RunCompleted
     | RunFailed
-    | RunCancelled,
+    | RunCancelled
+    | ConversationDeleted,
     Field(discriminator="type"),
 ]
 stream_event_adapter: TypeAdapter[StreamEvent] = TypeAdapter(StreamEvent)

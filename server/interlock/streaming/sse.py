@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from sse_starlette import ServerSentEvent
 
 from interlock.streaming.bus import EventBus, StoredEvent, Subscription
+from interlock.streaming.events import ConversationDeleted
 
 REPLAY_BATCH = 1_000
 MAX_SEQ_DIGITS = 19
@@ -50,6 +51,14 @@ def one_line_json(data: str) -> str:
         for raw, escaped in _LINE_BREAKS_JSON_KEEPS.items():
             data = data.replace(raw, escaped)
     return data
+
+
+def deleted_event(seq: int) -> StoredEvent:
+    """The last event of a deleted conversation's stream (not stored): ``conversation.deleted``
+    numbered ``seq`` (one past the last event the stream sent)."""
+    return StoredEvent(
+        seq=seq, type="conversation.deleted", data=ConversationDeleted(seq=seq).model_dump_json()
+    )
 
 
 def _frame(stored: StoredEvent) -> ServerSentEvent:
@@ -127,7 +136,8 @@ async def stored_events(
     bus: EventBus, conversation_id: str, after_seq: int, opened: Opened | None = None
 ) -> AsyncGenerator[StoredEvent, None]:
     """Yield the stored events of ``conversation_id`` with ``seq > after_seq`` in order, forever:
-    first from storage, then live, each exactly once.
+    first from storage, then live, each exactly once. When the conversation is deleted the
+    last one is ``conversation.deleted`` (:func:`deleted_event`), and the generator ends.
 
     The one reader of a conversation's events (through :func:`stored_batches`): the SSE
     stream and the AG-UI endpoint both read through it. The subscription is released when the
@@ -165,6 +175,9 @@ async def stored_batches(
                     break
             while not subscription.overflowed:
                 if subscription.queue.empty():
+                    if subscription.deleted:
+                        yield [deleted_event(last + 1)]
+                        return
                     subscription.wakeup.clear()
                     await subscription.wakeup.wait()
                     continue

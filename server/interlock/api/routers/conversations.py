@@ -6,13 +6,14 @@ import unicodedata
 
 from fastapi import APIRouter, Response, status
 from pydantic import BaseModel, Field, field_validator
-from sqlalchemy import delete, insert
+from sqlalchemy import insert
 from sqlmodel import col, select
 
 from interlock.api.deps import CurrentUser, DbDep, EngineDep, ServicesDep, SettingsDep
 from interlock.api.services import Services
 from interlock.api.summaries import summaries, summary
 from interlock.employees import DEFAULT_EMPLOYEE
+from interlock.engine import deletion
 from interlock.engine.commands import CommandClaim
 from interlock.engine.records import approvals_of, view, waiting_for_person
 from interlock.errors import BadRequest, Conflict
@@ -21,14 +22,10 @@ from interlock.request_body import RequestBody
 from interlock.storage import (
     Conversation,
     Decision,
-    Event,
-    Grant,
     Message,
     Run,
     RunStatus,
     ToolCall,
-    ToolCallApproval,
-    ToolOutput,
 )
 from interlock.storage.models import utcnow
 from interlock.storage.text import check_storable
@@ -225,18 +222,17 @@ def rename_conversation(
         return summary(session, conversation)
 
 
-@router.delete("/{conversation_id}", status_code=status.HTTP_204_NO_CONTENT)
-def delete_conversation(conversation_id: str, user: CurrentUser, engine: EngineDep) -> Response:
-    """Delete a conversation and every row that belongs to it (its grants too). 409 while a
-    run is active."""
-    with engine.db.session() as session:
-        conversation = engine.owned_conversation(session, user.id, conversation_id)
-        if conversation.active_run_id:
-            raise Conflict("Cancel the active run before deleting.", code="run_active")
-        for table in (Event, Decision, ToolCallApproval, ToolOutput, ToolCall, Message, Run, Grant):
-            session.exec(delete(table).where(col(table.conversation_id) == conversation_id))  # type: ignore[call-overload]
-        session.delete(conversation)
-        session.commit()
+@router.delete(
+    "/{conversation_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses={404: {"description": "unknown or not yours"}, 409: {"description": "run_active"}},
+)
+async def delete_conversation(
+    conversation_id: str, user: CurrentUser, engine: EngineDep
+) -> Response:
+    """Delete a conversation and every row that belongs to it (its grants too); its open
+    event streams end with ``conversation.deleted``. 409 ``run_active`` while a run is active."""
+    await deletion.delete_conversation(engine, user.id, conversation_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
+from typing import Any
 
 
 def utcnow() -> datetime:
@@ -15,6 +16,22 @@ def utcnow() -> datetime:
 def as_utc(value: datetime) -> datetime:
     """Return ``value`` as aware UTC; SQLite hands back naive datetimes that were stored UTC."""
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def empty_list() -> list[Any]:
+    """A new empty list: the ``default_factory`` of a table model's list column.
+
+    A Python function, not ``list``: SQLModel builds a table row object by asking pydantic for
+    each missing field's default, and pydantic reads the factory's signature on every call;
+    ``list``'s is parsed from its text signature (about 65 us, ten times a function's).
+    """
+    return []
+
+
+def empty_dict() -> dict[str, Any]:
+    """A new empty dict: the ``default_factory`` of a table model's dict column (see
+    :func:`empty_list`)."""
+    return {}
 
 
 def new_id(prefix: str) -> str:

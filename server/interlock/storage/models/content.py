@@ -9,6 +9,7 @@ from sqlalchemy import JSON, Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from interlock.storage.models.common import (
+    empty_dict,
     utcnow,
 )
 
@@ -80,7 +81,7 @@ class McpServerRecord(SQLModel, table=True):
     __tablename__ = "mcp_servers"
 
     name: str = Field(primary_key=True, max_length=32)
-    spec: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    spec: dict[str, Any] = Field(default_factory=empty_dict, sa_column=Column(JSON, nullable=False))
     created_by: str = Field(max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)

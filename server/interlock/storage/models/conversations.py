@@ -10,6 +10,8 @@ from sqlmodel import Field, SQLModel
 
 from interlock.storage.models.common import (
     RunStatus,
+    empty_dict,
+    empty_list,
     new_id,
     utcnow,
 )
@@ -37,7 +39,9 @@ class Conversation(SQLModel, table=True):
     active_run_id: str | None = Field(default=None, max_length=64)
     last_event_seq: int = 0
     # Skills loaded in this conversation through ``load_skill`` (pinned ones are not listed).
-    loaded_skills: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    loaded_skills: list[str] = Field(
+        default_factory=empty_list, sa_column=Column(JSON, nullable=False)
+    )
     # ``chat`` (a person chats with the employee) or ``mcp`` (the per-person record of the calls
     # MCP clients make through this employee; no model runs in it).
     channel: str = Field(
@@ -60,22 +64,26 @@ class EmployeeRecord(SQLModel, table=True):
     about: str = Field(default="", sa_column=Column(Text, nullable=False))
     system_prompt: str = Field(default="", sa_column=Column(Text, nullable=False))
     model: str | None = Field(default=None, max_length=200)
-    pinned_skills: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    pinned_skills: list[str] = Field(
+        default_factory=empty_list, sa_column=Column(JSON, nullable=False)
+    )
     available_skills: list[str] = Field(
-        default_factory=list, sa_column=Column(JSON, nullable=False)
+        default_factory=empty_list, sa_column=Column(JSON, nullable=False)
     )
     tool_overrides: dict[str, str] = Field(
-        default_factory=dict, sa_column=Column(JSON, nullable=False)
+        default_factory=empty_dict, sa_column=Column(JSON, nullable=False)
     )
     greeting: str = Field(default="", sa_column=Column(Text, nullable=False))
     # Oversight (see ``interlock.approvals``): who besides the owner may decide, the
     # employee's approval timeout, and per-tool approval rules.
-    approvers: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    approvers: list[str] = Field(default_factory=empty_list, sa_column=Column(JSON, nullable=False))
     approval_timeout_s: float | None = None
     tool_approvals: dict[str, Any] = Field(
-        default_factory=dict, sa_column=Column(JSON, nullable=False)
+        default_factory=empty_dict, sa_column=Column(JSON, nullable=False)
     )
-    starter_prompts: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    starter_prompts: list[str] = Field(
+        default_factory=empty_list, sa_column=Column(JSON, nullable=False)
+    )
     disabled: bool = False
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)

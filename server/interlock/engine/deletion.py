@@ -1,0 +1,78 @@
+"""Deleting a conversation: every row of it in one transaction, then its streams end.
+
+A conversation is deleted for good (no soft delete): the conversation, its runs, messages,
+tool calls (with their decisions, approvals and outputs), grants and stored events go in one
+transaction, so nothing half-written is left. The audit chain keeps its records (they are the
+history of what was decided, and hash-linked).
+
+The delete is refused while a run is active, and the check is part of the ``DELETE`` itself
+(``active_run_id IS NULL``): a message or decision that starts a run at the same moment
+either commits first (then the delete is refused) or finds no conversation.
+
+Streams: after the commit the live subscribers of the conversation in this process end with
+a final ``conversation.deleted`` event (:meth:`~interlock.streaming.bus.EventBus.end_conversation`);
+on PostgreSQL the transaction also sends ``NOTIFY interlock_control`` with
+``conversation_deleted <id>``, and every other process ends its own streams the same way.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlalchemy import delete, func
+from sqlmodel import col, select
+
+from interlock.errors import Conflict
+from interlock.storage import (
+    Conversation,
+    Decision,
+    Event,
+    Grant,
+    Message,
+    Run,
+    ToolCall,
+    ToolCallApproval,
+    ToolOutput,
+)
+from interlock.streaming.listener import CONTROL_CHANNEL
+
+if TYPE_CHECKING:
+    from interlock.engine.runner import Engine
+
+DELETED_VERB = "conversation_deleted"
+"""Control message ``conversation_deleted <conversation_id>`` between server processes."""
+
+_CHILD_TABLES = (Event, Decision, ToolCallApproval, ToolOutput, ToolCall, Message, Run, Grant)
+
+
+async def delete_conversation(engine: Engine, user_id: str, conversation_id: str) -> None:
+    """Delete ``user_id``'s conversation and every row of it; end its open streams everywhere.
+
+    Raises:
+        NotFound: Unknown, or not the caller's.
+        Conflict: ``run_active`` while a run is active.
+    """
+    await engine.db.run(_delete, engine, user_id, conversation_id)
+    engine.bus.end_conversation(conversation_id)
+
+
+def _delete(engine: Engine, user_id: str, conversation_id: str) -> None:
+    """The transaction (database thread): the conversation first, guarded, then its rows."""
+    with engine.db.session() as session:
+        gone = session.exec(
+            delete(Conversation).where(  # type: ignore[call-overload]
+                col(Conversation.id) == conversation_id,
+                col(Conversation.owner_id) == user_id,
+                col(Conversation.active_run_id).is_(None),
+            )
+        )
+        if gone.rowcount == 0:
+            # Not the caller's (NotFound), or a run is active.
+            engine.owned_conversation(session, user_id, conversation_id)
+            raise Conflict("Cancel the active run before deleting.", code="run_active")
+        for table in _CHILD_TABLES:
+            session.exec(delete(table).where(col(table.conversation_id) == conversation_id))  # type: ignore[call-overload]
+        if not engine.db.is_sqlite:
+            notice = f"{DELETED_VERB} {conversation_id}"
+            session.exec(select(func.pg_notify(CONTROL_CHANNEL, notice)))  # type: ignore[call-overload]
+        session.commit()
