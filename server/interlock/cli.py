@@ -127,9 +127,7 @@ def _refuse_a_taken_port(host: str, port: int) -> None:
         "or the INTERLOCK_PORT setting (also read by `make run`), or stop the program using it."
     )
     try:
-        addresses = socket.getaddrinfo(
-            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
         raise fail(
             f"cannot listen on {where}: the host is unknown ({exc.strerror}). Choose another "

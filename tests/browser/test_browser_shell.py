@@ -136,7 +136,9 @@ async def test_a_message_the_server_would_refuse_is_refused_before_asking_to_can
     posts: list[str] = []
     page.on(
         "request",
-        lambda r: posts.append(r.url) if r.method == "POST" and r.url.endswith("/messages") else None,
+        lambda r: (
+            posts.append(r.url) if r.method == "POST" and r.url.endswith("/messages") else None
+        ),
     )
     box = page.get_by_test_id("composer-input")
     confirm = page.get_by_test_id("composer-confirm")
@@ -160,7 +162,9 @@ async def test_a_message_the_server_would_refuse_is_refused_before_asking_to_can
     await confirm.get_by_test_id("composer-confirm-send").click()
     await expect(error).to_contain_text("The message is too long")
     await expect(error).to_contain_text("Nothing was cancelled: the decision still waits for you.")
-    await expect(page.locator(f'[data-tool-call-id="{call_id}"][data-status="interrupted"]')).to_have_count(1)
+    await expect(
+        page.locator(f'[data-tool-call-id="{call_id}"][data-status="interrupted"]')
+    ).to_have_count(1)
     assert len(posts) == 1
     assert notes(app) == []
 
