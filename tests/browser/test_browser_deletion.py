@@ -47,7 +47,9 @@ async def test_a_conversation_deleted_in_one_tab_ends_in_the_other(
         await expect(other.get_by_test_id("conversation")).to_have_count(0)
         await expect(other.get_by_test_id("waiting-banner")).to_have_count(0)
         await expect(other.get_by_test_id("approve")).to_have_count(0)
-        listed = other.locator(f'[data-testid="conversation-entry"][data-conversation-id="{doomed}"]')
+        listed = other.locator(
+            f'[data-testid="conversation-entry"][data-conversation-id="{doomed}"]'
+        )
         await expect(listed).to_have_count(0)
         kept_entry = other.locator(
             f'[data-testid="conversation-entry"][data-conversation-id="{kept}"]'
