@@ -19,6 +19,7 @@ import { PermissionsPage } from "./permissions/PermissionsPage";
 import { AppDataContext, indexBy, type AppData } from "./state/appData";
 import { announceActivity, onActivity } from "./state/broadcast";
 import { parseHash, routeHash, type Route } from "./state/route";
+import { emptyList, waitingByConversation, withFirstPage, withNextPage, type ConversationList } from "./state/conversationList";
 import { documentTitle, waitingTotal } from "./state/title";
 
 /** The conversation list (and its waiting counts) is re-read at least this often. */
@@ -26,7 +27,12 @@ const LIST_REFRESH_MS = 15_000;
 
 export function App() {
   const [route, setRoute] = useState<Route>(() => parseHash(window.location.hash));
-  const [conversations, setConversations] = useState<ConversationSummary[]>([]);
+  const [list, setList] = useState<ConversationList>(emptyList);
+  const conversations = list.items;
+  const setConversations = (change: (items: ConversationSummary[]) => ConversationSummary[]) =>
+    setList((l) => ({ ...l, items: change(l.items) }));
+  /** Calls waiting for this person in their own conversations (all of them, loaded or not). */
+  const [ownWaiting, setOwnWaiting] = useState<Array<{ id: string; pending: number }>>([]);
   const [health, setHealth] = useState<HealthOut | null>(null);
   const [me, setMe] = useState<MeOut | null>(null);
   const [tools, setTools] = useState<ToolOut[]>([]);
@@ -57,14 +63,38 @@ export function App() {
   const listRequest = useRef(0);
   const loadConversations = useCallback(() => {
     const request = ++listRequest.current;
-    api.conversations().then((list) => request === listRequest.current && setConversations(list), () => {});
+    api.conversationsPage().then(
+      (page) => request === listRequest.current && setList((l) => withFirstPage(l, page)),
+      () => {},
+    );
     // Calls waiting for this person as an approver, in other people's conversations: not in
     // the list above, but they wait for a decision all the same (badge and tab title).
     api.approvals().then(
-      (items) => request === listRequest.current && setApproverWaiting(items.filter((a) => a.role === "approver").length),
+      (items) => {
+        if (request !== listRequest.current) return;
+        setApproverWaiting(items.filter((a) => a.role === "approver").length);
+        setOwnWaiting(waitingByConversation(items));
+      },
       () => {},
     );
   }, []);
+
+  // Older pages: read once each, when the sidebar is scrolled to its end.
+  const loadingMore = useRef(false);
+  const loadMore = useCallback(() => {
+    const cursor = list.next;
+    if (!cursor || loadingMore.current) return;
+    loadingMore.current = true;
+    api
+      .conversationsPage(cursor)
+      .then(
+        (page) => setList((l) => (l.next === cursor ? withNextPage(l, page) : l)),
+        () => {},
+      )
+      .finally(() => {
+        loadingMore.current = false;
+      });
+  }, [list.next]);
 
   const loadCatalog = useCallback(() => {
     api.tools().then(setTools, () => {});
@@ -96,7 +126,7 @@ export function App() {
 
   const openId = route.kind === "conversation" ? route.id : null;
   const liveOpen = openWaiting && openWaiting.id === openId ? openWaiting : null;
-  const totalWaiting = waitingTotal(conversations, liveOpen) + approverWaiting;
+  const totalWaiting = waitingTotal(ownWaiting, liveOpen) + approverWaiting;
   const pageTitle =
     route.kind === "conversation"
       ? conversations.find((c) => c.id === route.id)?.title || "Conversation"
@@ -219,6 +249,8 @@ export function App() {
           onApprovals={() => navigate({ kind: "approvals" })}
           onRename={renameConversation}
           onDelete={deleteConversation}
+          hasMore={list.next !== null}
+          onLoadMore={loadMore}
         />
         {route.kind === "conversation" ? (
           <ConversationView

@@ -9,7 +9,9 @@ The listener of the second:
   either order: a stream that sees a gap fills it from storage);
 * reads rows only for conversations something follows here (a subscriber or a run watch);
 * skips its own process's notifications (those events were delivered in-process already);
-* hands control messages (``interlock_control``) to its callback, on the event loop.
+* hands control messages (``interlock_control``) to its callback, on the event loop;
+* finds events whose notification never came (the writer died between its commit and the
+  notification) at its next catch-up.
 """
 
 from __future__ import annotations
@@ -139,3 +141,28 @@ async def test_another_processes_burst_arrives_once_in_order_and_own_events_are_
         writer_db.dispose()
         reader_db.dispose()
     assert not listener.listening.is_set()
+
+
+async def test_events_no_notification_announced_reach_the_streams_at_the_next_catch_up(
+    pg_url: str,
+) -> None:
+    """A writer that commits events and dies before its notification (here: never sends
+    one): the listener finds them by comparing the stored last sequence."""
+    writer_db, reader_db = Database(pg_url), Database(pg_url)
+    writer, reader = EventBus(writer_db), EventBus(reader_db)
+    writer_db.notifier = None  # its commits announce nothing
+    listener = EventListener(reader, reader_db.url, lambda _verb, _argument: None, catch_up_s=0.1)
+    try:
+        await listener.start(wait_s=WAIT_S)
+        conversation_id = _conversation(writer_db)
+        before = await writer.apublish(conversation_id, MessageDelta(delta="before"))
+        stream = asyncio.create_task(_streamed_up_to(reader, conversation_id, before + 3))
+        await asyncio.sleep(0)  # the stream has subscribed
+        last = before
+        for text in ("one", "two", "three"):
+            last = await writer.apublish(conversation_id, MessageDelta(delta=text))
+        assert await stream == list(range(1, last + 1))
+    finally:
+        await listener.aclose()
+        writer_db.dispose()
+        reader_db.dispose()

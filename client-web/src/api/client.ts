@@ -127,6 +127,20 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   return (await res.json()) as T;
 }
 
+/** GET a JSON answer with its response headers (errors as for `request`). */
+export async function requestWithHeaders<T>(path: string): Promise<[T, Headers]> {
+  let res: Response;
+  try {
+    res = await fetch(path, { headers: { Accept: "application/json", "X-Interlock-Client": "web", ...authHeaders() } });
+  } catch (e) {
+    throw new ApiError(0, { code: "network", message: `Cannot reach the server (${String(e)})` });
+  }
+  noteServerDate(res.headers.get("Date"));
+  if (res.status === 401) notifyUnauthorized();
+  if (!res.ok) throw await errorFromResponse(res);
+  return [(await res.json()) as T, res.headers];
+}
+
 /** GET a text/plain answer (errors as for `request`). */
 export async function requestText(path: string): Promise<string> {
   let res: Response;
@@ -191,6 +205,11 @@ export const api = {
   refreshMcpServer: (name: string) => request<McpServerOut>("POST", `/api/mcp-servers/${enc(name)}/refresh`),
   tools: () => request<ToolOut[]>("GET", "/api/tools"),
   conversations: () => request<ConversationSummary[]>("GET", "/api/conversations"),
+  /** One page of the caller's conversations (latest activity first) and the next page's cursor. */
+  conversationsPage: (cursor?: string | null, limit = 50) =>
+    requestWithHeaders<ConversationSummary[]>(`/api/conversations${queryString({ limit, cursor })}`).then(
+      ([items, headers]) => ({ items, next: headers.get("Next-Cursor") }),
+    ),
   createConversation: (employee?: string) =>
     request<ConversationSummary>("POST", "/api/conversations", employee ? { employee } : {}),
   conversation: (id: string) => request<ConversationDetail>("GET", `/api/conversations/${enc(id)}`),

@@ -163,7 +163,11 @@ export interface paths {
         };
         /**
          * List Conversations
-         * @description The caller's conversations, most recently active first.
+         * @description The caller's conversations, most recently active first, ``limit`` at a time.
+         *
+         *     The ``Next-Cursor`` response header holds the ``cursor`` of the next page (absent on the
+         *     last page); a page starts right after the last conversation of the one before, so new
+         *     conversations do not shift it.
          */
         get: operations["list_conversations_api_conversations_get"];
         put?: never;
@@ -2497,7 +2501,10 @@ export interface operations {
     };
     list_conversations_api_conversations_get: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                cursor?: string | null;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2507,11 +2514,20 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description The `cursor` of the next page; absent on the last page. */
+                    "Next-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ConversationSummary"][];
                 };
+            };
+            /** @description `invalid_cursor`: a cursor this server did not give out */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description An error with a stable code. */
             "4XX": {

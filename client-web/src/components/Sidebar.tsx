@@ -26,6 +26,31 @@ interface Props {
   onApprovals: () => void;
   onRename: (id: string, title: string) => Promise<void>;
   onDelete: (id: string) => Promise<void>;
+  /** Older conversations are not loaded yet (the list is read a page at a time). */
+  hasMore?: boolean;
+  /** Loads the next page (when the end of the list scrolls into view, or on the button). */
+  onLoadMore?: () => void;
+}
+
+/** The end of a list with more to load: loads when it scrolls into view (or on click). */
+function LoadMore({ onLoadMore }: { onLoadMore: () => void }) {
+  const ref = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    const node = ref.current;
+    if (!node || typeof IntersectionObserver === "undefined") return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) onLoadMore();
+    });
+    observer.observe(node);
+    return () => observer.disconnect();
+  }, [onLoadMore]);
+  return (
+    <li ref={ref} className="load-more">
+      <button type="button" className="link small" data-testid="load-more-conversations" onClick={onLoadMore}>
+        Show older conversations
+      </button>
+    </li>
+  );
 }
 
 const STATUS_WORDS: Record<string, string> = { running: "working", paused: "waiting" };
@@ -75,6 +100,7 @@ export function Sidebar(props: Props) {
           );
         })}
         {conversations.length === 0 && <li className="muted small pad">No conversations yet.</li>}
+        {props.hasMore && props.onLoadMore && <LoadMore onLoadMore={props.onLoadMore} />}
       </ul>
       <div className="sidebar-foot">
         <a

@@ -21,8 +21,10 @@ turn at the GIL delayed the notification itself, about 15 ms at the median.)
 
 If the process dies between the commit and the notification, or the statement fails twice,
 the notifications are not sent: other processes' subscribers of those conversations catch up
-at the next event they receive (a gap in the sequence makes them re-read storage), and every
-subscriber re-reads storage whenever its listener reconnects.
+at the next event they receive (a gap in the sequence makes them re-read storage), or at
+their listener's next catch-up, which compares the followed conversations' stored last
+sequence with what was announced every few seconds (``streaming.listener``); every subscriber
+also re-reads storage whenever its listener reconnects.
 """
 
 from __future__ import annotations

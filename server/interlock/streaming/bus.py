@@ -300,6 +300,11 @@ class EventBus:
         watches): the listener reads other processes' events only for those."""
         return bool(self._subscribers.get(conversation_id)) or conversation_id in self._watched
 
+    def followed(self) -> frozenset[str]:
+        """The conversations :meth:`is_followed` is true for (a snapshot; safe from any
+        thread: the copies of the dicts' string keys run without releasing the GIL)."""
+        return frozenset(self._subscribers) | frozenset(self._watched)
+
     def replay(self, conversation_id: str, after_seq: int, limit: int = 1_000) -> list[StoredEvent]:
         """Return stored events with ``seq > after_seq`` in order, at most ``limit``.
 

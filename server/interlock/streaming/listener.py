@@ -21,6 +21,12 @@ make the next batch.
 When the connection drops it is opened again with a growing pause; once listening again,
 every live subscriber re-reads storage from its last sequence, so nothing sent meanwhile
 is lost (and the sequence filter drops what it already has).
+
+Notifications go out just after their commits (``storage.pg_notify``), so a process that dies
+between the two, or a notification that cannot be sent, leaves committed events unannounced.
+Every ``catch_up_s`` the thread therefore compares the followed conversations' last sequence
+in storage (one query) with the last one it was told of, and delivers the missing rows: a
+stream held here never waits for an event that is already stored longer than that.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import logging
 import os
 import select
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +56,9 @@ CONNECT_TIMEOUT_S = 5
 """Longest wait for the listening connection to open (whole seconds, libpq's unit)."""
 READ_TIMEOUT_MS = 10_000
 """``statement_timeout`` of the listening connection's reads."""
+CATCH_UP_S = 5.0
+"""Default seconds between two comparisons of the followed conversations' stored last
+sequence with the notifications received (see the module docstring)."""
 STOP_WAIT_S = 10.0
 """Longest wait for the listening thread to end on :meth:`EventListener.aclose`."""
 
@@ -67,6 +77,9 @@ JOIN unnest(%s::varchar[], %s::integer[], %s::integer[]) AS r(conversation_id, f
   ON e.conversation_id = r.conversation_id AND e.seq BETWEEN r.first AND r.last
 ORDER BY e.conversation_id, e.seq
 """
+
+# The stored last sequence of the followed conversations (the catch-up's comparison).
+_LAST_SEQS = "SELECT id, last_event_seq FROM conversations WHERE id = ANY(%s::varchar[])"
 
 log = logging.getLogger(__name__)
 
@@ -95,8 +108,19 @@ class EventListener:
         on_control: Called for each control message, on the event loop.
     """
 
-    def __init__(self, bus: EventBus, url: URL, on_control: ControlHandler) -> None:
+    def __init__(
+        self,
+        bus: EventBus,
+        url: URL,
+        on_control: ControlHandler,
+        *,
+        catch_up_s: float = CATCH_UP_S,
+    ) -> None:
         self._bus = bus
+        self._catch_up_s = catch_up_s
+        self._announced: dict[str, int] = {}
+        """Listening thread only: per conversation, the last sequence a notification (this
+        process's own included) or a catch-up announced."""
         self._conninfo = libpq_conninfo(url)
         self._on_control = on_control
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -173,13 +197,39 @@ class EventListener:
         poller = select.poll()
         poller.register(connection.fileno(), select.POLLIN)
         poller.register(self._wake_read, select.POLLIN)
+        self._announced.clear()  # subscribers re-read storage on listening again
+        catch_up_at = time.monotonic() + self._catch_up_s
         while not self._stopping.is_set():
             # Without waiting: what the socket holds plus what arrived during the last read.
             batch = [(n.channel, n.payload) for n in connection.notifies(timeout=0)]
             if batch:
                 self._handle(connection, batch)
             else:
-                poller.poll()
+                poller.poll(max(0, round((catch_up_at - time.monotonic()) * 1000)))
+            if time.monotonic() >= catch_up_at:
+                self._catch_up(connection)
+                catch_up_at = time.monotonic() + self._catch_up_s
+
+    def _catch_up(self, connection: psycopg.Connection[Any]) -> None:
+        """Deliver the stored events of followed conversations no notification announced."""
+        followed = self._bus.followed()
+        announced = self._announced
+        for conversation_id in [c for c in announced if c not in followed]:
+            del announced[conversation_id]
+        if not followed:
+            return
+        ranges: Ranges = []
+        for conversation_id, last in connection.execute(_LAST_SEQS, (list(followed),)):
+            known = announced.get(conversation_id)
+            announced[conversation_id] = last
+            if known is None:  # first look: the last event alone (a stream behind re-reads)
+                if last > 0:
+                    ranges.append((conversation_id, last, last))
+            elif last > known:
+                ranges.append((conversation_id, known + 1, last))
+        if ranges:
+            log.info("caught up on %d conversation(s) with unannounced events", len(ranges))
+            self._call(self._deliver, _read(connection, ranges), [])
 
     def _handle(self, connection: psycopg.Connection[Any], batch: list[tuple[str, str]]) -> None:
         controls: list[tuple[str, str]] = []
@@ -194,6 +244,9 @@ class EventListener:
                 log.warning("ignored a malformed event notification %r", payload)
                 continue
             origin, conversation_id = parts[0], parts[1]
+            last = int(parts[3])
+            if last > self._announced.get(conversation_id, last - 1):
+                self._announced[conversation_id] = last
             # is_followed only reads the bus's dicts: safe from this thread. A subscriber that
             # appears just after this check reads storage itself, after these rows committed.
             if origin != self._bus.origin and self._bus.is_followed(conversation_id):

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import unicodedata
+from typing import Annotated
 
-from fastapi import APIRouter, Response, status
+from fastapi import APIRouter, Query, Response, status
 from pydantic import BaseModel, Field, field_validator
 from sqlalchemy import insert
 from sqlmodel import col, select
 
+from interlock.api.conversation_pages import (
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    NEXT_CURSOR_HEADER,
+    conversation_page,
+)
 from interlock.api.deps import CurrentUser, DbDep, EngineDep, ServicesDep, SettingsDep
 from interlock.api.services import Services
 from interlock.api.summaries import summaries, summary
@@ -144,16 +151,37 @@ def _create(services: Services, user_id: str, slug: str | None) -> Conversation:
     return conversation
 
 
-@router.get("")
-def list_conversations(user: CurrentUser, db: DbDep) -> list[ConversationSummary]:
-    """The caller's conversations, most recently active first."""
+@router.get(
+    "",
+    responses={
+        200: {
+            "headers": {
+                NEXT_CURSOR_HEADER: {
+                    "description": "The `cursor` of the next page; absent on the last page.",
+                    "schema": {"type": "string"},
+                }
+            }
+        },
+        422: {"description": "`invalid_cursor`: a cursor this server did not give out"},
+    },
+)
+def list_conversations(
+    user: CurrentUser,
+    db: DbDep,
+    response: Response,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
+    cursor: str | None = None,
+) -> list[ConversationSummary]:
+    """The caller's conversations, most recently active first, ``limit`` at a time.
+
+    The ``Next-Cursor`` response header holds the ``cursor`` of the next page (absent on the
+    last page); a page starts right after the last conversation of the one before, so new
+    conversations do not shift it.
+    """
     with db.session() as session:
-        rows = session.exec(
-            select(Conversation)
-            .where(Conversation.owner_id == user.id)
-            .order_by(col(Conversation.updated_at).desc())
-            .limit(500)
-        ).all()
+        rows, following = conversation_page(session, user.id, limit, cursor)
+        if following is not None:
+            response.headers[NEXT_CURSOR_HEADER] = following
         return summaries(session, rows)
 
 

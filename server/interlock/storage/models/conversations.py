@@ -29,6 +29,8 @@ class Conversation(SQLModel, table=True):
             sqlite_where=text("channel = 'mcp'"),
             postgresql_where=text("channel = 'mcp'"),
         ),
+        # A person's conversations by latest activity: the list's keyset pages.
+        Index("ix_conversations_owner_updated", "owner_id", "updated_at", "id"),
     )
 
     id: str = Field(default_factory=lambda: new_id("conv"), primary_key=True)
