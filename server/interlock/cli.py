@@ -6,11 +6,13 @@ Every command reads :class:`~interlock.settings.Settings` once (environment vari
 
 from __future__ import annotations
 
+import errno
 import functools
 import gc
 import ipaddress
 import json
 import os
+import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -109,6 +111,46 @@ def _refuse_a_second_sqlite_server(settings: Settings) -> None:
         raise fail(sqlite_in_use_text(other, _safe_url(settings.database_url)))
 
 
+def _refuse_a_taken_port(host: str, port: int) -> None:
+    """Fail before any start-up work when ``host:port`` cannot be listened on.
+
+    Binds (and closes) a socket on each address ``host`` resolves to, with the options uvicorn
+    uses, so a port another program listens on is reported here in words instead of by
+    uvicorn's ``[Errno 98]`` after the migrations ran.
+
+    Raises:
+        typer.Exit: Code 1, after printing which address is taken and how to choose another.
+    """
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    another = (
+        f"Choose another port with `interlock serve --port {port + 1 if port < 65535 else 8000}` "
+        "or the INTERLOCK_PORT setting (also read by `make run`), or stop the program using it."
+    )
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise fail(
+            f"cannot listen on {where}: the host is unknown ({exc.strerror}). Choose another "
+            "with `interlock serve --host 127.0.0.1` or the INTERLOCK_HOST setting."
+        ) from None
+    for family, kind, proto, _name, address in addresses:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                probe.bind(address)
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise fail(
+                        f"{where} is already in use: another program (perhaps another "
+                        f"Interlock) is listening there. {another}"
+                    ) from None
+                if exc.errno == errno.EACCES:
+                    raise fail(f"{where} needs privileges to listen on. {another}") from None
+                raise fail(f"cannot listen on {where}: {exc.strerror}. {another}") from None
+
+
 def _serve(host: str | None, port: int | None, workers: int) -> None:
     import uvicorn
 
@@ -128,6 +170,7 @@ def _serve(host: str | None, port: int | None, workers: int) -> None:
             "Set INTERLOCK_DATABASE_URL=postgresql+psycopg://user@host/db, or serve one worker."
         )
 
+    _refuse_a_taken_port(settings.host, settings.port)  # before migrations and recovery
     migrate.upgrade(settings.database_url)
     if make_url(settings.database_url).get_backend_name() == "sqlite":
         _refuse_a_second_sqlite_server(settings)

@@ -90,7 +90,7 @@ class McpServerSpec(BaseModel):
             declarative ``mcp_http`` tools that name it as ``connector``).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)  # also a request body
 
     url: str | None = Field(default=None, max_length=2000)
     connection: str | None = None

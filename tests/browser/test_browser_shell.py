@@ -127,6 +127,48 @@ async def test_composer_warns_that_sending_cancels_waiting_decisions_and_asks_on
     assert notes(app) == []
 
 
+async def test_a_message_the_server_would_refuse_is_refused_before_asking_to_cancel(
+    app: LiveServer, page: Page
+) -> None:
+    conversation_id, [call_id] = await paused_with(app, "add a note one")
+    await open_conversation(page, conversation_id)
+    await expect(waiting(page)).to_have_count(1)
+    posts: list[str] = []
+    page.on(
+        "request",
+        lambda r: (
+            posts.append(r.url) if r.method == "POST" and r.url.endswith("/messages") else None
+        ),
+    )
+    box = page.get_by_test_id("composer-input")
+    confirm = page.get_by_test_id("composer-confirm")
+    error = page.get_by_test_id("composer-error")
+
+    # A command the employee does not have: said at once, nothing asked, nothing sent.
+    await box.fill("/nosuchcommand buy milk")
+    await box.press("Enter")
+    await expect(error).to_contain_text("/nosuchcommand is not available to this employee.")
+    await expect(confirm).to_have_count(0)
+    # Only blanks: the same.
+    await box.fill("   ")
+    await page.get_by_test_id("send").click()
+    await expect(error).to_have_text("Write a message first.")
+    await expect(confirm).to_have_count(0)
+
+    # A refusal only the server can see (too long) comes after asking, in words, and says
+    # that nothing was cancelled.
+    await box.fill("x" * (app.services.settings.max_message_bytes + 1))
+    await box.press("Enter")
+    await confirm.get_by_test_id("composer-confirm-send").click()
+    await expect(error).to_contain_text("The message is too long")
+    await expect(error).to_contain_text("Nothing was cancelled: the decision still waits for you.")
+    await expect(
+        page.locator(f'[data-tool-call-id="{call_id}"][data-status="interrupted"]')
+    ).to_have_count(1)
+    assert len(posts) == 1
+    assert notes(app) == []
+
+
 async def test_approvals_view_lists_waiting_calls_newest_first_and_leads_to_the_card(
     app: LiveServer, page: Page, tmp_path: Path
 ) -> None:
@@ -543,7 +585,9 @@ async def test_operation_log_lists_every_call_as_text_newest_last(
     await expect(first.locator("time")).to_have_text(re.compile(r"^\d\d:\d\d:\d\d$"))
     await expect(first.get_by_test_id("log-status")).to_have_text("Done")
     await expect(first.get_by_test_id("log-who")).to_have_text("by you")
-    await expect(first.get_by_test_id("log-args")).to_contain_text('text: "<b>bold</b>')
+    # As the card says it (the tool's confirmation), not as raw keys ('text: "..."').
+    await expect(first.get_by_test_id("log-summary")).to_contain_text("Add a note: “<b>bold</b>")
+    await expect(first.get_by_test_id("log-summary")).not_to_contain_text("text:")
     await expect(last.get_by_test_id("log-who")).to_have_text("allowed without asking")
 
     await first.locator("button").first.click()

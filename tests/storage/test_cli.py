@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import socket
 import sys
 import types
 from pathlib import Path
@@ -46,6 +47,9 @@ def fake_app(monkeypatch: pytest.MonkeyPatch) -> list[Settings | None]:
 
         return app
 
+    # uvicorn is stubbed, so the port it would bind is not probed either (8000 may be taken
+    # by another server on this machine); test_serve_names_a_taken_port probes a real one.
+    monkeypatch.setattr(cli, "_refuse_a_taken_port", lambda host, port: None)
     module = types.ModuleType("interlock.api.app")
     module.create_app = create_app  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "interlock.api.app", module)
@@ -303,3 +307,25 @@ def test_serve_refuses_a_second_server_on_one_sqlite_database(
         database.dispose()
     assert runner.invoke(cli.app, ["serve"]).exit_code == 0
     assert len(runs) == 1
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_serve_names_a_taken_port_before_any_start_up_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: str
+) -> None:
+    url = f"postgresql+psycopg://nobody@127.0.0.1:1/never-reached{workers}"
+    if workers == "1":
+        url = f"sqlite:///{tmp_path / 'never-created.db'}"
+    monkeypatch.setenv("INTERLOCK_DATABASE_URL", url)
+    monkeypatch.setattr("uvicorn.run", lambda *args, **kwargs: pytest.fail("uvicorn ran"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = runner.invoke(cli.app, ["serve", "--port", str(port), "--workers", workers])
+
+    assert result.exit_code == 1, result.output
+    assert f"127.0.0.1:{port} is already in use" in result.stderr
+    assert "INTERLOCK_PORT" in result.stderr and "--port" in result.stderr
+    assert "Errno" not in result.output
+    assert not (tmp_path / "never-created.db").exists()  # no migration ran

@@ -3,10 +3,13 @@
  * While decisions wait, it says so and that sending cancels them, and asks once before sending.
  * Typing `/` at the start opens the employee's slash commands; a picked command is sent
  * with its claim (`command: {skill, command}`) while the text still starts with it.
+ * What the browser can check (see messageChecks) is checked before sending and before asking,
+ * so the person is never asked to cancel decisions for a message that would be refused.
  */
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { asApiError, type ApiError } from "../api/client";
 import type { CommandClaim, SlashCommandOut } from "../api/types";
+import { refusalBeforeSending, refusalWords } from "./messageChecks";
 import { candidatesFrom, claimFor, completion, filterCommands, moveActive, typedCommand } from "./slash";
 import { SlashMenu, slashOptionId } from "./SlashMenu";
 
@@ -15,6 +18,8 @@ interface Props {
   running: boolean;
   /** Slash commands available to the conversation's employee. */
   commands: SlashCommandOut[];
+  /** `commands` was read from the server (else typed commands are left for it to check). */
+  commandsKnown?: boolean;
   /** Decisions waiting in this conversation (sending a message cancels them). */
   waiting?: number;
   /** The stream is open (a network error shown here clears when it comes back). */
@@ -23,7 +28,7 @@ interface Props {
   onCancel: () => void;
 }
 
-export function Composer({ disabled, running, commands, waiting = 0, connected = true, onSend, onCancel }: Props) {
+export function Composer({ disabled, running, commands, commandsKnown = false, waiting = 0, connected = true, onSend, onCancel }: Props) {
   const [text, setText] = useState("");
   const [picked, setPicked] = useState<SlashCommandOut | null>(null);
   const [active, setActive] = useState(0);
@@ -68,11 +73,20 @@ export function Composer({ disabled, running, commands, waiting = 0, connected =
     setDismissed(true);
   };
 
-  // Validation (empty, too long, unknown command) is the server's: its 422 message is shown as is.
+  // What the browser can see is checked first, before asking to cancel anything; the rest
+  // (size, the command's input, permissions) is the server's, worded by refusalWords.
   const send = async (claim = claimFor(text, picked), confirmed = false) => {
     if (blocked) return;
+    const refused = refusalBeforeSending(text, claim, commands, commandsKnown);
+    if (refused) {
+      setConfirming(null);
+      setError(refused);
+      inputRef.current?.focus();
+      return;
+    }
     if (waiting > 0 && !confirmed) {
-      if (text.trim() !== "") setConfirming({ claim });
+      setError(null);
+      setConfirming({ claim });
       return;
     }
     setConfirming(null);
@@ -205,17 +219,27 @@ export function Composer({ disabled, running, commands, waiting = 0, connected =
           </div>
         </div>
       )}
-      {error && <ComposerError error={error} disabled={blocked} onPick={(claim) => void send(claim)} />}
+      {error && <ComposerError error={error} waiting={waiting} disabled={blocked} onPick={(claim) => void send(claim)} />}
     </form>
   );
 }
 
 /** The server's answer to a message it refused; an ambiguous command offers its candidates. */
-function ComposerError({ error, disabled, onPick }: { error: ApiError; disabled: boolean; onPick: (claim: CommandClaim) => void }) {
+export function ComposerError({
+  error,
+  waiting,
+  disabled,
+  onPick,
+}: {
+  error: ApiError;
+  waiting: number;
+  disabled: boolean;
+  onPick: (claim: CommandClaim) => void;
+}) {
   const candidates = error.code === "slash_command_ambiguous" ? candidatesFrom(error.details) : [];
   return (
     <div className="error composer-error" role="alert" data-testid="composer-error" data-code={error.code}>
-      <p>{error.message}</p>
+      <p>{refusalWords(error, waiting)}</p>
       {candidates.length > 0 && (
         <div className="actions" role="group" aria-label="Which command?">
           {candidates.map((c) => (

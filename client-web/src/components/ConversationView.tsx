@@ -11,7 +11,7 @@ import { useAppData } from "../state/appData";
 import { announceActivity } from "../state/broadcast";
 import { ConversationActionsContext, type ConversationActions } from "../state/conversationActions";
 import { allToolCalls, isThinking, waitingCalls } from "../state/reducer";
-import { useCommands } from "../state/useCommands";
+import { useCommandList } from "../state/useCommands";
 import { useConversation } from "../state/useConversation";
 import { Avatar } from "./Avatar";
 import { Composer } from "./Composer";
@@ -42,7 +42,7 @@ const LOG_KEY = "interlock.opLogOpen";
 export function ConversationView({ id, focusCallId, offline, listTitle, fresh = false, onChanged, onWaiting }: Props) {
   const { state, dispatch, refresh, loadError, stream, connected } = useConversation(id, fresh);
   const { employees, tools } = useAppData();
-  const commands = useCommands(state.employee);
+  const { commands, known: commandsKnown } = useCommandList(state.employee);
   const actions = useMemo<ConversationActions>(
     () => ({ dispatch, refresh, owned: true, connected }),
     [dispatch, refresh, connected],
@@ -255,7 +255,7 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
           <Composer
             disabled={running}
             running={running}
-            commands={commands}
+            commands={commands} commandsKnown={commandsKnown}
             waiting={waiting.length}
             connected={connected}
             onSend={send}

@@ -5,7 +5,7 @@
  */
 import type { CommandClaim } from "../api/types";
 import { useAppData } from "../state/appData";
-import { useCommands } from "../state/useCommands";
+import { useCommandList } from "../state/useCommands";
 import { Avatar } from "./Avatar";
 import { Composer } from "./Composer";
 import { Greeting } from "./ConversationView";
@@ -21,7 +21,7 @@ interface Props {
 export function NewChatView({ employee: slug, offline, busy, onStart }: Props) {
   const { employees } = useAppData();
   const employee = employees[slug];
-  const commands = useCommands(slug);
+  const { commands, known: commandsKnown } = useCommandList(slug);
   return (
     <main className="conversation new-chat" data-testid="new-conversation" data-employee={slug}>
       <header className="conversation-header">
@@ -59,7 +59,7 @@ export function NewChatView({ employee: slug, offline, busy, onStart }: Props) {
           ))}
         </div>
       )}
-      <Composer disabled={busy} running={false} commands={commands} onSend={(content, command) => onStart(slug, content, command)} onCancel={() => {}} />
+      <Composer disabled={busy} running={false} commands={commands} commandsKnown={commandsKnown} onSend={(content, command) => onStart(slug, content, command)} onCancel={() => {}} />
     </main>
   );
 }

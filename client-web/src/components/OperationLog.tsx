@@ -1,20 +1,14 @@
 /**
  * The operation log: every tool call of the conversation, oldest first (newest last), one
- * line each: time, tool, args summary, status in words, who decided, result summary. A row
- * opens to the full args and result (each cut at 10,000 characters). Text only, never HTML.
+ * line each: time, what the call does as its card says it ("Add a note: buy bread"), status
+ * in words, who decided, result summary. A row opens to the args as labelled fields and the
+ * full result (cut at 10,000 characters). Text only, never HTML; never a skill's instructions.
  */
 import { useId, useMemo, useState } from "react";
 import type { MessageOut, ToolCallOut } from "../api/types";
-import { toolTitle, useAppData } from "../state/appData";
-import {
-  argsDetail,
-  argsSummary,
-  clipDetail,
-  decidedBy,
-  resultSummary,
-  resultText,
-  timeOfDay,
-} from "../state/opLog";
+import { ArgFields } from "../cards/fields/ArgFields";
+import { useAppData } from "../state/appData";
+import { callSummary, clipDetail, decidedBy, resultSummary, resultText, timeOfDay } from "../state/opLog";
 import { statusWords } from "../cards/status/status";
 import { allToolCalls, toolMessagesByCall, type ConversationState } from "../state/reducer";
 
@@ -43,7 +37,7 @@ function LogRow({ call, toolMessage }: { call: ToolCallOut; toolMessage?: Messag
   const [open, setOpen] = useState(false);
   const detailId = useId();
   const who = decidedBy(call, me);
-  const result = resultSummary(call, toolMessage);
+  const result = resultSummary(call, tools, toolMessage);
   const status = statusWords(call);
   return (
     <li className="op-log-row" data-testid="log-row" data-tool-call-id={call.id} data-status={call.status}>
@@ -57,9 +51,8 @@ function LogRow({ call, toolMessage }: { call: ToolCallOut; toolMessage?: Messag
         <time className="op-log-time" dateTime={call.created_at}>
           {timeOfDay(call.created_at)}
         </time>
-        <span className="op-log-tool">{toolTitle(tools, call.name, call.title)}</span>
-        <span className="op-log-args" data-testid="log-args">
-          {argsSummary(call)}
+        <span className="op-log-tool" data-testid="log-summary">
+          {callSummary(call, tools)}
         </span>
         <span className={`badge status-${call.status} tone-${status.tone}`} data-testid="log-status" data-status={call.status}>
           {status.label}
@@ -81,15 +74,24 @@ function LogRow({ call, toolMessage }: { call: ToolCallOut; toolMessage?: Messag
 }
 
 function LogDetail({ id, call, toolMessage }: { id: string; call: ToolCallOut; toolMessage?: MessageOut }) {
-  const args = clipDetail(argsDetail(call));
-  const result = clipDetail(resultText(call, toolMessage));
+  const { tools } = useAppData();
+  const args = call.executed_args ?? call.proposed_args;
+  const raw = clipDetail(call.raw_args ?? "");
+  const result = clipDetail(resultText(call, tools, toolMessage));
   return (
     <div id={id} className="op-log-detail" data-testid="log-detail">
       <h4>Arguments</h4>
-      <pre className="op-log-text" data-testid="log-full-args">
-        {args.text}
-      </pre>
-      {args.omitted > 0 && <p className="muted small">{args.omitted.toLocaleString()} more characters not shown.</p>}
+      <div data-testid="log-full-args">
+        {args != null ? (
+          <ArgFields schema={tools[call.name]?.input_schema} args={args} />
+        ) : (
+          <>
+            <p className="muted small">The model sent arguments that could not be read:</p>
+            <pre className="op-log-text">{raw.text}</pre>
+            {raw.omitted > 0 && <p className="muted small">{raw.omitted.toLocaleString()} more characters not shown.</p>}
+          </>
+        )}
+      </div>
       <h4>Result</h4>
       {result.text ? (
         <pre className="op-log-text" data-testid="log-full-result">

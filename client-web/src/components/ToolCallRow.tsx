@@ -15,6 +15,7 @@ import { StatusBadge, StatusSentence } from "../cards/status/StatusBadge";
 import { notRun } from "../cards/status/status";
 import { GrantNote } from "../permissions/GrantNote";
 import { toolTitle, useAppData } from "../state/appData";
+import { LOAD_SKILL, skillLoadedText } from "../state/skillLoaded";
 import { useConversationActions } from "../state/conversationActions";
 import { FoldedText, needsFold } from "./FoldedText";
 import { ViewJson } from "./JsonView";
@@ -69,20 +70,12 @@ export function ToolCallRow({ call, toolMessage }: { call: ToolCallOut; toolMess
   );
 }
 
-/** The server's built-in tool that gives the model a skill's instructions and tools. */
-const LOAD_SKILL = "load_skill";
-
-/**
- * A loaded skill in the person's words: the tools it brought. Its result text is the skill's
- * instructions for the model, which are not for the person.
- */
+/** A loaded skill: the tools it brought (see state/skillLoaded), never its instructions. */
 function SkillLoaded({ call, tools }: { call: ToolCallOut; tools: Record<string, ToolOut> }) {
   if (call.status !== "succeeded") return null;
-  const data = call.result_data as { tools?: unknown } | null | undefined;
-  const names = Array.isArray(data?.tools) ? data.tools.filter((n): n is string => typeof n === "string") : [];
   return (
     <p className="tool-result muted small" data-testid="tool-result">
-      {names.length ? `Now available: ${names.map((n) => toolTitle(tools, n)).join(", ")}.` : "No new tools."}
+      {skillLoadedText(call, tools)}
     </p>
   );
 }

@@ -1,15 +1,26 @@
 import { describe, expect, it } from "vitest";
 import { toolCall } from "../test/fixtures";
+import type { ToolOut } from "../api/types";
 import {
-  argsDetail,
-  argsSummary,
+  callSummary,
   clipDetail,
   cut,
   decidedBy,
   oneLine,
   resultSummary,
+  resultText,
   timeOfDay,
 } from "./opLog";
+
+const tools: Record<string, ToolOut> = {
+  "notes.add": { name: "notes.add", title: "Add a note", input_schema: { properties: { text: { type: "string" } } } } as unknown as ToolOut,
+  "notes.rename": {
+    name: "notes.rename",
+    title: "Rename a note",
+    input_schema: { properties: { id: { title: "Note number" }, text: { title: "New text" } } },
+  } as unknown as ToolOut,
+  "documents.list": { name: "documents.list", title: "List documents" } as unknown as ToolOut,
+};
 
 const decision = (over: Record<string, unknown> = {}) => ({
   id: "dec_1",
@@ -24,28 +35,54 @@ const decision = (over: Record<string, unknown> = {}) => ({
 });
 
 describe("operation log rows", () => {
-  it("summarises args as key: value pairs on one line of at most 80 characters", () => {
-    expect(argsSummary(toolCall({ proposed_args: { text: "buy\nmilk", id: 2 } }))).toBe('text: "buy\\nmilk", id: 2');
-    expect(argsSummary(toolCall({ proposed_args: { tags: ["a", "b"], opts: { x: 1 } } }))).toBe(
-      "tags: [2 items], opts: {…}",
+  it("says what the call does as its card does, never with raw keys", () => {
+    expect(callSummary(toolCall({ name: "notes.add", proposed_args: { text: "buy bread" } }), tools)).toBe("Add a note: buy bread");
+    expect(callSummary(toolCall({ name: "notes.rename", proposed_args: { id: 2, text: "buy\nmilk" } }), tools)).toBe(
+      "Rename a note: Note number: 2 · New text: buy milk",
     );
-    expect(argsSummary(toolCall({ proposed_args: {} }))).toBe("no arguments");
-    const long = argsSummary(toolCall({ proposed_args: { text: "x".repeat(500) } }));
+    const confirmed = toolCall({
+      name: "notes.add",
+      proposed_args: { text: "x" },
+      confirmation: { title: "Add a note", summary: "Add a note: “buy bread”", action_label: "Add", detail: null, previous: null },
+    });
+    expect(callSummary(confirmed, tools)).toBe("Add a note: “buy bread”");
+    expect(callSummary(toolCall({ name: "other.tool", title: "Do it", proposed_args: {} }), tools)).toBe("Do it");
+    const long = callSummary(toolCall({ name: "notes.add", proposed_args: { text: "x".repeat(500) } }), tools);
     expect(long).toHaveLength(80);
     expect(long.endsWith("…")).toBe(true);
+    for (const text of [callSummary(toolCall({ name: "notes.add", proposed_args: { text: "buy bread" } }), tools)]) {
+      expect(text).not.toContain("text:");
+      expect(text).not.toContain('"');
+    }
   });
 
-  it("prefers the executed args and falls back to the raw text", () => {
-    expect(argsSummary(toolCall({ proposed_args: { text: "a" }, executed_args: { text: "b" } }))).toBe('text: "b"');
-    expect(argsSummary(toolCall({ proposed_args: null, raw_args: "{broken   json" }))).toBe("{broken json");
-    expect(argsDetail(toolCall({ proposed_args: { a: 1 } }))).toBe('{\n  "a": 1\n}');
+  it("prefers the executed args and never shows unreadable raw args as the summary", () => {
+    expect(callSummary(toolCall({ name: "notes.add", proposed_args: { text: "a" }, executed_args: { text: "b" } }), tools)).toBe(
+      "Add a note: b",
+    );
+    expect(callSummary(toolCall({ name: "notes.add", proposed_args: null, raw_args: "{broken   json" }), tools)).toBe(
+      "Add a note: arguments the model sent could not be read",
+    );
+  });
+
+  it("never shows a loaded skill's instructions, only the tools it brought", () => {
+    const call = toolCall({
+      name: "load_skill",
+      status: "succeeded",
+      result_text: "Skill documents loaded. Instructions:\n# Documents\nUse these tools when...",
+      result_data: { skill: "documents", tools: ["documents.list"] },
+    });
+    expect(resultSummary(call, tools)).toBe("Now available: List documents.");
+    expect(resultText(call, tools)).not.toContain("Instructions");
+    expect(resultText(call, tools, { content: "Skill documents loaded. Instructions: ..." })).toBe("Now available: List documents.");
   });
 
   it("summarises results and errors on one line", () => {
-    expect(resultSummary(toolCall({ result_text: "Added note #2:\n  buy milk" }))).toBe("Added note #2: buy milk");
-    expect(resultSummary(toolCall({ error: { code: "not_found", message: "No note #9." } }))).toBe("No note #9.");
-    expect(resultSummary(toolCall(), { content: "from the tool message" })).toBe("from the tool message");
-    expect(resultSummary(toolCall())).toBe("");
+    expect(resultSummary(toolCall({ result_text: "Added note #2:\n  buy milk" }), tools)).toBe("Added note #2: buy milk");
+    expect(resultSummary(toolCall({ error: { code: "not_found", message: "No note #9." } }), tools)).toBe("No note #9.");
+    expect(resultText(toolCall({ error: { code: "not_found", message: "No note #9." } }), tools)).toBe("No note #9."); // no raw code
+    expect(resultSummary(toolCall(), tools, { content: "from the tool message" })).toBe("from the tool message");
+    expect(resultSummary(toolCall(), tools)).toBe("");
   });
 
   it("cuts without splitting an emoji and says how much the detail left out", () => {

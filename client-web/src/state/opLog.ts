@@ -3,9 +3,14 @@
  *
  * Pure functions (tested in opLog.test.ts); the panel is components/OperationLog.tsx. Status
  * words are the cards' (cards/status/status.ts), so the log and the rows say the same.
- * Everything here returns plain text: the panel renders it as text, never as HTML.
+ * Everything here returns plain text: the panel renders it as text, never as HTML. A call reads
+ * as its card does (the tool's title, its confirmation summary, args labelled from its schema),
+ * never as raw keys, and a loaded skill's instructions (written for the model) never show.
  */
-import type { MeOut, MessageOut, ToolCallOut } from "../api/types";
+import type { JsonObject, MeOut, MessageOut, ToolCallOut, ToolOut } from "../api/types";
+import { argsSummary, schemaFields } from "../cards/fields/schemaFields";
+import { toolTitle } from "./appData";
+import { LOAD_SKILL, skillLoadedText } from "./skillLoaded";
 
 /** Length of the one-line args and result summaries. */
 export const SUMMARY_CHARS = 80;
@@ -39,46 +44,57 @@ export function clipDetail(text: string, limit = DETAIL_CHARS): { text: string; 
   return { text: text.slice(0, end), omitted: text.length - end };
 }
 
-function scalar(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (value === null || typeof value !== "object") return String(value);
-  if (Array.isArray(value)) return `[${value.length} item${value.length === 1 ? "" : "s"}]`;
-  return "{…}";
+/** The args the call ran with (edited ones when edited), else the proposed ones; null when unreadable. */
+function argsOf(call: Pick<ToolCallOut, "executed_args" | "proposed_args">): JsonObject | null {
+  return call.executed_args ?? call.proposed_args ?? null;
 }
 
 /**
- * The args as one short line: `text: "buy milk", id: 2` (the executed args when the call ran
- * with edited ones, else the proposed args, else the raw text the model sent).
+ * What the call does, as its card says it: the tool's confirmation summary when the server
+ * made one ("Add a note: “buy bread”"), else the tool's title and its args labelled from the
+ * tool's schema ("Add a note: buy bread"; several fields: "Rename: Title: Plan · Tags: a, b").
+ * One line, at most `limit` characters.
  */
-export function argsSummary(call: Pick<ToolCallOut, "executed_args" | "proposed_args" | "raw_args">): string {
-  const args = call.executed_args ?? call.proposed_args;
-  if (args == null) return oneLine(call.raw_args ?? "");
-  const parts = Object.entries(args).map(([key, value]) => `${key}: ${scalar(value)}`);
-  return oneLine(parts.length ? parts.join(", ") : "no arguments");
+export function callSummary(
+  call: Pick<ToolCallOut, "name" | "title" | "confirmation" | "executed_args" | "proposed_args" | "raw_args">,
+  tools: Record<string, ToolOut>,
+  limit = SUMMARY_CHARS,
+): string {
+  const summary = call.confirmation?.summary;
+  if (summary) return oneLine(summary, limit);
+  const title = toolTitle(tools, call.name, call.title);
+  const args = argsOf(call);
+  if (args == null) return oneLine(call.raw_args ? `${title}: arguments the model sent could not be read` : title, limit);
+  const fields = schemaFields(tools[call.name]?.input_schema, args);
+  if (fields.length === 0) return oneLine(title, limit);
+  const [only] = fields;
+  const said = fields.length === 1 && only.kind !== "object" && only.kind !== "list" ? only.text : fieldsLine(tools[call.name]?.input_schema, args);
+  return oneLine(`${title}: ${said}`, limit);
 }
 
-/** The args in full, pretty-printed. */
-export function argsDetail(call: Pick<ToolCallOut, "executed_args" | "proposed_args" | "raw_args">): string {
-  const args = call.executed_args ?? call.proposed_args;
-  return args == null ? (call.raw_args ?? "") : JSON.stringify(args, null, 2);
+function fieldsLine(schema: unknown, args: JsonObject): string {
+  return argsSummary(schema, args, Number.MAX_SAFE_INTEGER);
 }
 
-/** The whole result text: the error, the tool's text, or the tool message. */
+/** The whole result text in the person's words: the error's message, a loaded skill's new tools, or the tool's text. */
 export function resultText(
-  call: Pick<ToolCallOut, "error" | "result_text">,
+  call: Pick<ToolCallOut, "name" | "error" | "result_text" | "result_data">,
+  tools: Record<string, ToolOut>,
   toolMessage?: Pick<MessageOut, "content">,
 ): string {
-  if (call.error) return `${call.error.message} (${call.error.code})`;
+  if (call.error) return call.error.message;
+  // A loaded skill's result is its instructions for the model: never the person's to read.
+  if (call.name === LOAD_SKILL) return call.result_data != null ? skillLoadedText(call, tools) : "";
   return call.result_text ?? toolMessage?.content ?? "";
 }
 
 /** The result as one short line; empty while nothing came back. */
 export function resultSummary(
-  call: Pick<ToolCallOut, "error" | "result_text">,
+  call: Pick<ToolCallOut, "name" | "error" | "result_text" | "result_data">,
+  tools: Record<string, ToolOut>,
   toolMessage?: Pick<MessageOut, "content">,
 ): string {
-  if (call.error) return oneLine(call.error.message);
-  return oneLine(resultText(call, toolMessage));
+  return oneLine(resultText(call, tools, toolMessage));
 }
 
 /** Who decided: "you", another person's name, "allowed" (no card), or "" (nobody yet). */

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col
@@ -23,6 +23,7 @@ from sqlmodel import col
 from interlock.engine.records import close_call, error_text, view
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, NotFound, PayloadTooLarge
+from interlock.request_body import RequestBody
 from interlock.storage import Conversation, ToolCall, ToolCallStatus
 from interlock.storage.text import check_storable, clean_json
 from interlock.storage.views import ToolCallOut
@@ -34,20 +35,16 @@ log = logging.getLogger(__name__)
 MAX_ERROR_MESSAGE_CHARS = 2_000
 
 
-class ClientErrorIn(BaseModel):
+class ClientErrorIn(RequestBody):
     """A failure reported by the browser: a tool error code and an English sentence."""
-
-    model_config = ConfigDict(extra="forbid")
 
     code: str = Field(max_length=64)
     message: str = Field(min_length=1, max_length=MAX_ERROR_MESSAGE_CHARS)
 
 
-class ClientResultIn(BaseModel):
+class ClientResultIn(RequestBody):
     """The browser's result: ``{"text", "data"?}`` on success, or ``{"error": {"code",
     "message"}}`` (``code`` one of the tool error codes)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     text: str | None = None
     data: Any = None

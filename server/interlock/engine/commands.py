@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from sqlmodel import Session
 
 from interlock.audit import record_allowed
@@ -21,6 +21,7 @@ from interlock.engine.grants import apply_grant
 from interlock.engine.records import view
 from interlock.errors import BadRequest, Forbidden
 from interlock.permissions import effective_permission, is_action
+from interlock.request_body import RequestBody
 from interlock.skills import SkillCatalog
 from interlock.storage import Conversation, Message, MessageRole, ToolCall
 from interlock.storage.models import new_id
@@ -33,10 +34,8 @@ COMMAND_RE = re.compile(r"^/([a-z][a-z0-9_-]{0,31})(?:\s+(.*))?\s*$", re.DOTALL)
 QUERY = "{query}"
 
 
-class CommandClaim(BaseModel):
+class CommandClaim(RequestBody):
     """The command the client says the person picked from the menu."""
-
-    model_config = ConfigDict(extra="forbid")
 
     skill: str = Field(min_length=1, max_length=100)
     command: str = Field(min_length=1, max_length=32)

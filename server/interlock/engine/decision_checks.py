@@ -12,10 +12,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from interlock.errors import BadRequest, Conflict
 from interlock.permissions.shapes import RememberIn
+from interlock.request_body import RequestBody
 from interlock.storage import DecisionType, ToolCall
 from interlock.storage.text import check_storable
 from interlock.tools import FieldError, Tool
@@ -36,7 +37,7 @@ MAX_DECISION_MESSAGE_CHARS = 8_000
 log = logging.getLogger(__name__)
 
 
-class DecisionIn(BaseModel):
+class DecisionIn(RequestBody):
     """A person's decision.
 
     Attributes:
@@ -49,8 +50,6 @@ class DecisionIn(BaseModel):
             a grant for this tool in this conversation or for this employee, made in the
             same transaction as the decision.
     """
-
-    model_config = ConfigDict(extra="forbid")
 
     type: Literal["approve", "edit", "reject", "respond"]
     args: dict[str, Any] | None = None

@@ -8,11 +8,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from interlock.permissions.grants import MAX_GRANT_DAYS
+from interlock.request_body import RequestBody
 from interlock.storage.text import check_storable
 from interlock.storage.times import UtcTime
 
 
-class RememberIn(BaseModel):
+class RememberIn(RequestBody):
     """ "Don't ask again", sent with an approve or edit decision.
 
     Attributes:
@@ -24,14 +25,12 @@ class RememberIn(BaseModel):
             (``INTERLOCK_GRANT_DAYS``, 7) when omitted.
     """
 
-    model_config = ConfigDict(extra="forbid")
-
     scope: Literal["conversation", "employee"]
     exact_args: bool = False
     days: int | None = Field(default=None, ge=1, le=MAX_GRANT_DAYS)
 
 
-class GrantIn(BaseModel):
+class GrantIn(RequestBody):
     """A grant made directly (``POST /api/grants``), not from a decision.
 
     Attributes:
@@ -45,8 +44,6 @@ class GrantIn(BaseModel):
         expires_at: ... or until this time (server clock, at most 30 days ahead). Neither:
             the server's default (``INTERLOCK_GRANT_DAYS``).
     """
-
-    model_config = ConfigDict(extra="forbid")
 
     tool: str = Field(min_length=1, max_length=200)
     scope: Literal["conversation", "employee"]
@@ -94,10 +91,8 @@ class GrantOut(BaseModel):
     void_reason: str | None = None
 
 
-class ActionsIn(BaseModel):
+class ActionsIn(RequestBody):
     """Turn the "AI actions" switch on (for ``INTERLOCK_ACTIONS_GRANT_DAYS``) or off."""
-
-    model_config = ConfigDict(extra="forbid")
 
     on: bool
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, Strict
 
 EARLIEST = datetime.min.replace(tzinfo=UTC)
 
@@ -35,5 +35,6 @@ def earlier_by(value: datetime, span: timedelta) -> datetime:
     return value - span if value - EARLIEST > span else EARLIEST
 
 
-UtcTime = Annotated[datetime, AfterValidator(to_utc)]
-"""A request's time, validated into aware UTC (422 when it has no UTC form)."""
+UtcTime = Annotated[datetime, Strict(False), AfterValidator(to_utc)]
+"""A request's time, validated into aware UTC (422 when it has no UTC form). JSON carries a
+time as text, so it is read from an ISO 8601 string even in a strict request body."""

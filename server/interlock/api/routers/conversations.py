@@ -6,7 +6,7 @@ import unicodedata
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response, status
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 from sqlalchemy import insert
 from sqlmodel import col, select
 
@@ -25,6 +25,7 @@ from interlock.engine.commands import CommandClaim
 from interlock.engine.records import approvals_of, view, waiting_for_person
 from interlock.errors import BadRequest, Conflict
 from interlock.models import describe_model
+from interlock.request_body import RequestBody
 from interlock.storage import (
     Conversation,
     Decision,
@@ -42,9 +43,7 @@ router = APIRouter(prefix="/api/conversations", tags=["conversations"])
 MAX_TITLE_CHARS = 200
 
 
-class ConversationCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ConversationCreate(RequestBody):
     employee: str | None = Field(default=None, max_length=100)
 
     @field_validator("employee")
@@ -53,10 +52,8 @@ class ConversationCreate(BaseModel):
         return check_storable(value)  # type: ignore[no-any-return]
 
 
-class MessageCreate(BaseModel):
+class MessageCreate(RequestBody):
     """A user message: 1 byte to 32 kB of UTF-8 text (``max_message_bytes``)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     content: str
     command: CommandClaim | None = None
@@ -65,14 +62,12 @@ class MessageCreate(BaseModel):
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
-            raise ValueError("content must not be empty")
+            raise ValueError("the message is empty: write something to send")
         return str(check_storable(value))
 
 
-class ConversationUpdate(BaseModel):
+class ConversationUpdate(RequestBody):
     """A rename: ``title`` is 1 to 200 characters after trimming, with no control characters."""
-
-    model_config = ConfigDict(extra="forbid")
 
     title: str
 
@@ -281,7 +276,8 @@ async def post_message(
     size = len(body.content.encode("utf-8"))
     if size > settings.max_message_bytes:
         raise BadRequest(
-            f"The message is {size} bytes; the limit is {settings.max_message_bytes}.",
+            f"The message is too long: {size:,} bytes of text, the limit is "
+            f"{settings.max_message_bytes:,}. Shorten it or send it in parts.",
             code="message_too_large",
         )
     run_id, message_id = await engine.post_message(

@@ -11,6 +11,7 @@ from interlock.api.deps import AdminUser, CurrentUser, ServicesDep
 from interlock.api.services import Services
 from interlock.employees import Employee, EmployeeFields, ToolApprovalRule, ToolPermission
 from interlock.errors import BadRequest, NotFound
+from interlock.request_body import RequestBody
 
 router = APIRouter(prefix="/api/employees", tags=["employees"])
 
@@ -43,10 +44,8 @@ class EmployeeCreate(EmployeeFields):
     slug: str = Field(min_length=1, max_length=63)
 
 
-class EmployeePatch(BaseModel):
+class EmployeePatch(RequestBody):
     """Fields to change; omitted fields stay. ``tool_overrides`` replaces the whole map."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
 
     name: str | None = None
     avatar: str | None = None

@@ -20,6 +20,7 @@ from sqlmodel import Session
 
 from interlock.api.deps import CurrentUser, DbDep
 from interlock.audit import Channel, TokenOutcome, record_token_event
+from interlock.request_body import RequestBody
 from interlock.storage import AccessToken
 from interlock.storage.models import as_utc
 from interlock.storage.tokens import (
@@ -34,9 +35,7 @@ router = APIRouter(prefix="/api/tokens", tags=["tokens"])
 log = logging.getLogger(__name__)
 
 
-class TokenIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class TokenIn(RequestBody):
     name: str = Field(
         min_length=1,
         max_length=MAX_TOKEN_NAME_LENGTH,

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../api/client";
+import type { SlashCommandOut } from "../api/types";
+import { messageCommand, refusalBeforeSending, refusalWords } from "./messageChecks";
+
+const cmd = (skill: string, command: string): SlashCommandOut => ({ skill, command, title: `${skill} ${command}`, description: "", tool: `${skill}.x` });
+const commands = [cmd("notes", "note"), cmd("memo", "memo"), cmd("tasks", "memo")];
+
+describe("checks before sending (and before asking to cancel waiting decisions)", () => {
+  it("reads a command like the server", () => {
+    expect(messageCommand("  /note buy milk")).toBe("note");
+    expect(messageCommand("/note")).toBe("note");
+    expect(messageCommand("/Note x")).toBeNull();
+    expect(messageCommand("/usr/bin is a path")).toBeNull();
+    expect(messageCommand("hello /note")).toBeNull();
+  });
+
+  it("refuses blank text and commands the employee does not have, offers the skills of an ambiguous one", () => {
+    expect(refusalBeforeSending("  \n ", undefined, commands, true)?.message).toBe("Write a message first.");
+    const unknown = refusalBeforeSending("/nosuch x", undefined, commands, true);
+    expect(unknown?.code).toBe("slash_command_unavailable");
+    expect(unknown?.message).toBe("/nosuch is not available to this employee. Type / to see the commands you can use.");
+    const ambiguous = refusalBeforeSending("/memo x", undefined, commands, true);
+    expect(ambiguous?.code).toBe("slash_command_ambiguous");
+    expect((ambiguous?.details as { candidates: unknown[] }).candidates).toHaveLength(2);
+  });
+
+  it("lets through what is fine or what only the server can judge", () => {
+    expect(refusalBeforeSending("hello", undefined, commands, true)).toBeNull();
+    expect(refusalBeforeSending("/note buy milk", undefined, commands, true)).toBeNull();
+    expect(refusalBeforeSending("/memo x", { skill: "memo", command: "memo" }, commands, true)).toBeNull();
+    // Commands not read (yet): the server resolves them.
+    expect(refusalBeforeSending("/nosuch x", undefined, [], false)).toBeNull();
+  });
+});
+
+describe("the server's refusal in words", () => {
+  it("says the field errors instead of 'The request is not valid.' and that nothing was cancelled", () => {
+    const error = new ApiError(422, {
+      code: "invalid_request",
+      message: "The request is not valid.",
+      details: { errors: [{ path: ["body", "content"], message: "Value error, the message is empty: write something to send", rule: "value_error" }] },
+    });
+    expect(refusalWords(error, 0)).toBe("The message was not sent: The message is empty: write something to send.");
+    const big = new ApiError(422, { code: "message_too_large", message: "The message is too long.", details: null });
+    expect(refusalWords(big, 2)).toBe("The message is too long. Nothing was cancelled: the decisions still wait for you.");
+    const local = refusalBeforeSending("", undefined, commands, true);
+    expect(local && refusalWords(local, 2)).toBe("Write a message first."); // nothing was asked
+  });
+});

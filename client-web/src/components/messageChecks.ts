@@ -1,0 +1,82 @@
+/**
+ * What the composer checks before sending (and before asking "Send and cancel them?"), and
+ * how it words the server's refusal of a message. A message the server would refuse for a
+ * reason the browser can see (nothing written, a command the employee does not have, a
+ * command several skills offer) is refused here, so the person is never asked to cancel the
+ * waiting decisions for a message that would not be sent.
+ */
+import { ApiError } from "../api/client";
+import type { CommandClaim, SlashCommandOut } from "../api/types";
+
+/** The command a message runs, read like the server (`engine.commands.COMMAND_RE` on the
+ * trimmed text): `/word` (a lowercase letter, then up to 31 of a-z 0-9 _ -), then a space or the
+ * end. Anything else (`/Notes`, `/usr/bin`) is an ordinary message. */
+export function messageCommand(text: string): string | null {
+  const m = /^\/([a-z][a-z0-9_-]{0,31})(?:\s|$)/.exec(text.trim());
+  return m ? m[1] : null;
+}
+
+/**
+ * Why the message cannot be sent as it is, as the server would say it, or null to send it.
+ *
+ * @param commands The employee's commands; checked only when `known` (loaded).
+ */
+export function refusalBeforeSending(
+  text: string,
+  claim: CommandClaim | undefined,
+  commands: readonly SlashCommandOut[],
+  known: boolean,
+): ApiError | null {
+  if (text.trim() === "") return refusal("empty_message", "Write a message first.");
+  const name = messageCommand(text);
+  if (name == null || !known || claim) return null;
+  const offered = commands.filter((c) => c.command === name);
+  if (offered.length === 0) {
+    // Whether another employee has it or none does, this one cannot run it.
+    return refusal(
+      "slash_command_unavailable",
+      `/${name} is not available to this employee. Type / to see the commands you can use.`,
+    );
+  }
+  if (offered.length > 1) {
+    return refusal("slash_command_ambiguous", `/${name} is offered by several skills. Pick one:`, {
+      candidates: offered.map((c) => ({ skill: c.skill, command: c.command, title: c.title })),
+    });
+  }
+  return null;
+}
+
+/** Refusals made here: nothing was asked, so there is nothing to say about the decisions. */
+const madeHere = new WeakSet<ApiError>();
+
+function refusal(code: string, message: string, details: unknown = null): ApiError {
+  const error = new ApiError(422, { code, message, details });
+  madeHere.add(error);
+  return error;
+}
+
+/**
+ * The server's refusal of a message, for the person: field errors of a 422 `invalid_request`
+ * in words instead of "The request is not valid.", and, when decisions were waiting, that
+ * they still wait (the server refuses before it cancels anything).
+ */
+export function refusalWords(error: ApiError, waiting: number): string {
+  let text = error.message;
+  if (error.code === "invalid_request") {
+    const fields = ((error.details as { errors?: unknown } | null)?.errors ?? []) as { path?: unknown; message?: unknown }[];
+    const said = Array.isArray(fields)
+      ? fields.map((f) => (typeof f.message === "string" ? f.message.replace(/^Value error, /, "") : "")).filter(Boolean)
+      : [];
+    if (said.length) text = `The message was not sent: ${said.map(sentence).join(" ")}`;
+  }
+  if (waiting > 0 && error.status !== 0 && !madeHere.has(error)) {
+    text += ` Nothing was cancelled: ${waiting === 1 ? "the decision still waits" : "the decisions still wait"} for you.`;
+  }
+  return text;
+}
+
+function sentence(text: string): string {
+  const t = text.trim();
+  const capital = t.charAt(0).toUpperCase() + t.slice(1);
+  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
+}
