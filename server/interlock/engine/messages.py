@@ -11,14 +11,17 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from sqlalchemy import bindparam, update
+from sqlalchemy import select as sa_select
+
 from interlock.engine.commands import CommandClaim, propose_command, resolve_command
 from interlock.engine.outside import MCP_CHANNEL
 from interlock.engine.preflight import prepare_command
 from interlock.engine.records import cancel_open_calls
 from interlock.engine.turn import effective_permission
-from interlock.errors import Conflict
+from interlock.errors import Conflict, NotFound
 from interlock.permissions import start_switch
-from interlock.storage import Message, MessageRole, Run
+from interlock.storage import Conversation, Message, MessageRole, Run
 from interlock.storage.models import utcnow
 from interlock.storage.rows import insert_rows
 from interlock.storage.text import one_line
@@ -30,13 +33,32 @@ if TYPE_CHECKING:
 
 NEW_MESSAGE_REASON = "the person sent a new message before deciding"
 
+_conversations = Conversation.__table__  # type: ignore[attr-defined]
+_OWNED = sa_select(
+    _conversations.c.owner_id,
+    _conversations.c.channel,
+    _conversations.c.employee,
+    _conversations.c.title,
+).where(_conversations.c.id == bindparam("conversation_id"))
+"""What a message needs of its conversation (prebuilt Core: no ORM object per message)."""
+_TOUCH = (
+    update(_conversations)
+    .where(_conversations.c.id == bindparam("conversation_id"))
+    .values(title=bindparam("title"), updated_at=bindparam("now"))
+)
+"""A message's conversation update: its title (from the first message) and activity time."""
+
 
 def store_message(
     engine: Engine, user_id: str, conversation_id: str, content: str, claim: CommandClaim | None
 ) -> tuple[str, int]:
     """The transaction of :meth:`post_message` (database thread); starts the run's task."""
     with engine.db.session() as session:
-        conversation = engine.owned_conversation(session, user_id, conversation_id)
+        conversation = (
+            session.connection().execute(_OWNED, {"conversation_id": conversation_id}).first()
+        )
+        if conversation is None or conversation.owner_id != user_id:
+            raise NotFound("No such conversation.")
         if conversation.channel == MCP_CHANNEL:
             raise Conflict(
                 "This conversation is the record of calls made by MCP clients; start a new "
@@ -98,11 +120,12 @@ def store_message(
             content=content,
         )
         insert_rows(session, [run, message])
-        if conversation.title == "New conversation":
-            conversation.title = one_line(content, 60) or conversation.title
-        conversation.updated_at = utcnow()
-        session.add(conversation)
-        session.flush()
+        title = conversation.title
+        if title == "New conversation":
+            title = one_line(content, 60) or title
+        session.connection().execute(
+            _TOUCH, {"conversation_id": conversation_id, "title": title, "now": utcnow()}
+        )
         assert message.id is not None
         engine.bus.stage(
             session,
@@ -115,7 +138,7 @@ def store_message(
                 engine.bus,
                 engine.registry,
                 engine.deadlines,
-                conversation,
+                engine.owned_conversation(session, user_id, conversation_id),  # as updated
                 employee,
                 run.id,
                 command,
