@@ -107,6 +107,10 @@ async def _paused_remote_call(settings: Settings) -> tuple[str, str]:
         responses=[scripted_message("Echoing.", ("mcp_remote_echo", {"text": "later"}))]
     )
     async with live_server(settings, model=model) as server:
+        # Start-up waits a few seconds for the remote server; a busy machine may take longer
+        # to start it, and the model must find the tool registered.
+        session = server.services.mcp_sources.sources["remote"].session
+        await wait_until(lambda: session.state == "ready", timeout_s=30, what="ready")
         conversation_id = await server.new_conversation()
         await server.say(conversation_id, "Echo later")
         log = await collect(server.client, conversation_id, until=terminals(1))
