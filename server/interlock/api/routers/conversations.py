@@ -35,12 +35,13 @@ from interlock.storage import (
     ToolCall,
 )
 from interlock.storage.models import utcnow
-from interlock.storage.text import check_storable
+from interlock.storage.text import check_storable, one_line
 from interlock.storage.views import ConversationSummary, MessageOut, ToolCallOut, message_out
 
 router = APIRouter(prefix="/api/conversations", tags=["conversations"])
 
 MAX_TITLE_CHARS = 200
+_LINE_BREAKING = frozenset({"Cc", "Zl", "Zp"})  # controls (tabs, line breaks) and U+2028/9
 
 
 class ConversationCreate(RequestBody):
@@ -67,21 +68,28 @@ class MessageCreate(RequestBody):
 
 
 class ConversationUpdate(RequestBody):
-    """A rename: ``title`` is 1 to 200 characters after trimming, with no control characters."""
+    """A rename: ``title`` is one visible line of 1 to 200 characters.
+
+    Control characters and line or paragraph separators are refused; invisible format
+    characters (bidi overrides, zero-width spaces, a BOM) are dropped and runs of spaces
+    become one, as for a title taken from the first message (:func:`one_line`). A title with
+    nothing visible left is refused as empty.
+    """
 
     title: str
 
     @field_validator("title")
     @classmethod
     def _clean_title(cls, value: str) -> str:
-        title = value.strip()
+        check_storable(value)
+        if any(unicodedata.category(c) in _LINE_BREAKING for c in value):
+            raise ValueError("title must not contain control characters (line breaks, tabs...)")
+        title = one_line(value, len(value))
         if not title:
             raise ValueError("title must not be empty")
         if len(title) > MAX_TITLE_CHARS:
             raise ValueError(f"title must be at most {MAX_TITLE_CHARS} characters")
-        if any(unicodedata.category(c) == "Cc" for c in title):
-            raise ValueError("title must not contain control characters (line breaks, tabs...)")
-        return str(check_storable(title))
+        return title
 
 
 class MessageAccepted(BaseModel):
