@@ -1,0 +1,134 @@
+"""Deleting a conversation while a decision on one of its calls is being posted (PostgreSQL).
+
+On PostgreSQL a decision and a delete run side by side (other threads, other workers). A
+decision locks its call, then the conversation to claim the resumed run; the delete takes
+the same order. Whatever the interleaving, each request gets a real answer: the decision
+200 and the delete 409 ``run_active``, or the delete 204 and the decision 404 ``not_found``,
+never a 500 or a deadlock's 503 ``database_busy``. (SQLite writes one transaction at a time,
+so the two never interleave there.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import create_engine, text
+
+from interlock.engine import decisions
+from interlock.settings import Settings
+from support.live import LiveServer, live_server
+from support.sse import collect, terminals
+
+WAIT_S = 15.0
+
+
+def _postgres_only(db_url: str) -> None:
+    if db_url.startswith("sqlite"):
+        pytest.skip(
+            "SQLite writes one transaction at a time: a decision and a delete never overlap"
+        )
+
+
+async def _paused(server: LiveServer) -> tuple[str, str]:
+    """A conversation whose run waits on a ``notes.add`` card: (its id, the call's id)."""
+    conversation_id = await server.new_conversation()
+    await server.say(conversation_id, "add a note raced")
+    log = await collect(server.client, conversation_id, until=terminals(1))
+    assert log.types[-1] == "run.paused", log.types
+    await server.idle()
+    return conversation_id, str(log.of("tool_call.interrupted")[0]["tool_call"]["id"])
+
+
+def _wait_for_a_lock_wait(db_url: str) -> None:
+    """Return once a session of this database waits for a lock (bounded)."""
+    probe = create_engine(db_url.replace("postgresql://", "postgresql+psycopg://", 1))
+    try:
+        deadline = time.monotonic() + WAIT_S
+        with probe.connect() as connection:
+            while time.monotonic() < deadline:
+                waiting = connection.execute(
+                    text(
+                        "SELECT count(*) FROM pg_stat_activity "
+                        "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                    )
+                ).scalar_one()
+                connection.commit()
+                if waiting:
+                    return
+                time.sleep(0.01)
+        raise AssertionError("the delete never waited for the decision's lock")
+    finally:
+        probe.dispose()
+
+
+async def test_a_delete_after_a_decision_locked_its_call_is_refused_not_deadlocked(
+    make_settings: Callable[..., Settings],
+    db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _postgres_only(db_url)
+    async with live_server(make_settings()) as server:
+        conversation_id, call_id = await _paused(server)
+        loop = asyncio.get_running_loop()
+        deleting: list[asyncio.Future[httpx.Response]] = []
+        original = decisions.record_outcome
+
+        def delete_meanwhile(*args: Any, **kwargs: Any) -> Any:
+            # The decision holds its call's lock (database thread): the delete starts now and
+            # waits for a lock; then the decision goes on to claim the conversation's run.
+            if not deleting:
+                deleting.append(
+                    asyncio.run_coroutine_threadsafe(
+                        server.client.delete(f"/api/conversations/{conversation_id}"), loop
+                    )  # type: ignore[arg-type]
+                )
+                _wait_for_a_lock_wait(db_url)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(decisions, "record_outcome", delete_meanwhile)
+        decided = await server.decide(call_id, type="approve")
+        deleted = await asyncio.wait_for(asyncio.wrap_future(deleting[0]), WAIT_S)  # type: ignore[arg-type]
+
+        assert decided.status_code == 200, decided.text
+        assert deleted.status_code == 409, deleted.text
+        assert deleted.json()["error"]["code"] == "run_active"
+        await server.idle()
+        detail = await server.client.get(f"/api/conversations/{conversation_id}")
+        assert detail.status_code == 200
+        assert detail.json()["status"] == "idle"
+
+
+async def test_a_decision_whose_call_was_deleted_after_it_read_it_is_404(
+    make_settings: Callable[..., Settings],
+    db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _postgres_only(db_url)
+    async with live_server(make_settings()) as server:
+        conversation_id, call_id = await _paused(server)
+        loop = asyncio.get_running_loop()
+        original = decisions.check_content
+        deleted: list[httpx.Response] = []
+
+        def delete_first(*args: Any, **kwargs: Any) -> Any:
+            # Between the decision's read of its call and its lock, the delete commits.
+            if not deleted:
+                future = asyncio.run_coroutine_threadsafe(
+                    server.client.delete(f"/api/conversations/{conversation_id}"), loop
+                )  # type: ignore[arg-type]
+                deleted.append(future.result(WAIT_S))
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(decisions, "check_content", delete_first)
+        decided = await server.decide(call_id, type="approve")
+
+        assert deleted[0].status_code == 204, deleted[0].text
+        assert decided.status_code == 404, decided.text
+        assert decided.json()["error"]["code"] == "not_found"
+        gone = await server.client.get(f"/api/conversations/{conversation_id}")
+        assert gone.status_code == 404
