@@ -1,11 +1,12 @@
-"""Deleting a conversation while a decision on one of its calls is being posted (PostgreSQL).
+"""Deleting a conversation while a decision or a message is being posted (PostgreSQL).
 
 On PostgreSQL a decision and a delete run side by side (other threads, other workers). A
 decision locks its call, then the conversation to claim the resumed run; the delete takes
 the same order. Whatever the interleaving, each request gets a real answer: the decision
 200 and the delete 409 ``run_active``, or the delete 204 and the decision 404 ``not_found``,
 never a 500 or a deadlock's 503 ``database_busy``. (SQLite writes one transaction at a time,
-so the two never interleave there.)
+so the two never interleave there.) A message posted as the conversation is deleted is
+404 ``not_found``, not 409 ``run_active``: no run was ever active.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import httpx
 import pytest
 from sqlalchemy import create_engine, text
 
-from interlock.engine import decisions
+from interlock.engine import decisions, messages
 from interlock.settings import Settings
 from support.live import LiveServer, live_server
 from support.sse import collect, terminals
@@ -30,7 +31,7 @@ WAIT_S = 15.0
 def _postgres_only(db_url: str) -> None:
     if db_url.startswith("sqlite"):
         pytest.skip(
-            "SQLite writes one transaction at a time: a decision and a delete never overlap"
+            "SQLite writes one transaction at a time: a delete never overlaps another write"
         )
 
 
@@ -132,3 +133,34 @@ async def test_a_decision_whose_call_was_deleted_after_it_read_it_is_404(
         assert decided.json()["error"]["code"] == "not_found"
         gone = await server.client.get(f"/api/conversations/{conversation_id}")
         assert gone.status_code == 404
+
+
+async def test_a_message_to_a_conversation_deleted_while_it_was_posted_is_404(
+    make_settings: Callable[..., Settings],
+    db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _postgres_only(db_url)
+    async with live_server(make_settings()) as server:
+        conversation_id = await server.new_conversation()
+        loop = asyncio.get_running_loop()
+        original = messages.start_switch
+        deleted: list[httpx.Response] = []
+
+        def delete_first(*args: Any, **kwargs: Any) -> Any:
+            # Between the message's read of its conversation and its claim, the delete commits.
+            if not deleted:
+                future = asyncio.run_coroutine_threadsafe(
+                    server.client.delete(f"/api/conversations/{conversation_id}"), loop
+                )  # type: ignore[arg-type]
+                deleted.append(future.result(WAIT_S))
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(messages, "start_switch", delete_first)
+        posted = await server.client.post(
+            f"/api/conversations/{conversation_id}/messages", json={"content": "hello"}
+        )
+
+        assert deleted[0].status_code == 204, deleted[0].text
+        assert posted.status_code == 404, posted.text
+        assert posted.json()["error"]["code"] == "not_found"
