@@ -71,6 +71,7 @@ class EmployeeFields(BaseModel):
     @field_validator("title")
     @classmethod
     def _title_line(cls, value: str) -> str:
+        check_storable(value)  # NUL or a lone surrogate: refused, not made a space
         return one_line(value, len(value))  # as the name's, below; may be empty
 
     @field_validator("name")
@@ -81,6 +82,7 @@ class EmployeeFields(BaseModel):
         # dropped, as for conversation titles. Nothing visible: kept as sent, and a name
         # like that is refused where an employee is saved (directory), while one stored
         # before still loads.
+        check_storable(value)  # NUL or a lone surrogate: refused, not made a space
         return one_line(value, len(value)) or value
 
     @field_validator("approvers")
