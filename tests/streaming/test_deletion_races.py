@@ -6,7 +6,8 @@ the same order. Whatever the interleaving, each request gets a real answer: the 
 200 and the delete 409 ``run_active``, or the delete 204 and the decision 404 ``not_found``,
 never a 500 or a deadlock's 503 ``database_busy``. (SQLite writes one transaction at a time,
 so the two never interleave there.) A message posted as the conversation is deleted is
-404 ``not_found``, not 409 ``run_active``: no run was ever active.
+404 ``not_found``, not 409 ``run_active``: no run was ever active; so is a rename (not a
+500), and a grant for the conversation is deleted with it or refused (never left behind).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import httpx
 import pytest
 from sqlalchemy import create_engine, text
 
-from interlock.engine import decisions, messages
+from interlock.api.routers import conversations
+from interlock.engine import decisions, messages, oversight
 from interlock.settings import Settings
 from support.live import LiveServer, live_server
 from support.sse import collect, terminals
@@ -45,11 +47,11 @@ async def _paused(server: LiveServer) -> tuple[str, str]:
     return conversation_id, str(log.of("tool_call.interrupted")[0]["tool_call"]["id"])
 
 
-def _wait_for_a_lock_wait(db_url: str) -> None:
-    """Return once a session of this database waits for a lock (bounded)."""
+def _wait_for_a_lock_wait(db_url: str, wait_s: float = WAIT_S) -> None:
+    """Return once a session of this database waits for a lock (bounded by ``wait_s``)."""
     probe = create_engine(db_url.replace("postgresql://", "postgresql+psycopg://", 1))
     try:
-        deadline = time.monotonic() + WAIT_S
+        deadline = time.monotonic() + wait_s
         with probe.connect() as connection:
             while time.monotonic() < deadline:
                 waiting = connection.execute(
@@ -164,3 +166,76 @@ async def test_a_message_to_a_conversation_deleted_while_it_was_posted_is_404(
         assert deleted[0].status_code == 204, deleted[0].text
         assert posted.status_code == 404, posted.text
         assert posted.json()["error"]["code"] == "not_found"
+
+
+async def test_a_rename_of_a_conversation_deleted_meanwhile_is_404(
+    make_settings: Callable[..., Settings],
+    db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _postgres_only(db_url)
+    async with live_server(make_settings()) as server:
+        conversation_id = await server.new_conversation()
+        loop = asyncio.get_running_loop()
+        original = conversations.utcnow
+        deleted: list[httpx.Response] = []
+
+        def delete_first() -> Any:
+            # The rename is under way (database thread); the delete commits first.
+            if not deleted:
+                future = asyncio.run_coroutine_threadsafe(
+                    server.client.delete(f"/api/conversations/{conversation_id}"), loop
+                )  # type: ignore[arg-type]
+                deleted.append(future.result(WAIT_S))
+            return original()
+
+        monkeypatch.setattr(conversations, "utcnow", delete_first)
+        renamed = await server.client.patch(
+            f"/api/conversations/{conversation_id}", json={"title": "Renamed"}
+        )
+
+        assert deleted[0].status_code == 204, deleted[0].text
+        assert renamed.status_code == 404, renamed.text
+        assert renamed.json()["error"]["code"] == "not_found"
+
+
+async def test_a_grant_made_as_its_conversation_is_deleted_is_not_left_behind(
+    make_settings: Callable[..., Settings],
+    db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _postgres_only(db_url)
+    async with live_server(make_settings()) as server:
+        conversation_id = await server.new_conversation()
+        loop = asyncio.get_running_loop()
+        original = oversight.start_switch
+        deleting: list[Any] = []
+
+        def delete_meanwhile(*args: Any, **kwargs: Any) -> Any:
+            # The grant has read its conversation (database thread); the delete starts now
+            # and either waits for it or is done before the grant goes on.
+            if not deleting:
+                future = asyncio.run_coroutine_threadsafe(
+                    server.client.delete(f"/api/conversations/{conversation_id}"), loop
+                )  # type: ignore[arg-type]
+                deleting.append(future)
+                deadline = time.monotonic() + WAIT_S
+                while not future.done() and time.monotonic() < deadline:
+                    try:
+                        _wait_for_a_lock_wait(db_url, WAIT_S / 10)
+                        break
+                    except AssertionError:
+                        continue
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(oversight, "start_switch", delete_meanwhile)
+        granted = await server.client.post(
+            "/api/grants",
+            json={"tool": "notes.add", "scope": "conversation", "conversation_id": conversation_id},
+        )
+        deleted = await asyncio.wait_for(asyncio.wrap_future(deleting[0]), WAIT_S)
+
+        assert deleted.status_code == 204, deleted.text
+        assert granted.status_code in (201, 404), granted.text
+        grants = (await server.client.get("/api/grants")).json()
+        assert [g for g in grants if g["conversation_id"] == conversation_id] == []

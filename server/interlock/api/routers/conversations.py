@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response, status
 from pydantic import BaseModel, Field, field_validator
-from sqlalchemy import insert
+from sqlalchemy import insert, update
 from sqlmodel import col, select
 
 from interlock.api.conversation_pages import (
@@ -23,7 +23,7 @@ from interlock.employees import DEFAULT_EMPLOYEE
 from interlock.engine import deletion
 from interlock.engine.commands import CommandClaim
 from interlock.engine.records import approvals_of, view, waiting_for_person
-from interlock.errors import BadRequest, Conflict
+from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.models import describe_model
 from interlock.request_body import RequestBody
 from interlock.storage import (
@@ -249,13 +249,20 @@ def rename_conversation(
 ) -> ConversationSummary:
     """Rename a conversation (422 ``invalid_request`` for an empty, long or control-character title)."""
     with engine.db.session() as session:
-        conversation = engine.owned_conversation(session, user.id, conversation_id)
-        conversation.title = body.title
-        conversation.updated_at = utcnow()
-        session.add(conversation)
+        # One guarded UPDATE: a conversation deleted meanwhile (another thread or worker)
+        # is 404, as an unknown one, instead of a stale ORM object failing the commit.
+        renamed = session.exec(
+            update(Conversation)  # type: ignore[call-overload]
+            .where(
+                col(Conversation.id) == conversation_id,
+                col(Conversation.owner_id) == user.id,
+            )
+            .values(title=body.title, updated_at=utcnow())
+        ).rowcount
+        if renamed != 1:
+            raise NotFound("No such conversation.")
         session.commit()
-        session.refresh(conversation)
-        return summary(session, conversation)
+        return summary(session, engine.owned_conversation(session, user.id, conversation_id))
 
 
 @router.delete(
