@@ -7,7 +7,8 @@ the same order. Whatever the interleaving, each request gets a real answer: the 
 never a 500 or a deadlock's 503 ``database_busy``. (SQLite writes one transaction at a time,
 so the two never interleave there.) A message posted as the conversation is deleted is
 404 ``not_found``, not 409 ``run_active``: no run was ever active; so is a rename (not a
-500), and a grant for the conversation is deleted with it or refused (never left behind).
+500), so is an undo (not 409 ``already_undone``), and a grant for the conversation is deleted
+with it or refused (never left behind).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from sqlalchemy import create_engine, text
 from interlock.api.routers import conversations
 from interlock.engine import decisions, messages, oversight
 from interlock.settings import Settings
+from interlock.store import undo
 from support.live import LiveServer, live_server
 from support.sse import collect, terminals
 
@@ -239,3 +241,37 @@ async def test_a_grant_made_as_its_conversation_is_deleted_is_not_left_behind(
         assert granted.status_code in (201, 404), granted.text
         grants = (await server.client.get("/api/grants")).json()
         assert [g for g in grants if g["conversation_id"] == conversation_id] == []
+
+
+async def test_an_undo_of_a_call_whose_conversation_was_deleted_meanwhile_is_404(
+    make_settings: Callable[..., Settings],
+    db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _postgres_only(db_url)
+    async with live_server(make_settings()) as server:
+        conversation_id, call_id = await _paused(server)
+        approved = await server.decide(call_id, type="approve")
+        assert approved.status_code == 200, approved.text
+        await collect(server.client, conversation_id, until=terminals(2))
+        await server.idle()
+        loop = asyncio.get_running_loop()
+        original = undo._owned_call
+        deleted: list[httpx.Response] = []
+
+        def delete_first(*args: Any, **kwargs: Any) -> Any:
+            # The undo has read its call (database thread); the delete commits first.
+            call = original(*args, **kwargs)
+            if not deleted:
+                future = asyncio.run_coroutine_threadsafe(
+                    server.client.delete(f"/api/conversations/{conversation_id}"), loop
+                )  # type: ignore[arg-type]
+                deleted.append(future.result(WAIT_S))
+            return call
+
+        monkeypatch.setattr(undo, "_owned_call", delete_first)
+        undone = await server.client.post(f"/api/tool-calls/{call_id}/undo")
+
+        assert deleted[0].status_code == 204, deleted[0].text
+        assert undone.status_code == 404, undone.text
+        assert undone.json()["error"]["code"] == "not_found"
