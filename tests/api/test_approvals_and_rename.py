@@ -114,11 +114,29 @@ async def test_rename_trims_the_title_and_returns_the_summary(server: LiveServer
         {"title": "two\nlines"},
         {"title": "tab\there"},
         {"title": "bell\u0007"},
+        {"title": "line\u2028separator"},
+        {"title": "\u202e\u200b"},
+        {"title": "\ufeff \u2066"},
+        {"title": "\U000e0041"},
         {"title": 5},
         {},
         {"title": "ok", "extra": 1},
     ],
-    ids=["empty", "blank", "too-long", "newline", "tab", "control", "number", "missing", "extra"],
+    ids=[
+        "empty",
+        "blank",
+        "too-long",
+        "newline",
+        "tab",
+        "control",
+        "line-separator",
+        "only-bidi-and-zero-width",
+        "only-bom-and-isolate",
+        "only-a-tag",
+        "number",
+        "missing",
+        "extra",
+    ],
 )
 async def test_rename_refuses_bad_titles_and_changes_nothing(
     server: LiveServer, body: dict[str, Any]
@@ -131,6 +149,30 @@ async def test_rename_refuses_bad_titles_and_changes_nothing(
     assert response.json()["error"]["code"] == "invalid_request"
     detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
     assert detail["title"] == "New conversation"
+
+
+@pytest.mark.parametrize(
+    ("sent", "title"),
+    [
+        ("\u202eevil\u200b name", "evil name"),
+        ("a  \u00a0 b", "a b"),
+        ("flag \U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f", None),
+        ("family 👩\u200d👩\u200d👧", None),
+    ],
+    ids=["invisible-dropped", "spaces-collapsed", "subdivision-flag-kept", "joiners-kept"],
+)
+async def test_a_renamed_title_is_one_visible_line(
+    server: LiveServer, sent: str, title: str | None
+) -> None:
+    """A rename keeps what a title from the first message keeps, and nothing invisible."""
+    conversation_id = await server.new_conversation()
+
+    response = await server.client.patch(
+        f"/api/conversations/{conversation_id}", json={"title": sent}
+    )
+
+    assert response.status_code == 200, response.text
+    assert response.json()["title"] == (title or sent)
 
 
 async def test_rename_of_an_unknown_conversation_is_404(server: LiveServer) -> None:
@@ -157,8 +199,12 @@ async def test_tools_list_states_execution_modal_and_annotations(server: LiveSer
         ("\u0007ring\tthe\nbell \u202eevil\u200b ", "ring the bell evil"),
         ("\u200b\ufeff\u2066", "New conversation"),
         ("family 👩\u200d👩\u200d👧 trip ✈️", "family 👩\u200d👩\u200d👧 trip ✈️"),
+        (
+            "go \U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
+            "go \U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
+        ),
     ],
-    ids=["controls", "only-invisible", "emoji-joiners-kept"],
+    ids=["controls", "only-invisible", "emoji-joiners-kept", "subdivision-flag-kept"],
 )
 async def test_a_title_taken_from_the_first_message_is_one_visible_line(
     server: LiveServer, content: str, title: str

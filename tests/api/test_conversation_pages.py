@@ -136,6 +136,11 @@ async def test_a_cursor_the_server_did_not_give_is_invalid_cursor(server: LiveSe
         _b64(json.dumps({"v": 1, "u": BASE.isoformat(), "i": 5}).encode()),
         _b64(b"\xff\xfe"),
         "A" * 5000,
+        # zoned times with no UTC form (datetime overflows), ids storage cannot hold
+        _b64(json.dumps({"v": 1, "u": "0001-01-01T00:00:00+01:00", "i": "conv_x"}).encode()),
+        _b64(json.dumps({"v": 1, "u": "9999-12-31T23:59:00-05:00", "i": "conv_x"}).encode()),
+        _b64(json.dumps({"v": 1, "u": BASE.isoformat(), "i": "conv\u0000x"}).encode()),
+        _b64(json.dumps({"v": 1, "u": BASE.isoformat(), "i": "conv\ud800x"}).encode()),
     ]
     for cursor in bad:
         response = await server.client.get("/api/conversations", params={"cursor": cursor})

@@ -235,6 +235,8 @@ async def test_unknown_approvers_are_refused_on_create_and_patch(team: Team) -> 
         {"model": "openai:"},
         {"tool_overrides": {"notes.add": "MAYBE"}},
         {"name": ""},
+        {"name": "   "},
+        {"name": "\u202e\u200b\n"},
         {"unknown_field": 1},
     ],
 )
@@ -256,6 +258,23 @@ async def test_badly_formed_patches_are_refused(team: Team) -> None:
     _error(await team.admin.patch("/api/employees/nobody", json={"name": "X"}), 404, "not_found")
     ada = (await team.admin.get("/api/employees/assistant")).json()
     assert ada["model"] is None and ada["slug"] == "assistant" and ada["builtin"] is True
+
+
+async def test_names_and_job_titles_are_one_visible_line(team: Team) -> None:
+    """Shown as one line (header, sidebar, cards): as conversation titles are."""
+    response = await team.admin.post(
+        "/api/employees",
+        json=_new_employee(name="Chef\n\u202eBot\u200b", title="Head\tcook  \u2066of the day"),
+    )
+    assert response.status_code == 201, response.text
+    assert (response.json()["name"], response.json()["title"]) == (
+        "Chef Bot",
+        "Head cook of the day",
+    )
+
+    blank = await team.admin.patch("/api/employees/chef", json={"name": " \u200b "})
+    assert _error(blank, 422, "invalid_request")["details"]["errors"][0]["path"] == ["name"]
+    assert (await team.admin.get("/api/employees/chef")).json()["name"] == "Chef Bot"
 
 
 async def test_a_builtin_can_be_overridden_and_reset(team: Team) -> None:

@@ -376,11 +376,11 @@ async def test_new_chat_stays_in_the_sidebar_when_the_first_list_answer_arrives_
 ) -> None:
     """The list fetched at start-up must not wipe a conversation created meanwhile.
 
-    Known bug (client-web/src/App.tsx): ``loadConversations`` applies every
-    ``GET /api/conversations`` answer with ``setConversations(list)``, so the start-up answer
-    (read before "New chat" was clicked) replaces the list that ``newChat`` had just prepended
-    the new conversation to; the open conversation is missing from the sidebar until the next
-    status change reloads it. On a slow network a quick click on "New chat" hits this.
+    The bug this guards against: a list answer applied as the whole sidebar, so the start-up
+    answer (read before "New chat" was clicked) replaced the list the new conversation had
+    just been prepended to, and the open conversation went missing from the sidebar until
+    the next reload. On a slow network a quick click on "New chat" hit it. The first page is
+    ``GET /api/conversations?limit=...`` (paged), hence the optional query in the route.
     """
     held: asyncio.Future[tuple[Route, APIResponse]] = asyncio.get_running_loop().create_future()
 
@@ -395,7 +395,7 @@ async def test_new_chat_stays_in_the_sidebar_when_the_first_list_answer_arrives_
             await route.continue_()
 
     older = await app.new_conversation()
-    await page.route(re.compile(r"/api/conversations$"), hold_first_list)
+    await page.route(re.compile(r"/api/conversations(\?[^/]*)?$"), hold_first_list)
     await open_app(page)
     route, stale = await asyncio.wait_for(held, timeout=10)
 

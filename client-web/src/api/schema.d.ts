@@ -1051,7 +1051,12 @@ export interface components {
         };
         /**
          * ConversationUpdate
-         * @description A rename: ``title`` is 1 to 200 characters after trimming, with no control characters.
+         * @description A rename: ``title`` is one visible line of 1 to 200 characters.
+         *
+         *     Control characters and line or paragraph separators are refused; invisible format
+         *     characters (bidi overrides, zero-width spaces, a BOM) are dropped and runs of spaces
+         *     become one, as for a title taken from the first message (:func:`one_line`). A title with
+         *     nothing visible left is refused as empty.
          */
         ConversationUpdate: {
             /** Title */

@@ -21,6 +21,7 @@ from sqlmodel import Session, col, select
 from interlock.errors import BadRequest
 from interlock.storage import Conversation
 from interlock.storage.models.common import as_utc
+from interlock.storage.text import check_storable
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
@@ -56,13 +57,15 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
         at = datetime.fromisoformat(updated)
         if at.tzinfo is None:
             raise ValueError("no time zone")
-    except (ValueError, binascii.Error, UnicodeDecodeError, KeyError, TypeError):
+        at = as_utc(at)  # OverflowError: a zoned time with no UTC form (year 1 or 9999)
+        check_storable(conversation_id)  # ValueError: NUL or a lone surrogate
+    except (ValueError, OverflowError, binascii.Error, UnicodeDecodeError, KeyError, TypeError):
         raise BadRequest(
             "The cursor is not one this server gave out; list again from the first page "
             "(no cursor).",
             code=INVALID_CURSOR,
         ) from None
-    return as_utc(at), conversation_id
+    return at, conversation_id
 
 
 def conversation_page(

@@ -19,6 +19,7 @@ from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.storage import Database, EmployeeRecord
 from interlock.storage.groups import existing_groups
 from interlock.storage.models import utcnow
+from interlock.storage.text import one_line
 from interlock.storage.users import existing_user_names
 
 _FIELDS = tuple(EmployeeFields.model_fields)
@@ -227,7 +228,7 @@ def _unknown_approvers(db: Database, approvers: set[str]) -> tuple[list[str], li
 
 def _validated(slug: str, data: dict[str, Any], *, builtin: bool) -> Employee:
     try:
-        return Employee(slug=slug, builtin=builtin, **data)
+        employee = Employee(slug=slug, builtin=builtin, **data)
     except ValueError as exc:
         errors: list[dict[str, Any]] = list(getattr(exc, "errors", list)())
         raise BadRequest(
@@ -244,6 +245,21 @@ def _validated(slug: str, data: dict[str, Any], *, builtin: bool) -> Employee:
                 ]
             },
         ) from None
+    if not one_line(employee.name, len(employee.name)):
+        raise BadRequest(
+            "The employee is not valid.",
+            code="invalid_request",
+            details={
+                "errors": [
+                    {
+                        "path": ["name"],
+                        "message": "The name needs at least one visible character.",
+                        "rule": "blank",
+                    }
+                ]
+            },
+        )
+    return employee
 
 
 def _from_record(record: EmployeeRecord) -> Employee:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from interlock.approvals.rules import ToolApprovalRule, approval_timeout_problem
 from interlock.models import check_model_spec
-from interlock.storage.text import check_storable
+from interlock.storage.text import check_storable, one_line
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 ALL_SKILLS = "*"
@@ -67,6 +67,23 @@ class EmployeeFields(BaseModel):
     approvers: list[str] = Field(default_factory=list, max_length=100)
     approval_timeout_s: float | None = None
     tool_approvals: dict[str, ToolApprovalRule] = Field(default_factory=dict, max_length=500)
+
+    @field_validator("title")
+    @classmethod
+    def _title_line(cls, value: str) -> str:
+        check_storable(value)  # NUL or a lone surrogate: refused, not made a space
+        return one_line(value, len(value))  # as the name's, below; may be empty
+
+    @field_validator("name")
+    @classmethod
+    def _name_line(cls, value: str) -> str:
+        # Shown as one line (headers, the sidebar, cards): line breaks and tabs become
+        # spaces, invisible format characters (bidi overrides, zero-width spaces) are
+        # dropped, as for conversation titles. Nothing visible: kept as sent, and a name
+        # like that is refused where an employee is saved (directory), while one stored
+        # before still loads.
+        check_storable(value)  # NUL or a lone surrogate: refused, not made a space
+        return one_line(value, len(value)) or value
 
     @field_validator("approvers")
     @classmethod

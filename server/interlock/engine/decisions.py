@@ -312,18 +312,22 @@ def _add_approval(session: Session, call: ToolCall, user_id: str) -> int:
     )
 
 
-def _refusal(engine: Engine, tool_call_id: str, now: datetime) -> Conflict:
+def _refusal(engine: Engine, tool_call_id: str, now: datetime) -> Conflict | NotFound:
     """The 409 for a call that cannot be decided now, with its recorded outcome.
 
     A call past its deadline that no sweep closed yet is closed as ``expired`` here first
     (exactly once, like the sweeper), so a late decision always meets the recorded outcome.
+    A call gone meanwhile (its conversation deleted between the decision's read and its
+    lock, perhaps by another worker) is the 404 a decision on a deleted conversation gets.
     """
     where = expire_call(engine, tool_call_id, now)
     if where is not None:
         engine.resume_after_close(*where)
     with engine.db.session() as session:
         call = session.get(ToolCall, tool_call_id)
-        assert call is not None
+        if call is None:
+            log.info("decision refused (not_found): tool call %s deleted meanwhile", tool_call_id)
+            return NotFound("No such tool call.")
         decision = session.exec(
             select(Decision).where(Decision.tool_call_id == tool_call_id)
         ).first()

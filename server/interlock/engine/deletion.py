@@ -9,6 +9,14 @@ The delete is refused while a run is active, and the check is part of the ``DELE
 (``active_run_id IS NULL``): a message or decision that starts a run at the same moment
 either commits first (then the delete is refused) or finds no conversation.
 
+Lock order (PostgreSQL): a decision locks its tool call, then the conversation (to claim the
+resumed run). The delete takes the same order, locking the conversation's tool calls
+(``SELECT ... FOR UPDATE``) before its guarded ``DELETE``: deleting the conversation first
+and then waiting for a call a decision had locked made the two wait for each other, and
+PostgreSQL ended one as a deadlock (503 ``database_busy`` after a second). Now a decision
+that locked its call first commits and the delete is refused (``run_active``), and one that
+comes after the delete finds no call (404).
+
 Streams: after the commit the live subscribers of the conversation in this process end with
 a final ``conversation.deleted`` event (:meth:`~interlock.streaming.bus.EventBus.end_conversation`);
 on PostgreSQL the transaction also sends ``NOTIFY interlock_control`` with
@@ -59,6 +67,12 @@ async def delete_conversation(engine: Engine, user_id: str, conversation_id: str
 def _delete(engine: Engine, user_id: str, conversation_id: str) -> None:
     """The transaction (database thread): the conversation first, guarded, then its rows."""
     with engine.db.session() as session:
+        if not engine.db.is_sqlite:  # lock order: calls, then the conversation (see above)
+            session.exec(
+                select(ToolCall.id)
+                .where(col(ToolCall.conversation_id) == conversation_id)
+                .with_for_update()
+            ).all()
         gone = session.exec(
             delete(Conversation).where(  # type: ignore[call-overload]
                 col(Conversation.id) == conversation_id,

@@ -99,6 +99,12 @@ def store_message(
             ).result()
         run = Run(conversation_id=conversation_id, trigger="message", owner_id=engine.worker_id)
         if not engine.claim(session, conversation_id, run.id):
+            if (
+                session.connection().execute(_OWNED, {"conversation_id": conversation_id}).first()
+                is None
+            ):
+                # Deleted after the read above (PostgreSQL: another thread or worker).
+                raise NotFound("No such conversation.")
             raise Conflict(
                 "A run is active in this conversation; wait for it or cancel it.",
                 code="run_active",

@@ -68,7 +68,12 @@ def add_grant(engine: Engine, user_id: str, body: GrantIn) -> GrantOut:
     with engine.db.session() as session:
         conversation: Conversation | None = None
         if body.conversation_id is not None:
-            conversation = session.get(Conversation, body.conversation_id)
+            # Share-locked (PostgreSQL) until the grant commits: a delete of the conversation
+            # at the same moment either waits and deletes the grant with it, or comes first
+            # and this is 404 (no grant left behind for a conversation that is gone).
+            conversation = session.get(
+                Conversation, body.conversation_id, with_for_update={"read": True}
+            )
             if conversation is None or conversation.owner_id != user_id:
                 raise NotFound("No such conversation.")
         slug = body.employee or (conversation.employee if conversation else None)

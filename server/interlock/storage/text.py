@@ -78,6 +78,8 @@ def clean_json(value: Any) -> Any:
 
 
 _JOINERS = frozenset("\u200c\u200d")  # zero-width (non-)joiner: part of emoji and scripts
+_BLACK_FLAG = "\U0001f3f4"
+_TAGS = range(0xE0020, 0xE0080)  # tag characters: a subdivision flag's letters after U+1F3F4
 
 
 def one_line(text: str, limit: int) -> str:
@@ -85,14 +87,17 @@ def one_line(text: str, limit: int) -> str:
 
     Line breaks, tabs and other control characters become spaces; invisible format
     characters (bidi overrides such as U+202E, zero-width spaces, a BOM) are dropped, the
-    joiners emoji and scripts need are kept; runs of spaces become one. Empty when nothing
-    visible is left.
+    joiners emoji and scripts need are kept, and so are the tag characters of a subdivision
+    flag (U+1F3F4 followed by tags, such as Scotland's); runs of spaces become one. Empty when
+    nothing visible is left.
     """
-    kept = []
+    kept: list[str] = []
     for c in text:
         kind = unicodedata.category(c)
         if kind == "Cc" or c.isspace():
             kept.append(" ")
         elif kind[0] != "C" or c in _JOINERS:
+            kept.append(c)
+        elif ord(c) in _TAGS and kept and (kept[-1] == _BLACK_FLAG or ord(kept[-1]) in _TAGS):
             kept.append(c)
     return " ".join("".join(kept).split())[:limit].strip()

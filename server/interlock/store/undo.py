@@ -135,11 +135,20 @@ the latest rows; PostgreSQL: it locks the call's row)."""
 
 def _turn(session: Session, call: ToolCall, was: str, now_state: str) -> bool:
     """Move the call's ``undo_state`` from ``was`` to ``now_state``; False if it was not ``was``
-    any more (another undo or redo of it committed first)."""
+    any more (another undo or redo of it committed first).
+
+    Raises:
+        NotFound: The call is gone: its conversation was deleted after the call was read
+            (PostgreSQL: another thread or worker), which is not an undo or redo done first.
+    """
     moved = session.connection().execute(
         _TURN, {"call_id": call.id, "was": was, "now_state": now_state}
     )
-    return bool(moved.rowcount == 1)
+    if moved.rowcount == 1:
+        return True
+    if session.exec(select(ToolCall.id).where(ToolCall.id == call.id)).first() is None:
+        raise NotFound("No such tool call.")
+    return False
 
 
 def _owned_call(session: Session, user_id: str, tool_call_id: str) -> ToolCall:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response, status
 from pydantic import BaseModel, Field, field_validator
-from sqlalchemy import insert
+from sqlalchemy import insert, update
 from sqlmodel import col, select
 
 from interlock.api.conversation_pages import (
@@ -23,7 +23,7 @@ from interlock.employees import DEFAULT_EMPLOYEE
 from interlock.engine import deletion
 from interlock.engine.commands import CommandClaim
 from interlock.engine.records import approvals_of, view, waiting_for_person
-from interlock.errors import BadRequest, Conflict
+from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.models import describe_model
 from interlock.request_body import RequestBody
 from interlock.storage import (
@@ -35,12 +35,13 @@ from interlock.storage import (
     ToolCall,
 )
 from interlock.storage.models import utcnow
-from interlock.storage.text import check_storable
+from interlock.storage.text import check_storable, one_line
 from interlock.storage.views import ConversationSummary, MessageOut, ToolCallOut, message_out
 
 router = APIRouter(prefix="/api/conversations", tags=["conversations"])
 
 MAX_TITLE_CHARS = 200
+_LINE_BREAKING = frozenset({"Cc", "Zl", "Zp"})  # controls (tabs, line breaks) and U+2028/9
 
 
 class ConversationCreate(RequestBody):
@@ -67,21 +68,28 @@ class MessageCreate(RequestBody):
 
 
 class ConversationUpdate(RequestBody):
-    """A rename: ``title`` is 1 to 200 characters after trimming, with no control characters."""
+    """A rename: ``title`` is one visible line of 1 to 200 characters.
+
+    Control characters and line or paragraph separators are refused; invisible format
+    characters (bidi overrides, zero-width spaces, a BOM) are dropped and runs of spaces
+    become one, as for a title taken from the first message (:func:`one_line`). A title with
+    nothing visible left is refused as empty.
+    """
 
     title: str
 
     @field_validator("title")
     @classmethod
     def _clean_title(cls, value: str) -> str:
-        title = value.strip()
+        check_storable(value)
+        if any(unicodedata.category(c) in _LINE_BREAKING for c in value):
+            raise ValueError("title must not contain control characters (line breaks, tabs...)")
+        title = one_line(value, len(value))
         if not title:
             raise ValueError("title must not be empty")
         if len(title) > MAX_TITLE_CHARS:
             raise ValueError(f"title must be at most {MAX_TITLE_CHARS} characters")
-        if any(unicodedata.category(c) == "Cc" for c in title):
-            raise ValueError("title must not contain control characters (line breaks, tabs...)")
-        return str(check_storable(title))
+        return title
 
 
 class MessageAccepted(BaseModel):
@@ -241,13 +249,20 @@ def rename_conversation(
 ) -> ConversationSummary:
     """Rename a conversation (422 ``invalid_request`` for an empty, long or control-character title)."""
     with engine.db.session() as session:
-        conversation = engine.owned_conversation(session, user.id, conversation_id)
-        conversation.title = body.title
-        conversation.updated_at = utcnow()
-        session.add(conversation)
+        # One guarded UPDATE: a conversation deleted meanwhile (another thread or worker)
+        # is 404, as an unknown one, instead of a stale ORM object failing the commit.
+        renamed = session.exec(
+            update(Conversation)  # type: ignore[call-overload]
+            .where(
+                col(Conversation.id) == conversation_id,
+                col(Conversation.owner_id) == user.id,
+            )
+            .values(title=body.title, updated_at=utcnow())
+        ).rowcount
+        if renamed != 1:
+            raise NotFound("No such conversation.")
         session.commit()
-        session.refresh(conversation)
-        return summary(session, conversation)
+        return summary(session, engine.owned_conversation(session, user.id, conversation_id))
 
 
 @router.delete(
