@@ -129,3 +129,16 @@ async def test_a_resume_decides_only_calls_of_its_own_conversation(
         waiting = {a["tool_call"]["id"] for a in (await ann.client.get("/api/approvals")).json()}
         assert waiting == {ann_call["id"], other_id}
         assert (await ann.client.get("/api/audit")).json()["records"] == []
+
+
+async def test_a_message_with_nothing_visible_is_a_run_error(server: LiveServer) -> None:
+    """As ``POST .../messages`` refuses it: spaces, zero-width spaces and bidi marks only."""
+    conversation_id = await server.new_conversation()
+    body = json.dumps(
+        run_input(conversation_id, messages=[user_message(" \u200b\ufeff\u202e\n\u2060 ")])
+    )
+    events = await _raw_run(server, conversation_id, body)
+    assert types(events) == ["RUN_ERROR"], events
+    assert events[0]["code"] == "invalid_request"
+    detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+    assert detail["messages"] == []

@@ -130,6 +130,7 @@ async def test_messages_are_checked_before_anything_is_stored(server: LiveServer
     for body in (
         {"content": ""},
         {"content": "   "},
+        {"content": " \u200b\ufeff\u202e\n\u2060 "},  # nothing visible
         {"content": "x" * (32 * 1024 + 1)},
         {"content": "hi", "x": 1},
         {},

@@ -17,6 +17,11 @@ describe("checks before sending (and before asking to cancel waiting decisions)"
 
   it("refuses blank text and commands the employee does not have, offers the skills of an ambiguous one", () => {
     expect(refusalBeforeSending("  \n ", undefined, commands, true)?.message).toBe("Write a message first.");
+    // Nothing visible: zero-width spaces, a BOM, bidi marks (the server refuses these too).
+    expect(refusalBeforeSending(" \u200b\ufeff\u202e\n\u2060 ", undefined, commands, true)?.message).toBe(
+      "Write a message first.",
+    );
+    expect(refusalBeforeSending("ok\u200b", undefined, commands, true)).toBeNull();
     const unknown = refusalBeforeSending("/nosuch x", undefined, commands, true);
     expect(unknown?.code).toBe("slash_command_unavailable");
     expect(unknown?.message).toBe("/nosuch is not available to this employee. Type / to see the commands you can use.");

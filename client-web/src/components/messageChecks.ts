@@ -27,7 +27,7 @@ export function refusalBeforeSending(
   commands: readonly SlashCommandOut[],
   known: boolean,
 ): ApiError | null {
-  if (text.trim() === "") return refusal("empty_message", "Write a message first.");
+  if (isBlank(text)) return refusal("empty_message", "Write a message first.");
   const name = messageCommand(text);
   if (name == null || !known || claim) return null;
   const offered = commands.filter((c) => c.command === name);
@@ -44,6 +44,17 @@ export function refusalBeforeSending(
     });
   }
   return null;
+}
+
+/** Whitespace and characters that show nothing (zero-width spaces and joiners, bidi marks and
+ * overrides, a BOM, variation selectors, Hangul fillers, tags): the server's
+ * `storage.text.is_blank`, which refuses such a message as empty. */
+const INVISIBLE_ONLY =
+  /^[\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\u{e0000}-\u{e0fff}]*$/u;
+
+/** True when `text` shows nothing: only whitespace and invisible characters. */
+export function isBlank(text: string): boolean {
+  return INVISIBLE_ONLY.test(text);
 }
 
 /** Refusals made here: nothing was asked, so there is nothing to say about the decisions. */

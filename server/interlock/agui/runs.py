@@ -40,7 +40,7 @@ from interlock.agui.state import Plan, stored_state, titles, waiting_calls
 from interlock.agui.translate import EventTranslator
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, InterlockError
-from interlock.storage.text import text_problems
+from interlock.storage.text import is_blank, text_problems
 from interlock.streaming.events import (
     TERMINAL_TYPES,
     ConversationDeleted,
@@ -207,7 +207,7 @@ def user_text(run_input: RunAgentInput) -> str:
         if isinstance(content, str)
         else "\n".join(part.text for part in content if isinstance(part, TextPart))
     )
-    if not text.strip():
+    if is_blank(text):  # spaces, zero-width spaces, bidi marks: nothing to read
         raise BadRequest("The message has no text.", code="invalid_request")
     if text_problems(text):
         raise BadRequest(

@@ -77,6 +77,22 @@ def clean_json(value: Any) -> Any:
     return value
 
 
+_INVISIBLE_ONLY = re.compile(
+    "[\\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e0fff]*"
+)
+"""Whitespace and characters that show nothing (zero-width spaces and joiners, bidi marks and
+overrides, a BOM, variation selectors, Hangul fillers, tags)."""
+
+
+def is_blank(text: str) -> bool:
+    """True when ``text`` shows nothing: only whitespace and invisible characters.
+
+    Cheap on long text: the match stops at the first visible character.
+    """
+    return _INVISIBLE_ONLY.fullmatch(text) is not None
+
+
 _JOINERS = frozenset("\u200c\u200d")  # zero-width (non-)joiner: part of emoji and scripts
 _BLACK_FLAG = "\U0001f3f4"
 _TAGS = range(0xE0020, 0xE0080)  # tag characters: a subdivision flag's letters after U+1F3F4

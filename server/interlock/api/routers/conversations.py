@@ -35,7 +35,7 @@ from interlock.storage import (
     ToolCall,
 )
 from interlock.storage.models import utcnow
-from interlock.storage.text import check_storable, one_line
+from interlock.storage.text import check_storable, is_blank, one_line
 from interlock.storage.views import ConversationSummary, MessageOut, ToolCallOut, message_out
 
 router = APIRouter(prefix="/api/conversations", tags=["conversations"])
@@ -62,7 +62,7 @@ class MessageCreate(RequestBody):
     @field_validator("content")
     @classmethod
     def _not_blank(cls, value: str) -> str:
-        if not value.strip():
+        if is_blank(value):  # spaces, zero-width spaces, bidi marks: nothing to read
             raise ValueError("the message is empty: write something to send")
         return str(check_storable(value))
 
