@@ -588,6 +588,12 @@ async def test_operation_log_lists_every_call_as_text_newest_last(
     # As the card says it (the tool's confirmation), not as raw keys ('text: "..."').
     await expect(first.get_by_test_id("log-summary")).to_contain_text("Add a note: “<b>bold</b>")
     await expect(first.get_by_test_id("log-summary")).not_to_contain_text("text:")
+    # The summary gets the row's free width, the status badge only its words' (a 6-10rem
+    # summary column cut it to 'Add a note: “<b>…' and stretched the badge over the rest).
+    summary = first.get_by_test_id("log-summary")
+    assert not await summary.evaluate("e => e.scrollWidth > e.clientWidth")
+    badge = await first.get_by_test_id("log-status").bounding_box()
+    assert badge is not None and badge["width"] < 120, badge
     await expect(last.get_by_test_id("log-who")).to_have_text("allowed without asking")
 
     await first.locator("button").first.click()
