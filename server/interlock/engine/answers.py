@@ -174,6 +174,7 @@ class AnswerStore:
                 stage_end(
                     session, d.bus, d.registry, run_id, conversation_id, status, pending=waiting
                 )
+            _insert_new_calls(session, [call for call, _ in calls])
             d.bus.commit(session)
         check_repeats(repeats)
         return outcome
@@ -202,6 +203,16 @@ class AnswerStore:
             error_message=f"Not asked again: {reason}.",
             run_id=run_id,
         )
+
+
+def _insert_new_calls(session: Session, calls: list[ToolCall]) -> None:
+    """Insert the calls not written yet with Core (:func:`insert_rows`) rather than at the
+    commit's flush; they leave the session (nothing reads them through it afterwards)."""
+    new = [call for call in calls if call in session.new]
+    for call in new:
+        session.expunge(call)
+    if new:
+        insert_rows(session, new)
 
 
 def _declined_before(session: Session, conversation_id: str, tool: Tool, args: Any) -> bool:
