@@ -21,7 +21,7 @@ from interlock.engine.records import UNLOADED, close_call, error_text, rejected_
 from interlock.engine.turn import LOAD_SKILL, effective_permission
 from interlock.permissions import actions_on, is_action
 from interlock.storage import Database, Decision, DecisionType, ToolCall, ToolCallStatus
-from interlock.storage.lookup import by_id
+from interlock.storage.call_rows import call_values
 from interlock.storage.models import utcnow
 from interlock.streaming import EventBus
 from interlock.streaming.events import ToolCallAwaitingClient, ToolCallRunning
@@ -149,7 +149,7 @@ class CallExecutor:
         A blocking call (database thread).
         """
         with self.db.session() as session:
-            fresh = by_id(session, ToolCall, call_id)
+            fresh = call_values(session, call_id)
             assert fresh is not None
             if fresh.status != ToolCallStatus.running:  # cancelled meanwhile
                 return
@@ -317,7 +317,7 @@ class CallExecutor:
         )
         if claimed != 1:
             return False
-        fresh = by_id(session, ToolCall, call.id, reload=True)  # as updated above
+        fresh = call_values(session, call.id)  # as updated above
         assert fresh is not None
         out = view(session, self.registry, fresh, decision)
         event = (

@@ -24,6 +24,7 @@ from interlock.storage import (
     ToolOutput,
     User,
 )
+from interlock.storage.call_rows import CallValues, update_call
 from interlock.storage.models import utcnow
 from interlock.storage.rows import insert_rows
 from interlock.storage.views import (
@@ -110,7 +111,7 @@ decider)."""
 def view(
     session: Session,
     registry: ToolRegistry,
-    call: ToolCall,
+    call: ToolCall | CallValues,
     decision: Decision | object | None = _UNLOADED,
     approvals: list[ToolCallApprovalOut] | None = None,
 ) -> ToolCallOut:
@@ -120,7 +121,7 @@ def view(
         session: Open session, used to load the decision unless ``decision`` is given, and
             the approvals of a call needing several unless ``approvals`` is given.
         registry: Tool registry (titles and card hints).
-        call: The tool call row.
+        call: The tool call row (an object, or its values read with Core).
         decision: The call's decision if already loaded (``None`` for none).
         approvals: The call's approvals if already loaded.
     """
@@ -185,7 +186,7 @@ def close_call(
     session: Session,
     bus: EventBus,
     registry: ToolRegistry,
-    call: ToolCall,
+    call: ToolCall | CallValues,
     *,
     status: ToolCallStatus,
     text: str,
@@ -201,26 +202,34 @@ def close_call(
     ``run_id`` is the run doing this (the call's own run when omitted); the tool message and
     the event carry it. ``full_text`` is the whole output when ``text`` was cut: it is stored
     in ``tool_outputs`` and ``result_chars`` gives its length. ``decision``: the call's
-    decision when the caller has it (``None`` for none; read when omitted). The caller
-    commits with ``bus.commit(session)``.
+    decision when the caller has it (``None`` for none; read when omitted). ``call`` read as
+    :class:`~interlock.storage.call_rows.CallValues` is updated with a Core ``UPDATE`` (no
+    object loaded or flushed). The caller commits with ``bus.commit(session)``.
     """
     run_id = run_id or call.run_id
-    call.status = status
+    changes: dict[str, Any] = {"status": status}
+    output: list[ToolOutput] = []
     if status == ToolCallStatus.succeeded:
-        call.result_text = text
-        call.result_chars = len(full_text) if full_text is not None else len(text)
-        call.result_cut = full_text is not None
+        changes["result_text"] = text
+        changes["result_chars"] = len(full_text) if full_text is not None else len(text)
+        changes["result_cut"] = full_text is not None
         if full_text is not None:
-            session.add(
+            output.append(
                 ToolOutput(
                     tool_call_id=call.id, conversation_id=call.conversation_id, text=full_text
                 )
             )
-    call.result_data = result_data
-    call.error_code = error_code
-    call.error_message = error_message
-    call.finished_at = utcnow()
-    session.add(call)
+    changes["result_data"] = result_data
+    changes["error_code"] = error_code
+    changes["error_message"] = error_message
+    changes["finished_at"] = utcnow()
+    if isinstance(call, CallValues):
+        update_call(session, call, changes)
+    else:
+        for key, value in changes.items():
+            setattr(call, key, value)
+        session.add_all([*output, call])
+        output = []
     tool_message = Message(
         conversation_id=call.conversation_id,
         run_id=run_id,
@@ -229,7 +238,7 @@ def close_call(
         tool_call_id=call.id,
         tool_status="success" if status == ToolCallStatus.succeeded else "error",
     )
-    insert_rows(session, [tool_message])
+    insert_rows(session, [*output, tool_message])
     session.flush()
     call_view = view(session, registry, call, decision)
     message_view = message_out(tool_message)

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from interlock.storage.call_rows import CallValues
 from interlock.storage.models import Conversation, Decision, Message, ToolCall
 
 
@@ -186,7 +187,7 @@ class ToolFacts:
 
 
 def tool_call_out(
-    call: ToolCall,
+    call: ToolCall | CallValues,
     decision: Decision | None,
     facts: ToolFacts = ToolFacts(),
     *,
@@ -196,7 +197,7 @@ def tool_call_out(
     """Build the wire shape of ``call``; the title defaults to the tool name.
 
     Args:
-        call: The row.
+        call: The row (an object, or its values read with Core).
         decision: Its decision, if any.
         facts: From the tool's declaration.
         decided_by: The deciding user's name (defaults to the id).
