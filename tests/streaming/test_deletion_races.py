@@ -23,7 +23,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from interlock.api.routers import conversations
-from interlock.engine import decisions, messages, oversight
+from interlock.engine import decisions, messages, outside, oversight
 from interlock.settings import Settings
 from interlock.store import undo
 from support.live import LiveServer, live_server
@@ -275,3 +275,43 @@ async def test_an_undo_of_a_call_whose_conversation_was_deleted_meanwhile_is_404
         assert deleted[0].status_code == 204, deleted[0].text
         assert undone.status_code == 404, undone.text
         assert undone.json()["error"]["code"] == "not_found"
+
+
+async def test_an_mcp_call_placed_as_its_record_conversation_is_deleted_gets_a_new_one(
+    make_settings: Callable[..., Settings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On either backend: the record conversation is deleted after the call looked it up."""
+    async with live_server(make_settings()) as server:
+        engine = server.services.engine
+        user_id = (await server.client.get("/api/me")).json()["id"]
+        ada = engine.employee_of("assistant")
+
+        async def place(text: str) -> outside.Placed:
+            return await engine.outside.place(
+                user_id=user_id,
+                employee=ada,
+                client_name="Test",
+                tool_name="notes.add",
+                args={"text": text},
+            )
+
+        first = await place("one")
+        original = outside.prepare_calls
+        deleted: list[httpx.Response] = []
+
+        async def delete_first(*args: Any, **kwargs: Any) -> Any:
+            if not deleted:
+                deleted.append(
+                    await server.client.delete(f"/api/conversations/{first.conversation_id}")
+                )
+            return await original(*args, **kwargs)
+
+        monkeypatch.setattr(outside, "prepare_calls", delete_first)
+        second = await place("two")
+
+        assert deleted[0].status_code == 204, deleted[0].text
+        assert second.conversation_id != first.conversation_id
+        detail = await server.client.get(f"/api/conversations/{second.conversation_id}")
+        assert detail.status_code == 200
+        calls = [c["id"] for m in detail.json()["messages"] for c in m["tool_calls"]]
+        assert calls == [second.call.id]

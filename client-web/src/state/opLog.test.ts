@@ -46,6 +46,13 @@ describe("operation log rows", () => {
       confirmation: { title: "Add a note", summary: "Add a note: “buy bread”", action_label: "Add", detail: null, previous: null },
     });
     expect(callSummary(confirmed, tools)).toBe("Add a note: “buy bread”");
+    // Approved as proposed (same args, any key order): still the confirmation's words.
+    const ran = { ...confirmed, proposed_args: { text: "x", tag: "a" }, executed_args: { tag: "a", text: "x" } };
+    expect(callSummary(ran, tools)).toBe("Add a note: “buy bread”");
+    // Edited: it ran with other args, so the row says what ran, not the proposal's summary.
+    expect(callSummary({ ...confirmed, proposed_args: { text: "buy bread" }, executed_args: { text: "buy milk" } }, tools)).toBe(
+      "Add a note: buy milk",
+    );
     expect(callSummary(toolCall({ name: "other.tool", title: "Do it", proposed_args: {} }), tools)).toBe("Do it");
     const long = callSummary(toolCall({ name: "notes.add", proposed_args: { text: "x".repeat(500) } }), tools);
     expect(long).toHaveLength(80);

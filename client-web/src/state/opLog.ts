@@ -60,7 +60,9 @@ export function callSummary(
   tools: Record<string, ToolOut>,
   limit = SUMMARY_CHARS,
 ): string {
-  const summary = call.confirmation?.summary;
+  // The confirmation describes the proposal: an edited call ran with other args, so it is
+  // said from those ("Add a note: buy milk", not the proposed "“buy bread”").
+  const summary = edited(call) ? null : call.confirmation?.summary;
   if (summary) return oneLine(summary, limit);
   const title = toolTitle(tools, call.name, call.title);
   const args = argsOf(call);
@@ -70,6 +72,19 @@ export function callSummary(
   const [only] = fields;
   const said = fields.length === 1 && only.kind !== "object" && only.kind !== "list" ? only.text : fieldsLine(tools[call.name]?.input_schema, args);
   return oneLine(`${title}: ${said}`, limit);
+}
+
+function edited(call: Pick<ToolCallOut, "executed_args" | "proposed_args">): boolean {
+  return call.executed_args != null && canonical(call.executed_args) !== canonical(call.proposed_args ?? null);
+}
+
+/** JSON with object keys sorted, so equal args compare equal whatever their key order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v != null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
 
 function fieldsLine(schema: unknown, args: JsonObject): string {

@@ -79,6 +79,10 @@ FINAL_STATUSES = frozenset(
 )
 
 
+class _RecordGone(Exception):
+    """The record conversation a call was to be stored in was deleted (by its person)."""
+
+
 @dataclass(frozen=True)
 class Placed:
     """A stored outside call right after the gate.
@@ -152,6 +156,34 @@ class OutsideCalls(OutsideRuns):
             raise Conflict(f"{employee.name} is disabled; nothing runs.", code="employee_disabled")
         plan = await engine.db.run(self.plan, user_id, employee)
         conversation_id = await engine.db.run(self._record_conversation, user_id, employee)
+        try:
+            return await self._place_in(
+                plan, employee, user_id, conversation_id, client_name, tool_name, args, mcp_session
+            )
+        except _RecordGone:
+            # The person deleted the record conversation meanwhile: a new one records it.
+            conversation_id = await engine.db.run(self._record_conversation, user_id, employee)
+            return await self._place_in(
+                plan, employee, user_id, conversation_id, client_name, tool_name, args, mcp_session
+            )
+
+    async def _place_in(
+        self,
+        plan: TurnPlan,
+        employee: Employee,
+        user_id: str,
+        conversation_id: str,
+        client_name: str,
+        tool_name: str,
+        args: Any,
+        mcp_session: str | None,
+    ) -> Placed:
+        """:meth:`place` in the record conversation ``conversation_id``.
+
+        Raises:
+            _RecordGone: That conversation was deleted before the call was stored.
+        """
+        engine = self.engine
         known = engine.registry.get(tool_name)
         proposal = Proposal(
             name=known.provider_name if known is not None else tool_name,
@@ -241,6 +273,15 @@ class OutsideCalls(OutsideRuns):
         run_id = new_id("mcp")
         args = item.proposal.args
         with engine.db.session() as session:
+            # Locked (PostgreSQL) until the commit, as the UPDATE of its updated_at below locks
+            # it (FOR NO KEY UPDATE: parallel calls queue here instead of deadlocking on two
+            # share locks' upgrade): a delete of the record conversation either waits for this
+            # call (and deletes it with the rest) or came first.
+            conversation = session.get(
+                Conversation, conversation_id, with_for_update={"key_share": True}
+            )
+            if conversation is None:
+                raise _RecordGone(conversation_id)
             message = Message(
                 conversation_id=conversation_id,
                 run_id=run_id,
@@ -273,8 +314,6 @@ class OutsideCalls(OutsideRuns):
                     employee=employee,
                     channel=Channel.mcp,
                 )
-            conversation = session.get(Conversation, conversation_id)
-            assert conversation is not None
             conversation.updated_at = utcnow()
             session.add(conversation)
             session.flush()
