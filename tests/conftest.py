@@ -153,6 +153,16 @@ def pg_url(postgres_server: PostgresServer) -> Iterator[str]:
         postgres_server.drop_database(url)
 
 
+@pytest.fixture
+def pg_database(pg_url: str) -> Iterator[Database]:
+    """A :class:`~interlock.storage.Database` on ``pg_url``, disposed afterwards."""
+    db = Database(pg_url)
+    try:
+        yield db
+    finally:
+        db.dispose()
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def backend(request: pytest.FixtureRequest) -> str:
     """Name of the database backend of this test case: ``sqlite`` or ``postgresql``."""

@@ -8,8 +8,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import psycopg
 import pytest
 from sqlalchemy import create_engine, text
@@ -29,12 +27,9 @@ WAIT_S = 30.0
 
 
 @pytest.fixture
-def database(pg_url: str) -> Iterator[Database]:
-    db = Database(pg_url)
-    try:
-        yield db
-    finally:
-        db.dispose()
+def database(pg_database: Database) -> Database:
+    """This file's tests run on PostgreSQL only."""
+    return pg_database
 
 
 def _conversation(database: Database) -> str:

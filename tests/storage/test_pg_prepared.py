@@ -8,8 +8,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from sqlalchemy import func, insert, select, text
 from sqlalchemy.exc import DBAPIError
@@ -23,12 +21,9 @@ _COUNT = select(func.count()).select_from(_conversations)
 
 
 @pytest.fixture
-def database(pg_url: str) -> Iterator[Database]:
-    db = Database(pg_url)
-    try:
-        yield db
-    finally:
-        db.dispose()
+def database(pg_database: Database) -> Database:
+    """This file's tests run on PostgreSQL only."""
+    return pg_database
 
 
 def _new_conversation(conversation_id: str) -> dict[str, object]:

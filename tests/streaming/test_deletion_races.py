@@ -71,6 +71,33 @@ def _wait_for_a_lock_wait(db_url: str, wait_s: float = WAIT_S) -> None:
         probe.dispose()
 
 
+def _deleting_at_first_call(
+    server: LiveServer, conversation_id: str, step: Callable[..., Any], *, after: bool = False
+) -> tuple[Callable[..., Any], list[httpx.Response]]:
+    """Wrap ``step`` (a request's step, run on a database thread) so that its first call
+    deletes the conversation through the API and waits for the answer, before the step goes
+    on (or, with ``after``, right after it). Returns the wrapper and the delete's answers."""
+    loop = asyncio.get_running_loop()
+    deleted: list[httpx.Response] = []
+
+    def delete() -> None:
+        if not deleted:
+            future = asyncio.run_coroutine_threadsafe(
+                server.client.delete(f"/api/conversations/{conversation_id}"), loop
+            )  # type: ignore[arg-type]
+            deleted.append(future.result(WAIT_S))
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        if not after:
+            delete()
+        result = step(*args, **kwargs)
+        if after:
+            delete()
+        return result
+
+    return wrapped, deleted
+
+
 async def test_a_delete_after_a_decision_locked_its_call_is_refused_not_deadlocked(
     make_settings: Callable[..., Settings],
     db_url: str,
@@ -116,19 +143,10 @@ async def test_a_decision_whose_call_was_deleted_after_it_read_it_is_404(
     _postgres_only(db_url)
     async with live_server(make_settings()) as server:
         conversation_id, call_id = await _paused(server)
-        loop = asyncio.get_running_loop()
-        original = decisions.check_content
-        deleted: list[httpx.Response] = []
-
-        def delete_first(*args: Any, **kwargs: Any) -> Any:
-            # Between the decision's read of its call and its lock, the delete commits.
-            if not deleted:
-                future = asyncio.run_coroutine_threadsafe(
-                    server.client.delete(f"/api/conversations/{conversation_id}"), loop
-                )  # type: ignore[arg-type]
-                deleted.append(future.result(WAIT_S))
-            return original(*args, **kwargs)
-
+        # Between the decision's read of its call and its lock, the delete commits.
+        delete_first, deleted = _deleting_at_first_call(
+            server, conversation_id, decisions.check_content
+        )
         monkeypatch.setattr(decisions, "check_content", delete_first)
         decided = await server.decide(call_id, type="approve")
 
@@ -147,19 +165,10 @@ async def test_a_message_to_a_conversation_deleted_while_it_was_posted_is_404(
     _postgres_only(db_url)
     async with live_server(make_settings()) as server:
         conversation_id = await server.new_conversation()
-        loop = asyncio.get_running_loop()
-        original = messages.start_switch
-        deleted: list[httpx.Response] = []
-
-        def delete_first(*args: Any, **kwargs: Any) -> Any:
-            # Between the message's read of its conversation and its claim, the delete commits.
-            if not deleted:
-                future = asyncio.run_coroutine_threadsafe(
-                    server.client.delete(f"/api/conversations/{conversation_id}"), loop
-                )  # type: ignore[arg-type]
-                deleted.append(future.result(WAIT_S))
-            return original(*args, **kwargs)
-
+        # Between the message's read of its conversation and its claim, the delete commits.
+        delete_first, deleted = _deleting_at_first_call(
+            server, conversation_id, messages.start_switch
+        )
         monkeypatch.setattr(messages, "start_switch", delete_first)
         posted = await server.client.post(
             f"/api/conversations/{conversation_id}/messages", json={"content": "hello"}
@@ -178,19 +187,10 @@ async def test_a_rename_of_a_conversation_deleted_meanwhile_is_404(
     _postgres_only(db_url)
     async with live_server(make_settings()) as server:
         conversation_id = await server.new_conversation()
-        loop = asyncio.get_running_loop()
-        original = conversations.utcnow
-        deleted: list[httpx.Response] = []
-
-        def delete_first() -> Any:
-            # The rename is under way (database thread); the delete commits first.
-            if not deleted:
-                future = asyncio.run_coroutine_threadsafe(
-                    server.client.delete(f"/api/conversations/{conversation_id}"), loop
-                )  # type: ignore[arg-type]
-                deleted.append(future.result(WAIT_S))
-            return original()
-
+        # The rename is under way (database thread); the delete commits first.
+        delete_first, deleted = _deleting_at_first_call(
+            server, conversation_id, conversations.utcnow
+        )
         monkeypatch.setattr(conversations, "utcnow", delete_first)
         renamed = await server.client.patch(
             f"/api/conversations/{conversation_id}", json={"title": "Renamed"}
@@ -255,21 +255,11 @@ async def test_an_undo_of_a_call_whose_conversation_was_deleted_meanwhile_is_404
         assert approved.status_code == 200, approved.text
         await collect(server.client, conversation_id, until=terminals(2))
         await server.idle()
-        loop = asyncio.get_running_loop()
-        original = undo._owned_call
-        deleted: list[httpx.Response] = []
-
-        def delete_first(*args: Any, **kwargs: Any) -> Any:
-            # The undo has read its call (database thread); the delete commits first.
-            call = original(*args, **kwargs)
-            if not deleted:
-                future = asyncio.run_coroutine_threadsafe(
-                    server.client.delete(f"/api/conversations/{conversation_id}"), loop
-                )  # type: ignore[arg-type]
-                deleted.append(future.result(WAIT_S))
-            return call
-
-        monkeypatch.setattr(undo, "_owned_call", delete_first)
+        # The undo has read its call (database thread); the delete commits first.
+        delete_after, deleted = _deleting_at_first_call(
+            server, conversation_id, undo._owned_call, after=True
+        )
+        monkeypatch.setattr(undo, "_owned_call", delete_after)
         undone = await server.client.post(f"/api/tool-calls/{call_id}/undo")
 
         assert deleted[0].status_code == 204, deleted[0].text
