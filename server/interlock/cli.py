@@ -111,6 +111,11 @@ def _refuse_a_second_sqlite_server(settings: Settings) -> None:
         raise fail(sqlite_in_use_text(other, _safe_url(settings.database_url)))
 
 
+def _authority(host: str, port: int) -> str:
+    """``host:port`` as a URL writes it: an IPv6 address in brackets (RFC 3986, 3.2.2)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def _refuse_a_taken_port(host: str, port: int) -> None:
     """Fail before any start-up work when ``host:port`` cannot be listened on.
 
@@ -121,7 +126,7 @@ def _refuse_a_taken_port(host: str, port: int) -> None:
     Raises:
         typer.Exit: Code 1, after printing which address is taken and how to choose another.
     """
-    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    where = _authority(host, port)
     another = (
         f"Choose another port with `interlock serve --port {port + 1 if port < 65535 else 8000}` "
         "or the INTERLOCK_PORT setting (also read by `make run`), or stop the program using it."
@@ -194,7 +199,7 @@ def _serve(host: str | None, port: int | None, workers: int) -> None:
             err=True,
         )
     typer.echo(
-        f"Interlock on http://{settings.host}:{settings.port} "
+        f"Interlock on http://{_authority(settings.host, settings.port)} "
         f"(database {_safe_url(settings.database_url)}, "
         f"model {settings.model or 'offline'})",
         err=True,

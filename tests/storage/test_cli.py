@@ -172,6 +172,17 @@ def test_serve_warns_on_a_public_bind_without_users(
     assert "warning" in result.stderr and "interlock users create" in result.stderr
 
 
+def test_serve_prints_an_ipv6_address_in_brackets(
+    sqlite_url: str, fake_app: list[Settings | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("uvicorn.run", lambda app, **kwargs: None)
+
+    result = runner.invoke(cli.app, ["serve", "--host", "::1", "--port", "8123"])
+
+    assert result.exit_code == 0, result.output
+    assert "Interlock on http://[::1]:8123 " in result.stderr
+
+
 def test_serve_refuses_several_workers_on_sqlite(
     sqlite_url: str, fake_app: list[Settings | None], monkeypatch: pytest.MonkeyPatch
 ) -> None:
