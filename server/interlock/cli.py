@@ -24,11 +24,12 @@ from interlock.cli_common import fail, settings_database
 from interlock.cli_groups import groups_app
 from interlock.cli_skills import skills_app
 from interlock.cli_tokens import tokens_app
+from interlock.errors import Conflict
 from interlock.settings import Settings
 from interlock.storage import migrate
 from interlock.storage.db import Database
 from interlock.storage.models import Role
-from interlock.storage.users import count_users, create_user, list_users
+from interlock.storage.users import count_users, create_user, list_users, new_token
 
 app = typer.Typer(
     help="Interlock: chat with AI employees that ask before they act.",
@@ -310,10 +311,33 @@ def users_create(
     to standard error.
     """
     with settings_database() as database:
-        user, token = create_user(database, name, role=role)
+        try:
+            user, token = create_user(database, name, role=role)
+        except Conflict as exc:
+            hint = f"`interlock users token {name.strip()}` gives that user a new token."
+            raise fail(f"{exc.message} {hint}") from None
     typer.echo(
         f"Created user {user.name!r} (role {user.role}, id {user.id}). "
         "Its token, shown only this once:",
+        err=True,
+    )
+    typer.echo(token)
+
+
+@users_app.command("token")
+def users_token(
+    name: Annotated[str, typer.Argument(help="An existing user's name.")],
+) -> None:
+    """Give a user a new bearer token (the old one stops working) and print it, once.
+
+    For a lost token, and for the implied user `local` once other users exist: its
+    conversations stay its own, reached with this token. Standard output gets the token alone.
+    """
+    with settings_database() as database:
+        user, token = new_token(database, name)
+    typer.echo(
+        f"New token for {user.name!r} (role {user.role}); its old token no longer works. "
+        "Shown only this once:",
         err=True,
     )
     typer.echo(token)

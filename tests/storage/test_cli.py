@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from interlock import cli
 from interlock.settings import Settings
 from interlock.storage import Database, migrate
-from interlock.storage.users import list_users, user_by_token
+from interlock.storage.users import get_or_create_local_user, list_users, user_by_token
 
 runner = CliRunner()
 
@@ -92,7 +92,31 @@ def test_users_create_twice_fails(sqlite_url: str) -> None:
     result = runner.invoke(cli.app, ["users", "create", "ann"])
 
     assert result.exit_code == 1
-    assert "already exists" in result.stderr
+    assert "already exists" in result.stderr and "interlock users token ann" in result.stderr
+
+
+def test_users_token_gives_the_implied_local_user_a_token_once_users_exist(
+    sqlite_url: str,
+) -> None:
+    assert runner.invoke(cli.app, ["users", "create", "bob"]).exit_code == 0
+    database = Database(sqlite_url)
+    try:
+        local = get_or_create_local_user(database)  # what loopback clients were until then
+        assert runner.invoke(cli.app, ["users", "create", "local"]).exit_code == 1
+
+        result = runner.invoke(cli.app, ["users", "token", "local"])
+
+        assert result.exit_code == 0 and "only this once" in result.stderr
+        user = user_by_token(database, result.stdout.strip())
+    finally:
+        database.dispose()
+    assert user is not None and user.id == local.id
+
+
+def test_users_token_for_an_unknown_user_fails_with_its_name(sqlite_url: str) -> None:
+    result = runner.invoke(cli.app, ["users", "token", "nobody"])
+
+    assert result.exit_code == 1 and "no user named 'nobody'" in result.stderr
 
 
 def test_users_create_rejects_unknown_role(sqlite_url: str) -> None:
