@@ -336,8 +336,8 @@ def users_token(
     with settings_database() as database:
         user, token = new_token(database, name)
     typer.echo(
-        f"New token for {user.name!r} (role {user.role}); its old token no longer works. "
-        "Shown only this once:",
+        f"New token for {user.name!r} (role {user.role}), shown only this once; "
+        "a token it had before no longer works:",
         err=True,
     )
     typer.echo(token)
