@@ -48,6 +48,10 @@ def _filter(
     )
 
 
+MAX_SEQ = 2**31 - 1
+"""Largest audit sequence number: ``seq`` is a 32-bit column (PostgreSQL ``integer``), so a
+larger ``before`` would fail the query."""
+
 ToolQ = Annotated[str | None, Query(max_length=200, description="Tool name, e.g. notes.add")]
 EmployeeQ = Annotated[str | None, Query(max_length=100, description="Employee slug")]
 UserQ = Annotated[
@@ -74,6 +78,8 @@ async def list_audit(
 ) -> AuditPage:
     """A page of audit records, newest first (admins: all; members: their own)."""
     flt = _filter(tool, employee, by, outcome, since, until)
+    if before is not None and before > MAX_SEQ:
+        before = None  # past every record: the first page, not a 500
     return await engine.db.run(
         audit_page, engine.db, engine.registry, user, flt, limit=limit, before=before
     )
