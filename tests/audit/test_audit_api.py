@@ -135,6 +135,9 @@ async def test_audit_list_filters_pages_csv_and_rights(make_settings: SettingsMa
             "/api/audit", params={"since": future, "until": past}, headers=root
         )
         assert bad.status_code == 422
+        assert bad.json()["error"]["message"] == (
+            "The period must start (From, since) before it ends (Until, until)."
+        )
         wrong = await server.client.get("/api/audit", params={"outcome": "maybe"}, headers=root)
         assert wrong.status_code == 422
 

@@ -37,7 +37,7 @@ def _filter(
     until: datetime | None,
 ) -> AuditFilter:
     if since is not None and until is not None and since >= until:
-        raise BadRequest("since must be before until.", code="invalid_request")
+        raise BadRequest(PERIOD_BACKWARDS, code="invalid_request")
     return AuditFilter(
         tool=tool or None,
         employee=employee or None,
@@ -47,6 +47,9 @@ def _filter(
         until=until,
     )
 
+
+PERIOD_BACKWARDS = "The period must start (From, since) before it ends (Until, until)."
+"""Refusal of a ``since`` at or after ``until``, in the Audit page's words and the API's."""
 
 MAX_SEQ = 2**31 - 1
 """Largest audit sequence number: ``seq`` is a 32-bit column (PostgreSQL ``integer``), so a
