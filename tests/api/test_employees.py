@@ -277,6 +277,18 @@ async def test_names_and_job_titles_are_one_visible_line(team: Team) -> None:
     assert (await team.admin.get("/api/employees/chef")).json()["name"] == "Chef Bot"
 
 
+async def test_blank_starter_prompts_are_left_out_not_shown_as_empty_buttons(team: Team) -> None:
+    response = await team.admin.post(
+        "/api/employees", json=_new_employee(starter_prompts=["", "Plan dinner", " \u200b\n"])
+    )
+    assert response.status_code == 201, response.text
+    assert response.json()["starter_prompts"] == ["Plan dinner"]
+
+    patched = await team.admin.patch("/api/employees/chef", json={"starter_prompts": ["  "]})
+    assert patched.status_code == 200, patched.text
+    assert (await team.member.get("/api/employees/chef")).json()["starter_prompts"] == []
+
+
 async def test_a_builtin_can_be_overridden_and_reset(team: Team) -> None:
     shipped = (await team.admin.get("/api/employees/assistant")).json()
 
