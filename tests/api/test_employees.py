@@ -250,6 +250,21 @@ async def test_badly_formed_employees_are_refused(team: Team, change: dict[str, 
     ]
 
 
+async def test_field_errors_read_as_words_for_the_admin_not_pydantic_prefixes(team: Team) -> None:
+    cases = [
+        ({"model": "no-colon"}, "The model must have the form", "server's model"),
+        ({"slug": "Help Desk"}, "slug: lowercase letters", ""),
+        ({"approval_timeout_s": 0}, "approval_timeout_s must be a number of seconds", ""),
+    ]
+    for change, starts, mentions in cases:
+        response = await team.admin.post("/api/employees", json=_new_employee(**change))
+        errors = _error(response, 422, "invalid_request")["details"]["errors"]
+        messages = [e["message"] for e in errors]
+        assert any(m.startswith(starts) for m in messages), messages
+        assert mentions in " ".join(messages) and "Value error" not in " ".join(messages)
+        assert "INTERLOCK_MODEL" not in " ".join(messages)
+
+
 async def test_badly_formed_patches_are_refused(team: Team) -> None:
     for body in ({"model": "no-colon"}, {"slug": "other"}, {"builtin": False}, {}):
         response = await team.admin.patch("/api/employees/assistant", json=body)

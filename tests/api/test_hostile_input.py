@@ -102,6 +102,22 @@ async def test_a_nul_in_a_query_parameter_is_refused_not_a_server_error(
     assert (await server.client.get("/api/audit?tool=notes.add")).status_code == 200
 
 
+async def test_refused_fields_say_what_is_wrong_without_pydantic_prefixes(
+    server: LiveServer,
+) -> None:
+    conversation_id = await server.new_conversation()
+    for path, body in (
+        (f"/api/conversations/{conversation_id}/messages", {"content": "   "}),
+        (f"/api/conversations/{conversation_id}", {"title": "a\tb"}),
+        ("/api/grants", {"tool": "notes.add", "scope": "conversation"}),
+    ):
+        method = server.client.patch if path.endswith(conversation_id) else server.client.post
+        response = await method(path, json=body)
+        errors = response.json()["error"]["details"]["errors"]
+        assert response.status_code == 422 and errors, response.text
+        assert not any(e["message"].startswith("Value error") for e in errors), errors
+
+
 async def test_a_question_cannot_be_approved_only_answered_or_rejected(server: LiveServer) -> None:
     response = await server.client.post("/api/conversations", json={"employee": "scout"})
     conversation_id = response.json()["id"]

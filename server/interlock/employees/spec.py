@@ -113,7 +113,10 @@ class EmployeeFields(BaseModel):
     @classmethod
     def _model_format(cls, value: str | None) -> str | None:
         if value:
-            check_model_spec(value)  # ValueError names the expected form or providers
+            # ValueError names the expected form or providers
+            check_model_spec(
+                value, name="The model", otherwise="Leave it empty to use the server's model."
+            )
         return value or None
 
     @model_validator(mode="after")
