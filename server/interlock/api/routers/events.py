@@ -6,11 +6,14 @@ from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import APIRouter, Header
+from sqlalchemy import bindparam, select
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
 from interlock.api.deps import CurrentUser, EngineDep, SettingsDep
 from interlock.engine import Engine
+from interlock.errors import NotFound
+from interlock.storage import Conversation
 from interlock.streaming.bus import StoredEvent
 from interlock.streaming.events import StreamEvent
 from interlock.streaming.sse import REPLAY_BATCH, Opened, event_chunks, parse_last_event_id
@@ -82,6 +85,14 @@ async def stream_events(
     return response
 
 
+_conversations = Conversation.__table__  # type: ignore[attr-defined]
+_OWNER_AND_SEQ = select(_conversations.c.owner_id, _conversations.c.last_event_seq).where(
+    _conversations.c.id == bindparam("cid")
+)
+"""Prebuilt: what opening a stream reads of its conversation (a Core select of two columns,
+not a loaded conversation)."""
+
+
 def _open(
     engine: Engine, user_id: str, conversation_id: str, last_event_id: str | None
 ) -> tuple[int, list[StoredEvent]]:
@@ -95,7 +106,10 @@ def _open(
         NotFound: Not the caller's conversation.
     """
     with engine.db.session() as session:
-        last_seq = engine.owned_conversation(session, user_id, conversation_id).last_event_seq
+        row = session.connection().execute(_OWNER_AND_SEQ, {"cid": conversation_id}).first()
+        if row is None or row.owner_id != user_id:  # as Engine.owned_conversation
+            raise NotFound("No such conversation.")
+        last_seq = int(row.last_event_seq)
         after = parse_last_event_id(last_event_id, last_seq)
         first = (
             engine.bus.replay_in(session, conversation_id, after, REPLAY_BATCH)
