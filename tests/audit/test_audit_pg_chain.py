@@ -4,7 +4,9 @@ the chain is the same, byte for byte, as the one Python computes (and SQLite wri
 Every record appended in the database gets the hash Python computes from the row read back
 (unicode, nested and null arguments, token records, several records in one transaction, the
 first record of an empty table), links to records Python chained before, and a transaction
-that cannot get the chain's lock within the lock timeout writes nothing.
+that cannot get the chain's lock within the lock timeout writes nothing. The records' round
+trip carries the transaction's COMMIT only when nothing comes after them: records appended in
+a savepoint, or followed by a failing write, are undone with their transaction.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, func, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import create_engine, event, func, text
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.pool import NullPool
 from sqlmodel import col, select
 
@@ -65,6 +68,11 @@ def _stage(session: Any, index: int, **overrides: Any) -> AuditRecord:
 def _rows(database: Database) -> list[AuditRecord]:
     with database.session() as session:
         return list(session.exec(select(AuditRecord).order_by(col(AuditRecord.seq))).all())
+
+
+def _count(database: Database, table: Any) -> int:
+    with database.session() as session:
+        return int(session.exec(select(func.count()).select_from(table)).one())
 
 
 def _assert_python_hashes_match(rows: list[AuditRecord]) -> None:
@@ -184,8 +192,38 @@ def test_a_writer_that_cannot_get_the_chain_lock_writes_nothing(
             session.add(token)
             record_token_event(session, token, decider="cli", channel="cli", outcome="created")
             session.commit()
-        with database.session() as session:
-            assert session.exec(select(func.count()).select_from(AccessToken)).one() == 0
-            assert session.exec(select(func.count()).select_from(AuditRecord)).one() == 0
+        assert _count(database, AccessToken) == 0
+        assert _count(database, AuditRecord) == 0
     finally:
         database.dispose()
+
+
+@pytest.mark.postgres
+def test_records_appended_in_a_savepoint_are_undone_with_their_transaction(
+    pg_database: Database,
+) -> None:
+    with pg_database.session() as session:
+        with session.begin_nested():  # its release appends the records, but commits nothing
+            _stage(session, 1)
+        session.rollback()
+    assert _count(pg_database, AuditRecord) == 0
+
+
+@pytest.mark.postgres
+def test_a_failure_after_the_records_in_the_same_commit_writes_nothing(
+    pg_database: Database,
+) -> None:
+    def fail_after_the_records(session: OrmSession) -> None:
+        session.connection().execute(text("SELECT 1 / 0"))
+
+    event.listen(OrmSession, "before_commit", fail_after_the_records)
+    try:
+        with pg_database.session() as session, pytest.raises(DBAPIError):
+            token = AccessToken(user_id="user_1", name="laptop", token_hash="hash_1")
+            session.add(token)
+            record_token_event(session, token, decider="cli", channel="cli", outcome="created")
+            session.commit()
+    finally:
+        event.remove(OrmSession, "before_commit", fail_after_the_records)
+    assert _count(pg_database, AccessToken) == 0
+    assert _count(pg_database, AuditRecord) == 0

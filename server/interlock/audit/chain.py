@@ -26,6 +26,7 @@ from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import event
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, col, select
 
@@ -322,7 +323,7 @@ def _append_pending(session: OrmSession) -> None:
     session.flush()
     if session.get_bind().dialect.name == "postgresql":
         parts = [(record, *canonical_around_seq(record_payload(record))) for record in pending]
-        append_in_database(session, parts)
+        append_in_database(session, parts, commit=_last_write(session))
         return
     tail = session.execute(_TAIL).first()
     seq, prev_hash = (tail[0], tail[1]) if tail else (0, GENESIS_HASH)
@@ -333,6 +334,19 @@ def _append_pending(session: OrmSession) -> None:
         record.hash = record_hash(prev_hash, record_payload(record))
         prev_hash = record.hash
     insert_rows(session, pending)
+
+
+def _last_write(session: OrmSession) -> bool:
+    """Whether the audit records are the last thing ``session``'s commit writes, so their round
+    trip may carry the ``COMMIT`` too: the session owns its connection's transaction (bound to
+    an engine, not inside a savepoint), nothing is left to flush, and no other ``before_commit``
+    listener runs after this one."""
+    return (
+        isinstance(session.bind, Engine)
+        and not session.in_nested_transaction()
+        and not (session.new or session.dirty or session.deleted)
+        and list(session.dispatch.before_commit)[-1] is _append_pending
+    )
 
 
 def _drop_pending(session: OrmSession, *_: Any) -> None:

@@ -38,6 +38,7 @@ AUDIT_CHAIN_LOCK_KEY = 0x1A0D17
 """Key of the transaction-scoped advisory lock that serialises appends to the chain."""
 
 _LOCK_SQL = "SELECT pg_advisory_xact_lock(%s)"
+_COMMIT_SQL = "COMMIT"
 # The casts are the ones SQLAlchemy renders for these columns (same stored values).
 _APPEND_SQL = f"""\
 INSERT INTO audit_records (seq, created_at, kind, tool_call_id, conversation_id, employee, tool,
@@ -53,13 +54,19 @@ FROM ((SELECT seq, hash FROM audit_records ORDER BY seq DESC LIMIT 1)
 RETURNING seq, prev_hash, hash"""
 
 
-def append_in_database(session: Session, pending: list[tuple[AuditRecord, str, str]]) -> None:
+def append_in_database(
+    session: Session, pending: list[tuple[AuditRecord, str, str]], *, commit: bool
+) -> None:
     """Lock the chain and append ``pending`` to it in one round trip (PostgreSQL only).
 
     Args:
         session: The session whose transaction writes the records (flushed already).
         pending: Each record, with its canonical JSON before and after the value of ``seq``;
             the record's ``seq``, ``prev_hash`` and ``hash`` are set from the database.
+        commit: Send the transaction's ``COMMIT`` in the same round trip (the lock is then
+            released without waiting on the client at all). Only when nothing else is written
+            after these records: SQLAlchemy's own commit then finds the transaction ended and
+            does nothing (psycopg commits an idle connection as a no-op).
 
     Raises:
         sqlalchemy.exc.DBAPIError: As SQLAlchemy would raise it (``lock_timeout``: an
@@ -96,6 +103,8 @@ def append_in_database(session: Session, pending: list[tuple[AuditRecord, str, s
                     after,
                 )
                 cursors.append(driver.execute(_APPEND_SQL, params))
+            if commit:
+                driver.execute(_COMMIT_SQL)
         rows = [cursor.fetchone() for cursor in cursors]
     except psycopg.Error as exc:  # translated as SQLAlchemy translates its own statements
         raise DBAPIError.instance(
