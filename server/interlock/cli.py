@@ -6,13 +6,11 @@ Every command reads :class:`~interlock.settings.Settings` once (environment vari
 
 from __future__ import annotations
 
-import errno
 import functools
 import gc
 import ipaddress
 import json
 import os
-import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -20,15 +18,17 @@ import typer
 from sqlalchemy.engine import make_url
 
 from interlock.audit import verify_chain
-from interlock.cli_common import fail, settings_database
+from interlock.cli_common import fail, load_settings, settings_database
 from interlock.cli_groups import groups_app
+from interlock.cli_ports import authority, refuse_a_taken_port
 from interlock.cli_skills import skills_app
 from interlock.cli_tokens import tokens_app
+from interlock.errors import Conflict
 from interlock.settings import Settings
 from interlock.storage import migrate
 from interlock.storage.db import Database
 from interlock.storage.models import Role
-from interlock.storage.users import count_users, create_user, list_users
+from interlock.storage.users import count_users, create_user, list_users, new_token
 
 app = typer.Typer(
     help="Interlock: chat with AI employees that ask before they act.",
@@ -75,7 +75,9 @@ def _safe_url(url: str) -> str:
 @app.command()
 def serve(
     host: Annotated[str | None, typer.Option(help="Interface to bind; default: settings.")] = None,
-    port: Annotated[int | None, typer.Option(help="TCP port; default: settings.")] = None,
+    port: Annotated[
+        int | None, typer.Option(min=1, max=65535, help="TCP port; default: settings.")
+    ] = None,
     workers: Annotated[
         int,
         typer.Option(
@@ -111,57 +113,12 @@ def _refuse_a_second_sqlite_server(settings: Settings) -> None:
         raise fail(sqlite_in_use_text(other, _safe_url(settings.database_url)))
 
 
-def _authority(host: str, port: int) -> str:
-    """``host:port`` as a URL writes it: an IPv6 address in brackets (RFC 3986, 3.2.2)."""
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-
-
-def _refuse_a_taken_port(host: str, port: int) -> None:
-    """Fail before any start-up work when ``host:port`` cannot be listened on.
-
-    Binds (and closes) a socket on each address ``host`` resolves to, with the options uvicorn
-    uses, so a port another program listens on is reported here in words instead of by
-    uvicorn's ``[Errno 98]`` after the migrations ran.
-
-    Raises:
-        typer.Exit: Code 1, after printing which address is taken and how to choose another.
-    """
-    where = _authority(host, port)
-    another = (
-        f"Choose another port with `interlock serve --port {port + 1 if port < 65535 else 8000}` "
-        "or the INTERLOCK_PORT setting (also read by `make run`), or stop the program using it."
-    )
-    try:
-        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except socket.gaierror as exc:
-        raise fail(
-            f"cannot listen on {where}: the host is unknown ({exc.strerror}). Choose another "
-            "with `interlock serve --host 127.0.0.1` or the INTERLOCK_HOST setting."
-        ) from None
-    for family, kind, proto, _name, address in addresses:
-        with socket.socket(family, kind, proto) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            if family == socket.AF_INET6:
-                probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-            try:
-                probe.bind(address)
-            except OSError as exc:
-                if exc.errno == errno.EADDRINUSE:
-                    raise fail(
-                        f"{where} is already in use: another program (perhaps another "
-                        f"Interlock) is listening there. {another}"
-                    ) from None
-                if exc.errno == errno.EACCES:
-                    raise fail(f"{where} needs privileges to listen on. {another}") from None
-                raise fail(f"cannot listen on {where}: {exc.strerror}. {another}") from None
-
-
 def _serve(host: str | None, port: int | None, workers: int) -> None:
     import uvicorn
 
     from interlock.api.app import create_app
 
-    settings = Settings()
+    settings = load_settings()
     updates: dict[str, object] = {}
     if host is not None:
         updates["host"] = host
@@ -175,7 +132,7 @@ def _serve(host: str | None, port: int | None, workers: int) -> None:
             "Set INTERLOCK_DATABASE_URL=postgresql+psycopg://user@host/db, or serve one worker."
         )
 
-    _refuse_a_taken_port(settings.host, settings.port)  # before migrations and recovery
+    refuse_a_taken_port(settings.host, settings.port)  # before migrations and recovery
     migrate.upgrade(settings.database_url)
     if make_url(settings.database_url).get_backend_name() == "sqlite":
         _refuse_a_second_sqlite_server(settings)
@@ -199,7 +156,7 @@ def _serve(host: str | None, port: int | None, workers: int) -> None:
             err=True,
         )
     typer.echo(
-        f"Interlock on http://{_authority(settings.host, settings.port)} "
+        f"Interlock on http://{authority(settings.host, settings.port)} "
         f"(database {_safe_url(settings.database_url)}, "
         f"model {settings.model or 'offline'})",
         err=True,
@@ -241,7 +198,7 @@ def openapi(
     """Write the API's OpenAPI document as JSON (the web client generates its types from it)."""
     from interlock.api.app import create_app
 
-    document = create_app(Settings()).openapi()
+    document = create_app(load_settings()).openapi()
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     if out is None:
         typer.echo(text, nl=False)
@@ -254,7 +211,7 @@ def openapi(
 @db_app.command("upgrade")
 def db_upgrade(database_url: DatabaseUrlOption = None) -> None:
     """Apply every migration not applied yet (does nothing on a current database)."""
-    url = database_url or Settings().database_url
+    url = database_url or load_settings().database_url
     migrate.upgrade(url)
     typer.echo(f"{_safe_url(url)} is at revision {migrate.current_revision(url)} (head)")
 
@@ -262,7 +219,7 @@ def db_upgrade(database_url: DatabaseUrlOption = None) -> None:
 @db_app.command("current")
 def db_current(database_url: DatabaseUrlOption = None) -> None:
     """Print the database's revision, or `none` when it was never migrated."""
-    url = database_url or Settings().database_url
+    url = database_url or load_settings().database_url
     current = migrate.current_revision(url)
     head = migrate.head_revision()
     typer.echo(f"{current or 'none'}{' (head)' if current == head else f' (head is {head})'}")
@@ -275,7 +232,7 @@ def db_revision(
     empty: Annotated[bool, typer.Option(help="Write an empty script, no autogenerate.")] = False,
 ) -> None:
     """Autogenerate a revision from the models against a scratch database (migrated first)."""
-    url = database_url or Settings().database_url
+    url = database_url or load_settings().database_url
     migrate.upgrade(url)
     path = migrate.revision(url, message, autogenerate=not empty)
     typer.echo(f"Wrote {path}; review it before committing.")
@@ -284,7 +241,7 @@ def db_revision(
 @audit_app.command("verify")
 def audit_verify(database_url: DatabaseUrlOption = None) -> None:
     """Recompute the audit log's SHA-256 chain; exit 1 when a record was changed or removed."""
-    url = database_url or Settings().database_url
+    url = database_url or load_settings().database_url
     database = Database(url)
     try:
         with database.session() as session:
@@ -310,10 +267,33 @@ def users_create(
     to standard error.
     """
     with settings_database() as database:
-        user, token = create_user(database, name, role=role)
+        try:
+            user, token = create_user(database, name, role=role)
+        except Conflict as exc:
+            hint = f"`interlock users token {name.strip()}` gives that user a new token."
+            raise fail(f"{exc.message} {hint}") from None
     typer.echo(
         f"Created user {user.name!r} (role {user.role}, id {user.id}). "
         "Its token, shown only this once:",
+        err=True,
+    )
+    typer.echo(token)
+
+
+@users_app.command("token")
+def users_token(
+    name: Annotated[str, typer.Argument(help="An existing user's name.")],
+) -> None:
+    """Give a user a new bearer token (the old one stops working) and print it, once.
+
+    For a lost token, and for the implied user `local` once other users exist: its
+    conversations stay its own, reached with this token. Standard output gets the token alone.
+    """
+    with settings_database() as database:
+        user, token = new_token(database, name)
+    typer.echo(
+        f"New token for {user.name!r} (role {user.role}), shown only this once; "
+        "a token it had before no longer works:",
         err=True,
     )
     typer.echo(token)

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from interlock.settings import Settings
+from interlock.cli_common import load_settings
 
 skills_app = typer.Typer(help="Skill folders: check and list them.", no_args_is_help=True)
 
@@ -33,7 +33,7 @@ def skills_check(
     """
     from interlock.skills.check import check_skills, default_paths, format_problem
 
-    settings = Settings()
+    settings = load_settings()
     report = check_skills(paths or default_paths(settings), settings)
     for problem in report.problems:
         typer.echo(format_problem(problem))
@@ -56,7 +56,7 @@ def skills_list() -> None:
     """List the skills (built-in and INTERLOCK_SKILLS_PATH): status, tools, commands."""
     from interlock.skills.check import check_skills, default_paths
 
-    settings = Settings()
+    settings = load_settings()
     report = check_skills(default_paths(settings), settings)
     for skill in report.skills:
         version = f" {skill.version}" if skill.version else ""

@@ -10,7 +10,10 @@ no other body at a non-2xx status.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
+
+_PYDANTIC_PREFIXES = ("Value error, ", "Assertion failed, ")
 
 
 class InterlockError(Exception):
@@ -115,3 +118,32 @@ def error_body(exc: InterlockError) -> dict[str, Any]:
     if exc.details is not None:
         body["details"] = exc.details
     return {"error": body}
+
+
+def plain_message(message: str) -> str:
+    """``message`` of a pydantic error without the ``Value error, `` pydantic puts before the
+    words of a validator, so a person reads only those words."""
+    for prefix in _PYDANTIC_PREFIXES:
+        if message.startswith(prefix):
+            return message[len(prefix) :]
+    return message
+
+
+def pydantic_field_errors(errors: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Pydantic's errors as the API's field errors (``details.errors``).
+
+    Args:
+        errors: ``ValidationError.errors()`` entries (``loc``, ``msg``, ``type``).
+
+    Returns:
+        ``[{"path": [...], "message": "...", "rule": "..."}]``, messages through
+        :func:`plain_message`.
+    """
+    return [
+        {
+            "path": list(e.get("loc", ())),
+            "message": plain_message(str(e.get("msg", ""))),
+            "rule": e.get("type", ""),
+        }
+        for e in errors
+    ]

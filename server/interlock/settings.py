@@ -141,7 +141,7 @@ class Settings(BaseSettings):
             :mod:`interlock.tools.schema.strict`); arguments are still validated against the
             tool's own schema.
         host: Interface ``interlock serve`` binds to.
-        port: TCP port ``interlock serve`` binds to.
+        port: TCP port ``interlock serve`` binds to (1 to 65535).
         max_steps_per_turn: Model calls allowed in one run before it fails with ``step_limit``.
         max_message_bytes: Largest user message, in UTF-8 bytes (32 kB).
         max_request_bytes: Largest HTTP request body, in bytes (1 MiB); refused before it
@@ -214,7 +214,7 @@ class Settings(BaseSettings):
     model_api_key: SecretStr | None = None
     model_strict_tools: bool = False
     host: str = "127.0.0.1"
-    port: int = 8000
+    port: int = Field(default=8000, ge=1, le=65535)
     max_steps_per_turn: int = Field(default=12, ge=1, le=100)
     max_message_bytes: int = 32 * 1024
     max_request_bytes: int = Field(default=1024 * 1024, ge=64 * 1024)

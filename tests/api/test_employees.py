@@ -250,6 +250,21 @@ async def test_badly_formed_employees_are_refused(team: Team, change: dict[str, 
     ]
 
 
+async def test_field_errors_read_as_words_for_the_admin_not_pydantic_prefixes(team: Team) -> None:
+    cases = [
+        ({"model": "no-colon"}, "The model must have the form", "server's model"),
+        ({"slug": "Help Desk"}, "slug: lowercase letters", ""),
+        ({"approval_timeout_s": 0}, "approval_timeout_s must be a number of seconds", ""),
+    ]
+    for change, starts, mentions in cases:
+        response = await team.admin.post("/api/employees", json=_new_employee(**change))
+        errors = _error(response, 422, "invalid_request")["details"]["errors"]
+        messages = [e["message"] for e in errors]
+        assert any(m.startswith(starts) for m in messages), messages
+        assert mentions in " ".join(messages) and "Value error" not in " ".join(messages)
+        assert "INTERLOCK_MODEL" not in " ".join(messages)
+
+
 async def test_badly_formed_patches_are_refused(team: Team) -> None:
     for body in ({"model": "no-colon"}, {"slug": "other"}, {"builtin": False}, {}):
         response = await team.admin.patch("/api/employees/assistant", json=body)
@@ -275,6 +290,18 @@ async def test_names_and_job_titles_are_one_visible_line(team: Team) -> None:
     blank = await team.admin.patch("/api/employees/chef", json={"name": " \u200b "})
     assert _error(blank, 422, "invalid_request")["details"]["errors"][0]["path"] == ["name"]
     assert (await team.admin.get("/api/employees/chef")).json()["name"] == "Chef Bot"
+
+
+async def test_blank_starter_prompts_are_left_out_not_shown_as_empty_buttons(team: Team) -> None:
+    response = await team.admin.post(
+        "/api/employees", json=_new_employee(starter_prompts=["", "Plan dinner", " \u200b\n"])
+    )
+    assert response.status_code == 201, response.text
+    assert response.json()["starter_prompts"] == ["Plan dinner"]
+
+    patched = await team.admin.patch("/api/employees/chef", json={"starter_prompts": ["  "]})
+    assert patched.status_code == 200, patched.text
+    assert (await team.member.get("/api/employees/chef")).json()["starter_prompts"] == []
 
 
 async def test_a_builtin_can_be_overridden_and_reset(team: Team) -> None:

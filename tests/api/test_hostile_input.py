@@ -87,6 +87,37 @@ async def test_nul_and_lone_surrogates_are_refused_at_the_door(server: LiveServe
     assert [c["id"] for c in pending] == [call_id]
 
 
+async def test_a_nul_in_a_query_parameter_is_refused_not_a_server_error(
+    server: LiveServer,
+) -> None:
+    for query in (
+        "/api/audit?tool=%00",
+        "/api/audit?employee=a%00b&outcome=approved",
+        "/api/audit/export?user=%00",
+        "/api/conversations?cursor=%00",
+        "/api/metrics/tools?since=2026-01-01%00",
+        "/api/approvals?x=%00",
+    ):
+        assert _code(await server.client.get(query), 422) == "invalid_request", query
+    assert (await server.client.get("/api/audit?tool=notes.add")).status_code == 200
+
+
+async def test_refused_fields_say_what_is_wrong_without_pydantic_prefixes(
+    server: LiveServer,
+) -> None:
+    conversation_id = await server.new_conversation()
+    for path, body in (
+        (f"/api/conversations/{conversation_id}/messages", {"content": "   "}),
+        (f"/api/conversations/{conversation_id}", {"title": "a\tb"}),
+        ("/api/grants", {"tool": "notes.add", "scope": "conversation"}),
+    ):
+        method = server.client.patch if path.endswith(conversation_id) else server.client.post
+        response = await method(path, json=body)
+        errors = response.json()["error"]["details"]["errors"]
+        assert response.status_code == 422 and errors, response.text
+        assert not any(e["message"].startswith("Value error") for e in errors), errors
+
+
 async def test_a_question_cannot_be_approved_only_answered_or_rejected(server: LiveServer) -> None:
     response = await server.client.post("/api/conversations", json={"employee": "scout"})
     conversation_id = response.json()["id"]

@@ -21,7 +21,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, BrowserContext, Locator, Page, Request, expect
+from playwright.async_api import Browser, BrowserContext, Locator, Page, Request, Route, expect
 
 from interlock.models import ScriptedChatModel
 from interlock.settings import Settings
@@ -491,6 +491,29 @@ async def test_keyboard_jumps_to_a_new_decision_and_moves_on_after_each(
     # Nothing waits any more: the announcer no longer says something does.
     await expect(page.get_by_test_id("announcer")).to_have_text("")
     assert sorted(text for _, text in notes(app)) == ["first", "second"]
+
+
+async def test_a_conversation_opened_before_the_employees_load_still_names_the_employee(
+    app: LiveServer, page: Page
+) -> None:
+    conversation_id, _ = await paused_with(app, "add a note late")
+    employees_asked = asyncio.Event()
+    release = asyncio.Event()
+
+    async def late(route: Route) -> None:  # the employees answer after the conversation
+        employees_asked.set()
+        await release.wait()
+        await route.continue_()
+
+    await page.route("**/api/employees", late)
+    await open_conversation(page, conversation_id)
+    await expect(waiting(page)).to_have_count(1)
+    await asyncio.wait_for(employees_asked.wait(), timeout=10)
+    release.set()
+
+    await expect(page.get_by_test_id("announcer")).to_contain_text(
+        "Ada is waiting for your decision: Add a note."
+    )
 
 
 @pytest.mark.parametrize("app_overrides", [{"offline_token_delay_s": 0.02}], ids=["slow-tokens"])

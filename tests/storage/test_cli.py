@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from interlock import cli
 from interlock.settings import Settings
 from interlock.storage import Database, migrate
-from interlock.storage.users import list_users, user_by_token
+from interlock.storage.users import get_or_create_local_user, list_users, user_by_token
 
 runner = CliRunner()
 
@@ -49,7 +49,7 @@ def fake_app(monkeypatch: pytest.MonkeyPatch) -> list[Settings | None]:
 
     # uvicorn is stubbed, so the port it would bind is not probed either (8000 may be taken
     # by another server on this machine); test_serve_names_a_taken_port probes a real one.
-    monkeypatch.setattr(cli, "_refuse_a_taken_port", lambda host, port: None)
+    monkeypatch.setattr(cli, "refuse_a_taken_port", lambda host, port: None)
     module = types.ModuleType("interlock.api.app")
     module.create_app = create_app  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "interlock.api.app", module)
@@ -92,7 +92,31 @@ def test_users_create_twice_fails(sqlite_url: str) -> None:
     result = runner.invoke(cli.app, ["users", "create", "ann"])
 
     assert result.exit_code == 1
-    assert "already exists" in result.stderr
+    assert "already exists" in result.stderr and "interlock users token ann" in result.stderr
+
+
+def test_users_token_gives_the_implied_local_user_a_token_once_users_exist(
+    sqlite_url: str,
+) -> None:
+    assert runner.invoke(cli.app, ["users", "create", "bob"]).exit_code == 0
+    database = Database(sqlite_url)
+    try:
+        local = get_or_create_local_user(database)  # what loopback clients were until then
+        assert runner.invoke(cli.app, ["users", "create", "local"]).exit_code == 1
+
+        result = runner.invoke(cli.app, ["users", "token", "local"])
+
+        assert result.exit_code == 0 and "only this once" in result.stderr
+        user = user_by_token(database, result.stdout.strip())
+    finally:
+        database.dispose()
+    assert user is not None and user.id == local.id
+
+
+def test_users_token_for_an_unknown_user_fails_with_its_name(sqlite_url: str) -> None:
+    result = runner.invoke(cli.app, ["users", "token", "nobody"])
+
+    assert result.exit_code == 1 and "no user named 'nobody'" in result.stderr
 
 
 def test_users_create_rejects_unknown_role(sqlite_url: str) -> None:
@@ -232,6 +256,43 @@ def test_openapi_writes_the_document(
 
 
 @pytest.mark.parametrize(
+    ("variable", "value", "named"),
+    [
+        ("INTERLOCK_PORT", "abc", "INTERLOCK_PORT: Input should be a valid integer"),
+        ("INTERLOCK_PORT", "99999", "INTERLOCK_PORT: Input should be less than or equal to 65535"),
+        ("INTERLOCK_MAX_STEPS_PER_TURN", "0", "INTERLOCK_MAX_STEPS_PER_TURN: Input should be"),
+        ("INTERLOCK_CONNECTIONS", '{"w": {"headers": 5}}', "INTERLOCK_CONNECTIONS (at w.headers)"),
+        ("INTERLOCK_SKILLS_PATH", "notjson", "INTERLOCK_SKILLS_PATH is not valid JSON"),
+    ],
+)
+@pytest.mark.parametrize(
+    "command", [["serve"], ["users", "list"], ["db", "current"], ["skills", "check"]]
+)
+def test_a_bad_setting_is_named_in_words_not_a_traceback(
+    sqlite_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    variable: str,
+    value: str,
+    named: str,
+    command: list[str],
+) -> None:
+    monkeypatch.setenv(variable, value)
+    monkeypatch.setattr("uvicorn.run", lambda *args, **kwargs: pytest.fail("uvicorn ran"))
+
+    result = runner.invoke(cli.app, command)
+
+    assert result.exit_code == 1, result.output
+    assert named in result.stderr and "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_serve_refuses_a_port_outside_1_to_65535(sqlite_url: str) -> None:
+    for port in ("0", "65536", "99999"):
+        result = runner.invoke(cli.app, ["serve", "--port", port])
+        assert result.exit_code == 2 and "--port" in result.output, port
+
+
+@pytest.mark.parametrize(
     ("host", "loopback"),
     [
         ("127.0.0.1", True),
@@ -339,4 +400,7 @@ def test_serve_names_a_taken_port_before_any_start_up_work(
     assert f"127.0.0.1:{port} is already in use" in result.stderr
     assert "INTERLOCK_PORT" in result.stderr and "--port" in result.stderr
     assert "Errno" not in result.output
+    suggested = int(result.stderr.split("--port ")[1].split("`")[0])
+    with socket.socket() as probe:  # the port it suggests is free (the taken one is closed)
+        probe.bind(("127.0.0.1", suggested))
     assert not (tmp_path / "never-created.db").exists()  # no migration ran

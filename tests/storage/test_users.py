@@ -8,7 +8,7 @@ import threading
 import pytest
 from sqlmodel import select
 
-from interlock.errors import BadRequest, Conflict
+from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.storage import Database, User
 from interlock.storage.users import (
     LOCAL_USER_NAME,
@@ -17,6 +17,7 @@ from interlock.storage.users import (
     get_or_create_local_user,
     hash_token,
     list_users,
+    new_token,
     user_by_token,
 )
 
@@ -150,3 +151,29 @@ def test_caller_session_decides_the_commit(database: Database) -> None:
         session.rollback()
 
     assert list_users(database) == []
+
+
+def test_new_token_replaces_the_old_one(database: Database) -> None:
+    user, old = create_user(database, "ann")
+
+    same, new = new_token(database, " ann ")
+
+    assert same.id == user.id and new != old
+    assert user_by_token(database, old) is None
+    found = user_by_token(database, new)
+    assert found is not None and found.id == user.id
+
+
+def test_new_token_lets_the_implied_local_user_sign_in(database: Database) -> None:
+    local = get_or_create_local_user(database)
+
+    _, token = new_token(database, LOCAL_USER_NAME)
+
+    found = user_by_token(database, token)
+    assert found is not None and found.id == local.id and found.role == "admin"
+    assert count_users(database) == 1
+
+
+def test_new_token_for_an_unknown_user_is_not_found(database: Database) -> None:
+    with pytest.raises(NotFound, match="no user named 'nobody'"):
+        new_token(database, "nobody")

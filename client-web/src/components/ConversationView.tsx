@@ -48,7 +48,9 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
     [dispatch, refresh, connected],
   );
   const [logOpen, setLogOpen] = useState(() => readFlag(LOG_KEY));
-  const [announcement, setAnnouncement] = useState("");
+  // What the announcer says, kept as parts: the employee's name is filled in when rendered,
+  // so a conversation opened before the employees load still names them once they do.
+  const [announced, setAnnounced] = useState<{ titles: string; count: number } | null>(null);
   const composerRef = useRef<HTMLDivElement>(null);
 
   const waiting = useMemo(() => waitingCalls(state), [state]);
@@ -81,11 +83,9 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
     const added = waiting.filter((c) => !before?.has(c.id));
     if (added.length > 0) {
       const titles = added.map((c) => toolTitle(tools, c.name, c.title)).join(", ");
-      setAnnouncement(
-        `${name} is waiting for your decision: ${titles}. Press Alt+J to go to ${added.length === 1 ? "it" : "the first one"}.`,
-      );
+      setAnnounced({ titles, count: added.length });
     } else if (now.size === 0) {
-      setAnnouncement(""); // nothing waits any more: the last announcement would be stale
+      setAnnounced(null); // nothing waits any more: the last announcement would be stale
     }
     const gone = before ? [...before].filter((cid) => !now.has(cid)) : [];
     if (gone.length > 0 && focusWasLost(gone)) {
@@ -233,7 +233,8 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
           )}
         </div>
         <div className="visually-hidden" aria-live="assertive" data-testid="announcer">
-          {announcement}
+          {announced &&
+            `${name} is waiting for your decision: ${announced.titles}. Press Alt+J to go to ${announced.count === 1 ? "it" : "the first one"}.`}
         </div>
         <RunErrorBanner runError={state.runError} onDismiss={() => dispatch({ type: "local.dismissError" })} />
         {loadError && (

@@ -21,7 +21,9 @@ export function TokenPrompt({ onSave, hasStoredToken }: Props) {
       >
         <h2 id={`${id}-title`}>Sign in</h2>
         <p className="muted small">
-          This server needs an access token (<code>interlock users create NAME</code> prints one).
+          This server needs an access token. On the server, <code>interlock users create NAME</code>{" "}
+          prints one for a new person and <code>interlock users token NAME</code> a new one for an
+          existing person (<code>local</code>: the conversations from before there were users).
         </p>
         {hasStoredToken && (
           <p className="error small" role="alert" data-testid="token-refused">

@@ -23,6 +23,7 @@ from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, ValidationError
 from pydantic_core import to_jsonable_python
 
+from interlock.errors import plain_message
 from interlock.tools.base import (
     Permission,
     Tool,
@@ -79,7 +80,7 @@ class LangChainHandler:
             raise ToolError("failed", str(exc) or type(exc).__name__) from None
         except ValidationError as exc:
             details = "; ".join(
-                f"{'/'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}"
+                f"{'/'.join(map(str, e['loc'])) or '(root)'}: {plain_message(e['msg'])}"
                 for e in exc.errors(include_url=False)
             )
             raise ToolError("invalid_args", f"The tool refused its arguments: {details}") from None

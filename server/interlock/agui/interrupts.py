@@ -32,7 +32,7 @@ from pydantic import ValidationError
 from interlock.engine import DecisionIn
 from interlock.engine.client_results import MAX_ERROR_MESSAGE_CHARS, ClientResultIn
 from interlock.engine.decisions import MAX_DECISION_MESSAGE_CHARS
-from interlock.errors import BadRequest
+from interlock.errors import BadRequest, pydantic_field_errors
 from interlock.storage import ToolCallStatus
 from interlock.storage.views import ToolCallOut
 from interlock.tools import TOOL_ERROR_CODES, Tool
@@ -322,10 +322,7 @@ def decision_for(entry: ResumeEntry, call: ToolCallOut, tool: Tool | None) -> De
         raise _invalid(
             entry,
             f"The {kind} decision for “{call.title}” is not valid.",
-            [
-                {"path": list(e["loc"]), "message": e["msg"], "rule": e["type"]}
-                for e in exc.errors()
-            ],
+            pydantic_field_errors(exc.errors()),
         ) from None
 
 
@@ -346,8 +343,5 @@ def client_result_for(entry: ResumeEntry, call: ToolCallOut) -> ClientResultIn:
         raise _invalid(
             entry,
             f"The result for “{call.title}” is not valid.",
-            [
-                {"path": list(e["loc"]), "message": e["msg"], "rule": e["type"]}
-                for e in exc.errors()
-            ],
+            pydantic_field_errors(exc.errors()),
         ) from None

@@ -110,7 +110,8 @@ async def authenticate(request: Request, services: Services) -> Principal:
             services.local_user = await db.run(get_or_create_local_user, db)
         return Principal(user=services.local_user)
     raise Unauthorized(
-        "Send 'Authorization: Bearer <token>' (interlock users create NAME prints one)."
+        "Send 'Authorization: Bearer <token>' (interlock users create NAME prints one; "
+        "interlock users token NAME a new one for an existing user)."
     )
 
 

@@ -14,7 +14,7 @@ from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Mount
 
-from interlock.errors import DatabaseBusy, InterlockError, error_body
+from interlock.errors import DatabaseBusy, InterlockError, error_body, pydantic_field_errors
 from interlock.storage.db import is_busy_error
 
 log = logging.getLogger(__name__)
@@ -57,14 +57,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [
-            {
-                "path": [p for p in e.get("loc", ())],
-                "message": e.get("msg", ""),
-                "rule": e.get("type", ""),
-            }
-            for e in exc.errors()
-        ]
+        errors = pydantic_field_errors(exc.errors())
         exc_out = InterlockError(
             "The request is not valid.",
             code="invalid_request",

@@ -8,7 +8,9 @@
   the body is in, waiting for the client to leave (event streams) has no time limit.
 * A 408 closes the connection (``Connection: close``): the rest of the body may never come.
 * Paths with NUL or other control characters are refused with 404 ``not_found``: no id
-  contains them, and some databases (PostgreSQL) cannot even compare them.
+  contains them, and some databases (PostgreSQL) cannot even compare them. A query string
+  with a NUL character (``%00``) is refused with 422 ``invalid_request`` for the same reason:
+  no filter or cursor holds one, and PostgreSQL would fail the query (a 500).
 * Every response carries security headers; pages get a Content-Security-Policy that only
   allows the app's own scripts, styles, images and connections.
 * Refusals on ``jsonrpc_paths`` (the MCP endpoint) carry the error as a JSON-RPC error body
@@ -72,6 +74,10 @@ class GuardMiddleware:
         jsonrpc = path in self.jsonrpc_paths
         if _CONTROL_CHARACTER.search(path):
             await _error(send, 404, "not_found", "No such resource.")
+            return
+        if b"%00" in scope.get("query_string", b""):
+            message = "The request is not valid: a query parameter contains a NUL character."
+            await _error(send, 422, "invalid_request", message, jsonrpc=jsonrpc)
             return
         headers = dict(scope.get("headers") or [])
         declared = headers.get(b"content-length")

@@ -34,7 +34,7 @@ from interlock.audit.pg_chain import GENESIS_HASH as GENESIS_HASH
 from interlock.audit.pg_chain import append_in_database
 from interlock.storage import AccessToken, AuditRecord, Conversation, ToolCall
 from interlock.storage.models import utcnow
-from interlock.storage.rows import insert_rows
+from interlock.storage.rows import insert_rows, new_row
 
 _PENDING_KEY = "interlock.audit.pending"
 
@@ -120,7 +120,8 @@ def record_outcome(
     conversation = session.get(Conversation, call.conversation_id)
     now = utcnow()
     created = _as_utc(call.created_at) if call.created_at else now
-    record = AuditRecord(
+    record = new_row(
+        AuditRecord,
         seq=0,
         created_at=now,
         tool_call_id=call.id,

@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from interlock.employees.spec import ALL_SKILLS, GROUP_PREFIX, Employee, EmployeeFields
-from interlock.errors import BadRequest, Conflict, NotFound
+from interlock.errors import BadRequest, Conflict, NotFound, pydantic_field_errors
 from interlock.storage import Database, EmployeeRecord
 from interlock.storage.groups import existing_groups
 from interlock.storage.models import utcnow
@@ -234,16 +234,7 @@ def _validated(slug: str, data: dict[str, Any], *, builtin: bool) -> Employee:
         raise BadRequest(
             "The employee is not valid.",
             code="invalid_request",
-            details={
-                "errors": [
-                    {
-                        "path": list(e.get("loc", ())),
-                        "message": e.get("msg", ""),
-                        "rule": e.get("type", ""),
-                    }
-                    for e in errors
-                ]
-            },
+            details={"errors": pydantic_field_errors(errors)},
         ) from None
     if not one_line(employee.name, len(employee.name)):
         raise BadRequest(

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from interlock.approvals.rules import ToolApprovalRule, approval_timeout_problem
 from interlock.models import check_model_spec
-from interlock.storage.text import check_storable, one_line
+from interlock.storage.text import check_storable, is_blank, one_line
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 ALL_SKILLS = "*"
@@ -41,7 +41,8 @@ class EmployeeFields(BaseModel):
         available_skills: Skills the model may load with ``load_skill``; ``"*"`` means all.
         tool_overrides: ``{tool name: ALLOW|ASK|DENY}`` for any tool, built-in or not.
         greeting: First line shown in a new conversation.
-        starter_prompts: Suggested first messages.
+        starter_prompts: Suggested first messages, shown as buttons that send them; blank ones
+            (nothing visible, so nothing to send) are left out.
         disabled: Hidden from users; no new messages in its conversations.
         approvers: People who may decide calls in anyone's conversation with this employee,
             besides the conversation's owner: user names, or ``group:<name>`` for a group.
@@ -85,6 +86,13 @@ class EmployeeFields(BaseModel):
         check_storable(value)  # NUL or a lone surrogate: refused, not made a space
         return one_line(value, len(value)) or value
 
+    @field_validator("starter_prompts")
+    @classmethod
+    def _starter_prompts(cls, value: list[str]) -> list[str]:
+        # A blank prompt would be an empty button whose message the server refuses; dropped
+        # rather than refused, so an employee stored with one still loads.
+        return [prompt for prompt in value if not is_blank(prompt)]
+
     @field_validator("approvers")
     @classmethod
     def _approvers(cls, value: list[str]) -> list[str]:
@@ -105,7 +113,10 @@ class EmployeeFields(BaseModel):
     @classmethod
     def _model_format(cls, value: str | None) -> str | None:
         if value:
-            check_model_spec(value)  # ValueError names the expected form or providers
+            # ValueError names the expected form or providers
+            check_model_spec(
+                value, name="The model", otherwise="Leave it empty to use the server's model."
+            )
         return value or None
 
     @model_validator(mode="after")

@@ -30,7 +30,7 @@ from interlock.engine.records import close_call, error_text, view
 from interlock.engine.terminals import stage_end
 from interlock.engine.turn import TurnPlan
 from interlock.storage import Message, MessageRole, RunStatus, ToolCall, ToolCallStatus
-from interlock.storage.rows import insert_rows
+from interlock.storage.rows import insert_rows, new_row
 from interlock.storage.views import message_out
 from interlock.streaming.events import MessageCompleted, MessageDelta, ToolCallCreated
 from interlock.tools import Permission, Tool, ToolRegistry
@@ -84,7 +84,8 @@ class AnswerStore:
             hold_run(session, run_id, d.bus.origin)
             for delta in tail:
                 d.bus.stage(session, conversation_id, delta)
-            message = Message(
+            message = new_row(
+                Message,
                 conversation_id=conversation_id,
                 run_id=run_id,
                 role=MessageRole.assistant,
@@ -96,7 +97,8 @@ class AnswerStore:
             repeated = False
             for index, item in enumerate(prepared):
                 tool, proposal = item.tool, item.proposal
-                call = ToolCall(
+                call = new_row(
+                    ToolCall,
                     id=item.call_id,
                     conversation_id=conversation_id,
                     message_id=message.id,

@@ -23,7 +23,7 @@ from interlock.errors import Conflict, NotFound
 from interlock.permissions import start_switch
 from interlock.storage import Conversation, Message, MessageRole, Run
 from interlock.storage.models import utcnow
-from interlock.storage.rows import insert_rows
+from interlock.storage.rows import insert_rows, new_row
 from interlock.storage.text import one_line
 from interlock.storage.views import message_out
 from interlock.streaming.events import MessageCompleted, RunStarted
@@ -97,7 +97,9 @@ def store_message(
                 ),
                 engine._loop,
             ).result()
-        run = Run(conversation_id=conversation_id, trigger="message", owner_id=engine.worker_id)
+        run = new_row(
+            Run, conversation_id=conversation_id, trigger="message", owner_id=engine.worker_id
+        )
         if not engine.claim(session, conversation_id, run.id):
             if (
                 session.connection().execute(_OWNED, {"conversation_id": conversation_id}).first()
@@ -119,7 +121,8 @@ def store_message(
             run.id,
             decider=user_id,
         )
-        message = Message(
+        message = new_row(
+            Message,
             conversation_id=conversation_id,
             run_id=run.id,
             role=MessageRole.user,

@@ -26,7 +26,7 @@ from interlock.storage import (
 )
 from interlock.storage.call_rows import CallValues, update_call
 from interlock.storage.models import utcnow
-from interlock.storage.rows import insert_rows
+from interlock.storage.rows import insert_rows, new_row
 from interlock.storage.views import (
     ToolCallApprovalOut,
     ToolCallOut,
@@ -230,7 +230,8 @@ def close_call(
             setattr(call, key, value)
         session.add_all([*output, call])
         output = []
-    tool_message = Message(
+    tool_message = new_row(
+        Message,
         conversation_id=call.conversation_id,
         run_id=run_id,
         role=MessageRole.tool,

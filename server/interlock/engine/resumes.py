@@ -10,7 +10,7 @@ from sqlmodel import Session, col, select
 from interlock.engine.outside import is_record
 from interlock.engine.records import latest_assistant_calls, waiting_for_person
 from interlock.storage import Conversation, Decision, Message, MessageRole, Run, ToolCall
-from interlock.storage.rows import insert_rows
+from interlock.storage.rows import insert_rows, new_row
 from interlock.streaming.events import RunStarted
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ def claim_resume_in(
     """
     if _waiting(session, message_id):  # cheap first: another call of the message waits
         return None
-    run = Run(conversation_id=conversation_id, trigger="resume", owner_id=engine.worker_id)
+    run = new_row(Run, conversation_id=conversation_id, trigger="resume", owner_id=engine.worker_id)
     if not engine.claim(session, conversation_id, run.id):
         return None
     if _waiting_or_answered(session, conversation_id, message_id):

@@ -37,7 +37,12 @@ def strict_refusals() -> tuple[type[Exception], ...]:
     return (openai.BadRequestError,)
 
 
-def parse_model_spec(spec: str) -> tuple[str, str]:
+def parse_model_spec(
+    spec: str,
+    *,
+    name: str = "INTERLOCK_MODEL",
+    otherwise: str = "Leave it unset to use the built-in offline model.",
+) -> tuple[str, str]:
     """Split ``provider:model`` into its parts.
 
     The provider is lower-cased with ``-`` mapped to ``_``; the model keeps any further colons
@@ -45,6 +50,8 @@ def parse_model_spec(spec: str) -> tuple[str, str]:
 
     Args:
         spec: The configured model, e.g. ``openai:gpt-4o-mini``.
+        name: What the error calls the value (the setting, or an employee's model).
+        otherwise: The error's last sentence: what to do instead.
 
     Returns:
         ``(provider, model)``.
@@ -55,9 +62,9 @@ def parse_model_spec(spec: str) -> tuple[str, str]:
     found = _MODEL_RE.match(spec)
     if not found:
         raise ValueError(
-            f"INTERLOCK_MODEL must have the form '{MODEL_FORMAT}' (for example "
+            f"{name} must have the form '{MODEL_FORMAT}' (for example "
             "'openai:gpt-4o-mini', 'anthropic:claude-sonnet-4-5' or 'ollama:llama3.1'); "
-            f"got {spec!r}. Leave it unset to use the built-in offline model."
+            f"got {spec!r}. {otherwise}"
         )
     return found.group(1).lower().replace("-", "_"), found.group(2)
 
@@ -67,13 +74,18 @@ INSTALLED_PROVIDERS = frozenset({"openai", "azure_openai", "anthropic", "ollama"
 ``-ollama``); others need their package installed first."""
 
 
-def check_model_spec(spec: str) -> tuple[str, str]:
-    """Like :func:`parse_model_spec`, and the provider must be installed.
+def check_model_spec(
+    spec: str,
+    *,
+    name: str = "INTERLOCK_MODEL",
+    otherwise: str = "Leave it unset to use the built-in offline model.",
+) -> tuple[str, str]:
+    """Like :func:`parse_model_spec` (same arguments), and the provider must be installed.
 
     Raises:
         ValueError: Bad form, or a provider outside :data:`INSTALLED_PROVIDERS`.
     """
-    provider, model = parse_model_spec(spec)
+    provider, model = parse_model_spec(spec, name=name, otherwise=otherwise)
     if provider not in INSTALLED_PROVIDERS:
         raise ValueError(
             f"model provider {provider!r} is not installed; use one of "

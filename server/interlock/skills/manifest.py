@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
 from interlock.approvals.rules import ToolApprovalRule
+from interlock.errors import plain_message
 from interlock.tools import Permission
 from interlock.tools.registration import TAG_RE
 
@@ -338,7 +339,7 @@ def _reason(error: Any, loc: list[str | int]) -> str:
         )
     if loc == ["version"] and kind == "string_type":
         return f'version must be a string; quote it: version: "{error["input"]}"'
-    return f"{prefix}{error['msg']}"
+    return f"{prefix}{plain_message(error['msg'])}"
 
 
 def _allowed_keys(loc: list[str | int]) -> list[str]:

@@ -1,21 +1,29 @@
-"""Write-only rows inserted through prebuilt Core statements (the hot paths' ``session.add``).
+"""New rows built and inserted with less CPU than the ORM spends (the hot paths' ``session.add``).
 
 A row the transaction only writes (it is never changed or re-read through the session) costs
 less CPU inserted with a Core ``INSERT`` than flushed by the unit of work. Same row as the
 ORM writes: every column the object holds, ``None`` left to the column's default as the ORM
 does (JSON columns store JSON ``null``, as the ORM does), and an autoincrement key set on the
 object. The object stays outside the session (transient).
+
+:func:`new_row` builds the object itself as a table model's constructor does (the same
+attribute values, defaults included) without its per-attribute instrumented ``setattr`` and
+default lookups, which cost more than the statement that writes the row.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from enum import Enum
+from typing import Any, TypeVar
 
 from sqlalchemy import Table, insert, inspect
 from sqlalchemy.orm import Session
 from sqlmodel import SQLModel
 
+M = TypeVar("M", bound=SQLModel)
+
 _PLANS: dict[type[Any], _Plan] = {}
+_IMMUTABLE = (type(None), bool, int, float, str, Enum)
 
 
 class _Plan:
@@ -31,10 +39,56 @@ class _Plan:
             (prop.key, prop.columns[0].key, prop.columns[0].type.should_evaluate_none)
             for prop in mapper.column_attrs
         ]
+        self.manager = mapper.class_manager
+        self.fields = frozenset(model.model_fields)
+        # (field, default value, field) per optional field: the value when it is immutable,
+        # else the field itself, whose default is made anew for every object (as pydantic does).
+        self.defaults: list[tuple[str, Any, Any]] = []
+        for name, field in model.model_fields.items():
+            if field.is_required():
+                continue
+            if field.default_factory is None and isinstance(field.default, _IMMUTABLE):
+                self.defaults.append((name, field.default, None))
+            else:
+                self.defaults.append((name, None, field))
         keys = mapper.primary_key
         self.autoincrement: str | None = None
         if len(keys) == 1 and keys[0] is table.autoincrement_column:
             self.autoincrement = mapper.get_property_by_column(keys[0]).key
+
+
+def _plan(model: type[Any]) -> _Plan:
+    plan = _PLANS.get(model)
+    if plan is None:
+        plan = _PLANS[model] = _Plan(model)
+    return plan
+
+
+def new_row(model: type[M], **values: Any) -> M:
+    """Return a new (transient) object of table model ``model``, as ``model(**values)`` does.
+
+    Same attribute values as the constructor gives (defaults and default factories for the
+    fields not given, the values given as they are: table models do not validate), the
+    given fields as the pydantic fields set; the object can be added to a session or
+    inserted with :func:`insert_rows`.
+
+    Raises:
+        TypeError: A name in ``values`` is not a field of ``model``.
+    """
+    plan = _plan(model)
+    unknown = values.keys() - plan.fields
+    if unknown:
+        raise TypeError(f"{model.__name__} has no field(s) {sorted(unknown)}")
+    row: M = plan.manager.new_instance()
+    attributes = row.__dict__
+    for name, default, field in plan.defaults:
+        if name not in values:
+            attributes[name] = (
+                default if field is None else field.get_default(call_default_factory=True)
+            )
+    attributes.update(values)
+    object.__setattr__(row, "__pydantic_fields_set__", set(values))
+    return row
 
 
 def insert_rows(session: Session, rows: list[Any]) -> None:
@@ -52,9 +106,7 @@ def insert_rows(session: Session, rows: list[Any]) -> None:
         session.flush()
     connection = session.connection()
     for row in rows:
-        plan = _PLANS.get(type(row))
-        if plan is None:
-            plan = _PLANS[type(row)] = _Plan(type(row))
+        plan = _plan(type(row))
         values: dict[str, Any] = {}
         for attribute, key, evaluate_none in plan.columns:
             value = getattr(row, attribute)

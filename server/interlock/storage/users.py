@@ -1,8 +1,9 @@
 """Users and their bearer tokens.
 
-A token is shown once, when the user is created (``interlock users create NAME``); only its
-SHA-256 hex digest is stored, so a lookup by token is a lookup by digest and needs no
-constant-time comparison.
+A token is shown once, when the user is created (``interlock users create NAME``) or given a
+new one (``interlock users token NAME``, which also lets the implied local user sign in once
+other users exist); only its SHA-256 hex digest is stored, so a lookup by token is a lookup by
+digest and needs no constant-time comparison.
 
 With no users and a loopback bind, the API acts as the implied local user ``local`` (role
 admin, no token), created on first use by :func:`get_or_create_local_user`. That user is not
@@ -25,7 +26,7 @@ from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from interlock.errors import BadRequest, Conflict
+from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.storage.db import Database
 from interlock.storage.models import Role, User
 
@@ -73,6 +74,33 @@ def create_user(db: DatabaseOrSession, name: str, role: str = Role.member) -> tu
         _insert(db, user)
     except IntegrityError as exc:  # created concurrently since the check
         raise conflict from exc
+    return user, token
+
+
+def new_token(db: DatabaseOrSession, name: str) -> tuple[User, str]:
+    """Give the user named ``name`` a new bearer token; the one it had stops working.
+
+    This is how a person who lost their token gets back in, and how the implied local user
+    (no token) keeps its conversations once other users exist and loopback clients must sign in.
+
+    Args:
+        db: Database (committed here) or open session (flushed; the caller commits).
+        name: The user's name, surrounding spaces removed.
+
+    Returns:
+        The user and the new token in clear, which is not kept anywhere.
+
+    Raises:
+        NotFound: No user has that name (code ``not_found``).
+    """
+    name = name.strip()
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    with _session(db) as session:
+        user = _user_named(session, name)
+        if user is None:
+            raise NotFound(f"There is no user named {name!r} (interlock users list shows them).")
+        user.token_hash = hash_token(token)
+        session.add(user)
     return user, token
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam, insert, update
 from sqlmodel import Session, col, select
 
 from interlock.storage import Database, StoreChange, StoreEntry, ToolCall
@@ -29,6 +29,11 @@ _UNDO_AVAILABLE = (
     .values(undo_state=UNDO_AVAILABLE)
 )
 """Prebuilt Core statement (every write runs it; no ORM object of the call is loaded)."""
+_entries = StoreEntry.__table__  # type: ignore[attr-defined]
+_NEW_ENTRY = insert(_entries)
+_NEW_CHANGE = insert(StoreChange.__table__)  # type: ignore[attr-defined]
+_SET_ENTRY = update(_entries).where(_entries.c.id == bindparam("entry_id"))
+"""Prebuilt for :meth:`ToolStore.add`; the parameters other than ``entry_id`` name the columns set."""
 
 
 class ToolStore:
@@ -77,28 +82,59 @@ class ToolStore:
         """Store ``value`` under a new numeric key (unique across the store) and return the key.
 
         ``label`` names the change for a person; ``{key}`` in it becomes the new key
-        (``"note #{key}: “buy milk”"``).
+        (``"note #{key}: “buy milk”"``). Written with prebuilt Core statements (the rows the
+        unit of work would write: the entry, its change, the call's undo state, then the
+        entry's key and value), as a new entry has no change to fold into.
 
         Raises:
             ToolError: ``permission_denied`` for a read tool.
         """
         self._check_writable()
         with self._db.session() as session:
-            entry = StoreEntry(
-                owner_id=self.owner_id,
-                namespace=namespace,
-                key=f"new-{uuid.uuid4().hex}",
-                value=None,
-                present=False,
+            connection = session.connection()
+            created = utcnow()
+            inserted = connection.execute(
+                _NEW_ENTRY,
+                {
+                    "owner_id": self.owner_id,
+                    "namespace": namespace,
+                    "key": f"new-{uuid.uuid4().hex}",
+                    "value": None,
+                    "present": False,
+                    "created_at": created,
+                    "updated_at": created,
+                },
+            ).inserted_primary_key
+            assert inserted is not None
+            entry_id = int(inserted[0])
+            key = str(entry_id)
+            label = label.replace("{key}", key, 1)
+            change = connection.execute(
+                _NEW_CHANGE,
+                {
+                    "tool_call_id": self.tool_call_id,
+                    "entry_id": entry_id,
+                    "before": None,
+                    "present_before": False,
+                    "after": value,
+                    "present_after": True,
+                    "label": label[:300],
+                    "created_at": utcnow(),
+                },
+            ).inserted_primary_key
+            assert change is not None
+            connection.execute(_UNDO_AVAILABLE, {"call_id": self.tool_call_id})
+            connection.execute(
+                _SET_ENTRY,
+                {
+                    "entry_id": entry_id,
+                    "key": key,
+                    "value": value,
+                    "present": True,
+                    "last_change_id": change[0],
+                    "updated_at": utcnow(),
+                },
             )
-            session.add(entry)
-            session.flush()
-            assert entry.id is not None
-            key = str(entry.id)
-            self._write(
-                session, entry, value, present=True, label=label.replace("{key}", key, 1), new=True
-            )
-            entry.key = key  # after the write: one update of the entry, with its value
             session.commit()
             return key
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from interlock.errors import plain_message
 from interlock.tools.base import (
     ArgsCheck,
     CallCheck,
@@ -156,7 +157,9 @@ def _model_check(model: type[BaseModel], then: ArgsCheck | None) -> ArgsCheck:
             model.model_validate_json(json.dumps(args))
         except ValidationError as exc:
             return [
-                FieldError(path=list(err["loc"]), message=err["msg"], rule=err["type"])
+                FieldError(
+                    path=list(err["loc"]), message=plain_message(err["msg"]), rule=err["type"]
+                )
                 for err in exc.errors(include_url=False)
             ]
         return then(args) if then is not None else []

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from interlock.api.deps import CurrentUser, EngineDep, SettingsDep
-from interlock.errors import BadRequest
+from interlock.errors import BadRequest, pydantic_field_errors
 from interlock.streaming.sse import one_line_json
 
 if TYPE_CHECKING:  # the AG-UI package loads with the first AG-UI request, not at every start
@@ -91,10 +91,7 @@ async def run_agent(
             "The body is not an AG-UI RunAgentInput.",
             code="invalid_request",
             details={
-                "errors": [
-                    {"path": list(e["loc"]), "message": e["msg"], "rule": e["type"]}
-                    for e in exc.errors(include_url=False, include_input=False)
-                ]
+                "errors": pydantic_field_errors(exc.errors(include_url=False, include_input=False))
             },
         ) from None
     events = await agui_events(engine, user.id, conversation_id, run_input)

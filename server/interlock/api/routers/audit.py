@@ -37,7 +37,7 @@ def _filter(
     until: datetime | None,
 ) -> AuditFilter:
     if since is not None and until is not None and since >= until:
-        raise BadRequest("since must be before until.", code="invalid_request")
+        raise BadRequest(PERIOD_BACKWARDS, code="invalid_request")
     return AuditFilter(
         tool=tool or None,
         employee=employee or None,
@@ -47,6 +47,13 @@ def _filter(
         until=until,
     )
 
+
+PERIOD_BACKWARDS = "The period must start (From, since) before it ends (Until, until)."
+"""Refusal of a ``since`` at or after ``until``, in the Audit page's words and the API's."""
+
+MAX_SEQ = 2**31 - 1
+"""Largest audit sequence number: ``seq`` is a 32-bit column (PostgreSQL ``integer``), so a
+larger ``before`` would fail the query."""
 
 ToolQ = Annotated[str | None, Query(max_length=200, description="Tool name, e.g. notes.add")]
 EmployeeQ = Annotated[str | None, Query(max_length=100, description="Employee slug")]
@@ -74,6 +81,8 @@ async def list_audit(
 ) -> AuditPage:
     """A page of audit records, newest first (admins: all; members: their own)."""
     flt = _filter(tool, employee, by, outcome, since, until)
+    if before is not None and before > MAX_SEQ:
+        before = None  # past every record: the first page, not a 500
     return await engine.db.run(
         audit_page, engine.db, engine.registry, user, flt, limit=limit, before=before
     )

@@ -35,6 +35,7 @@ from interlock.storage import (
     ToolCall,
 )
 from interlock.storage.models import utcnow
+from interlock.storage.rows import new_row
 from interlock.storage.text import check_storable, is_blank, one_line
 from interlock.storage.views import ConversationSummary, MessageOut, ToolCallOut, message_out
 
@@ -152,7 +153,7 @@ def _create(services: Services, user_id: str, slug: str | None) -> Conversation:
         raise BadRequest(f"Unknown employee {slug!r}.", code="invalid_request")
     if employee.disabled:
         raise Conflict(f"{employee.name} is disabled.", code="employee_disabled")
-    conversation = Conversation(owner_id=user_id, employee=slug)
+    conversation = new_row(Conversation, owner_id=user_id, employee=slug)
     with services.db.session() as session:
         session.connection().execute(_INSERT_CONVERSATION, conversation.model_dump())
         session.commit()

@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from interlock.api.deps import CurrentUser, EngineDep
+from interlock.api.routers.audit import PERIOD_BACKWARDS
 from interlock.audit.metrics import ToolMetricsReport, tool_metrics
 from interlock.errors import BadRequest
 from interlock.storage.times import UtcTime, earlier_by
@@ -29,7 +30,7 @@ async def get_tool_metrics(
     end = until or datetime.now(UTC)
     start = since or earlier_by(end, DEFAULT_WINDOW)
     if start >= end:
-        raise BadRequest("since must be before until.", code="invalid_request")
+        raise BadRequest(PERIOD_BACKWARDS, code="invalid_request")
     if end - start > MAX_WINDOW:
         raise BadRequest("The window may span at most 366 days.", code="invalid_request")
     return await engine.db.run(tool_metrics, engine.db, engine.registry, user, start, end)
