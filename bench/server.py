@@ -39,7 +39,7 @@ HOST = "127.0.0.1"
 
 def bench_settings(
     database_url: str,
-    port: int = 0,
+    port: int | None = None,
     *,
     first_token_delay_s: float = 0.0,
     token_delay_s: float = 0.0,
@@ -47,7 +47,9 @@ def bench_settings(
     """Settings for a benchmark server: offline model without delays, loopback, no users.
 
     Every field that matters is given explicitly so a ``.env`` file cannot change the run;
-    the rest (e.g. ``INTERLOCK_RUN_LEASE_S``) comes from the environment as usual.
+    the rest (e.g. ``INTERLOCK_RUN_LEASE_S``) comes from the environment as usual. ``port``
+    None: a server in this process, whose uvicorn listens on a free port of its own (the
+    setting, 1 to 65535, is then not used).
     """
     from interlock.settings import Settings
 
@@ -55,7 +57,7 @@ def bench_settings(
         database_url=database_url,
         model=None,
         host=HOST,
-        port=port,
+        **({} if port is None else {"port": port}),
         offline_token_delay_s=token_delay_s,
         offline_first_token_delay_s=first_token_delay_s,
         skills_path=[],

@@ -283,7 +283,7 @@ export function App() {
           <main className="conversation welcome">
             <div className="pad">
               <h1>Interlock</h1>
-              <p className="muted">AI employees that ask before they act. Pick someone to start a chat, or open one on the left.</p>
+              <p className="muted">AI employees that ask before they act. Pick someone to start a chat, or open one of your conversations.</p>
               {health?.model.offline && (
                 <span className="badge offline" data-testid="offline-badge">
                   Offline model

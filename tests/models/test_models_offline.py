@@ -493,3 +493,20 @@ async def test_bind_tools_returns_a_copy_and_accepts_langchain_tools() -> None:
     assert base.bound_tool_names == ()
     _, reply = await _stream(bound, [HumanMessage("add a note tea")])
     assert reply.tool_calls[0]["args"] == {"text": "tea"}
+
+
+async def test_input_tokens_are_the_words_of_the_history_as_it_is_now() -> None:
+    # Counts of messages seen before are kept per message object while its text stays the
+    # same string; a message whose text was replaced is counted again.
+    question = HumanMessage("please list my notes")
+    history: list[BaseMessage] = [SYSTEM, question]
+    words = len(SYSTEM.text.split()) + 4
+    for _ in range(2):
+        _chunks, reply = await _stream(_model(), history)
+        assert reply.usage_metadata is not None
+        assert reply.usage_metadata["input_tokens"] == words
+
+    question.content = "list my notes"
+    _chunks, reply = await _stream(_model(), history)
+    assert reply.usage_metadata is not None
+    assert reply.usage_metadata["input_tokens"] == words - 1

@@ -23,9 +23,11 @@ import threading
 from collections import OrderedDict, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol, cast
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from sqlalchemy import bindparam, func
+from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from interlock.storage import Message, MessageRole, ToolCall
@@ -48,6 +50,35 @@ _CALLS_AFTER = (
     )
     .order_by(col(ToolCall.message_id), col(ToolCall.index))
 )
+_messages = Message.__table__  # type: ignore[attr-defined]
+_tool_calls = ToolCall.__table__  # type: ignore[attr-defined]
+_MESSAGE_ROWS_AFTER = (
+    core_select(
+        _messages.c.id,
+        _messages.c.role,
+        _messages.c.content,
+        _messages.c.tool_call_id,
+        _messages.c.tool_status,
+    )
+    .where(_messages.c.conversation_id == bindparam("cid"), _messages.c.id > bindparam("after"))
+    .order_by(_messages.c.id)
+)
+_CALL_ROWS_AFTER = (
+    core_select(
+        _tool_calls.c.id,
+        _tool_calls.c.message_id,
+        _tool_calls.c.name,
+        _tool_calls.c.proposed_args,
+        _tool_calls.c.executed_args,
+    )
+    .where(
+        _tool_calls.c.conversation_id == bindparam("cid"),
+        _tool_calls.c.message_id > bindparam("after"),
+    )
+    .order_by(_tool_calls.c.message_id, _tool_calls.c.index)
+)
+"""The columns of :data:`_MESSAGES_AFTER` and :data:`_CALLS_AFTER` a model step converts,
+read with Core (rows, not ORM objects: the same values, for less CPU)."""
 _COUNT_UP_TO = (
     select(func.count())
     .select_from(Message)
@@ -73,6 +104,47 @@ def load_history(
     return messages, calls
 
 
+class _StoredMessage(Protocol):
+    """What the conversion reads of a message (a :class:`Message` or a row of its columns)."""
+
+    @property
+    def id(self) -> int | None: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def tool_call_id(self) -> str | None: ...
+    @property
+    def tool_status(self) -> str | None: ...
+
+
+class _StoredCall(Protocol):
+    """What the conversion reads of a tool call (a :class:`ToolCall` or a row of its columns)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def proposed_args(self) -> Any: ...
+    @property
+    def executed_args(self) -> Any: ...
+
+
+def _history_rows(
+    session: Session, conversation_id: str, after_id: int
+) -> tuple[list[_StoredMessage], dict[int, list[_StoredCall]]]:
+    """:func:`load_history`'s messages and calls as rows of the columns converted."""
+    connection = session.connection()
+    params = {"cid": conversation_id, "after": after_id}
+    messages = cast(list[_StoredMessage], connection.execute(_MESSAGE_ROWS_AFTER, params).all())
+    calls: dict[int, list[_StoredCall]] = defaultdict(list)
+    for call in connection.execute(_CALL_ROWS_AFTER, params):
+        calls[call.message_id].append(cast(_StoredCall, call))
+    return messages, calls
+
+
 def to_model_messages(
     messages: list[Message],
     calls: dict[int, list[ToolCall]],
@@ -88,7 +160,9 @@ def to_model_messages(
 
 
 def _convert(
-    messages: Sequence[Message], calls: dict[int, list[ToolCall]], registry: ToolRegistry
+    messages: Sequence[_StoredMessage],
+    calls: dict[int, list[ToolCall]] | dict[int, list[_StoredCall]],
+    registry: ToolRegistry,
 ) -> list[BaseMessage]:
     """Model form of ``messages`` (no system message); see :func:`to_model_messages`."""
     tool_messages = {m.tool_call_id: m for m in messages if m.role == MessageRole.tool}
@@ -127,7 +201,10 @@ def _convert(
     return out
 
 
-def settled_length(messages: Sequence[Message], calls: dict[int, list[ToolCall]]) -> int:
+def settled_length(
+    messages: Sequence[_StoredMessage],
+    calls: dict[int, list[ToolCall]] | dict[int, list[_StoredCall]],
+) -> int:
     """Return how many leading ``messages`` are settled.
 
     A prefix is settled when every assistant message in it has a tool message for each of its
@@ -193,7 +270,7 @@ class HistoryCache:
         if entry is not None and not self._still_valid(session, conversation_id, entry):
             entry = None
         after = entry.last_id if entry else 0
-        messages, calls = load_history(session, conversation_id, after_id=after)
+        messages, calls = _history_rows(session, conversation_id, after)
         cut = settled_length(messages, calls)
         prefix = entry.messages if entry else ()
         if cut:
@@ -223,7 +300,7 @@ class HistoryCache:
         return int(count) == entry.count
 
 
-def _shown_args(call: ToolCall) -> dict[str, object]:
+def _shown_args(call: _StoredCall) -> dict[str, object]:
     args = call.executed_args if call.executed_args is not None else call.proposed_args
     return args if isinstance(args, dict) else {}
 

@@ -84,12 +84,14 @@ def redo_call(db: Database, registry: ToolRegistry, user_id: str, tool_call_id: 
         return call
 
 
+_calls = ToolCall.__table__  # type: ignore[attr-defined]
 _UNDONE_CALLS = (
-    select(ToolCall)
-    .where(ToolCall.conversation_id == bindparam("cid"), ToolCall.undo_state == UNDO_UNDONE)
-    .order_by(col(ToolCall.undone_at))
+    select(_calls.c.id, _calls.c.name)
+    .where(_calls.c.conversation_id == bindparam("cid"), _calls.c.undo_state == UNDO_UNDONE)
+    .order_by(_calls.c.undone_at)
 )
-"""Prebuilt (read on every model step): building a statement costs more than running it."""
+"""Prebuilt (read on every model step): building a statement costs more than running it; a
+Core select of the two columns the note shows (usually no row: no ORM query for nothing)."""
 
 
 def undone_calls_note(session: Session, registry: ToolRegistry, conversation_id: str) -> str:
@@ -98,7 +100,7 @@ def undone_calls_note(session: Session, registry: ToolRegistry, conversation_id:
     The model reads it on every step, so from its next turn on it knows the changes are gone
     even though the calls' tool messages still report them.
     """
-    calls = session.exec(_UNDONE_CALLS, params={"cid": conversation_id}).all()
+    calls = session.connection().execute(_UNDONE_CALLS, {"cid": conversation_id}).all()
     if not calls:
         return ""
     lines = []
@@ -113,7 +115,7 @@ def undone_calls_note(session: Session, registry: ToolRegistry, conversation_id:
             if change.label
         ]
         what = f": {'; '.join(labels)}" if labels else ""
-        lines.append(f"- {_title(call, registry)} (tool call {call.id}){what}")
+        lines.append(f"- {_title_of(call.name, registry)} (tool call {call.id}){what}")
     return (
         "\n\n## Undone by the person\n"
         "The person undid these tool calls after they ran; their changes were reverted and are "
@@ -122,7 +124,6 @@ def undone_calls_note(session: Session, registry: ToolRegistry, conversation_id:
     )
 
 
-_calls = ToolCall.__table__  # type: ignore[attr-defined]
 _TURN = (
     update(_calls)
     .where(_calls.c.id == bindparam("call_id"), _calls.c.undo_state == bindparam("was"))
@@ -169,8 +170,12 @@ def _not_undoable(call: ToolCall, registry: ToolRegistry) -> Conflict:
 
 
 def _title(call: ToolCall, registry: ToolRegistry) -> str:
-    tool = registry.get(call.name)
-    return f"“{tool.title if tool else call.name}”"
+    return _title_of(call.name, registry)
+
+
+def _title_of(name: str, registry: ToolRegistry) -> str:
+    tool = registry.get(name)
+    return f"“{tool.title if tool else name}”"
 
 
 def _restore(session: Session, steps: list[_Step], *, after: bool) -> None:

@@ -14,6 +14,7 @@ import asyncio
 import json
 import re
 import time
+import weakref
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -104,7 +105,27 @@ def split_args(args: str) -> list[str]:
 
 
 def _count_words(messages: Sequence[BaseMessage]) -> int:
-    return sum(len(m.text.split()) for m in messages)
+    return sum(_words(m) for m in messages)
+
+
+_WORDS: dict[int, tuple[weakref.ref[BaseMessage], str, int]] = {}
+"""Word counts of the messages seen, by object id, kept while the message lives and its text
+is the same string: a conversation's history is the same message objects step after step
+(the engine's history cache), so a step counts the words of its new messages only, not of
+the whole conversation again."""
+
+
+def _words(message: BaseMessage) -> int:
+    content = message.content
+    if not isinstance(content, str):  # content blocks (a list that may change): not kept
+        return len(message.text.split())
+    key = id(message)
+    known = _WORDS.get(key)
+    if known is not None and known[1] is content:
+        return known[2]
+    count = len(message.text.split())
+    _WORDS[key] = (weakref.ref(message, lambda _gone: _WORDS.pop(key, None)), content, count)
+    return count
 
 
 def _prior_tool_call_count(messages: Sequence[BaseMessage]) -> int:
