@@ -5,9 +5,10 @@ revoked (:func:`record_token_event`), chained by SHA-256.
 numbered, chained and inserted just before that session commits, so it is written in the same
 transaction as the outcome (a rollback drops both). Chaining at commit time keeps the audit
 lock short: on PostgreSQL a transaction-scoped advisory lock serialises the appends, and the
-database numbers and hashes the records itself, in statements sent with the lock in one round
-trip (:mod:`interlock.audit.pg_chain`), so the lock's holder never waits on the client before
-its commit; SQLite has a single writer already, and Python chains its records.
+database numbers and hashes the records itself, in statements sent in one round trip with the
+lock and (when nothing is written after the records) the ``COMMIT``, so the lock's holder never
+waits on its own process (:mod:`interlock.audit.pg_chain`); SQLite has a single writer already,
+and Python chains its records.
 
 Each record's ``hash`` is ``sha256(prev_hash + "\\n" + canonical JSON of its fields)`` (hex), the
 first record's ``prev_hash`` is 64 zeros. :func:`verify_chain` recomputes every hash, so an edited,

@@ -16,7 +16,12 @@ where ``before`` and ``after`` are the record's canonical JSON around the value 
 :func:`interlock.audit.chain.record_hash`, which yields the same bytes. Each statement reads
 the tail with a snapshot taken once the lock is held, and sees the records inserted before it
 in the same transaction. ``RETURNING`` gives each record its ``seq``, ``prev_hash`` and
-``hash``. The lock is then held for PostgreSQL's own work, one round trip and the commit.
+``hash``. When nothing is written after the records, the transaction's ``COMMIT`` goes in the
+same round trip (see :func:`append_in_database`): the lock is then held for PostgreSQL's own
+work only (the inserts and the commit's disk flush). Measured with two workers, fifty
+conversations cycling, on a loaded machine: the wait for the lock at p95 went from 40-99 ms
+to 22-34 ms (PostgreSQL's own clock), the time from sending the lock to the transaction's end
+from p50 14-20 / p95 72-137 ms to p50 7-10 / p95 47-53 ms.
 
 ``convert_to(..., 'UTF8')`` gives the bytes Python hashes in any server encoding: the text came
 from the client in UTF-8 (SQL_ASCII keeps those bytes as they are; another encoding converts
