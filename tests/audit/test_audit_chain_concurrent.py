@@ -1,8 +1,8 @@
 """Audit records appended by many concurrent transactions form one unbroken chain.
 
-On PostgreSQL the chain's lock and the read of its tail go to the server together (one round
-trip); the read must still see the record the previous holder committed: no two records
-share a sequence number, none is missing, and every link verifies.
+On PostgreSQL the chain's lock and the statements that append (each reading the tail) go to
+the server together (one round trip); each must still see the record the previous holder
+committed: no two records share a sequence number, none is missing, and every link verifies.
 """
 
 from __future__ import annotations

@@ -71,10 +71,32 @@ def test_duplicate_name_is_a_conflict(database: Database) -> None:
     assert [u.name for u in list_users(database)] == ["ann"]
 
 
-@pytest.mark.parametrize("name", ["", "   ", "x" * 201])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "",
+        "   ",
+        "x" * 201,
+        "ev\x1b[31mil",  # a terminal escape: `users list` would run it
+        "ann\nsmith",
+        "ann\tsmith",
+        "ann  smith",
+        "\u202e",
+        "ann\u200b",
+        "group:admins",
+    ],
+)
 def test_bad_name_is_rejected(database: Database, name: str) -> None:
     with pytest.raises(BadRequest):
         create_user(database, name)
+    assert list_users(database) == []
+
+
+@pytest.mark.parametrize("name", ["Ana María", "李雷", "ann.smith@example.com", "👩‍💻 dev"])
+def test_names_of_visible_characters_are_kept_as_given(database: Database, name: str) -> None:
+    user, _ = create_user(database, name)
+
+    assert user.name == name
 
 
 def test_unknown_role_is_rejected(database: Database) -> None:

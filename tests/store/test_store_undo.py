@@ -151,6 +151,32 @@ async def test_undo_of_delete_and_the_409_when_a_later_call_touched_the_same_not
         assert stored_notes(db) == []
 
 
+async def test_a_waiting_or_rejected_call_is_not_undoable_and_the_409_says_it_did_not_run(
+    make_settings: SettingsMaker,
+) -> None:
+    model = ScriptedChatModel(
+        responses=[scripted_message("Adding.", ("notes_add", {"text": "buy milk"})), "Not added."]
+    )
+    async with live_server(make_settings(), model=model) as server:
+        conversation_id = await server.new_conversation()
+        await server.say(conversation_id, "note: buy milk")
+        log = await collect(server.client, conversation_id, until=terminals(1))
+        [call] = [e["tool_call"]["id"] for e in log.of("tool_call.interrupted")]
+
+        waiting = await _post(server, call, "undo")
+        assert waiting.status_code == 409
+        assert waiting.json()["error"] == {
+            "code": "not_undoable",
+            "message": "“Add a note” has not run yet; there is nothing to undo.",
+        }
+        assert (await server.decide(call, type="reject")).status_code == 200
+        await server.idle()
+        rejected = await _post(server, call, "undo")
+        assert rejected.json()["error"]["message"] == (
+            "“Add a note” did not run; there is nothing to undo."
+        )
+
+
 async def test_another_persons_call_cannot_be_undone(make_settings: SettingsMaker) -> None:
     settings = make_settings()
     db = Database(settings.database_url)

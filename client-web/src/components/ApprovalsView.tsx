@@ -14,6 +14,7 @@ import { announceActivity, onActivity } from "../state/broadcast";
 import { statusWords } from "../cards/status/status";
 import { argsSummary } from "../cards/fields/schemaFields";
 import { originText } from "../cards/ToolCardHeader";
+import { questionText } from "../state/opLog";
 import { routeHash } from "../state/route";
 import { ApproverItem } from "./ApproverItem";
 import { Avatar } from "./Avatar";
@@ -99,7 +100,7 @@ export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) 
               }
               const employee = conversation.employee ? employees[conversation.employee] : undefined;
               const args = call.executed_args ?? call.proposed_args;
-              const summary = call.confirmation?.summary || argsSummary(tools[call.name]?.input_schema, args);
+              const summary = call.confirmation?.summary || questionText(call) || argsSummary(tools[call.name]?.input_schema, args);
               return (
                 <li key={call.id} className="approval-item" data-testid="approval-item" data-tool-call-id={call.id} data-conversation-id={conversation.id}>
                   <a className="approval-link" href={routeHash({ kind: "conversation", id: conversation.id, call: call.id })}>

@@ -7,6 +7,7 @@ import {
   cut,
   decidedBy,
   oneLine,
+  questionText,
   resultSummary,
   resultText,
   timeOfDay,
@@ -61,6 +62,24 @@ describe("operation log rows", () => {
       expect(text).not.toContain("text:");
       expect(text).not.toContain('"');
     }
+  });
+
+  it("says what a question asks, never its form's JSON Schema", () => {
+    const form = toolCall({
+      name: "ask.form",
+      proposed_args: {
+        title: "Your details",
+        fields: { type: "object", properties: { name: { type: "string", title: "Name" }, email_address: { type: "string" } }, required: ["name"] },
+      },
+    });
+    expect(questionText(form)).toBe("Your details: Name, Email address");
+    expect(callSummary(form, tools)).toBe("Your details: Name, Email address");
+    expect(callSummary(form, tools)).not.toMatch(/Type|Properties/);
+    const choice = toolCall({ name: "ask.choice", proposed_args: { question: "Which one?", options: ["tea", "coffee", "juice"] } });
+    expect(questionText(choice)).toBe("Which one? tea, coffee or juice");
+    expect(questionText(toolCall({ name: "ask.confirm", proposed_args: { summary: "Book Friday?" } }))).toBe("Book Friday?");
+    expect(questionText(toolCall({ name: "ask.form", proposed_args: { fields: "odd" } }))).toBeNull();
+    expect(questionText(toolCall({ name: "notes.add", proposed_args: { text: "x" } }))).toBeNull();
   });
 
   it("prefers the executed args and never shows unreadable raw args as the summary", () => {

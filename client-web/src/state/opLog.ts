@@ -8,7 +8,7 @@
  * never as raw keys, and a loaded skill's instructions (written for the model) never show.
  */
 import type { JsonObject, MeOut, MessageOut, ToolCallOut, ToolOut } from "../api/types";
-import { argsSummary, schemaFields } from "../cards/fields/schemaFields";
+import { argsSummary, humanise, schemaFields } from "../cards/fields/schemaFields";
 import { toolTitle } from "./appData";
 import { LOAD_SKILL, skillLoadedText } from "./skillLoaded";
 
@@ -64,6 +64,8 @@ export function callSummary(
   // said from those ("Add a note: buy milk", not the proposed "“buy bread”").
   const summary = edited(call) ? null : call.confirmation?.summary;
   if (summary) return oneLine(summary, limit);
+  const question = questionText(call);
+  if (question) return oneLine(question, limit);
   const title = toolTitle(tools, call.name, call.title);
   const args = argsOf(call);
   if (args == null) return oneLine(call.raw_args ? `${title}: arguments the model sent could not be read` : title, limit);
@@ -72,6 +74,39 @@ export function callSummary(
   const [only] = fields;
   const said = fields.length === 1 && only.kind !== "object" && only.kind !== "list" ? only.text : fieldsLine(tools[call.name]?.input_schema, args);
   return oneLine(`${title}: ${said}`, limit);
+}
+
+/**
+ * What a question asks, as the person reads it: a form's title and the names of its fields
+ * ("Your details: Name, Email, Age"), a choice's question and options ("Which one? tea, coffee
+ * or juice"), a confirmation's summary. Null for other tools, or args of another shape: their
+ * args (a form's are a JSON Schema) would read as schema keywords ("Type: object, Properties…").
+ */
+export function questionText(call: Pick<ToolCallOut, "name" | "executed_args" | "proposed_args">): string | null {
+  const args = argsOf(call);
+  if (args == null) return null;
+  const text = (value: unknown) => (typeof value === "string" && value.trim() ? value.trim() : null);
+  if (call.name === "ask.confirm") return text(args.summary);
+  if (call.name === "ask.choice") {
+    const question = text(args.question);
+    const options = Array.isArray(args.options) ? args.options.map(text).filter((o): o is string => o != null) : [];
+    if (!question) return null;
+    if (options.length === 0) return question;
+    const listed = options.length > 1 ? `${options.slice(0, -1).join(", ")} or ${options[options.length - 1]}` : options[0];
+    return `${question} ${listed}`;
+  }
+  if (call.name === "ask.form") {
+    const title = text(args.title);
+    const fields = args.fields as { properties?: unknown } | null | undefined;
+    const props = fields && typeof fields === "object" && fields.properties && typeof fields.properties === "object" ? (fields.properties as Record<string, unknown>) : {};
+    const names = Object.entries(props).map(([key, prop]) => {
+      const titled = prop && typeof prop === "object" ? text((prop as { title?: unknown }).title) : null;
+      return titled ?? humanise(key);
+    });
+    if (!title) return names.length ? names.join(", ") : null;
+    return names.length ? `${title}: ${names.join(", ")}` : title;
+  }
+  return null;
 }
 
 function edited(call: Pick<ToolCallOut, "executed_args" | "proposed_args">): boolean {

@@ -31,6 +31,7 @@ from interlock.api.routers import (
     tool_calls,
 )
 from interlock.api.services import Services
+from interlock.employees.directory import EMPLOYEES_VERB
 from interlock.mcp_bridge.endpoint import MCP_PATHS, LazyMcpEndpoint
 from interlock.mcp_bridge.sources import MCP_SERVERS_VERB
 from interlock.settings import Settings
@@ -73,11 +74,14 @@ generation, once the server has started (Python's default is 700)."""
 
 
 def _control_handler(built: Services) -> Callable[[str, str], None]:
-    """Route a control message from another process: remote MCP servers, else the engine."""
+    """Route a control message from another process: remote MCP servers, employees, else the
+    engine."""
 
     def on_control(verb: str, argument: str) -> None:
         if verb == MCP_SERVERS_VERB:
             built.mcp_sources.on_control(argument)
+        elif verb == EMPLOYEES_VERB:
+            built.employees.forget()
         else:
             built.engine.on_control(verb, argument)
 

@@ -4,8 +4,11 @@ revoked (:func:`record_token_event`), chained by SHA-256.
 :func:`record_outcome` stages a record on the session that writes the outcome; the record is
 numbered, chained and inserted just before that session commits, so it is written in the same
 transaction as the outcome (a rollback drops both). Chaining at commit time keeps the audit
-lock short: on PostgreSQL a transaction-scoped advisory lock serialises the few statements that
-read the chain's tail and append to it; SQLite has a single writer already.
+lock short: on PostgreSQL a transaction-scoped advisory lock serialises the appends, and the
+database numbers and hashes the records itself, in statements sent in one round trip with the
+lock and (when nothing is written after the records) the ``COMMIT``, so the lock's holder never
+waits on its own process (:mod:`interlock.audit.pg_chain`); SQLite has a single writer already,
+and Python chains its records.
 
 Each record's ``hash`` is ``sha256(prev_hash + "\\n" + canonical JSON of its fields)`` (hex), the
 first record's ``prev_hash`` is 64 zeros. :func:`verify_chain` recomputes every hash, so an edited,
@@ -24,18 +27,17 @@ from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, col, select
 
+from interlock.audit.pg_chain import GENESIS_HASH as GENESIS_HASH
+from interlock.audit.pg_chain import append_in_database
 from interlock.storage import AccessToken, AuditRecord, Conversation, ToolCall
 from interlock.storage.models import utcnow
 from interlock.storage.rows import insert_rows, new_row
 
-GENESIS_HASH = "0" * 64
 _PENDING_KEY = "interlock.audit.pending"
-# Key of the PostgreSQL transaction-scoped advisory lock that serialises appends to the chain.
-AUDIT_CHAIN_LOCK_KEY = 0x1A0D17
 
 
 class Outcome(StrEnum):
@@ -227,10 +229,28 @@ _TAIL = select(AuditRecord.seq, AuditRecord.hash).order_by(col(AuditRecord.seq).
 """The chain's last record (prebuilt: read by every decision's transaction)."""
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+"""A value's canonical JSON (what ``json.dumps`` with these options returns)."""
+
+
 def record_hash(prev_hash: str, payload: dict[str, Any]) -> str:
     """Return the hex SHA-256 of ``prev_hash`` and the canonical JSON of ``payload``."""
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(f"{prev_hash}\n{canonical}".encode()).hexdigest()
+    return hashlib.sha256(f"{prev_hash}\n{_CANONICAL(payload)}".encode()).hexdigest()
+
+
+def canonical_around_seq(payload: dict[str, Any]) -> tuple[str, str]:
+    """Split the canonical JSON of ``payload`` around the value of its ``seq``.
+
+    Returns:
+        ``(before, after)``: ``before + str(seq) + after`` is the canonical JSON that
+        :func:`record_hash` hashes, whatever ``seq`` is (keys are sorted, so ``seq``'s place
+        does not depend on its value; a ``"seq"`` key inside the arguments is not this one).
+    """
+    items = sorted(payload.items())
+    at = [key for key, _ in items].index("seq")
+    fields = [f"{_CANONICAL(key)}:{_CANONICAL(value)}" for key, value in items]
+    before, after = ",".join(fields[:at]), ",".join(fields[at + 1 :])
+    return "{" + before + ("," if before else "") + '"seq":', ("," if after else "") + after + "}"
 
 
 @dataclass
@@ -301,12 +321,13 @@ def _append_pending(session: OrmSession) -> None:
     if not pending:
         return
     # Write the outcome first: on SQLite this takes the write lock, so the tail read below is
-    # the latest; on PostgreSQL the advisory lock (held until commit) does the same.
+    # the latest; PostgreSQL appends under the chain's lock (held until commit), see pg_chain.
     session.flush()
     if session.get_bind().dialect.name == "postgresql":
-        tail = _locked_tail(session)
-    else:
-        tail = session.execute(_TAIL).first()
+        parts = [(record, *canonical_around_seq(record_payload(record))) for record in pending]
+        append_in_database(session, parts, commit=_last_write(session))
+        return
+    tail = session.execute(_TAIL).first()
     seq, prev_hash = (tail[0], tail[1]) if tail else (0, GENESIS_HASH)
     for record in pending:
         seq += 1
@@ -317,36 +338,17 @@ def _append_pending(session: OrmSession) -> None:
     insert_rows(session, pending)
 
 
-_LOCK_SQL = "SELECT pg_advisory_xact_lock(%s)"
-_TAIL_SQL = "SELECT seq, hash FROM audit_records ORDER BY seq DESC LIMIT 1"
-
-
-def _locked_tail(session: OrmSession) -> tuple[int, str] | None:
-    """PostgreSQL: take the chain's lock, then read its tail, in one round trip.
-
-    The lock is held until the transaction ends, so every round trip after it lengthens the
-    wait of the next decision (under load the most waited-for lock of bench (d)); the two
-    statements go out together (psycopg's pipeline mode) and run one after the other, the
-    read with a snapshot taken once the lock is held.
-
-    Raises:
-        sqlalchemy.exc.DBAPIError: As SQLAlchemy would raise it (``lock_timeout``: an
-            ``OperationalError`` read as ``database_busy``).
-    """
-    import psycopg  # PostgreSQL only (a SQLite server never imports psycopg)
-
-    driver = session.connection().connection.driver_connection
-    assert isinstance(driver, psycopg.Connection)
-    try:
-        with driver.pipeline():
-            driver.execute(_LOCK_SQL, (AUDIT_CHAIN_LOCK_KEY,))
-            cursor = driver.execute(_TAIL_SQL)
-        row = cursor.fetchone()
-    except psycopg.Error as exc:  # translated as SQLAlchemy translates its own statements
-        raise DBAPIError.instance(
-            _TAIL_SQL, None, exc, psycopg.Error, connection_invalidated=driver.closed
-        ) from exc
-    return (int(row[0]), str(row[1])) if row is not None else None
+def _last_write(session: OrmSession) -> bool:
+    """Whether the audit records are the last thing ``session``'s commit writes, so their round
+    trip may carry the ``COMMIT`` too: the session owns its connection's transaction (bound to
+    an engine, not inside a savepoint), nothing is left to flush, and no other ``before_commit``
+    listener runs after this one."""
+    return (
+        isinstance(session.bind, Engine)
+        and not session.in_nested_transaction()
+        and not (session.new or session.dirty or session.deleted)
+        and list(session.dispatch.before_commit)[-1] is _append_pending
+    )
 
 
 def _drop_pending(session: OrmSession, *_: Any) -> None:

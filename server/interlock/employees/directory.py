@@ -4,6 +4,11 @@ A built-in employee can be overridden (its record gets ``builtin=True``), disabl
 never deleted. Every write is checked against the skills and tools the server knows and the
 users and groups in the database, so an employee never names a skill, tool or approver that
 does not exist (422 ``unknown_reference`` with the names).
+
+The admins' records are cached per process. With several server processes on PostgreSQL,
+every write also sends ``employees <slug>`` on ``interlock_control`` in its transaction, and
+each other process drops its cache on it (:meth:`EmployeeDirectory.forget`), so an employee
+created, changed (a tool now ``DENY``), disabled or deleted through one worker holds on all.
 """
 
 from __future__ import annotations
@@ -11,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from interlock.employees.spec import ALL_SKILLS, GROUP_PREFIX, Employee, EmployeeFields
 from interlock.errors import BadRequest, Conflict, NotFound, pydantic_field_errors
@@ -21,8 +27,12 @@ from interlock.storage.groups import existing_groups
 from interlock.storage.models import utcnow
 from interlock.storage.text import one_line
 from interlock.storage.users import existing_user_names
+from interlock.streaming.listener import CONTROL_CHANNEL
 
 _FIELDS = tuple(EmployeeFields.model_fields)
+
+EMPLOYEES_VERB = "employees"
+"""Control message verb (``employees <slug>``): an employee changed in another process."""
 
 
 class EmployeeDirectory:
@@ -46,6 +56,7 @@ class EmployeeDirectory:
         self._builtin = builtin
         # Read on every model call: cached, and dropped on every write through this directory.
         self._records: dict[str, EmployeeRecord] | None = None
+        self._generation = 0  # bumped by forget(): a load begun before it is not cached
         self._known_skills = known_skills
         self._known_tools = known_tools
 
@@ -56,11 +67,25 @@ class EmployeeDirectory:
             return _from_record(record)
         return self._builtin.get(slug)
 
+    def forget(self) -> None:
+        """Drop the cached records: another server process changed an employee."""
+        self._generation += 1
+        self._records = None
+
+    def _announce(self, session: Session, slug: str) -> None:
+        """On PostgreSQL, tell the other server processes (committed with the change)."""
+        if not self._db.is_sqlite:
+            session.exec(select(func.pg_notify(CONTROL_CHANNEL, f"{EMPLOYEES_VERB} {slug}")))
+
     def _load(self) -> dict[str, EmployeeRecord]:
-        if self._records is None:
+        records = self._records
+        if records is None:
+            generation = self._generation
             with self._db.session() as session:
-                self._records = {r.slug: r for r in session.exec(select(EmployeeRecord)).all()}
-        return self._records
+                records = {r.slug: r for r in session.exec(select(EmployeeRecord)).all()}
+            if generation == self._generation:  # else forgotten meanwhile: may predate it
+                self._records = records
+        return records
 
     def require(self, slug: str) -> Employee:
         """Like :meth:`get`.
@@ -100,6 +125,8 @@ class EmployeeDirectory:
         with self._db.session() as session:
             session.add(_to_record(employee))
             try:
+                session.flush()
+                self._announce(session, slug)
                 session.commit()
                 self._records = None
             except IntegrityError:
@@ -130,6 +157,7 @@ class EmployeeDirectory:
                     setattr(record, name, value)
                 record.updated_at = utcnow()
                 session.add(record)
+            self._announce(session, slug)
             session.commit()
         self._records = None
         return employee
@@ -151,6 +179,7 @@ class EmployeeDirectory:
             record = session.get(EmployeeRecord, slug)
             if record is not None:
                 session.delete(record)
+                self._announce(session, slug)
                 session.commit()
         self._records = None
 
@@ -166,6 +195,7 @@ class EmployeeDirectory:
             record = session.get(EmployeeRecord, slug)
             if record is not None:
                 session.delete(record)
+                self._announce(session, slug)
                 session.commit()
         self._records = None
         return self._builtin[slug]

@@ -66,6 +66,12 @@ def ping_when_idle(engine: Engine, idle_s: float = PING_AFTER_IDLE_S) -> None:
 _WROTE = "interlock_wrote"
 
 
+def mark_written(connection: Any) -> None:
+    """Note that ``connection``'s transaction may have written through the driver itself (out
+    of SQLAlchemy's sight), so :func:`keep_prepared_statements` rolls it back when asked to."""
+    connection.info[_WROTE] = True
+
+
 def keep_prepared_statements(engine: Engine) -> None:
     """End ``engine``'s read-only transactions with ``COMMIT``, so psycopg keeps its prepared
     statements.

@@ -29,8 +29,11 @@ from sqlmodel import Session, col, select
 from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.storage.db import Database
 from interlock.storage.models import Role, User
+from interlock.storage.text import one_line
 
 LOCAL_USER_NAME = "local"
+GROUP_PREFIX = "group:"
+"""How an employee's approvers name a group; no user name starts with it."""
 TOKEN_BYTES = 32
 MAX_NAME_LENGTH = 200
 
@@ -54,7 +57,9 @@ def create_user(db: DatabaseOrSession, name: str, role: str = Role.member) -> tu
         The stored user and the token in clear, which is not kept anywhere.
 
     Raises:
-        BadRequest: The name is empty or too long, or the role is unknown.
+        BadRequest: The name is empty or too long, is not one line of visible characters
+            (line breaks, tabs, control or invisible characters, runs of spaces), starts with
+            ``group:``, or the role is unknown.
         Conflict: A user with that name exists (code ``user_exists``). In a caller's session,
             when the name was taken concurrently after the check, the session then needs a
             rollback.
@@ -62,6 +67,14 @@ def create_user(db: DatabaseOrSession, name: str, role: str = Role.member) -> tu
     name = name.strip()
     if not name or len(name) > MAX_NAME_LENGTH:
         raise BadRequest(f"A user name has 1 to {MAX_NAME_LENGTH} characters.")
+    if one_line(name, MAX_NAME_LENGTH) != name or name.startswith(GROUP_PREFIX):
+        # Shown on cards, in the Audit page, its CSV and `users list` (a terminal), and
+        # named in an employee's approvers, where "group:" starts a group.
+        raise BadRequest(
+            "A user name is one line of visible characters, single spaces between words: no "
+            "line breaks, tabs, control or invisible characters, and not starting with "
+            f"'{GROUP_PREFIX}'."
+        )
     if role not in {r.value for r in Role}:
         raise BadRequest(f"Unknown role {role!r}: use one of {', '.join(r.value for r in Role)}.")
     conflict = Conflict(f"A user named {name!r} already exists.", code="user_exists")

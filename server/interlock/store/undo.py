@@ -14,7 +14,14 @@ from sqlalchemy import bindparam, update
 from sqlmodel import Session, col, select
 
 from interlock.errors import Conflict, NotFound
-from interlock.storage import Conversation, Database, StoreChange, StoreEntry, ToolCall
+from interlock.storage import (
+    Conversation,
+    Database,
+    StoreChange,
+    StoreEntry,
+    ToolCall,
+    ToolCallStatus,
+)
 from interlock.storage.models import utcnow
 from interlock.store.tool_store import UNDO_AVAILABLE, UNDO_UNDONE
 from interlock.tools import ToolRegistry
@@ -160,12 +167,25 @@ def _owned_call(session: Session, user_id: str, tool_call_id: str) -> ToolCall:
     return call
 
 
+_NOT_RUN_YET = {ToolCallStatus.pending, ToolCallStatus.interrupted, ToolCallStatus.awaiting_client}
+_NEVER_RAN = {ToolCallStatus.rejected, ToolCallStatus.cancelled, ToolCallStatus.expired}
+
+
 def _not_undoable(call: ToolCall, registry: ToolRegistry) -> Conflict:
+    """``not_undoable``, saying why in words: a read, a call that has not run (yet), or one
+    that ran and changed nothing."""
     tool = registry.get(call.name)
+    title = _title(call, registry)
     if tool is not None and not tool.write:
-        message = f"{_title(call, registry)} only reads; there is nothing to undo."
+        message = f"{title} only reads; there is nothing to undo."
+    elif call.status in _NOT_RUN_YET:
+        message = f"{title} has not run yet; there is nothing to undo."
+    elif call.status == ToolCallStatus.running:
+        message = f"{title} is still running; undo it once it is done."
+    elif call.status in _NEVER_RAN:
+        message = f"{title} did not run; there is nothing to undo."
     else:
-        message = f"{_title(call, registry)} changed nothing that can be undone."
+        message = f"{title} changed nothing that can be undone."
     return Conflict(message, code="not_undoable")
 
 
