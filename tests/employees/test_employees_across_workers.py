@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from interlock.settings import Settings
+from support.listeners import listening_down
 from support.live import LiveServer, live_server
 from support.waits import wait_until
 
@@ -56,3 +57,26 @@ async def test_an_employee_changed_on_one_worker_is_changed_on_the_other(
         assert (await first.client.delete("/api/employees/desk")).status_code == 204
         await wait_until(lambda: "desk" not in _slugs(second), timeout_s=30, what="deleted")
         assert (await second.client.get("/api/employees/desk")).status_code == 404
+
+
+async def test_an_employee_changed_while_a_worker_was_not_listening_is_changed_there_after(
+    backend: str, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if backend == "sqlite":
+        pytest.skip("several workers need PostgreSQL")
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, database_url=db_url, client_dist=tmp_path / "none"
+    )
+    async with live_server(settings) as first, live_server(settings) as second:
+        directory = second.services.employees
+        assert not directory.require("assistant").disabled  # read (and cached) there
+        async with listening_down(db_url, monkeypatch, second):
+            disabled = await first.client.patch("/api/employees/assistant", json={"disabled": True})
+            assert disabled.status_code == 200, disabled.text
+            made = await first.client.post(
+                "/api/employees", json={"slug": "desk", "name": "Hal", "pinned_skills": ["notes"]}
+            )
+            assert made.status_code == 201, made.text
+        # Listening again: the notices sent meanwhile are lost, the cache is not kept.
+        assert directory.require("assistant").disabled
+        assert "desk" in _slugs(second)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from interlock.settings import Settings
+from support.listeners import listening_down
 from support.live import live_server
 from support.mcp_remote import RemoteMcp
 from support.waits import wait_until
@@ -39,5 +40,35 @@ async def test_an_admin_change_reaches_the_other_worker(
         gone = await first.client.delete("/api/mcp-servers/shared")
         assert gone.status_code == 204
         registry = second.services.registry
+        await wait_until(lambda: "mcp.shared.echo" not in registry, timeout_s=30, what="removed")
+        assert (await second.client.get("/api/mcp-servers/shared")).status_code == 404
+
+
+async def test_an_admin_change_made_while_a_worker_was_not_listening_reaches_it_after(
+    remote: RemoteMcp,
+    backend: str,
+    db_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+):
+    if backend == "sqlite":
+        pytest.skip("several workers need PostgreSQL")
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        database_url=db_url,
+        client_dist=tmp_path / "none",
+        mcp_retry_max_s=1.0,
+        http_allowed_hosts=["127.0.0.1"],
+    )
+    async with live_server(settings) as first, live_server(settings) as second:
+        registry = second.services.registry
+        async with listening_down(db_url, monkeypatch, second):
+            put = await first.client.put("/api/mcp-servers/shared", json={"url": remote.url})
+            assert put.status_code == 200, put.text
+        await wait_until(lambda: "mcp.shared.echo" in registry, timeout_s=30, what="added")
+
+        async with listening_down(db_url, monkeypatch, second):
+            gone = await first.client.delete("/api/mcp-servers/shared")
+            assert gone.status_code == 204
         await wait_until(lambda: "mcp.shared.echo" not in registry, timeout_s=30, what="removed")
         assert (await second.client.get("/api/mcp-servers/shared")).status_code == 404

@@ -88,6 +88,17 @@ def _control_handler(built: Services) -> Callable[[str, str], None]:
     return on_control
 
 
+def _refresh_handler(built: Services) -> Callable[[], None]:
+    """What to refresh once listening again: control messages sent while this process's
+    listening connection was down never arrive, so the caches they keep fresh are read again."""
+
+    def on_listening_again() -> None:
+        built.employees.forget()
+        built.mcp_sources.resync()
+
+    return on_listening_again
+
+
 def create_app(settings: Settings | None = None, services: Services | None = None) -> FastAPI:
     """Build the app. Storage must already be migrated (``interlock serve`` does it).
 
@@ -104,7 +115,12 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         built.bus.bind_loop(asyncio.get_running_loop())
         listener: EventListener | None = None
         if not built.db.is_sqlite:  # live events and control messages between processes
-            listener = EventListener(built.bus, built.db.url, _control_handler(built))
+            listener = EventListener(
+                built.bus,
+                built.db.url,
+                _control_handler(built),
+                on_listening_again=_refresh_handler(built),
+            )
             await listener.start(wait_s=built.settings.db_lock_timeout_s)
             app.state.listener = listener
         await built.engine.recover()

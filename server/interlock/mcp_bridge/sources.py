@@ -291,6 +291,33 @@ class McpSources:
         self._reloads.add(task)
         task.add_done_callback(self._reloads.discard)
 
+    def resync(self) -> None:
+        """Read every admin server again (on the event loop, in the background) and apply
+        what changed: the process's listening connection was down, so other processes'
+        notices may have been lost. Unchanged servers keep their sessions."""
+        if not self._started:
+            return
+        task = asyncio.get_running_loop().create_task(self._resync())
+        self._reloads.add(task)
+        task.add_done_callback(self._reloads.discard)
+
+    async def _resync(self) -> None:
+        async with self._changing:
+            stored = await self.db.run(load_servers, self.db)
+            admin = {n for n, s in self.sources.items() if s.origin == "admin"}
+            for name in sorted(admin | set(stored)):
+                spec, source = stored.get(name), self.sources.get(name)
+                if name in self.settings.mcp_servers or (source and source.spec == spec):
+                    continue
+                await self._stop(name)
+                if spec is not None and self._started:
+                    self._add(name, spec, "admin")
+                logger.info(
+                    "MCP server %s %s (changed while not listening)",
+                    name,
+                    "reloaded" if spec else "removed",
+                )
+
     async def _reload(self, name: str) -> None:
         if name in self.settings.mcp_servers:
             return

@@ -20,7 +20,9 @@ make the next batch.
 
 When the connection drops it is opened again with a growing pause; once listening again,
 every live subscriber re-reads storage from its last sequence, so nothing sent meanwhile
-is lost (and the sequence filter drops what it already has).
+is lost (and the sequence filter drops what it already has), and the ``on_listening_again``
+callback runs: control messages sent meanwhile were lost, so what they would have refreshed
+(cached employees, remote MCP servers) is read again from storage.
 
 Notifications go out just after their commits (``storage.pg_notify``), so a process that dies
 between the two, or a notification that cannot be sent, leaves committed events unannounced.
@@ -106,6 +108,9 @@ class EventListener:
         bus: The process's event bus (its database must be PostgreSQL).
         url: The database URL.
         on_control: Called for each control message, on the event loop.
+        on_listening_again: Called on the event loop each time ``LISTEN`` took effect (at
+            start and after every reconnect): control messages sent while the connection was
+            down never arrive, so it drops or re-reads what they would have refreshed.
     """
 
     def __init__(
@@ -114,6 +119,7 @@ class EventListener:
         url: URL,
         on_control: ControlHandler,
         *,
+        on_listening_again: Callable[[], None] | None = None,
         catch_up_s: float = CATCH_UP_S,
     ) -> None:
         self._bus = bus
@@ -123,6 +129,7 @@ class EventListener:
         process's own included) or a catch-up announced."""
         self._conninfo = libpq_conninfo(url)
         self._on_control = on_control
+        self._on_listening_again = on_listening_again
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
@@ -267,6 +274,11 @@ class EventListener:
 
     # -- on the event loop -----------------------------------------------------------------------
     def _listening_again(self) -> None:
+        if self._on_listening_again is not None:
+            try:
+                self._on_listening_again()
+            except Exception:
+                log.exception("refreshing after listening again failed")
         self.listening.set()
         self._bus.resync_all()
 
