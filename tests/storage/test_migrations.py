@@ -192,6 +192,17 @@ def test_revisions_use_plain_sqlalchemy_types() -> None:
         assert "sqlmodel" not in script.read_text(encoding="utf-8"), script.name
 
 
+def test_revision_ids_fit_alembics_version_column() -> None:
+    """PostgreSQL refuses a revision id over 32 characters (``alembic_version.version_num``);
+    SQLite would not notice."""
+    from alembic.script import ScriptDirectory
+
+    revisions = list(ScriptDirectory.from_config(migrate.alembic_config()).walk_revisions())
+    assert len(revisions) >= 17
+    too_long = [r.revision for r in revisions if len(r.revision) > 32]
+    assert too_long == []
+
+
 @pytest.mark.parametrize(
     ("column_type", "rendered"),
     [

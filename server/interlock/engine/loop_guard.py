@@ -54,16 +54,14 @@ def mentions_tool(text: str, tool: Tool) -> bool:
     return bool(action) and action in words
 
 
-_DECLINED = (
-    select(ToolCall)
-    .where(
-        ToolCall.conversation_id == bindparam("cid"),
-        ToolCall.name == bindparam("tool"),
-        col(ToolCall.status).in_(DECLINED_STATUSES),
-    )
-    .order_by(col(ToolCall.message_id).desc())
+_DECLINED = select(ToolCall).where(
+    ToolCall.conversation_id == bindparam("cid"),
+    ToolCall.name == bindparam("tool"),
+    col(ToolCall.status).in_(DECLINED_STATUSES),
 )
-"""Prebuilt: every ``ASK`` proposal of a model step reads it."""
+"""Prebuilt: every ``ASK`` proposal of a model step reads it. Unordered so it reads only the
+conversation's declined calls on ``(conversation_id, status)`` (an ORDER BY would lead SQLite
+to walk all of its calls in order); the few rows are sorted in Python."""
 
 
 def declined_before(
@@ -81,7 +79,11 @@ def declined_before(
         The latest matching ``rejected``/``expired`` call after the person's last mention of
         the tool, or None.
     """
-    declined = session.exec(_DECLINED, params={"cid": conversation_id, "tool": tool.name}).all()
+    declined = sorted(
+        session.exec(_DECLINED, params={"cid": conversation_id, "tool": tool.name}).all(),
+        key=lambda call: call.message_id,
+        reverse=True,
+    )
     wanted = canonical_args(args)
     match = next((c for c in declined if canonical_args(c.proposed_args) == wanted), None)
     if match is None:

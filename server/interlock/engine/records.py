@@ -253,15 +253,14 @@ def close_call(
     )
 
 
-_OPEN_CALLS = (
-    select(ToolCall)
-    .where(
-        ToolCall.conversation_id == bindparam("conversation_id"),
-        col(ToolCall.status).in_([s.value for s in OPEN_STATUSES]),
-    )
-    .order_by(col(ToolCall.message_id), col(ToolCall.index))
+_OPEN_CALLS = select(ToolCall).where(
+    ToolCall.conversation_id == bindparam("conversation_id"),
+    col(ToolCall.status).in_([s.value for s in OPEN_STATUSES]),
 )
-"""A conversation's open calls in order, prebuilt (read by every new message)."""
+"""A conversation's open calls, prebuilt (read by every new message). Unordered: an ORDER BY
+would lead SQLite to walk the conversation's calls in order on ``(conversation_id, message_id,
+index)`` rather than read only the open ones on ``(conversation_id, status)``; the few rows
+are sorted in Python."""
 
 
 def cancel_open_calls(
@@ -283,7 +282,10 @@ def cancel_open_calls(
     Returns:
         The ids of the calls closed. The caller commits.
     """
-    calls = session.exec(_OPEN_CALLS, params={"conversation_id": conversation_id}).all()
+    calls = sorted(
+        session.exec(_OPEN_CALLS, params={"conversation_id": conversation_id}).all(),
+        key=lambda call: (call.message_id, call.index),
+    )
     closed: list[ToolCall] = []
     for call in calls:
         # Compare-and-set per call: two closers racing on database threads (two cancels, a

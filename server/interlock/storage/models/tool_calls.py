@@ -27,10 +27,23 @@ from interlock.storage.models.common import (
 
 class ToolCall(SQLModel, table=True):
     __tablename__ = "tool_calls"
-    __table_args__ = (Index("ix_tool_calls_message_id_index", "message_id", "index"),)
+    __table_args__ = (
+        Index("ix_tool_calls_message_id_index", "message_id", "index"),
+        # Per-cycle reads of one conversation touch only the rows they return (migration 0017):
+        # its calls after a message in call order (history), its open or declined calls (new
+        # message, loop guard), its undone calls (the prompt's note).
+        Index(
+            "ix_tool_calls_conversation_id_message_id_index",
+            "conversation_id",
+            "message_id",
+            "index",
+        ),
+        Index("ix_tool_calls_conversation_id_status", "conversation_id", "status"),
+        Index("ix_tool_calls_conversation_id_undo_state", "conversation_id", "undo_state"),
+    )
 
     id: str = Field(default_factory=lambda: new_id("call"), primary_key=True)
-    conversation_id: str = Field(index=True, max_length=64)
+    conversation_id: str = Field(max_length=64)
     message_id: int = Field()
     run_id: str = Field(max_length=64)
     index: int = 0
