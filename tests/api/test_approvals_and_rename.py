@@ -203,8 +203,20 @@ async def test_tools_list_states_execution_modal_and_annotations(server: LiveSer
             "go \U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
             "go \U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
         ),
+        (
+            "Please plan the quarterly offsite for the sales team in Lisbon next spring",
+            "Please plan the quarterly offsite for the sales team in…",
+        ),
+        ("x" * 80, "x" * 59 + "…"),
     ],
-    ids=["controls", "only-invisible", "emoji-joiners-kept", "subdivision-flag-kept"],
+    ids=[
+        "controls",
+        "only-invisible",
+        "emoji-joiners-kept",
+        "subdivision-flag-kept",
+        "long-cut-at-a-word",
+        "long-word-cut",
+    ],
 )
 async def test_a_title_taken_from_the_first_message_is_one_visible_line(
     server: LiveServer, content: str, title: str

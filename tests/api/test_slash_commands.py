@@ -280,17 +280,20 @@ async def test_a_claim_must_match_the_text(api_settings: Settings) -> None:
 async def test_a_command_with_args_breaking_the_schema_is_refused(api_settings: Settings) -> None:
     async with live_server(api_settings) as server:
         conversation_id = await _conversation(server)
-        for content, rule in (
-            ("/notes", "minLength"),
-            ("/notes   ", "minLength"),
-            ("/notes " + "x" * 2001, "maxLength"),
+        for content, rule, words in (
+            ("/notes", "minLength", "/notes needs some text."),
+            ("/notes   ", "minLength", "/notes needs some text."),
+            (
+                "/notes " + "x" * 2001,
+                "maxLength",
+                "The text after /notes must have at most 2000 characters.",
+            ),
         ):
             error = _error(await _send(server, conversation_id, content), 422, "invalid_args")
             fields = error["details"]["errors"]
             assert {f"{'/'.join(f['path'])}:{f['rule']}" for f in fields} >= {f"text:{rule}"}
-            # The person reads it: the field as the card labels it, one problem per field.
-            assert error["message"].startswith("/notes needs different input. Text: "), error
-            assert error["message"].count("Text:") == 1 and "text:" not in error["message"]
+            # The person reads a sentence about what they typed, not a field and a rule.
+            assert error["message"] == words, error
         await _assert_nothing_stored(server, conversation_id)
 
 

@@ -160,24 +160,60 @@ def resolve_command(
     errors = registry.validate_args(tool, args)
     if errors:
         raise BadRequest(
-            f"/{name} needs different input. " + _problems_in_words(tool, errors),
+            _problems_in_words(name, tool, command.args, errors),
             code="invalid_args",
             details={"errors": [e.as_dict() for e in errors]},
         )
     return ResolvedCommand(skill=skill.name, command=name, tool=tool, args=args)
 
 
-def _problems_in_words(tool: Tool, errors: list[FieldError]) -> str:
-    """The first problem of each field, named as a card labels it: ``Text: Must not be empty.``"""
+def _problems_in_words(
+    name: str, tool: Tool, template: dict[str, Any] | None, errors: list[FieldError]
+) -> str:
+    """Say what is wrong with a command's input, one sentence per problem, for the person.
+
+    Args:
+        name: The command (``notes``).
+        tool: Its bound tool (field titles from its input schema).
+        template: The command's args template (which fields the typed text fills).
+        errors: The failed rules of the filled args (not empty).
+
+    Returns:
+        For example ``/notes needs some text.``, ``The text after /notes must have at most
+        2000 characters.``; a field the skill fills itself (not from the text) is named as the
+        skill's mistake.
+    """
+    from_text = _fields_from_text(template)
     props = tool.input_schema.get("properties") or {}
     said: dict[str, str] = {}
     for e in errors:
         key = str(e.path[0]) if e.path else ""
-        prop = props.get(key) if isinstance(props, dict) else None
-        title = prop.get("title") if isinstance(prop, dict) else None
-        label = title if isinstance(title, str) and title else key.replace("_", " ").capitalize()
-        said.setdefault(key, f"{label}: {e.message}" if label else e.message)
-    return " ".join(said.values())
+        message = e.message.rstrip(".")
+        if key in from_text:
+            if e.rule == "required" or message in ("Must not be empty", "Must not be blank"):
+                sentence = f"/{name} needs some text."
+            elif message.startswith("Must "):
+                sentence = f"The text after /{name} must {message[5:]}."
+            else:
+                sentence = f"/{name} cannot use this text: {message}."
+        else:
+            prop = props.get(key) if isinstance(props, dict) else None
+            title = prop.get("title") if isinstance(prop, dict) else None
+            label = title if isinstance(title, str) and title else key.replace("_", " ")
+            where = f" ({label})" if label else ""
+            sentence = (
+                f"/{name} cannot run: its skill gives the tool input it refuses{where}: "
+                f"{message[:1].lower()}{message[1:]}. Tell an admin."
+            )
+        said.setdefault(key, sentence)
+    return " ".join(dict.fromkeys(said.values()))
+
+
+def _fields_from_text(template: dict[str, Any] | None) -> set[str]:
+    """The top-level args a command fills from the typed text (``{query}``)."""
+    if template is None:
+        return {"query"}
+    return {key for key, value in template.items() if QUERY in repr(value)}
 
 
 def propose_command(

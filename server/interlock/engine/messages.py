@@ -24,7 +24,7 @@ from interlock.permissions import start_switch
 from interlock.storage import Conversation, Message, MessageRole, Run
 from interlock.storage.models import utcnow
 from interlock.storage.rows import insert_rows, new_row
-from interlock.storage.text import one_line
+from interlock.storage.text import short_label
 from interlock.storage.views import message_out
 from interlock.streaming.events import MessageCompleted, RunStarted
 
@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from interlock.engine.runner import Engine
 
 NEW_MESSAGE_REASON = "the person sent a new message before deciding"
+TITLE_LENGTH = 60
+"""Longest title made from a conversation's first message, "…" included (characters)."""
 
 _conversations = Conversation.__table__  # type: ignore[attr-defined]
 _OWNED = sa_select(
@@ -131,7 +133,7 @@ def store_message(
         insert_rows(session, [run, message])
         title = conversation.title
         if title == "New conversation":
-            title = one_line(content, 60) or title
+            title = short_label(content, TITLE_LENGTH) or title
         session.connection().execute(
             _TOUCH, {"conversation_id": conversation_id, "title": title, "now": utcnow()}
         )

@@ -117,3 +117,29 @@ def one_line(text: str, limit: int) -> str:
         elif ord(c) in _TAGS and kept and (kept[-1] == _BLACK_FLAG or ord(kept[-1]) in _TAGS):
             kept.append(c)
     return " ".join("".join(kept).split())[:limit].strip()
+
+
+ELLIPSIS = "\u2026"
+
+
+def short_label(text: str, limit: int) -> str:
+    """Return ``text`` as a one-line label (:func:`one_line`) of at most ``limit`` characters,
+    cut at a word boundary when one is in the second half, ending with "…" when cut.
+
+    Args:
+        text: Any text (a first message).
+        limit: Largest length of the result, "…" included (at least 2).
+
+    Returns:
+        ``"Plan the offsite for the sales team…"``; empty when nothing visible is left.
+    """
+    line = one_line(text, len(text))
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2 and not line[limit - 1].isspace():
+        cut = cut[:space]
+    # No dangling punctuation or half of an emoji's joined sequence before the "…".
+    cut = cut.rstrip(" ,.;:!?-\u2013\u2014" + "".join(_JOINERS))
+    return (cut or line[: limit - 1]) + ELLIPSIS
