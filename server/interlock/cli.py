@@ -46,6 +46,14 @@ app.add_typer(groups_app, name="groups")
 app.add_typer(tokens_app, name="tokens")
 
 WORKER_START_TIMEOUT_S = 60
+KEEP_ALIVE_S = 75
+"""Seconds uvicorn keeps an idle keep-alive connection open (uvicorn's default is 5).
+
+Longer than clients and proxies keep theirs (httpx and the MCP SDK: 5 s, aiohttp 15 s, nginx
+and load balancers 60 s), so the client always closes an idle connection first. With equal
+times a client could send a request on a pooled connection just as the server's timer closed
+it unread: the client saw ``httpx.ReadError`` (connection reset) on a request the server never
+read, for example opening an event stream on a loaded machine (case C15)."""
 
 DatabaseUrlOption = Annotated[
     str | None,
@@ -176,6 +184,7 @@ def _serve(host: str | None, port: int | None, workers: int) -> None:
             # supervisor's health checks: give a busy machine time.
             timeout_worker_healthcheck=WORKER_START_TIMEOUT_S,
             timeout_graceful_shutdown=settings.shutdown_grace_s,
+            timeout_keep_alive=KEEP_ALIVE_S,
         )
         return
     uvicorn.run(
@@ -186,6 +195,7 @@ def _serve(host: str | None, port: int | None, workers: int) -> None:
         # Bounded stop: a stream or an MCP call waiting for a decision that does not close
         # when asked is cancelled after this many seconds (the lifespan shutdown then runs).
         timeout_graceful_shutdown=settings.shutdown_grace_s,
+        timeout_keep_alive=KEEP_ALIVE_S,
     )
 
 

@@ -10,6 +10,7 @@ import types
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi import FastAPI
 from sqlmodel import select
@@ -239,6 +240,26 @@ def test_serve_bounds_the_graceful_shutdown_with_one_worker_or_several(
     assert result.exit_code == 0, result.output
     assert [run["timeout_graceful_shutdown"] for run in runs] == [10, 3]
     assert runs[1]["workers"] == 2
+
+
+def test_serve_keeps_idle_connections_longer_than_http_clients_keep_them(
+    sqlite_url: str, fake_app: list[Settings | None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client never sends a request on a pooled connection the server is closing unread
+    (``httpx.ReadError``, case C15 on a loaded machine): the server's keep-alive outlasts
+    httpx's (the MCP SDK's) and proxies' idle expiry, with one worker or several."""
+    runs: list[dict[str, Any]] = []
+    monkeypatch.setattr("uvicorn.run", lambda app, **kwargs: runs.append(kwargs))
+
+    assert runner.invoke(cli.app, ["serve"]).exit_code == 0
+    monkeypatch.setenv("INTERLOCK_DATABASE_URL", "postgresql+psycopg://u@127.0.0.1:1/none")
+    monkeypatch.setattr(migrate, "upgrade", lambda url: None)
+    assert runner.invoke(cli.app, ["serve", "--workers", "2"]).exit_code == 0
+
+    httpx_expiry = httpx.Limits().keepalive_expiry
+    assert httpx_expiry is not None
+    for run in runs:
+        assert run["timeout_keep_alive"] > max(httpx_expiry, 60), run
 
 
 def test_openapi_writes_the_document(

@@ -14,6 +14,7 @@ from langchain_core.language_models import BaseChatModel
 
 from interlock.api.app import create_app
 from interlock.api.services import Services
+from interlock.cli import KEEP_ALIVE_S
 from interlock.settings import Settings
 
 START_TIMEOUT_S = 15.0
@@ -77,7 +78,14 @@ async def live_server(
     """
     services = Services.build(settings, model=model)
     app = create_app(settings, services)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        timeout_keep_alive=KEEP_ALIVE_S,  # as interlock serve
+    )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     try:
