@@ -12,9 +12,11 @@ import asyncio
 from collections.abc import Callable
 
 import httpx
+import pytest
 
 from interlock.settings import Settings
 from interlock.storage import Conversation
+from support.listeners import listening_down
 from support.live import LiveServer, live_server
 from support.sse import EventLog, collect, iter_frames, terminals
 
@@ -114,3 +116,32 @@ async def test_a_delete_while_a_run_is_active_is_refused_and_the_stream_stays_op
         unknown = await server.client.delete("/api/conversations/conv_unknown")
         assert unknown.status_code == 404
         assert unknown.json()["error"]["code"] == "not_found"
+
+
+async def test_a_delete_made_while_a_worker_was_not_listening_ends_its_streams_after(
+    backend: str,
+    db_url: str,
+    make_settings: Callable[..., Settings],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if backend == "sqlite":
+        pytest.skip("several workers need PostgreSQL")
+    settings = make_settings()
+    async with live_server(settings) as first, live_server(settings) as second:
+        conversation_id, last = await _paused(first)
+        log, caught_up = EventLog(), asyncio.Event()
+        reader = asyncio.create_task(
+            _read_to_end(second.client, conversation_id, log, caught_up, last)
+        )
+        try:
+            async with asyncio.timeout(30):
+                await caught_up.wait()
+            async with listening_down(db_url, monkeypatch, second):
+                deleted = await first.client.delete(f"/api/conversations/{conversation_id}")
+                assert deleted.status_code == 204, deleted.text
+            async with asyncio.timeout(30):  # the second worker ends the response
+                await asyncio.shield(reader)
+        finally:
+            reader.cancel()
+        assert log.types[-1] == "conversation.deleted", log.types
+        assert [int(f.id or 0) for f in log.frames] == list(range(1, last + 2))

@@ -32,6 +32,7 @@ from interlock.api.routers import (
 )
 from interlock.api.services import Services
 from interlock.employees.directory import EMPLOYEES_VERB
+from interlock.engine.deletion import end_streams_of_deleted
 from interlock.mcp_bridge.endpoint import MCP_PATHS, LazyMcpEndpoint
 from interlock.mcp_bridge.sources import MCP_SERVERS_VERB
 from interlock.settings import Settings
@@ -90,11 +91,14 @@ def _control_handler(built: Services) -> Callable[[str, str], None]:
 
 def _refresh_handler(built: Services) -> Callable[[], None]:
     """What to refresh once listening again: control messages sent while this process's
-    listening connection was down never arrive, so the caches they keep fresh are read again."""
+    listening connection was down never arrive, so what they keep fresh is read again
+    (employees, remote MCP servers, streams of deleted conversations; a cancel is also
+    stored, and the run's worker finds it at its next heartbeat)."""
 
     def on_listening_again() -> None:
         built.employees.forget()
         built.mcp_sources.resync()
+        built.engine.in_background(end_streams_of_deleted(built.engine))
 
     return on_listening_again
 

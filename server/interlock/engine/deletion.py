@@ -21,6 +21,8 @@ Streams: after the commit the live subscribers of the conversation in this proce
 a final ``conversation.deleted`` event (:meth:`~interlock.streaming.bus.EventBus.end_conversation`);
 on PostgreSQL the transaction also sends ``NOTIFY interlock_control`` with
 ``conversation_deleted <id>``, and every other process ends its own streams the same way.
+A process whose listening connection was down at that moment never gets it: once listening
+again it ends the streams of the conversations that are gone (:func:`end_streams_of_deleted`).
 """
 
 from __future__ import annotations
@@ -62,6 +64,26 @@ async def delete_conversation(engine: Engine, user_id: str, conversation_id: str
     """
     await engine.db.run(_delete, engine, user_id, conversation_id)
     engine.bus.end_conversation(conversation_id)
+
+
+async def end_streams_of_deleted(engine: Engine) -> None:
+    """End this process's streams of conversations deleted while ``conversation_deleted``
+    notices could not arrive (the listening connection was down): one read of which of the
+    followed conversations still exist."""
+    followed = engine.bus.followed()
+    if not followed:
+        return
+    existing = await engine.db.run(_existing, engine, followed)
+    for conversation_id in sorted(followed - existing):
+        engine.bus.end_conversation(conversation_id)
+
+
+def _existing(engine: Engine, conversation_ids: frozenset[str]) -> set[str]:
+    with engine.db.session() as session:
+        found = session.exec(
+            select(Conversation.id).where(col(Conversation.id).in_(conversation_ids))
+        ).all()
+    return set(found)
 
 
 def _delete(engine: Engine, user_id: str, conversation_id: str) -> None:
