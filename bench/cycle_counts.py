@@ -6,6 +6,9 @@ Serves Interlock in this process (SQLite in a temporary directory unless ``--dat
 runs a few warm-up cycles, then counts over ``--cycles`` fresh cycles (new conversation, its
 stream, "add a note", approve, run completed) with SQLAlchemy event hooks on the server's
 engine: commits, statements (by first word) and ``Database.session`` calls (by caller).
+On PostgreSQL also the round trips: each ``BEGIN``, each statement sent on its own, each
+batch of :mod:`interlock.storage.write_behind` (queued writes, ``send``, ``COMMIT``) and of the
+audit chain's append, each ``COMMIT`` or ``ROLLBACK`` sent alone and each ``NOTIFY``.
 Figures are per cycle. Not part of ``make bench``: a tool for reading where the work goes.
 """
 
@@ -38,6 +41,8 @@ class Counts:
         self.statements: Counter[str] = Counter()
         self.texts: Counter[str] = Counter()
         self.sessions: Counter[str] = Counter()
+        self.trips: Counter[str] = Counter()
+        """PostgreSQL round trips, by kind."""
 
 
 def instrument(services: Any, counts: Counts) -> None:
@@ -55,6 +60,9 @@ def instrument(services: Any, counts: Counts) -> None:
         if counts.on:
             counts.commits += 1
 
+    if engine.dialect.name == "postgresql":
+        count_round_trips(services, counts)
+
     @event.listens_for(engine, "rollback")
     def _rollback(_conn: Any) -> None:
         if counts.on:
@@ -71,6 +79,69 @@ def instrument(services: Any, counts: Counts) -> None:
         return original()
 
     db.session = session
+
+
+def count_round_trips(services: Any, counts: Counts) -> None:
+    """Count PostgreSQL round trips (see the module's docstring) into ``counts.trips``."""
+    from interlock.audit import chain
+    from interlock.storage import write_behind
+
+    engine = services.db.engine
+    capture = getattr(write_behind, "_CAPTURE", None)
+    batches: list[int] = []
+
+    @event.listens_for(engine, "begin")
+    def _begin(_conn: Any) -> None:
+        if counts.on:
+            counts.trips["BEGIN"] += 1
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _statement(conn: Any, *_args: Any) -> None:
+        if counts.on and (capture is None or capture not in conn.info):
+            counts.trips["statement"] += 1
+
+    @event.listens_for(engine, "commit")
+    def _commit(_conn: Any) -> None:
+        if counts.on and not batches:
+            counts.trips["COMMIT"] += 1
+        batches.clear()
+
+    @event.listens_for(engine, "rollback")
+    def _rollback(_conn: Any) -> None:
+        if counts.on:  # a ROLLBACK, or the COMMIT ending a read-only transaction (pg_pool)
+            counts.trips["end of a read or a failed transaction"] += 1
+
+    run = write_behind._run
+
+    def counted_run(connection: Any, queue: list[Any], **kwargs: Any) -> Any:
+        if counts.on:
+            carries_commit = bool(queue) and queue[-1][0] == "COMMIT"
+            counts.trips["batch with COMMIT" if carries_commit else "batch"] += 1
+            if carries_commit:
+                batches.append(1)
+        return run(connection, queue, **kwargs)
+
+    write_behind._run = counted_run  # type: ignore[assignment]
+    append = chain.append_in_database
+
+    def counted_append(session: Any, pending: Any, *, commit: bool) -> None:
+        if counts.on:
+            counts.trips["audit batch with COMMIT" if commit else "audit batch"] += 1
+            if commit:
+                batches.append(1)
+        append(session, pending, commit=commit)
+
+    chain.append_in_database = counted_append  # type: ignore[assignment]
+    notifier = services.db.notifier
+    if notifier is not None:
+        send = notifier.send
+
+        def counted_send(channel: str, payloads: list[str]) -> bool:
+            if counts.on and payloads:
+                counts.trips["NOTIFY"] += 1
+            return bool(send(channel, payloads))
+
+        notifier.send = counted_send  # type: ignore[method-assign]
 
 
 async def measure(database_url: str | None, cycles: int) -> Counts:
@@ -115,6 +186,11 @@ def main() -> None:
         f"  statements: {total / n:.1f}  "
         + "  ".join(f"{k} {v / n:.1f}" for k, v in counts.statements.most_common())
     )
+    if counts.trips:
+        print(
+            f"  PostgreSQL round trips: {sum(counts.trips.values()) / n:.1f}  "
+            + "  ".join(f"{k} {v / n:.1f}" for k, v in counts.trips.most_common())
+        )
     print(f"  sessions: {sum(counts.sessions.values()) / n:.1f}")
     for name, value in counts.sessions.most_common():
         print(f"    {value / n:5.1f}  {name}")

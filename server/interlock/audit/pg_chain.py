@@ -37,6 +37,7 @@ from sqlalchemy.orm import Session
 
 from interlock.storage import AuditRecord
 from interlock.storage.pg_pool import mark_written
+from interlock.storage.write_behind import send_queued_in_pipeline
 
 GENESIS_HASH = "0" * 64
 AUDIT_CHAIN_LOCK_KEY = 0x1A0D17
@@ -87,6 +88,8 @@ def append_in_database(
     cursors: list[Any] = []
     try:
         with driver.pipeline():
+            # The transaction's queued writes (its events) go first, before the lock is taken.
+            send_queued_in_pipeline(connection, driver)
             driver.execute(_LOCK_SQL, (AUDIT_CHAIN_LOCK_KEY,))
             for record, before, after in pending:
                 params = (

@@ -30,7 +30,7 @@ from interlock.engine.records import close_call, error_text, view
 from interlock.engine.terminals import stage_end
 from interlock.engine.turn import TurnPlan
 from interlock.storage import Message, MessageRole, RunStatus, ToolCall, ToolCallStatus
-from interlock.storage.rows import insert_rows, new_row
+from interlock.storage.rows import defer_rows, insert_rows, new_row
 from interlock.storage.views import message_out
 from interlock.streaming.events import MessageCompleted, MessageDelta, ToolCallCreated
 from interlock.tools import Permission, Tool, ToolRegistry
@@ -208,13 +208,14 @@ class AnswerStore:
 
 
 def _insert_new_calls(session: Session, calls: list[ToolCall]) -> None:
-    """Insert the calls not written yet with Core (:func:`insert_rows`) rather than at the
-    commit's flush; they leave the session (nothing reads them through it afterwards)."""
+    """Insert the calls not written yet with Core (:func:`defer_rows`: on PostgreSQL with the
+    events) rather than at the commit's flush; they leave the session (nothing reads them
+    through it afterwards)."""
     new = [call for call in calls if call in session.new]
     for call in new:
         session.expunge(call)
     if new:
-        insert_rows(session, new)
+        defer_rows(session, new)
 
 
 def _declined_before(session: Session, conversation_id: str, tool: Tool, args: Any) -> bool:

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import bindparam, func, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from interlock.approvals.access import decider_role
 from interlock.audit import Channel, Outcome, record_outcome
@@ -31,6 +31,7 @@ from interlock.engine.decision_checks import (
     check_content,
     check_shape,
 )
+from interlock.engine.decision_read import read_call_to_decide
 from interlock.engine.expiry import expire_call
 from interlock.engine.outside import MCP_CHANNEL
 from interlock.engine.records import view
@@ -71,14 +72,6 @@ loaded call's attributes are left as they are, which this no-op write does not c
 _DECIDE_UNDECIDED = _LOCK_UNDECIDED.values(decided_at=bindparam("now"))
 """:data:`_LOCK_UNDECIDED` that also sets ``decided_at``: for a decision that decides the call
 at once (not one approval of several), so the flush has no second update of the row."""
-
-_CALL_TO_DECIDE = (
-    select(ToolCall, Conversation, Decision.id)
-    .join(Conversation, col(Conversation.id) == col(ToolCall.conversation_id))
-    .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
-    .where(col(ToolCall.id) == bindparam("call_id"))
-)
-"""A call, its conversation and its decision's id (None: undecided) in one read (prebuilt)."""
 
 log = logging.getLogger(__name__)
 
@@ -150,21 +143,21 @@ def _record(
         decision) or after an approval that still needs more.
     """
     with engine.db.session() as session:
-        found = session.exec(_CALL_TO_DECIDE, params={"call_id": tool_call_id}).first()
-        call, conversation, existing = found if found is not None else (None, None, None)
+        found = read_call_to_decide(session, tool_call_id, user_id)
+        call, conversation = (found.call, found.conversation) if found else (None, None)
         employee = engine.employees.get(conversation.employee) if conversation else None
         role = (
             decider_role(session, user_id, conversation, employee)
             if call is not None and conversation is not None
             else None
         )
-        if call is None or conversation is None or role is None:
+        if found is None or call is None or conversation is None or role is None:
             log.info("decision refused (not_found): tool call %s, user %s", tool_call_id, user_id)
             raise NotFound("No such tool call.")
         now = engine.deadlines.now()
         if (
             call.status != ToolCallStatus.interrupted
-            or existing is not None
+            or found.decided
             or call.decided_at is not None
             or (call.expires_at is not None and call.expires_at <= now)
         ):
@@ -185,7 +178,7 @@ def _record(
             and tool is not None
             and employee is not None
             and is_action(tool)
-            and not actions_on(session, conversation.owner_id, employee.slug)
+            and not found.actions_on
         ):
             raise Conflict(
                 f"AI actions for {employee.name} are off, so this cannot run. Turn them on "
@@ -261,14 +254,16 @@ def _record(
             if runs
             else None,
         )
-        out = view(session, engine.registry, call, decision)
+        out = view(session, engine.registry, call, decision, decided_by=found.decider_name)
         engine.bus.stage(
             session, call.conversation_id, ToolCallDecided(run_id=call.run_id, tool_call=out)
         )
         # The last decision awaited resumes the run in this transaction: ``run.started``
         # goes out with ``tool_call.decided`` while the run's steps wait for their turn.
         run_id = (
-            claim_resume_in(engine, session, call.conversation_id, call.message_id)
+            claim_resume_in(
+                engine, session, call.conversation_id, call.message_id, found.others_wait
+            )
             if conversation.channel != MCP_CHANNEL
             else None
         )

@@ -114,6 +114,7 @@ def view(
     call: ToolCall | CallValues,
     decision: Decision | object | None = _UNLOADED,
     approvals: list[ToolCallApprovalOut] | None = None,
+    decided_by: str | object | None = _UNLOADED,
 ) -> ToolCallOut:
     """Return the wire shape of ``call`` with its decision, approvals, title and card hint.
 
@@ -124,14 +125,17 @@ def view(
         call: The tool call row (an object, or its values read with Core).
         decision: The call's decision if already loaded (``None`` for none).
         approvals: The call's approvals if already loaded.
+        decided_by: The decider's name if already read (``None``: no such person).
     """
     if decision is _UNLOADED:
         decision = session.exec(_DECISION_OF_CALL, params={"call_id": call.id}).first()
     assert decision is None or isinstance(decision, Decision)
-    decided_by = None
-    if decision is not None:
+    if decision is None:
+        decided_by = None
+    elif decided_by is _UNLOADED:
         name = session.connection().execute(_USER_NAME, {"user_id": decision.user_id}).scalar()
         decided_by = None if name is None else str(name)
+    assert decided_by is None or isinstance(decided_by, str)
     if approvals is None and call.approvals_required > 1:
         approvals = approvals_of(session, [call.id]).get(call.id, [])
     return tool_call_out(
@@ -326,12 +330,17 @@ def cancel_open_calls(
     return [call.id for call in closed]
 
 
-def waiting_for_person() -> ColumnElement[bool]:
+def waiting_for_person(calls: Any = ToolCall, decisions: Any = Decision) -> ColumnElement[bool]:
     """SQL condition on ``ToolCall`` outer-joined with ``Decision``: the call waits for its
-    person (``interrupted`` without a decision, or ``awaiting_client``)."""
+    person (``interrupted`` without a decision, or ``awaiting_client``).
+
+    Args:
+        calls: ``ToolCall``, or an alias of it.
+        decisions: ``Decision``, or an alias of it.
+    """
     return or_(
-        and_(col(ToolCall.status) == ToolCallStatus.interrupted, col(Decision.id).is_(None)),
-        col(ToolCall.status) == ToolCallStatus.awaiting_client,
+        and_(col(calls.status) == ToolCallStatus.interrupted, col(decisions.id).is_(None)),
+        col(calls.status) == ToolCallStatus.awaiting_client,
     )
 
 

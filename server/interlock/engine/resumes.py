@@ -10,13 +10,24 @@ from sqlmodel import Session, col, select
 from interlock.engine.outside import is_record
 from interlock.engine.records import latest_assistant_calls, waiting_for_person
 from interlock.storage import Conversation, Decision, Message, MessageRole, Run, ToolCall
-from interlock.storage.rows import insert_rows, new_row
+from interlock.storage.rows import defer_rows, new_row
+from interlock.storage.write_behind import defer, send
 from interlock.streaming.events import RunStarted
 
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
 
 _conversations = Conversation.__table__  # type: ignore[attr-defined]
+CLAIM = (
+    update(_conversations)
+    .where(
+        _conversations.c.id == bindparam("conversation_id"),
+        _conversations.c.active_run_id.is_(None),
+    )
+    .values(active_run_id=bindparam("run_id"))
+)
+"""Claims a free conversation for ``run_id`` (compare-and-set; a Core statement: the ORM's
+bulk UPDATE costs several times more on this hot path)."""
 _UNCLAIM = (
     update(_conversations)
     .where(
@@ -65,30 +76,48 @@ def claim_resume(engine: Engine, conversation_id: str, message_id: int, user_id:
 
 
 def claim_resume_in(
-    engine: Engine, session: Session, conversation_id: str, message_id: int
+    engine: Engine,
+    session: Session,
+    conversation_id: str,
+    message_id: int,
+    others_wait: bool | None = None,
 ) -> str | None:
     """Claim the resume run in the caller's transaction (a decision's), when nothing of
     ``message_id`` waits any more and nothing answered it yet; ``run.started`` is staged.
 
     The caller commits, then starts the run's task (``engine.spawn_soon``): the person sees
     the run start with the decision itself. For chat conversations only (a record of MCP
-    calls settles otherwise). The same checks as :func:`claim_resume`, after the claim; when
-    they fail the claim is undone in the transaction and the caller's own writes stay.
+    calls settles otherwise). The same checks as :func:`claim_resume`, after the claim (sent
+    with it in one round trip: :func:`~interlock.storage.write_behind.send`); when they fail
+    the claim is undone in the transaction and the caller's own writes stay.
+
+    Args:
+        engine: The engine.
+        session: The caller's session (its transaction).
+        conversation_id: The conversation.
+        message_id: The assistant message whose calls were decided.
+        others_wait: Whether another call of the message still waits for its person, when
+            the caller read it in this transaction already (else it is read here).
 
     Returns:
         The new run's id, or None (the caller resumes later, as without this).
     """
-    if _waiting(session, message_id):  # cheap first: another call of the message waits
+    if others_wait is None:
+        others_wait = _waiting(session, message_id)
+    if others_wait:  # cheap first: another call of the message waits
         return None
     run = new_row(Run, conversation_id=conversation_id, trigger="resume", owner_id=engine.worker_id)
-    if not engine.claim(session, conversation_id, run.id):
+    claimed, busy = send(
+        session,
+        (CLAIM, {"conversation_id": conversation_id, "run_id": run.id}),
+        (_WAITING_OR_ANSWERED, {"cid": conversation_id, "mid": message_id}),
+    )
+    if claimed.rowcount != 1:
         return None
-    if _waiting_or_answered(session, conversation_id, message_id):
-        session.connection().execute(
-            _UNCLAIM, {"conversation_id": conversation_id, "run_id": run.id}
-        )
+    if busy.scalar():  # read once the claim held the conversation: see claim_resume
+        defer(session, _UNCLAIM, {"conversation_id": conversation_id, "run_id": run.id})
         return None
-    insert_rows(session, [run])
+    defer_rows(session, [run])  # sent with the events, at the commit (PostgreSQL)
     engine.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="resume"))
     return run.id
 

@@ -13,7 +13,6 @@ from collections.abc import Coroutine
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from sqlalchemy import bindparam, update
 from sqlmodel import Session
 
 from interlock.audit import SYSTEM_DECIDER
@@ -27,7 +26,7 @@ from interlock.engine.graph import GraphDeps, Start, build_graph
 from interlock.engine.leases import Leases
 from interlock.engine.messages import store_message
 from interlock.engine.outside import OutsideCalls
-from interlock.engine.resumes import claim_resume, resume_after_close, resume_latest
+from interlock.engine.resumes import CLAIM, claim_resume, resume_after_close, resume_latest
 from interlock.engine.terminals import end_run
 from interlock.errors import InterlockError, NotFound
 from interlock.models import create_chat_model
@@ -44,17 +43,6 @@ from interlock.streaming import EventBus
 from interlock.tools import ToolRegistry
 
 log = logging.getLogger(__name__)
-
-_conversations = Conversation.__table__  # type: ignore[attr-defined]
-_CLAIM = (
-    update(_conversations)
-    .where(
-        _conversations.c.id == bindparam("conversation_id"),
-        _conversations.c.active_run_id.is_(None),
-    )
-    .values(active_run_id=bindparam("run_id"))
-)
-"""A Core statement: the ORM's bulk UPDATE costs several times more on this hot path."""
 
 
 class Engine:
@@ -232,7 +220,7 @@ class Engine:
     def claim(self, session: Session, conversation_id: str, run_id: str) -> bool:
         """Claim the conversation for ``run_id`` (compare-and-set); False when taken."""
         result = session.connection().execute(
-            _CLAIM, {"conversation_id": conversation_id, "run_id": run_id}
+            CLAIM, {"conversation_id": conversation_id, "run_id": run_id}
         )
         return bool(result.rowcount == 1)
 

@@ -12,6 +12,7 @@ from interlock.engine.records import cancel_open_calls, latest_assistant_calls
 from interlock.errors import InterlockError, error_body
 from interlock.storage import Conversation, Run, RunStatus, ToolCallStatus
 from interlock.storage.models import utcnow
+from interlock.storage.write_behind import defer
 from interlock.streaming import EventBus
 from interlock.streaming.events import RunCancelled, RunCompleted, RunFailed, RunPaused
 from interlock.tools import ToolRegistry
@@ -146,6 +147,7 @@ def stage_end(
         else:
             assert error is not None
             terminal = RunFailed(run_id=run_id, error=error_body(error)["error"])
-    connection.execute(_RELEASE, {"conversation_id": conversation_id, "run_id": run_id, "now": now})
+    # Sent with the events (storage.write_behind): nothing reads its row count.
+    defer(session, _RELEASE, {"conversation_id": conversation_id, "run_id": run_id, "now": now})
     bus.stage(session, conversation_id, terminal)
     return True

@@ -57,6 +57,23 @@ def actions_on(session: Session, user_id: str, employee: str) -> bool:
     return switch_state(session, user_id, employee).on
 
 
+def on_from_columns(
+    changed_by: str | None, on_until: datetime | None, now: datetime | None = None
+) -> bool:
+    """:func:`actions_on` from a switch's columns read by the caller's own query.
+
+    Args:
+        changed_by: The switch's ``changed_by``, read through an outer join: None when the
+            person has no switch for the employee (never started counts as on).
+        on_until: Its ``on_until``.
+        now: The time to judge at (default: now).
+    """
+    if changed_by is None:
+        return True
+    until = as_utc(on_until) if on_until is not None else None
+    return until is not None and (now or utcnow()) < until
+
+
 def start_switch(session: Session, user_id: str, employee: str, *, days: int) -> SwitchState:
     """Start the first period (``days`` long) when the switch has never been set; else no-op.
 

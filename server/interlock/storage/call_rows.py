@@ -16,6 +16,7 @@ from sqlalchemy import bindparam, select, update
 from sqlmodel import Session
 
 from interlock.storage.models import ToolCall
+from interlock.storage.write_behind import defer
 
 _tool_calls = ToolCall.__table__  # type: ignore[attr-defined]
 _CALL_BY_ID = select(_tool_calls).where(_tool_calls.c.id == bindparam("call_id"))
@@ -79,10 +80,11 @@ def update_call(session: Session, call: CallValues, changes: dict[str, Any]) -> 
 
     As the unit of work does for a loaded ``ToolCall``, only the values that differ from
     ``call``'s are written (a ``None`` JSON value left as it is stays SQL NULL, not JSON
-    ``null``); nothing is written when none differ. ``call`` holds every value given, as a
+    ``null``); nothing is written when none differ. On PostgreSQL the ``UPDATE`` goes out
+    with the transaction's next round trip (:func:`~interlock.storage.write_behind.defer`). ``call`` holds every value given, as a
     ``ToolCall`` does after its attributes are set.
     """
     changed = {key: value for key, value in changes.items() if getattr(call, key) != value}
     call.__dict__.update(changes)
-    if changed:
-        session.connection().execute(_UPDATE_CALL, {"call_id": call.id, **changed})
+    if changed:  # sent with the transaction's next round trip (storage.write_behind)
+        defer(session, _UPDATE_CALL, {"call_id": call.id, **changed})

@@ -37,7 +37,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlmodel import Session, create_engine
 
 from interlock.errors import DatabaseBusy
-from interlock.storage import pg_pool
+from interlock.storage import pg_pool, write_behind
 from interlock.storage.pg_notify import Notifier
 from interlock.storage.writer import (
     GatedConnection,
@@ -130,6 +130,7 @@ class Database:
         else:
             pg_pool.ping_when_idle(self.engine)
             pg_pool.keep_prepared_statements(self.engine)
+            write_behind.install(self.engine)
         self._executors: tuple[ThreadPoolExecutor, ThreadPoolExecutor] | None = None
         self._executor_pid = 0
 

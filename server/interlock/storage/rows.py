@@ -9,6 +9,9 @@ object. The object stays outside the session (transient).
 :func:`new_row` builds the object itself as a table model's constructor does (the same
 attribute values, defaults included) without its per-attribute instrumented ``setattr`` and
 default lookups, which cost more than the statement that writes the row.
+
+:func:`defer_rows` queues the same ``INSERT`` as :func:`insert_rows` to go out with the
+transaction's next round trip on PostgreSQL (:mod:`~interlock.storage.write_behind`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from typing import Any, TypeVar
 from sqlalchemy import Table, insert, inspect
 from sqlalchemy.orm import Session
 from sqlmodel import SQLModel
+
+from interlock.storage.write_behind import defer, queued, send
 
 M = TypeVar("M", bound=SQLModel)
 
@@ -53,8 +58,11 @@ class _Plan:
                 self.defaults.append((name, None, field))
         keys = mapper.primary_key
         self.autoincrement: str | None = None
-        if len(keys) == 1 and keys[0] is table.autoincrement_column:
-            self.autoincrement = mapper.get_property_by_column(keys[0]).key
+        self.returning_key = self.statement
+        column = table.autoincrement_column
+        if len(keys) == 1 and column is not None and keys[0] is column:
+            self.autoincrement = mapper.get_property_by_column(column).key
+            self.returning_key = self.statement.returning(column)
 
 
 def _plan(model: type[Any]) -> _Plan:
@@ -95,7 +103,9 @@ def insert_rows(session: Session, rows: list[Any]) -> None:
     """Insert ``rows`` (objects of table models) in order, in ``session``'s transaction.
 
     Objects already added to the session and not flushed yet are flushed first, so rows
-    keep the order in which the transaction wrote them (autoincrement keys included).
+    keep the order in which the transaction wrote them (autoincrement keys included). On
+    PostgreSQL, writes queued by :func:`~interlock.storage.write_behind.defer` go out with
+    the first row, in the same round trip.
 
     Args:
         session: Open session.
@@ -106,14 +116,45 @@ def insert_rows(session: Session, rows: list[Any]) -> None:
         session.flush()
     connection = session.connection()
     for row in rows:
-        plan = _plan(type(row))
-        values: dict[str, Any] = {}
-        for attribute, key, evaluate_none in plan.columns:
-            value = getattr(row, attribute)
-            if value is not None or evaluate_none:
-                values[key] = value
-        result = connection.execute(plan.statement, values)
-        if plan.autoincrement is not None and getattr(row, plan.autoincrement) is None:
-            inserted = result.inserted_primary_key
-            assert inserted is not None
-            setattr(row, plan.autoincrement, inserted[0])
+        plan, values = _plan_and_values(row)
+        wanted = plan.autoincrement is not None and getattr(row, plan.autoincrement) is None
+        if queued(session):  # PostgreSQL: one round trip with the writes queued before it
+            (inserted,) = send(session, (plan.returning_key, values))
+            key = inserted.scalar()
+        else:
+            result = connection.execute(plan.statement, values)
+            key = result.inserted_primary_key[0] if wanted and result.inserted_primary_key else None
+        if wanted:
+            assert plan.autoincrement is not None and key is not None
+            setattr(row, plan.autoincrement, key)
+
+
+def defer_rows(session: Session, rows: list[Any]) -> None:
+    """:func:`insert_rows` for rows whose insert nobody waits for: on PostgreSQL they go out
+    with the transaction's next round trip (:func:`~interlock.storage.write_behind.defer`).
+
+    Args:
+        session: Open session.
+        rows: New objects whose keys are all set (nothing is read back).
+
+    Raises:
+        sqlalchemy.exc.DBAPIError: From the round trip the rows go out with (a unique
+            violation among them), as SQLAlchemy raises it; never here on PostgreSQL.
+    """
+    if session.new:
+        session.flush()
+    for row in rows:
+        plan, values = _plan_and_values(row)
+        assert plan.autoincrement is None or getattr(row, plan.autoincrement) is not None
+        defer(session, plan.statement, values)
+
+
+def _plan_and_values(row: Any) -> tuple[_Plan, dict[str, Any]]:
+    """The model's plan and the values ``row`` inserts (``None`` left to defaults)."""
+    plan = _plan(type(row))
+    values: dict[str, Any] = {}
+    for attribute, key, evaluate_none in plan.columns:
+        value = getattr(row, attribute)
+        if value is not None or evaluate_none:
+            values[key] = value
+    return plan, values

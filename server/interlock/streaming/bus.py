@@ -4,8 +4,9 @@ Events are staged on the caller's database session, so an event and the state ch
 reports are committed together (nothing half written), and are handed to live subscribers
 only after that commit. The events of a transaction are written in one batch just before it
 commits: per conversation one ``UPDATE ... RETURNING`` bumps ``conversations.last_event_seq``
-by their number (so sequences are gap-free per conversation), and one multi-row ``INSERT``
-stores them all.
+by their number (so sequences are gap-free per conversation), sent with the writes the
+transaction queued before (:mod:`~interlock.storage.write_behind`), and one multi-row
+``INSERT`` stores them all, sent with the ``COMMIT`` on PostgreSQL.
 
 Commits happen on the database thread pool; delivery to subscribers is handed back to the
 event loop thread: with the result of the ``db.run`` call that committed
@@ -42,6 +43,7 @@ from sqlmodel import Session
 from interlock.storage import Conversation, Database, Event
 from interlock.storage.db import defer_to_caller
 from interlock.storage.models import utcnow
+from interlock.storage.write_behind import defer, send
 from interlock.streaming.events import StreamEvent
 
 SUBSCRIBER_QUEUE_SIZE = 2_000
@@ -192,12 +194,16 @@ class EventBus:
         counts: dict[str, int] = {}
         for conversation_id, _event in pending:
             counts[conversation_id] = counts.get(conversation_id, 0) + 1
-        connection = session.connection()
+        bumps = [
+            (_BUMP_SEQ, {"conversation_id": conversation_id, "count": count})
+            for conversation_id, count in counts.items()
+        ]
         next_seq: dict[str, int] = {}
         ranges: dict[str, tuple[int, int]] = {}
-        for conversation_id, count in counts.items():
-            params = {"conversation_id": conversation_id, "count": count}
-            last = connection.execute(_BUMP_SEQ, params).scalar()
+        for (conversation_id, count), bumped in zip(
+            counts.items(), send(session, *bumps), strict=True
+        ):
+            last = bumped.scalar()
             if last is None:
                 raise LookupError(f"conversation {conversation_id} does not exist")
             next_seq[conversation_id] = int(last) - count + 1
@@ -222,7 +228,7 @@ class EventBus:
             )
             stored = StoredEvent(seq=seq, type=event.type, data=data, run_id=event.run_id)
             staged.append((conversation_id, stored))
-        connection.execute(_INSERT_EVENT, rows)
+        defer(session, _INSERT_EVENT, rows)  # sent with the COMMIT (PostgreSQL)
         return staged, ranges
 
     def publish(self, conversation_id: str, event: StreamEvent) -> int:
