@@ -316,7 +316,10 @@ class DroppableProxy:
     ``drop()`` closes all open connections (the event stream included) and refuses new ones
     until ``restore()``: a dropped network, as the browser sees it. ``freeze()`` silently
     discards everything on the open connections without closing them (a link that died while
-    the machine slept); new connections work.
+    the machine slept); new connections work. ``wake()`` ends a sleep longer than the server's
+    keep-alive (``KEEP_ALIVE_S``): the server closed the idle pooled connections meanwhile, so
+    the browser finds them closed, while an event stream's connection stays silently dead
+    (the server still writes to it, and nothing arrives).
     """
 
     def __init__(self, target_port: int) -> None:
@@ -324,6 +327,8 @@ class DroppableProxy:
         self.down = False
         self.writers: set[asyncio.StreamWriter] = set()
         self.frozen: set[asyncio.StreamWriter] = set()
+        self.streams: set[asyncio.StreamWriter] = set()
+        """Both ends of the connections that asked for an event stream."""
         self.server: asyncio.Server | None = None
 
     @property
@@ -353,6 +358,10 @@ class DroppableProxy:
     def freeze(self) -> None:
         self.frozen |= self.writers
 
+    def wake(self) -> None:
+        for writer in self.frozen - self.streams:
+            writer.close()
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self.down:
             writer.close()
@@ -363,6 +372,8 @@ class DroppableProxy:
         async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
             try:
                 while data := await src.read(65536):
+                    if dst is up_writer and _asks_for_events(data):
+                        self.streams |= {writer, up_writer}
                     if dst in self.frozen:
                         continue  # lost on a dead link
                     dst.write(data)
@@ -374,6 +385,12 @@ class DroppableProxy:
                 self.writers.discard(dst)
 
         await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+
+def _asks_for_events(data: bytes) -> bool:
+    """Whether ``data`` starts a request for a conversation's event stream."""
+    request_line = data.split(b"\r\n", 1)[0]
+    return request_line.startswith(b"GET ") and b"/events" in request_line
 
 
 async def test_a_dropped_stream_reconnects_and_replays_what_it_missed(
@@ -428,6 +445,7 @@ async def test_a_stream_that_died_in_sleep_reconnects_when_the_machine_wakes(
         await expect(row).to_have_attribute("data-status", "interrupted")
 
         # It wakes 10 minutes later: timers fire late, the page reconnects and catches up.
+        proxy.wake()
         await page.clock.fast_forward("10:00")
         await expect(row).to_have_attribute("data-status", "succeeded")
         await expect(
