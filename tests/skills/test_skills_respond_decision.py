@@ -19,8 +19,9 @@ from interlock.streaming import EventBus
 class FakeEngine(SimpleNamespace):
     """What :func:`decide` uses of the engine: db, registry, bus, schedule_resume.
 
-    Its claim of the conversation always fails, so no run starts with the decision: the
-    resume goes through ``schedule_resume``.
+    The conversations of these tests are held by another run (:data:`BUSY_RUN`), so the
+    decision cannot claim them and no run starts with it: the resume goes through
+    ``schedule_resume``.
     """
 
     worker_id = "w1"
@@ -28,12 +29,13 @@ class FakeEngine(SimpleNamespace):
     def use_running_loop(self) -> None:
         pass
 
-    def claim(self, session: Any, conversation_id: str, run_id: str) -> bool:
-        return False
-
     def schedule_resume(self, conversation_id: str, message_id: int, user_id: str) -> None:
         self.resumed.append(message_id)
         self.resume_called.set()
+
+
+BUSY_RUN = "run_busy"
+"""The run holding every conversation of these tests."""
 
 
 @pytest.fixture
@@ -52,7 +54,7 @@ def engine(database, builtin_registry) -> FakeEngine:
 def interrupted_call(engine: FakeEngine, name: str, args: dict[str, Any]) -> str:
     """Store a conversation with one interrupted call of ``name`` and return the call's id."""
     with engine.db.session() as session:
-        conversation = Conversation(owner_id="u1", employee="assistant")
+        conversation = Conversation(owner_id="u1", employee="assistant", active_run_id=BUSY_RUN)
         session.add(conversation)
         session.flush()
         message = Message(conversation_id=conversation.id, role="assistant", run_id="run_1")
