@@ -8,12 +8,13 @@ from fastapi import APIRouter, Query, Response, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from interlock.api.deps import AdminUser, CurrentUser, ServicesDep
+from interlock.api.errors import ERROR_RESPONSES
 from interlock.api.services import Services
 from interlock.employees import Employee, EmployeeFields, ToolApprovalRule, ToolPermission
 from interlock.errors import BadRequest, NotFound
 from interlock.request_body import RequestBody
 
-router = APIRouter(prefix="/api/employees", tags=["employees"])
+router = APIRouter(prefix="/api/employees", tags=["employees"], responses=ERROR_RESPONSES)
 
 
 class EmployeeOut(BaseModel):
