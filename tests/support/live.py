@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import pytest
 import uvicorn
 from langchain_core.language_models import BaseChatModel
+from sqlalchemy.engine import make_url
 
 from interlock.api.app import create_app
 from interlock.api.services import Services
@@ -102,3 +104,22 @@ async def live_server(
         server.should_exit = True
         await asyncio.wait_for(task, START_TIMEOUT_S)
         services.db.dispose()
+
+
+@asynccontextmanager
+async def two_workers(
+    settings: Settings, *, model: Callable[[], BaseChatModel] | None = None
+) -> AsyncIterator[tuple[LiveServer, LiveServer]]:
+    """Serve two servers on one database, as two workers would be; skips the test on SQLite.
+
+    Args:
+        settings: Both servers' settings (their database is the test's).
+        model: Builds each server's own chat model (default: the settings' model).
+    """
+    if make_url(settings.database_url).get_backend_name() == "sqlite":
+        pytest.skip("several workers need PostgreSQL")
+    async with (
+        live_server(settings, model=model() if model else None) as first,
+        live_server(settings, model=model() if model else None) as second,
+    ):
+        yield first, second
