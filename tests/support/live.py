@@ -18,6 +18,7 @@ from interlock.api.app import create_app
 from interlock.api.services import Services
 from interlock.cli import KEEP_ALIVE_S
 from interlock.settings import Settings
+from support.sse import EventLog, collect, terminals
 
 START_TIMEOUT_S = 15.0
 
@@ -47,6 +48,20 @@ class LiveServer:
         )
         assert response.status_code == 202, response.text
         return dict(response.json())
+
+    async def turn(self, conversation_id: str, content: str) -> EventLog:
+        """Say ``content`` and return the events of its run, up to its terminal event, once
+        the engine is idle."""
+        seen = (await self.client.get(f"/api/conversations/{conversation_id}")).json()
+        await self.say(conversation_id, content)
+        log = await collect(
+            self.client,
+            conversation_id,
+            until=terminals(1),
+            last_event_id=str(seen["last_event_seq"]),
+        )
+        await self.idle()
+        return log
 
     async def decide(self, tool_call_id: str, **body: Any) -> httpx.Response:
         return await self.client.post(f"/api/tool-calls/{tool_call_id}/decision", json=body)
