@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx
-
 from interlock.settings import Settings
 from interlock.storage import Database
 from interlock.storage.users import create_user
@@ -101,9 +99,7 @@ async def test_a_resume_decides_only_calls_of_its_own_conversation(
         anns_other = await ann.new_conversation()
         ann_call = await _interrupted(ann, anns, "add a note ann's")
         await _interrupted(ann, anns_other, "add a note ann's other")
-        async with httpx.AsyncClient(
-            base_url=ann.url, timeout=15, headers={"Authorization": f"Bearer {bob_token}"}
-        ) as bob_client:
+        async with ann.signed_in(bob_token, timeout_s=15) as bob_client:
             bob = LiveServer(url=ann.url, client=bob_client, services=ann.services)
             bobs = await bob.new_conversation()
             bob_call = await _interrupted(bob, bobs, "add a note bob's")

@@ -37,6 +37,11 @@ class LiveServer:
     def port(self) -> int:
         return int(self.url.rsplit(":", 1)[1])
 
+    def signed_in(self, token: str, timeout_s: float = 30.0) -> httpx.AsyncClient:
+        """A new client of this server sending ``token`` (another person); close it."""
+        headers = {"Authorization": f"Bearer {token}"}
+        return httpx.AsyncClient(base_url=self.url, timeout=timeout_s, headers=headers)
+
     async def new_conversation(self) -> str:
         response = await self.client.post("/api/conversations", json={})
         assert response.status_code == 201, response.text
