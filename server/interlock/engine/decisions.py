@@ -125,7 +125,9 @@ async def decide(
     """
     check_shape(body)
     engine.use_running_loop()  # the run a decision resumes starts from the database thread
-    out, resume = await engine.db.run(_record, engine, user_id, tool_call_id, body, channel)
+    out, resume = await engine.db.run_transaction(
+        _record, engine, user_id, tool_call_id, body, channel
+    )
     if resume is not None:
         # Not resumed with the decision (another call waits, a run is still active, or an
         # MCP record): look again in a task of its own, after the answer.

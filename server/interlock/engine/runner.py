@@ -164,7 +164,9 @@ class Engine:
             DatabaseBusy: A lock was not had in time; nothing was written.
         """
         self._loop = asyncio.get_running_loop()
-        return await self.db.run(store_message, self, user_id, conversation_id, content, claim)
+        return await self.db.run_transaction(
+            store_message, self, user_id, conversation_id, content, claim
+        )
 
     def use_running_loop(self) -> None:
         """Start runs claimed on database threads on the running loop (call on it)."""
