@@ -136,7 +136,7 @@ def describe_result(
         return _describe_error(name, args, for_person(content), spoken)
     if content.lstrip().startswith("Cancelled:"):
         found = _CANCELLED_RE.match(content)
-        reason = found.group(1).strip() if found else ""
+        reason = for_person(found.group(1)) if found else ""
         why = f" ({reason})" if reason else ""
         return f"The request to {_action(name, args, spoken)} was cancelled{why}. Nothing was done."
     if message.status == "error":
