@@ -236,7 +236,6 @@ async def test_grants_api_refuses_bad_input(perm_settings: Settings) -> None:
         assert await post(tool="notes.add", expires_at=far, **base) == (422, "invalid_expiry")
         assert (await post(tool="notes.add", days=0, **base))[0] == 422
         assert (await post(tool="notes.add", days=5, expires_at=in_a_day, **base))[0] == 422
-        assert (await post(tool="notes.add", scope="conversation"))[0] == 422
         assert await post(tool="notes.list", **base) == (422, "cannot_remember")  # ALLOW
         assert await post(tool="notes.add", args={"txt": 1}, **base) == (422, "invalid_args")
         assert await post(tool="notes.add", scope="employee", employee="nobody") == (
@@ -254,6 +253,38 @@ async def test_grants_api_refuses_bad_input(perm_settings: Settings) -> None:
         expires = as_utc(datetime.fromisoformat(grant["expires_at"]))
         assert expires == as_utc(datetime.fromisoformat(in_a_day))
         assert (await server.client.delete("/api/grants/grant_unknown")).status_code == 404
+
+
+async def test_grants_api_refuses_a_scope_that_contradicts_its_target(
+    perm_settings: Settings,
+) -> None:
+    async with live_server(perm_settings) as server:
+        conversation_id = await server.new_conversation()
+
+        async def post(**body: object) -> tuple[int, dict[str, str]]:
+            response = await server.client.post("/api/grants", json={"tool": "notes.add", **body})
+            return response.status_code, response.json()["error"]
+
+        status, error = await post(
+            scope="employee", employee="assistant", conversation_id=conversation_id
+        )
+        assert (status, error["code"]) == (422, "invalid_scope")
+        assert error["message"] == (
+            "A grant for the whole employee takes no conversation: leave out "
+            "conversation_id, or choose the conversation scope."
+        )
+        status, error = await post(scope="employee", conversation_id=conversation_id)
+        assert (status, error["code"]) == (422, "invalid_scope")
+        status, error = await post(scope="employee")
+        assert (status, error["code"]) == (422, "invalid_scope")
+        assert error["message"] == "A grant for the whole employee needs employee: say which one."
+        status, error = await post(scope="conversation", employee="assistant")
+        assert (status, error["code"]) == (422, "invalid_scope")
+        assert error["message"] == (
+            "A grant for one conversation needs conversation_id: say which one, "
+            "or choose the employee scope."
+        )
+        assert (await server.client.get("/api/grants")).json() == []
 
 
 async def test_grants_and_switches_are_per_person(perm_settings: Settings) -> None:

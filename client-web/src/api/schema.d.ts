@@ -1289,9 +1289,11 @@ export interface components {
          *     Attributes:
          *         tool: Registered tool name.
          *         scope: ``conversation`` (needs ``conversation_id``) or ``employee`` (needs
-         *             ``employee``, or takes the employee of ``conversation_id``).
-         *         conversation_id: One of the caller's conversations.
-         *         employee: Employee slug.
+         *             ``employee`` and takes no ``conversation_id``); anything else is refused
+         *             (422 ``invalid_scope``).
+         *         conversation_id: One of the caller's conversations (conversation scope only).
+         *         employee: Employee slug (for conversation scope, optional and must be the
+         *             conversation's).
          *         args: Only calls with exactly these args (checked against the tool's schema).
          *         days: Lasts this many days (1 to 30) ...
          *         expires_at: ... or until this time (server clock, at most 30 days ahead). Neither:

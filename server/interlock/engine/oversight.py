@@ -57,14 +57,35 @@ def list_grants(engine: Engine, user_id: str) -> list[GrantOut]:
     return [_grant_out(engine, g, titles.get(g.conversation_id or "")) for g in grants]
 
 
+def _check_scope(body: GrantIn) -> None:
+    """Refuse a grant whose scope contradicts or lacks its target (422 ``invalid_scope``)."""
+    if body.scope == "employee" and body.conversation_id is not None:
+        message = (
+            "A grant for the whole employee takes no conversation: leave out "
+            "conversation_id, or choose the conversation scope."
+        )
+    elif body.scope == "employee" and body.employee is None:
+        message = "A grant for the whole employee needs employee: say which one."
+    elif body.scope == "conversation" and body.conversation_id is None:
+        message = (
+            "A grant for one conversation needs conversation_id: say which one, "
+            "or choose the employee scope."
+        )
+    else:
+        return
+    raise BadRequest(message, code="invalid_scope")
+
+
 def add_grant(engine: Engine, user_id: str, body: GrantIn) -> GrantOut:
     """Make a grant from ``POST /api/grants``.
 
     Raises:
         NotFound: The conversation or employee is unknown or not the caller's.
-        BadRequest: ``unknown_tool``, ``cannot_remember``, ``invalid_args``,
+        BadRequest: ``invalid_scope`` (a scope without its target, or an employee grant
+            given a conversation), ``unknown_tool``, ``cannot_remember``, ``invalid_args``,
             ``invalid_expiry``, or an employee that is not the conversation's.
     """
+    _check_scope(body)
     with engine.db.session() as session:
         conversation: Conversation | None = None
         if body.conversation_id is not None:

@@ -36,9 +36,11 @@ class GrantIn(RequestBody):
     Attributes:
         tool: Registered tool name.
         scope: ``conversation`` (needs ``conversation_id``) or ``employee`` (needs
-            ``employee``, or takes the employee of ``conversation_id``).
-        conversation_id: One of the caller's conversations.
-        employee: Employee slug.
+            ``employee`` and takes no ``conversation_id``); anything else is refused
+            (422 ``invalid_scope``).
+        conversation_id: One of the caller's conversations (conversation scope only).
+        employee: Employee slug (for conversation scope, optional and must be the
+            conversation's).
         args: Only calls with exactly these args (checked against the tool's schema).
         days: Lasts this many days (1 to 30) ...
         expires_at: ... or until this time (server clock, at most 30 days ahead). Neither:
@@ -58,10 +60,6 @@ class GrantIn(RequestBody):
         check_storable({"tool": self.tool, "args": self.args})
         if self.days is not None and self.expires_at is not None:
             raise ValueError("give days or expires_at, not both")
-        if self.scope == "conversation" and self.conversation_id is None:
-            raise ValueError("scope 'conversation' needs conversation_id")
-        if self.scope == "employee" and self.employee is None and self.conversation_id is None:
-            raise ValueError("scope 'employee' needs employee (or conversation_id)")
         return self
 
 
