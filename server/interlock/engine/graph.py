@@ -60,7 +60,6 @@ Start = Literal["model", "tools"]
 class TurnState(TypedDict):
     """Graph state: ids and counters only (the history lives in storage).
 
-    ``start``: the first node (``tools`` for a resume, ``model`` for a new message).
     ``outcome``: ``continue`` (to the tools node), ``model`` (every proposed call is already
     closed: straight back to the model), ``paused`` or ``completed``. ``ended``: the last step
     already wrote the run's terminal event in its own transaction.
@@ -69,7 +68,6 @@ class TurnState(TypedDict):
     run_id: str
     conversation_id: str
     user_id: str
-    start: Start
     steps: int
     outcome: Literal["continue", "model", "paused", "completed"]
     ended: bool
@@ -90,16 +88,23 @@ class GraphDeps:
     deadlines: Deadlines
 
 
-def build_graph(deps: GraphDeps) -> Any:
-    """Compile the turn graph. Invoke with a :class:`TurnState`; no checkpointer is used."""
+def build_graphs(deps: GraphDeps) -> dict[Start, Any]:
+    """Compile the turn graph once per first node: ``model`` for a new message, ``tools`` for
+    a resume (which goes on to the model when nothing is open). Invoke with a
+    :class:`TurnState`; no checkpointer is used."""
     nodes = _Nodes(deps)
-    graph = StateGraph(TurnState)
-    # Each node names the next one itself (a ``Command``): a routing function between nodes
-    # would run as a step of its own (about a fifth of LangGraph's work per node).
-    graph.add_node("model", nodes.model, destinations=("tools", "model", END))
-    graph.add_node("tools", nodes.tools, destinations=("model", END))
-    graph.add_conditional_edges(START, nodes.route_start, {"model": "model", "tools": "tools"})
-    return graph.compile()
+    graphs: dict[Start, Any] = {}
+    starts: tuple[Start, ...] = ("model", "tools")
+    for start in starts:
+        graph = StateGraph(TurnState)
+        # Each node names the next one itself (a ``Command``), and the first node is a plain
+        # edge: a routing function would run as a step of its own (about a fifth of
+        # LangGraph's work per node).
+        graph.add_node("model", nodes.model, destinations=("tools", "model", END))
+        graph.add_node("tools", nodes.tools, destinations=("model", END))
+        graph.add_edge(START, start)
+        graphs[start] = graph.compile()
+    return graphs
 
 
 class _Nodes:
@@ -109,12 +114,6 @@ class _Nodes:
         self.calls = CallExecutor(deps.db, deps.bus, deps.registry)
         self.bound = BoundModels(deps.registry)
         self.answers = AnswerStore(deps)
-
-    # Async on purpose: LangGraph runs a sync routing function in a worker thread (a thread
-    # hand-off for a dictionary lookup).
-    async def route_start(self, state: TurnState) -> str:
-        # A resume starts at the tools node, which goes on to the model when nothing is open.
-        return state["start"]
 
     # -- model ---------------------------------------------------------------------------
     async def model(self, state: TurnState) -> Command[str]:
