@@ -1,7 +1,7 @@
 """Fixtures shared by the whole suite.
 
 Database fixtures are parametrized over the two supported backends, so a test that asks for
-``db_url``, ``database`` or ``settings_factory`` runs once on SQLite and once on PostgreSQL:
+``db_url``, ``database`` or ``make_settings`` runs once on SQLite and once on PostgreSQL:
 
 * ``sqlite``: a file database in the test's ``tmp_path``.
 * ``postgresql``: a new database ``interlock_test_<pid>_<hex>`` created on the server named by
@@ -204,25 +204,11 @@ def database(db_url: str) -> Iterator[Database]:
 
 
 @pytest.fixture
-def settings_factory(db_url: str) -> SettingsFactory:
-    """Build :class:`~interlock.settings.Settings` on the migrated ``db_url``.
-
-    ``settings_factory(max_steps_per_turn=3)`` returns settings with that override; no ``.env``
-    file and (thanks to ``_isolated_environment``) no ``INTERLOCK_*`` variable is read.
-    """
-
-    def make(**overrides: Any) -> Settings:
-        values: dict[str, Any] = {"database_url": db_url, **overrides}
-        return Settings(_env_file=None, **values)
-
-    return make
-
-
-@pytest.fixture
 def make_settings(db_url: str, tmp_path_factory: pytest.TempPathFactory) -> SettingsFactory:
-    """Build settings for a live server on the migrated ``db_url`` (no web client).
+    """Build :class:`~interlock.settings.Settings` on the migrated ``db_url`` (no web client).
 
-    ``make_settings(offline_token_delay_s=0.02)`` applies keyword overrides.
+    ``make_settings(offline_token_delay_s=0.02)`` returns settings with that override; no
+    ``.env`` file and (thanks to ``_isolated_environment``) no ``INTERLOCK_*`` variable is read.
     """
     no_client = tmp_path_factory.mktemp("no-client")
 

@@ -4,30 +4,15 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
-from interlock.settings import Settings
-from support.live import LiveServer, live_server
+from support.api_fixtures import api_settings, server
+
+__all__ = ["api_settings", "server"]
 
 RUN_TIMEOUT_S = 15.0
-
-
-@pytest.fixture
-def api_settings(db_url: str, tmp_path: Path) -> Settings:
-    """Settings for an AG-UI test: migrated ``db_url``, offline model, no web client."""
-    return Settings(_env_file=None, database_url=db_url, client_dist=tmp_path / "no-client")  # type: ignore[call-arg]
-
-
-@pytest.fixture
-async def server(api_settings: Settings) -> AsyncIterator[LiveServer]:
-    """A live server with the offline model."""
-    async with live_server(api_settings) as live:
-        yield live
 
 
 def run_input(conversation_id: str, **fields: Any) -> dict[str, Any]:

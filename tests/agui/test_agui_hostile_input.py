@@ -1,4 +1,5 @@
-"""Hostile AG-UI bodies: text storage cannot hold, and other people's calls in a resume.
+"""Hostile AG-UI bodies: text storage cannot hold, control characters, and other people's
+calls in a resume.
 
 Found in QA: a user message with a NUL character was a 500 (and the connection dropped), and
 an ``interruptId`` holding one reached the database (PostgreSQL refuses NUL in text). Each is
@@ -10,8 +11,6 @@ from __future__ import annotations
 
 import json
 from typing import Any
-
-import httpx
 
 from interlock.settings import Settings
 from interlock.storage import Database
@@ -100,9 +99,7 @@ async def test_a_resume_decides_only_calls_of_its_own_conversation(
         anns_other = await ann.new_conversation()
         ann_call = await _interrupted(ann, anns, "add a note ann's")
         await _interrupted(ann, anns_other, "add a note ann's other")
-        async with httpx.AsyncClient(
-            base_url=ann.url, timeout=15, headers={"Authorization": f"Bearer {bob_token}"}
-        ) as bob_client:
+        async with ann.signed_in(bob_token, timeout_s=15) as bob_client:
             bob = LiveServer(url=ann.url, client=bob_client, services=ann.services)
             bobs = await bob.new_conversation()
             bob_call = await _interrupted(bob, bobs, "add a note bob's")
@@ -140,5 +137,20 @@ async def test_a_message_with_nothing_visible_is_a_run_error(server: LiveServer)
     events = await _raw_run(server, conversation_id, body)
     assert types(events) == ["RUN_ERROR"], events
     assert events[0]["code"] == "invalid_request"
+    detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+    assert detail["messages"] == []
+
+
+async def test_a_message_with_a_control_character_is_a_run_error(server: LiveServer) -> None:
+    """As ``POST .../messages`` refuses it: an Escape (or any C0 control but tab and line
+    breaks) is no part of what a person writes."""
+    conversation_id = await server.new_conversation()
+    body = json.dumps(run_input(conversation_id, messages=[user_message("add a note \x1b[2J")]))
+    events = await _raw_run(server, conversation_id, body)
+    assert types(events) == ["RUN_ERROR"], events
+    assert events[0]["code"] == "invalid_request"
+    assert events[0]["message"] == (
+        "The message contains a control character (U+001B), which is not text: remove it."
+    )
     detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
     assert detail["messages"] == []

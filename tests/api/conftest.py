@@ -2,23 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
+from support.api_fixtures import api_settings, server
+from support.skill_modules import forget_skill_modules
 
-import pytest
-
-from interlock.settings import Settings
-from support.live import LiveServer, live_server
-
-
-@pytest.fixture
-def api_settings(db_url: str, tmp_path: Path) -> Settings:
-    """Settings for an API test: migrated ``db_url``, offline model, no web client."""
-    return Settings(_env_file=None, database_url=db_url, client_dist=tmp_path / "no-client")  # type: ignore[call-arg]
-
-
-@pytest.fixture
-async def server(api_settings: Settings) -> AsyncIterator[LiveServer]:
-    """A live server with the offline model."""
-    async with live_server(api_settings) as live:
-        yield live
+__all__ = ["api_settings", "forget_skill_modules", "server"]

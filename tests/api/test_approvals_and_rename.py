@@ -196,8 +196,8 @@ async def test_tools_list_states_execution_modal_and_annotations(server: LiveSer
 @pytest.mark.parametrize(
     ("content", "title"),
     [
-        ("\u0007ring\tthe\nbell \u202eevil\u200b ", "ring the bell evil"),
-        ("\u0007\u200b\ufeff\u2066", "New conversation"),  # a bell: sent, yet no title
+        ("\rring\tthe\nbell \u202eevil\u200b\x7f ", "ring the bell evil"),
+        ("\x7f\u200b\ufeff\u2066", "New conversation"),  # a DEL: sent, yet no title
         ("family 👩\u200d👩\u200d👧 trip ✈️", "family 👩\u200d👩\u200d👧 trip ✈️"),
         (
             "go \U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",

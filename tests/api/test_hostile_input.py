@@ -202,3 +202,45 @@ async def test_a_last_event_id_too_long_for_an_integer_replays_from_the_start(
     )
 
     assert [f.id for f in again.frames] == [f.id for f in first.frames]
+
+
+async def test_a_body_that_is_not_json_is_415_and_nothing_is_stored(server: LiveServer) -> None:
+    # FastAPI does not parse a body declared as another type: the person got "Input should
+    # be a valid dictionary or object to extract fields from" at path ["body"].
+    conversation_id = await server.new_conversation()
+    url = f"/api/conversations/{conversation_id}/messages"
+    body = b'{"content": "hello"}'
+    response = await server.client.post(url, content=body)  # no Content-Type
+    assert _code(response, 415) == "unsupported_media_type"
+    message = response.json()["error"]["message"]
+    assert message == "Send the body as JSON (Content-Type: application/json)."
+    for content_type in (
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+    ):
+        response = await server.client.post(
+            url, content=body, headers={"content-type": content_type}
+        )
+        assert _code(response, 415) == "unsupported_media_type", content_type
+        message = response.json()["error"]["message"]
+        assert message == (
+            "Send the body as JSON (Content-Type: application/json); "
+            f"this request's Content-Type is {content_type}."
+        )
+    detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+    assert detail["messages"] == []
+    # JSON in any of its spellings, and a bodiless POST, still work.
+    for headers in (
+        {"content-type": "application/json; charset=utf-8"},
+        {"content-type": "Application/JSON"},
+        {"content-type": "application/merge-patch+json"},
+    ):
+        response = await server.client.patch(
+            f"/api/conversations/{conversation_id}", content=b'{"title": "t"}', headers=headers
+        )
+        assert response.status_code == 200, (headers, response.text)
+    response = await server.client.post(
+        f"/api/conversations/{conversation_id}/cancel", headers={"content-type": "text/plain"}
+    )
+    assert response.status_code == 200, response.text

@@ -155,3 +155,30 @@ async def test_an_unknown_api_path_is_404_for_every_method_with_the_web_client_s
         # The client itself is still served.
         page = await live.client.get("/")
         assert page.status_code == 200 and "Interlock" in page.text
+
+
+async def test_a_method_an_api_route_does_not_take_is_405_with_the_web_client_served(
+    tmp_path: Path,
+) -> None:
+    # The static mount answers HEAD (and GET) on a path it has no file for with 404; under
+    # /api/ that said "Nothing is at /api/health" to a monitor sending HEAD.
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    (dist / "index.html").write_text("<!doctype html><title>Interlock</title>", encoding="utf-8")
+    url = f"sqlite:///{tmp_path / 'interlock.db'}"
+    upgrade(url)
+    settings = Settings(_env_file=None, database_url=url, client_dist=dist)  # type: ignore[call-arg]
+    async with live_server(settings) as live:
+        for method, path, allow in [
+            ("HEAD", "/api/health", "GET"),
+            ("HEAD", "/api/conversations", "GET, POST"),
+            ("HEAD", "/api/conversations/conv_x/events", "GET"),
+        ]:
+            response = await live.client.request(method, path)
+            assert response.status_code == 405, (method, path, response.status_code)
+            assert response.headers["allow"] == allow, (method, path)
+        error = _error(await live.client.request("OPTIONS", "/api/health"), 405)
+        assert error["message"] == "/api/health does not accept OPTIONS; it accepts GET."
+        # A route's own 404 is kept: the method is one it takes.
+        error = _error(await live.client.get("/api/conversations/conv_x"), 404)
+        assert error["message"] == "No such conversation."

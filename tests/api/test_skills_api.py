@@ -3,27 +3,13 @@ with the reason. A broken skill in ``settings.skills_path`` never stops the serv
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from textwrap import dedent
 from typing import Any
 
-import pytest
-
 from interlock.settings import REPO_ROOT, Settings
-from interlock.skills.loader import MODULE_PREFIX
 from support.live import live_server
 from support.sse import collect, terminals
-
-
-@pytest.fixture(autouse=True)
-def _forget_skill_modules() -> Iterator[None]:
-    """Remove the ``interlock_skill_*`` modules a test imported, so tests stay independent."""
-    before = {name for name in sys.modules if name.startswith(MODULE_PREFIX)}
-    yield
-    for name in [n for n in sys.modules if n.startswith(MODULE_PREFIX) and n not in before]:
-        del sys.modules[name]
 
 
 def _write(base: Path, folder: str, **files: str) -> Path:

@@ -9,8 +9,6 @@ nothing (no message, no run, no event).
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from textwrap import dedent
 from typing import Any
@@ -22,7 +20,6 @@ from sqlmodel import col, select
 
 from interlock.models import ScriptedChatModel
 from interlock.settings import Settings
-from interlock.skills.loader import MODULE_PREFIX
 from interlock.storage import Conversation, Message, Run
 from support.live import LiveServer, live_server
 from support.notes import stored_notes
@@ -61,15 +58,6 @@ def save(args, ctx):
         out.write(args["text"] + "\\n")
     return "saved " + args["text"]
 """
-
-
-@pytest.fixture(autouse=True)
-def _forget_skill_modules() -> Iterator[None]:
-    """Remove the ``interlock_skill_*`` modules a test imported, so tests stay independent."""
-    before = {name for name in sys.modules if name.startswith(MODULE_PREFIX)}
-    yield
-    for name in [n for n in sys.modules if n.startswith(MODULE_PREFIX) and n not in before]:
-        del sys.modules[name]
 
 
 @pytest.fixture

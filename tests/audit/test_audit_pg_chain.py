@@ -12,15 +12,13 @@ a savepoint, or followed by a failing write, are undone with their transaction.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, event, func, text
+from sqlalchemy import event, func, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session as OrmSession
-from sqlalchemy.pool import NullPool
 from sqlmodel import col, select
 
 from interlock.audit import GENESIS_HASH, record_hash, record_payload, verify_chain
@@ -32,6 +30,7 @@ from interlock.audit.chain import (
 from interlock.audit.pg_chain import AUDIT_CHAIN_LOCK_KEY
 from interlock.storage import AccessToken, AuditRecord, Database, ToolCall
 from interlock.storage.rows import insert_rows
+from support.locks import advisory_lock
 
 NESTED_ARGS: dict[str, Any] = {
     "seq": 7,  # a "seq" of the arguments is not the record's
@@ -164,30 +163,15 @@ def test_database_chained_records_continue_a_python_chained_chain(pg_database: D
     assert report.ok and report.records == 3
 
 
-@pytest.fixture
-def chain_lock_held(pg_url: str) -> Iterator[None]:
-    """The chain's lock, held by another connection (as a stuck writer would)."""
-    engine = create_engine(pg_url, poolclass=NullPool)
-    try:
-        with engine.connect() as connection:
-            connection.execute(
-                text("SELECT pg_advisory_xact_lock(:key)"), {"key": AUDIT_CHAIN_LOCK_KEY}
-            )
-            try:
-                yield
-            finally:
-                connection.rollback()
-    finally:
-        engine.dispose()
-
-
 @pytest.mark.postgres
-def test_a_writer_that_cannot_get_the_chain_lock_writes_nothing(
-    pg_url: str, chain_lock_held: None
-) -> None:
+def test_a_writer_that_cannot_get_the_chain_lock_writes_nothing(pg_url: str) -> None:
     database = Database(pg_url, lock_timeout_s=0.2)
     try:
-        with database.session() as session, pytest.raises(OperationalError):
+        with (
+            advisory_lock(pg_url, AUDIT_CHAIN_LOCK_KEY),
+            database.session() as session,
+            pytest.raises(OperationalError),
+        ):
             token = AccessToken(user_id="user_1", name="laptop", token_hash="hash_1")
             session.add(token)
             record_token_event(session, token, decider="cli", channel="cli", outcome="created")

@@ -79,11 +79,9 @@ def app_overrides() -> dict[str, Any]:
 
 
 @pytest.fixture
-def app_settings(
-    settings_factory: Any, client_dist: Path, app_overrides: dict[str, Any]
-) -> Settings:
+def app_settings(make_settings: Any, client_dist: Path, app_overrides: dict[str, Any]) -> Settings:
     """Settings of the served app: migrated SQLite file DB, offline model, the built client."""
-    settings: Settings = settings_factory(client_dist=client_dist, **app_overrides)
+    settings: Settings = make_settings(client_dist=client_dist, **app_overrides)
     assert settings.is_offline_model
     assert settings.database_url.startswith("sqlite:///")
     return settings

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -18,3 +19,15 @@ SettingsMaker = Callable[..., Settings]
 def case_settings(make_settings: SettingsMaker) -> Settings:
     """Default settings for a case test (``../shared/cases/cases.md``); each runs on SQLite and PostgreSQL."""
     return make_settings()
+
+
+@pytest.fixture
+def server_log(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
+    """Capture the server's log, uvicorn's (which does not propagate) included."""
+    caplog.set_level(logging.WARNING)
+    uvicorn_logger = logging.getLogger("uvicorn")
+    uvicorn_logger.addHandler(caplog.handler)
+    try:
+        yield caplog
+    finally:
+        uvicorn_logger.removeHandler(caplog.handler)

@@ -2,15 +2,18 @@
 
 (a) A decision for a made-up tool call id on a fresh conversation: 404, nothing stored, no
 model call. (b) The same decision sent twice: the second gets 409 carrying the recorded
-decision, and nothing runs again. (c) A run cancelled while its tool runs, then a normal
+decision, and nothing runs again. Both refusals are logged (``interlock.engine.decisions``,
+INFO), with no stream open when they are sent. (c) A run cancelled while its tool runs, then a normal
 message: the message starts a new turn that gets an answer; it is never taken as a decision.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
+import pytest
 from langchain_core.messages import HumanMessage, ToolMessage
 from sqlalchemy import func
 from sqlmodel import select
@@ -52,9 +55,21 @@ async def _all_events(server: LiveServer, conversation_id: str) -> EventLog:
     )
 
 
+DECISIONS_LOG = "interlock.engine.decisions"
+
+
+def _refusals(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == DECISIONS_LOG and r.getMessage().startswith("decision refused")
+    ]
+
+
 async def test_case_c04_a_decision_for_a_made_up_id_is_404_and_calls_no_model(
-    case_settings: Settings,
+    case_settings: Settings, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger=DECISIONS_LOG)
     model = ScriptedChatModel(responses=[])
     async with live_server(case_settings, model=model) as server:
         conversation_id = await server.new_conversation()
@@ -62,6 +77,11 @@ async def test_case_c04_a_decision_for_a_made_up_id_is_404_and_calls_no_model(
             response = await server.decide("call_" + "0" * 32, **body)
             assert response.status_code == 404, response.text
             assert response.json()["error"]["code"] == "not_found"
+        made_up = "call_" + "0" * 32
+        assert _refusals(caplog) == [
+            f"decision refused (not_found): tool call {made_up}, user {user}"
+            for user in [(await server.client.get("/api/me")).json()["id"]] * 2
+        ]
 
         # Nothing stored, nothing started, the model never called.
         await server.idle()
@@ -76,8 +96,9 @@ async def test_case_c04_a_decision_for_a_made_up_id_is_404_and_calls_no_model(
 
 
 async def test_case_c04_b_the_same_decision_twice_gets_409_with_the_recorded_decision(
-    case_settings: Settings,
+    case_settings: Settings, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger=DECISIONS_LOG)
     model = ScriptedChatModel(
         responses=[scripted_message("Adding.", ("notes_add", {"text": "once"})), "Added."]
     )
@@ -98,6 +119,10 @@ async def test_case_c04_b_the_same_decision_twice_gets_409_with_the_recorded_dec
         assert again.status_code == 409, again.text
         assert again.json()["error"]["code"] == "not_interrupted"
         assert again.json()["error"]["details"]["decision"] == recorded
+        assert _refusals(caplog) == [
+            f"decision refused (not_interrupted): tool call {call['id']} is "
+            f"{again.json()['error']['details']['status']}, decided approve"
+        ]
 
         log = await collect(server.client, conversation_id, until=terminals(2))
         assert log.types[-1] == "run.completed", log.types

@@ -14,10 +14,9 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -38,23 +37,17 @@ LOOP_ERRORS = ("different event loop", "attached to a different loop", "Event lo
 
 
 @pytest.fixture
-def settings(db_url: str, tmp_path: Path) -> Settings:
-    return Settings(_env_file=None, database_url=db_url, client_dist=tmp_path / "no-client")  # type: ignore[call-arg]
+def settings(make_settings: Callable[..., Settings]) -> Settings:
+    return make_settings()
 
 
 @pytest.fixture(autouse=True)
-def _no_loop_errors(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+def _no_loop_errors(server_log: pytest.LogCaptureFixture) -> Iterator[None]:
     """Fail on any logged error, above all an event-loop mix-up, in the servers of this test."""
-    caplog.set_level(logging.WARNING)
-    uvicorn_logger = logging.getLogger("uvicorn")  # does not propagate to the root logger
-    uvicorn_logger.addHandler(caplog.handler)
-    try:
-        yield
-    finally:
-        uvicorn_logger.removeHandler(caplog.handler)
-    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    yield
+    errors = [r for r in server_log.records if r.levelno >= logging.ERROR]
     assert not errors, [r.getMessage() for r in errors]
-    assert not any(marker in caplog.text for marker in LOOP_ERRORS), caplog.text
+    assert not any(marker in server_log.text for marker in LOOP_ERRORS), server_log.text
 
 
 # -- a server in a background thread, read with a sync client -----------------------------

@@ -17,7 +17,6 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,18 +50,6 @@ def settings(sqlite_path: Path, tmp_path: Path) -> Settings:
         client_dist=tmp_path / "no-client",
         offline_token_delay_s=0.001,
     )
-
-
-@pytest.fixture
-def server_errors(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
-    """Capture the server's log, uvicorn's (which does not propagate) included."""
-    caplog.set_level(logging.WARNING)
-    uvicorn_logger = logging.getLogger("uvicorn")
-    uvicorn_logger.addHandler(caplog.handler)
-    try:
-        yield caplog
-    finally:
-        uvicorn_logger.removeHandler(caplog.handler)
 
 
 def _count(server: LiveServer, table: Any, conversation_id: str) -> int:
@@ -115,7 +102,7 @@ async def _one_conversation(
 
 
 async def test_case_c15_twenty_streams_with_decisions_lose_nothing(
-    settings: Settings, server_errors: pytest.LogCaptureFixture
+    settings: Settings, server_log: pytest.LogCaptureFixture
 ) -> None:
     async with live_server(settings) as server:
         with server.services.db.engine.connect() as connection:
@@ -168,8 +155,8 @@ async def test_case_c15_twenty_streams_with_decisions_lose_nothing(
         notes = sorted(text for _, text in stored_notes(server.services.db))
         assert notes == sorted(f"n{i}" for i in range(CONVERSATIONS))
 
-    assert "database is locked" not in server_errors.text
-    assert not [r for r in server_errors.records if r.levelno >= logging.ERROR], server_errors.text
+    assert "database is locked" not in server_log.text
+    assert not [r for r in server_log.records if r.levelno >= logging.ERROR], server_log.text
 
 
 # -- a lock held by another process -------------------------------------------------------

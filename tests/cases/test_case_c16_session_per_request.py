@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,18 +43,6 @@ def settings(db_url: str, tmp_path: Path) -> Settings:
         client_dist=tmp_path / "no-client",
         offline_token_delay_s=0.005,  # a long answer streams for about 2 s
     )
-
-
-@pytest.fixture
-def server_log(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
-    """Capture the server's log, uvicorn's (which does not propagate) included."""
-    caplog.set_level(logging.WARNING)
-    uvicorn_logger = logging.getLogger("uvicorn")
-    uvicorn_logger.addHandler(caplog.handler)
-    try:
-        yield caplog
-    finally:
-        uvicorn_logger.removeHandler(caplog.handler)
 
 
 async def _read_forever(response: httpx.Response, log: EventLog, seen: asyncio.Condition) -> None:

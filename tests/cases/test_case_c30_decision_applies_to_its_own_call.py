@@ -24,19 +24,6 @@ from support.notes import insert_note, stored_notes
 from support.sse import EventLog, collect, terminals
 
 
-async def _turn(server: LiveServer, conversation_id: str, content: str) -> EventLog:
-    seen = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
-    await server.say(conversation_id, content)
-    log = await collect(
-        server.client,
-        conversation_id,
-        until=terminals(1),
-        last_event_id=str(seen["last_event_seq"]),
-    )
-    await server.idle()
-    return log
-
-
 async def _decide(
     server: LiveServer, conversation_id: str, call_id: str, body: dict[str, Any]
 ) -> EventLog | None:
@@ -101,9 +88,9 @@ async def test_case_c30_decision_applies_to_its_own_call(
         for text in ("one", "two", "three", "four"):
             insert_note(server.services.db, me["id"], text)
         a, b, c = [await server.new_conversation() for _ in range(3)]
-        (call_a,) = _waiting(await _turn(server, a, "delete note 1"))
-        (call_b,) = _waiting(await _turn(server, b, "delete note 2"))
-        call_c_delete, call_c_add = _waiting(await _turn(server, c, "delete 3 and add"))
+        (call_a,) = _waiting(await server.turn(a, "delete note 1"))
+        (call_b,) = _waiting(await server.turn(b, "delete note 2"))
+        call_c_delete, call_c_add = _waiting(await server.turn(c, "delete 3 and add"))
         assert call_c_delete["name"] == "notes.delete" and call_c_add["name"] == "notes.add"
         ids = [call_a["id"], call_b["id"], call_c_delete["id"], call_c_add["id"]]
 
@@ -159,14 +146,14 @@ async def test_case_c30_decision_applies_to_its_own_call(
             assert error["details"]["decision"]["type"] == _decisions(server)[call_id][0]
 
         # The grants run only the calls they cover.
-        log = await _turn(server, b, "delete note 4")
+        log = await server.turn(b, "delete note 4")
         (granted_b,) = [e["tool_call"] for e in log.of("tool_call.completed")]
         assert granted_b["status"] == "succeeded" and granted_b["grant_id"] is not None
-        log = await _turn(server, a, "add a note")
+        log = await server.turn(a, "add a note")
         (granted_a,) = [e["tool_call"] for e in log.of("tool_call.completed")]
         assert granted_a["name"] == "notes.add" and granted_a["grant_id"] is not None
         assert granted_a["grant_id"] != granted_b["grant_id"]
-        log = await _turn(server, c, "add again")
+        log = await server.turn(c, "add again")
         (still_asks,) = _waiting(log)
         assert still_asks["grant_id"] is None
         assert _notes(server) == ["from A", "two"]

@@ -58,12 +58,7 @@ async def test_case_c33_a_held_lock_stalls_only_the_request_that_needs_it(
     async with live_server(settings) as server:
         _ann, ann_token = create_user(server.services.db, "ann")
         _bob, bob_token = create_user(server.services.db, "bob")
-        ann = httpx.AsyncClient(
-            base_url=server.url, timeout=30, headers={"Authorization": f"Bearer {ann_token}"}
-        )
-        bob = httpx.AsyncClient(
-            base_url=server.url, timeout=30, headers={"Authorization": f"Bearer {bob_token}"}
-        )
+        ann, bob = server.signed_in(ann_token), server.signed_in(bob_token)
         async with ann, bob, asyncio.timeout(60):
             ann_conversation = (await ann.post("/api/conversations", json={})).json()["id"]
             bob_conversation = (await bob.post("/api/conversations", json={})).json()["id"]

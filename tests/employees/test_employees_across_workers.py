@@ -4,13 +4,13 @@ each worker caches the employees."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
 from interlock.settings import Settings
 from support.listeners import listening_down
-from support.live import LiveServer, live_server
+from support.live import LiveServer, two_workers
 from support.waits import wait_until
 
 
@@ -19,14 +19,9 @@ def _slugs(worker: LiveServer) -> list[str]:
 
 
 async def test_an_employee_changed_on_one_worker_is_changed_on_the_other(
-    backend: str, db_url: str, tmp_path: Path
+    make_settings: Callable[..., Settings],
 ) -> None:
-    if backend == "sqlite":
-        pytest.skip("several workers need PostgreSQL")
-    settings = Settings(  # type: ignore[call-arg]
-        _env_file=None, database_url=db_url, client_dist=tmp_path / "none"
-    )
-    async with live_server(settings) as first, live_server(settings) as second:
+    async with two_workers(make_settings()) as (first, second):
         assert "desk" not in _slugs(second)  # the second worker has read (and cached) them
 
         made = await first.client.post(
@@ -60,14 +55,9 @@ async def test_an_employee_changed_on_one_worker_is_changed_on_the_other(
 
 
 async def test_an_employee_changed_while_a_worker_was_not_listening_is_changed_there_after(
-    backend: str, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    make_settings: Callable[..., Settings], db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if backend == "sqlite":
-        pytest.skip("several workers need PostgreSQL")
-    settings = Settings(  # type: ignore[call-arg]
-        _env_file=None, database_url=db_url, client_dist=tmp_path / "none"
-    )
-    async with live_server(settings) as first, live_server(settings) as second:
+    async with two_workers(make_settings()) as (first, second):
         directory = second.services.employees
         assert not directory.require("assistant").disabled  # read (and cached) there
         async with listening_down(db_url, monkeypatch, second):

@@ -36,20 +36,6 @@ async def _new_conversation(server: LiveServer, employee: str = "assistant") -> 
     return str(response.json()["id"])
 
 
-async def _turn(server: LiveServer, conversation_id: str, content: str) -> EventLog:
-    """Send ``content`` and return the events of its run (up to its terminal)."""
-    seen = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
-    await server.say(conversation_id, content)
-    log = await collect(
-        server.client,
-        conversation_id,
-        until=terminals(1),
-        last_event_id=str(seen["last_event_seq"]),
-    )
-    await server.idle()
-    return log
-
-
 def _loaded_skills(server: LiveServer, conversation_id: str) -> list[str]:
     with server.services.db.session() as session:
         conversation = session.get(Conversation, conversation_id)
@@ -74,7 +60,7 @@ async def test_an_ask_tool_before_load_skill_is_not_offered_and_fails_not_found(
     )
     async with live_server(engine_settings, model=model) as server:
         conversation_id = await _new_conversation(server)
-        log = await _turn(server, conversation_id, "ask me for my details")
+        log = await server.turn(conversation_id, "ask me for my details")
 
         assert log.types[-1] == "run.completed", log.types
         assert log.of("tool_call.interrupted") == [] and log.of("tool_call.running") == []
@@ -116,7 +102,7 @@ async def test_load_skill_runs_at_once_and_the_skill_stays_active(
     )
     async with live_server(engine_settings, model=model) as server:
         conversation_id = await _new_conversation(server)
-        log = await _turn(server, conversation_id, "ask me for my details")
+        log = await server.turn(conversation_id, "ask me for my details")
 
         assert log.types[-1] == "run.paused", log.types
         created = [e["tool_call"] for e in log.of("tool_call.created")]
@@ -151,7 +137,7 @@ async def test_load_skill_runs_at_once_and_the_skill_stays_active(
         await server.idle()
 
         # Stored on the conversation: a later message is offered the ask tools directly.
-        log = await _turn(server, conversation_id, "anything else?")
+        log = await server.turn(conversation_id, "anything else?")
         assert log.types[-1] == "run.completed", log.types
         assert model.calls_made == 4
         assert ASK_TOOLS <= set(model.bound_tool_names_seen[3])
@@ -175,7 +161,7 @@ async def test_load_skill_of_a_skill_the_employee_may_not_load_is_not_found(
     )
     async with live_server(engine_settings, model=model) as server:
         conversation_id = await _new_conversation(server, "scout")
-        log = await _turn(server, conversation_id, "take a note")
+        log = await server.turn(conversation_id, "take a note")
 
         assert log.types[-1] == "run.completed", log.types
         assert log.of("tool_call.interrupted") == [] and log.of("tool_call.running") == []
@@ -206,7 +192,7 @@ async def test_offline_model_loads_ask_then_pauses_on_the_form_and_checks_the_an
 ) -> None:
     async with live_server(engine_settings) as server:
         conversation_id = await _new_conversation(server)
-        log = await _turn(server, conversation_id, "ask me for my details")
+        log = await server.turn(conversation_id, "ask me for my details")
 
         assert log.types[-1] == "run.paused", log.types
         assert [e["tool_call"]["name"] for e in log.of("tool_call.created")] == [
@@ -270,7 +256,7 @@ async def test_a_refused_call_to_a_known_tool_keeps_the_tools_name_and_title(
     )
     async with live_server(engine_settings, model=model) as server:
         conversation_id = await _new_conversation(server)
-        log = await _turn(server, conversation_id, "ask me for my details")
+        log = await server.turn(conversation_id, "ask me for my details")
         assert log.types[-1] == "run.completed", log.types
         calls = [e["tool_call"] for e in log.of("tool_call.completed")]
         assert [c["error"]["code"] for c in calls] == ["not_found", "not_found"]
@@ -303,7 +289,7 @@ async def test_an_edited_load_skill_call_cannot_load_a_skill_the_employee_may_no
         )
         assert response.status_code == 200, response.text
         conversation_id = await _new_conversation(server, "scout")
-        log = await _turn(server, conversation_id, "load something")
+        log = await server.turn(conversation_id, "load something")
         assert log.types[-1] == "run.paused", log.types
         [call] = [e["tool_call"] for e in log.of("tool_call.interrupted")]
 

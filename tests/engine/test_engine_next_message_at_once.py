@@ -19,7 +19,7 @@ import pytest
 
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from support.live import LiveServer, live_server
+from support.live import LiveServer, live_server, two_workers
 from support.sse import TERMINAL, EventLog, iter_frames
 
 CYCLES = 12
@@ -76,16 +76,8 @@ async def test_engine_the_next_message_at_the_terminal_event_is_accepted(
 
 
 @pytest.mark.postgres
-async def test_engine_the_next_message_to_another_worker_is_accepted(
-    make_settings: Any, backend: str
-) -> None:
-    if backend != "postgresql":
-        pytest.skip("several workers need PostgreSQL")
-    settings = make_settings()
-    async with (
-        live_server(settings, model=_model()) as a,
-        live_server(settings, model=_model()) as b,
-    ):
+async def test_engine_the_next_message_to_another_worker_is_accepted(make_settings: Any) -> None:
+    async with two_workers(make_settings(), model=_model) as (a, b):
         conversation_id = await a.new_conversation()
         seen = await _cycles(a, b, conversation_id)
         assert seen == ["run.paused", "run.completed"] * CYCLES

@@ -77,12 +77,7 @@ async def test_engine_a_run_waiting_for_a_lock_mid_answer_stalls_nobody_else(
     async with live_server(settings, model=_gated_model(gate)) as server:
         _ann, ann_token = create_user(server.services.db, "ann")
         _bob, bob_token = create_user(server.services.db, "bob")
-        ann = httpx.AsyncClient(
-            base_url=server.url, timeout=30, headers={"Authorization": f"Bearer {ann_token}"}
-        )
-        bob = httpx.AsyncClient(
-            base_url=server.url, timeout=30, headers={"Authorization": f"Bearer {bob_token}"}
-        )
+        ann, bob = server.signed_in(ann_token), server.signed_in(bob_token)
         async with ann, bob, asyncio.timeout(60):
             ann_conversation = (await ann.post("/api/conversations", json={})).json()["id"]
             bob_conversation = (await bob.post("/api/conversations", json={})).json()["id"]

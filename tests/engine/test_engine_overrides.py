@@ -25,19 +25,6 @@ async def _override(server: LiveServer, slug: str, overrides: dict[str, str]) ->
     assert response.json()["tool_overrides"] == overrides
 
 
-async def _turn(server: LiveServer, conversation_id: str, content: str) -> EventLog:
-    seen = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
-    await server.say(conversation_id, content)
-    log = await collect(
-        server.client,
-        conversation_id,
-        until=terminals(1),
-        last_event_id=str(seen["last_event_seq"]),
-    )
-    await server.idle()
-    return log
-
-
 def _notes(server: LiveServer) -> list[str]:
     return [text for _, text in stored_notes(server.services.db)]
 
@@ -57,7 +44,7 @@ async def test_deny_takes_the_tool_away_and_a_call_to_it_runs_nothing(
     async with live_server(engine_settings, model=model) as server:
         await _override(server, "assistant", {"notes.add": "DENY"})
         conversation_id = await server.new_conversation()
-        log = await _turn(server, conversation_id, "add a note buy milk")
+        log = await server.turn(conversation_id, "add a note buy milk")
 
         assert log.types[-1] == "run.completed", log.types
         assert log.of("tool_call.interrupted") == [] and log.of("tool_call.running") == []
@@ -84,7 +71,7 @@ async def test_allow_on_an_ask_tool_runs_it_without_a_card(engine_settings: Sett
         assert server.services.registry.get("notes.add").permission == "ASK"  # type: ignore[union-attr]
         await _override(server, "assistant", {"notes.add": "ALLOW"})
         conversation_id = await server.new_conversation()
-        log = await _turn(server, conversation_id, "add a note buy milk")
+        log = await server.turn(conversation_id, "add a note buy milk")
 
         assert log.types[-1] == "run.completed", log.types
         assert log.of("tool_call.interrupted") == [] and log.of("run.paused") == []
@@ -105,7 +92,7 @@ async def test_ask_on_an_allow_tool_pauses_for_approval(engine_settings: Setting
         assert server.services.registry.get("notes.list").permission == "ALLOW"  # type: ignore[union-attr]
         await _override(server, "assistant", {"notes.list": "ASK"})
         conversation_id = await server.new_conversation()
-        log = await _turn(server, conversation_id, "what notes do I have?")
+        log = await server.turn(conversation_id, "what notes do I have?")
 
         assert log.types[-1] == "run.paused", log.types
         call = _only_call(log, "tool_call.interrupted")
@@ -129,7 +116,7 @@ async def test_a_deny_set_while_a_call_waits_wins_over_the_approval(
 ) -> None:
     async with live_server(engine_settings) as server:  # the offline model
         conversation_id = await server.new_conversation()
-        log = await _turn(server, conversation_id, "add a note buy milk")
+        log = await server.turn(conversation_id, "add a note buy milk")
         assert log.types[-1] == "run.paused", log.types
         call = _only_call(log, "tool_call.interrupted")
         assert call["name"] == "notes.add"
@@ -164,7 +151,7 @@ async def test_deny_on_load_skill_hides_the_loadable_skills(engine_settings: Set
     async with live_server(engine_settings, model=model) as server:
         await _override(server, "assistant", {"load_skill": "DENY"})
         conversation_id = await server.new_conversation()
-        log = await _turn(server, conversation_id, "ask me for my details")
+        log = await server.turn(conversation_id, "ask me for my details")
 
         assert log.types[-1] == "run.completed", log.types
         call = _only_call(log, "tool_call.completed")
@@ -200,7 +187,7 @@ async def test_a_custom_employee_gets_only_its_skills_and_overrides(
         assert response.status_code == 201, response.text
         started = await server.client.post("/api/conversations", json={"employee": "baker"})
         assert started.status_code == 201, started.text
-        log = await _turn(server, started.json()["id"], "note flour")
+        log = await server.turn(started.json()["id"], "note flour")
 
         assert log.types[-1] == "run.completed", log.types
         assert model.bound_tool_names_seen[0] == ("notes_add", "notes_list")
@@ -225,7 +212,7 @@ async def test_allow_on_a_question_tool_still_asks_the_person(engine_settings: S
         await _override(server, "scout", {"ask.confirm": "ALLOW"})
         response = await server.client.post("/api/conversations", json={"employee": "scout"})
         conversation_id = response.json()["id"]
-        log = await _turn(server, conversation_id, "confirm the booking")
+        log = await server.turn(conversation_id, "confirm the booking")
 
         assert log.types[-1] == "run.paused", log.types
         call = _only_call(log, "tool_call.interrupted")

@@ -3,8 +3,7 @@ real remote MCP server with Interlock's side of it (sources, see :mod:`support.m
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,22 +11,13 @@ import pytest
 
 from interlock.settings import REPO_ROOT, Settings
 from interlock.skills import load_catalog
-from interlock.skills.loader import MODULE_PREFIX
 from interlock.tools import Tool, ToolAnnotations, ToolContext, ToolRegistry
 from support.mcp_fixtures import ctx, make_sources, remote
+from support.skill_modules import forget_skill_modules
 
-__all__ = ["ctx", "make_sources", "remote"]
+__all__ = ["ctx", "forget_skill_modules", "make_sources", "remote"]
 
 MakeTool = Callable[..., Tool]
-
-
-@pytest.fixture(autouse=True)
-def _forget_skill_modules() -> Iterator[None]:
-    """Remove the ``interlock_skill_*`` modules a test imported, so tests stay independent."""
-    before = {name for name in sys.modules if name.startswith(MODULE_PREFIX)}
-    yield
-    for name in [n for n in sys.modules if n.startswith(MODULE_PREFIX) and n not in before]:
-        del sys.modules[name]
 
 
 @pytest.fixture

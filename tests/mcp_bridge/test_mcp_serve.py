@@ -75,6 +75,21 @@ async def test_no_or_bad_token_is_401_with_a_json_rpc_error(
             assert response.json()["error"]["data"]["code"] == "host_not_allowed"
 
 
+async def test_a_post_that_is_not_json_is_415_with_a_json_rpc_error(
+    make_settings: Callable[..., Settings],
+) -> None:
+    # The MCP library answered these with a plain-text 400 "Invalid Content-Type header".
+    async with serve_mcp(make_settings()) as server:
+        async with httpx.AsyncClient(base_url=server.url) as http:
+            body = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+            for headers in ({"content-type": "text/plain"}, {}):
+                response = await http.post("/mcp", content=body, headers=headers)
+                assert response.status_code == 415, response.text
+                error = response.json()["error"]
+                assert error["data"]["code"] == "unsupported_media_type"
+                assert error["message"].startswith("[unsupported_media_type] Send the body as JSON")
+
+
 async def test_an_allow_call_runs_and_is_recorded(make_settings: Callable[..., Settings]) -> None:
     async with serve_mcp(make_settings()) as server:
         async with server.client() as client:

@@ -3,30 +3,28 @@ worker is added or removed on the other too (``NOTIFY interlock_control``)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
 from interlock.settings import Settings
 from support.listeners import listening_down
-from support.live import live_server
+from support.live import two_workers
 from support.mcp_remote import RemoteMcp
 from support.waits import wait_until
 
 
-async def test_an_admin_change_reaches_the_other_worker(
-    remote: RemoteMcp, backend: str, db_url: str, tmp_path: Path
-):
-    if backend == "sqlite":
-        pytest.skip("several workers need PostgreSQL")
-    settings = Settings(  # type: ignore[call-arg]
-        _env_file=None,
-        database_url=db_url,
-        client_dist=tmp_path / "none",
+def _settings(make_settings: Callable[..., Settings]) -> Settings:
+    return make_settings(
         mcp_retry_max_s=1.0,
         http_allowed_hosts=["127.0.0.1"],  # servers added through the API: public ones only
     )
-    async with live_server(settings) as first, live_server(settings) as second:
+
+
+async def test_an_admin_change_reaches_the_other_worker(
+    remote: RemoteMcp, make_settings: Callable[..., Settings]
+) -> None:
+    async with two_workers(_settings(make_settings)) as (first, second):
         put = await first.client.put("/api/mcp-servers/shared", json={"url": remote.url})
         assert put.status_code == 200, put.text
         for worker in (first, second):
@@ -46,21 +44,11 @@ async def test_an_admin_change_reaches_the_other_worker(
 
 async def test_an_admin_change_made_while_a_worker_was_not_listening_reaches_it_after(
     remote: RemoteMcp,
-    backend: str,
+    make_settings: Callable[..., Settings],
     db_url: str,
-    tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-):
-    if backend == "sqlite":
-        pytest.skip("several workers need PostgreSQL")
-    settings = Settings(  # type: ignore[call-arg]
-        _env_file=None,
-        database_url=db_url,
-        client_dist=tmp_path / "none",
-        mcp_retry_max_s=1.0,
-        http_allowed_hosts=["127.0.0.1"],
-    )
-    async with live_server(settings) as first, live_server(settings) as second:
+) -> None:
+    async with two_workers(_settings(make_settings)) as (first, second):
         registry = second.services.registry
         async with listening_down(db_url, monkeypatch, second):
             put = await first.client.put("/api/mcp-servers/shared", json={"url": remote.url})

@@ -29,9 +29,9 @@ def _setup(database: Database, settings: Settings) -> tuple[ToolRegistry, Conver
 
 
 def test_the_narrowest_live_grant_covers_a_call(
-    database: Database, settings_factory: Callable[..., Settings]
+    database: Database, make_settings: Callable[..., Settings]
 ) -> None:
-    settings = settings_factory()
+    settings = make_settings()
     registry, conversation = _setup(database, settings)
     employee = load_builtin()["assistant"]
     tool = registry.get("notes.add")
@@ -102,9 +102,9 @@ def test_the_narrowest_live_grant_covers_a_call(
 
 
 def test_a_revoke_that_commits_first_wins_over_a_use(
-    database: Database, settings_factory: Callable[..., Settings]
+    database: Database, make_settings: Callable[..., Settings]
 ) -> None:
-    settings = settings_factory()
+    settings = make_settings()
     registry, conversation = _setup(database, settings)
     employee = load_builtin()["assistant"]
     with database.session() as session:

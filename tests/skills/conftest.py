@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from textwrap import dedent
@@ -12,22 +11,15 @@ from sqlmodel import SQLModel
 
 from interlock.settings import REPO_ROOT, Settings
 from interlock.skills import SkillCatalog, load_catalog
-from interlock.skills.loader import MODULE_PREFIX
 from interlock.storage import Database
 from interlock.tools import ToolContext, ToolRegistry
+from support.skill_modules import forget_skill_modules
+
+__all__ = ["forget_skill_modules"]
 
 BUILTIN_SKILLS = REPO_ROOT / "skills"
 
 WriteSkill = Callable[..., Path]
-
-
-@pytest.fixture(autouse=True)
-def _forget_skill_modules() -> Iterator[None]:
-    """Remove the ``interlock_skill_*`` modules a test imported, so tests stay independent."""
-    before = {name for name in sys.modules if name.startswith(MODULE_PREFIX)}
-    yield
-    for name in [n for n in sys.modules if n.startswith(MODULE_PREFIX) and n not in before]:
-        del sys.modules[name]
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import pytest
 from interlock.settings import Settings
 from interlock.storage import Conversation
 from support.listeners import listening_down
-from support.live import LiveServer, live_server
+from support.live import LiveServer, live_server, two_workers
 from support.sse import EventLog, collect, iter_frames, terminals
 
 
@@ -119,15 +119,11 @@ async def test_a_delete_while_a_run_is_active_is_refused_and_the_stream_stays_op
 
 
 async def test_a_delete_made_while_a_worker_was_not_listening_ends_its_streams_after(
-    backend: str,
     db_url: str,
     make_settings: Callable[..., Settings],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    if backend == "sqlite":
-        pytest.skip("several workers need PostgreSQL")
-    settings = make_settings()
-    async with live_server(settings) as first, live_server(settings) as second:
+    async with two_workers(make_settings()) as (first, second):
         conversation_id, last = await _paused(first)
         log, caught_up = EventLog(), asyncio.Event()
         reader = asyncio.create_task(

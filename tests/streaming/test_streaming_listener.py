@@ -11,7 +11,10 @@ The listener of the second:
 * skips its own process's notifications (those events were delivered in-process already);
 * hands control messages (``interlock_control``) to its callback, on the event loop;
 * finds events whose notification never came (the writer died between its commit and the
-  notification) at its next catch-up.
+  notification) at its next catch-up;
+* delivers an event once when its notification was still on its way as a catch-up compared
+  the stored last sequence (the race is driven step by step: the test hands the listener
+  each notification itself).
 """
 
 from __future__ import annotations
@@ -21,14 +24,16 @@ import threading
 from contextlib import aclosing
 from typing import Any
 
+import psycopg
 import pytest
 from sqlalchemy import func, select
 
 from interlock.storage import Conversation, Database
 from interlock.streaming import EventBus, StoredEvent, Subscription
 from interlock.streaming import listener as listener_module
+from interlock.streaming.bus import EVENTS_CHANNEL
 from interlock.streaming.events import MessageDelta
-from interlock.streaming.listener import CONTROL_CHANNEL, EventListener
+from interlock.streaming.listener import CONTROL_CHANNEL, EventListener, libpq_conninfo
 from interlock.streaming.sse import stored_batches
 
 pytestmark = pytest.mark.postgres
@@ -164,5 +169,58 @@ async def test_events_no_notification_announced_reach_the_streams_at_the_next_ca
         assert await stream == list(range(1, last + 1))
     finally:
         await listener.aclose()
+        writer_db.dispose()
+        reader_db.dispose()
+
+
+def _queued(subscription: Subscription) -> list[int]:
+    """The sequences waiting in ``subscription``'s queue (taken off it)."""
+    seqs: list[int] = []
+    while not subscription.queue.empty():
+        seqs.append(subscription.queue.get_nowait().seq)
+    return seqs
+
+
+async def test_an_event_whose_notification_is_on_its_way_at_a_catch_up_is_delivered_once(
+    pg_url: str,
+) -> None:
+    writer_db, reader_db = Database(pg_url), Database(pg_url)
+    writer, reader = EventBus(writer_db), EventBus(reader_db)
+    writer_db.notifier = None  # the test hands the listener each notification itself
+    listener = EventListener(reader, reader_db.url, lambda _verb, _argument: None)
+    # What the listening thread hands the event loop, delivered here at once (no thread runs).
+    listener._call = lambda fn, *args: fn(*args)  # type: ignore[method-assign]
+    conversation_id = _conversation(writer_db)
+    subscription = reader.subscribe(conversation_id)
+
+    def notification(seq: int) -> list[tuple[str, str]]:
+        return [(EVENTS_CHANNEL, f"{writer.origin} {conversation_id} {seq} {seq}")]
+
+    try:
+        with psycopg.connect(libpq_conninfo(reader_db.url), autocommit=True) as connection:
+            one = await writer.apublish(conversation_id, MessageDelta(delta="one"))
+            listener._handle(connection, notification(one))
+            listener._catch_up(connection)
+            two = await writer.apublish(conversation_id, MessageDelta(delta="two"))
+            listener._catch_up(connection)  # two is stored; its notification is on its way
+            listener._handle(connection, notification(two))  # ... and comes
+            assert _queued(subscription) == [one, two]
+
+            # A notification lost for good: the next catch-up but one delivers the event.
+            three = await writer.apublish(conversation_id, MessageDelta(delta="three"))
+            listener._catch_up(connection)
+            listener._catch_up(connection)
+            assert _queued(subscription) == [three]
+
+            # A notification later than that: the catch-up delivered the event already.
+            four = await writer.apublish(conversation_id, MessageDelta(delta="four"))
+            listener._catch_up(connection)
+            listener._catch_up(connection)
+            listener._handle(connection, notification(four))
+            five = await writer.apublish(conversation_id, MessageDelta(delta="five"))
+            listener._handle(connection, notification(five))
+            assert _queued(subscription) == [four, five]
+    finally:
+        reader.unsubscribe(subscription)
         writer_db.dispose()
         reader_db.dispose()

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import pytest
 import uvicorn
 from langchain_core.language_models import BaseChatModel
+from sqlalchemy.engine import make_url
 
 from interlock.api.app import create_app
 from interlock.api.services import Services
 from interlock.cli import KEEP_ALIVE_S
 from interlock.settings import Settings
+from support.sse import EventLog, collect, terminals
 
 START_TIMEOUT_S = 15.0
 
@@ -34,6 +37,11 @@ class LiveServer:
     def port(self) -> int:
         return int(self.url.rsplit(":", 1)[1])
 
+    def signed_in(self, token: str, timeout_s: float = 30.0) -> httpx.AsyncClient:
+        """A new client of this server sending ``token`` (another person); close it."""
+        headers = {"Authorization": f"Bearer {token}"}
+        return httpx.AsyncClient(base_url=self.url, timeout=timeout_s, headers=headers)
+
     async def new_conversation(self) -> str:
         response = await self.client.post("/api/conversations", json={})
         assert response.status_code == 201, response.text
@@ -45,6 +53,20 @@ class LiveServer:
         )
         assert response.status_code == 202, response.text
         return dict(response.json())
+
+    async def turn(self, conversation_id: str, content: str) -> EventLog:
+        """Say ``content`` and return the events of its run, up to its terminal event, once
+        the engine is idle."""
+        seen = (await self.client.get(f"/api/conversations/{conversation_id}")).json()
+        await self.say(conversation_id, content)
+        log = await collect(
+            self.client,
+            conversation_id,
+            until=terminals(1),
+            last_event_id=str(seen["last_event_seq"]),
+        )
+        await self.idle()
+        return log
 
     async def decide(self, tool_call_id: str, **body: Any) -> httpx.Response:
         return await self.client.post(f"/api/tool-calls/{tool_call_id}/decision", json=body)
@@ -102,3 +124,22 @@ async def live_server(
         server.should_exit = True
         await asyncio.wait_for(task, START_TIMEOUT_S)
         services.db.dispose()
+
+
+@asynccontextmanager
+async def two_workers(
+    settings: Settings, *, model: Callable[[], BaseChatModel] | None = None
+) -> AsyncIterator[tuple[LiveServer, LiveServer]]:
+    """Serve two servers on one database, as two workers would be; skips the test on SQLite.
+
+    Args:
+        settings: Both servers' settings (their database is the test's).
+        model: Builds each server's own chat model (default: the settings' model).
+    """
+    if make_url(settings.database_url).get_backend_name() == "sqlite":
+        pytest.skip("several workers need PostgreSQL")
+    async with (
+        live_server(settings, model=model() if model else None) as first,
+        live_server(settings, model=model() if model else None) as second,
+    ):
+        yield first, second

@@ -38,6 +38,26 @@ def write_lock(db_url: str) -> Iterator[None]:
             release()
             connection.close()
         return
+    with held_on_postgres(db_url, "LOCK TABLE conversations IN EXCLUSIVE MODE"):
+        yield
+
+
+@contextmanager
+def advisory_lock(db_url: str, key: int) -> Iterator[None]:
+    """Hold PostgreSQL's transaction-scoped advisory lock ``key`` (as a stuck writer would)."""
+    with held_on_postgres(db_url, "SELECT pg_advisory_xact_lock(:key)", key=key):
+        yield
+
+
+@contextmanager
+def held_on_postgres(db_url: str, statement: str, **params: object) -> Iterator[None]:
+    """Run ``statement`` (which takes a lock) in a transaction of another connection, and keep
+    that transaction open until the block ends (or :data:`GUARD_S` passes).
+
+    Raises:
+        sqlalchemy.exc.OperationalError: The lock was not had within 2 s.
+    """
+    url = make_url(db_url)
     if url.drivername in ("postgresql", "postgres"):
         url = url.set(drivername="postgresql+psycopg")
     engine = create_engine(url, poolclass=NullPool)
@@ -45,7 +65,7 @@ def write_lock(db_url: str) -> Iterator[None]:
         with engine.connect() as connection:
             connection.execute(text("SET lock_timeout = '2s'"))
             connection.execute(text(f"SET idle_in_transaction_session_timeout = '{GUARD_S}s'"))
-            connection.execute(text("LOCK TABLE conversations IN EXCLUSIVE MODE"))
+            connection.execute(text(statement), params)
             try:
                 yield
             finally:

@@ -40,7 +40,7 @@ from interlock.agui.state import Plan, stored_state, titles, waiting_calls
 from interlock.agui.translate import EventTranslator
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, InterlockError
-from interlock.storage.text import is_blank, text_problems
+from interlock.storage.text import control_character_problem, is_blank, text_problems
 from interlock.streaming.events import (
     TERMINAL_TYPES,
     ConversationDeleted,
@@ -191,8 +191,8 @@ def user_text(run_input: RunAgentInput) -> str:
 
     Raises:
         BadRequest: ``invalid_request`` when the last message is not a user message, has
-            no text (other content parts are not read), or has text storage cannot hold (a NUL
-            character, an unpaired surrogate).
+            no text (other content parts are not read), has text storage cannot hold (a NUL
+            character, an unpaired surrogate), or a control character (Escape, Bell...).
     """
     last = run_input.messages[-1] if run_input.messages else None
     if last is None or last.role != "user":
@@ -215,6 +215,9 @@ def user_text(run_input: RunAgentInput) -> str:
             "stored.",
             code="invalid_request",
         )
+    problem = control_character_problem(text, "The message")
+    if problem:
+        raise BadRequest(problem, code="invalid_request")
     return text
 
 

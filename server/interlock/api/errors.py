@@ -67,19 +67,23 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        path = request.url.path
+        if exc.status_code in (404, 405) and path.startswith("/api/"):
+            # The web client's static mount answers every method on a path no API route
+            # took: 405 for most, 404 for GET and HEAD. Under /api/ the routes decide: a
+            # path none serves is 404, a method its routes do not accept (HEAD on a GET
+            # route) is 405. A route's own 404 keeps its answer (it accepts the method).
+            served = allowed_methods(request.app, path)
+            if not served:
+                return JSONResponse(
+                    {"error": {"code": "not_found", "message": f"Nothing is at {path}."}},
+                    status_code=404,
+                )
+            if request.method not in served:
+                exc = StarletteHTTPException(405)
         code = _HTTP_CODES.get(exc.status_code, "http_error")
         headers = dict(getattr(exc, "headers", None) or {})
         message = str(exc.detail)
-        path = request.url.path
-        if (
-            exc.status_code == 405
-            and path.startswith("/api/")
-            and not allowed_methods(request.app, path)
-        ):  # the web client's static mount refused a method on a path no API route serves
-            return JSONResponse(
-                {"error": {"code": "not_found", "message": f"Nothing is at {path}."}},
-                status_code=404,
-            )
         if exc.status_code == 405:
             allowed = allowed_methods(request.app, path) or _split(headers.get("Allow", ""))
             if allowed:

@@ -11,6 +11,10 @@
   contains them, and some databases (PostgreSQL) cannot even compare them. A query string
   with a NUL character (``%00``) is refused with 422 ``invalid_request`` for the same reason:
   no filter or cursor holds one, and PostgreSQL would fail the query (a 500).
+* A body sent to the API (``/api/...``) without a JSON Content-Type, or a POST to
+  ``jsonrpc_paths`` without ``application/json``, is refused with 415
+  ``unsupported_media_type`` before any route code reads it (FastAPI would not parse it and
+  answer with a field error about the body's type; the MCP library with a plain-text 400).
 * Every response carries security headers; pages get a Content-Security-Policy that only
   allows the app's own scripts, styles, images and connections.
 * Refusals on ``jsonrpc_paths`` (the MCP endpoint) carry the error as a JSON-RPC error body
@@ -89,6 +93,14 @@ class GuardMiddleware:
             )
             return
 
+        if self._not_json(scope, headers, jsonrpc):
+            shown = _CONTROL_CHARACTER.sub("", headers.get(b"content-type", b"").decode("latin-1"))
+            message = "Send the body as JSON (Content-Type: application/json)" + (
+                f"; this request's Content-Type is {shown[:100]}." if shown else "."
+            )
+            await _error(send, 415, "unsupported_media_type", message, jsonrpc=jsonrpc)
+            return
+
         received = 0
         # No body to wait for: GET & co. without Content-Length or Transfer-Encoding.
         body_done = declared in (None, b"0") and b"transfer-encoding" not in headers
@@ -138,6 +150,20 @@ class GuardMiddleware:
                 raise
         if refusal is not None and not answered:
             await _error(send, *refusal, close=refusal[0] == 408, jsonrpc=jsonrpc)
+
+    @staticmethod
+    def _not_json(scope: Scope, headers: dict[bytes, bytes], jsonrpc: bool) -> bool:
+        """Whether the request sends a body that is not JSON where only JSON is read."""
+        declared = headers.get(b"content-type")
+        media = (declared or b"").split(b";", 1)[0].strip().lower()
+        if jsonrpc:  # the MCP library reads only application/json, and refuses a POST without
+            return scope["method"] == "POST" and media != b"application/json"
+        if not scope.get("path", "").startswith("/api/"):
+            return False
+        has_body = headers.get(b"content-length", b"0") != b"0" or b"transfer-encoding" in headers
+        kind, _, subtype = media.partition(b"/")
+        is_json = kind == b"application" and (subtype == b"json" or subtype.endswith(b"+json"))
+        return has_body and not is_json
 
     def _too_large_message(self) -> str:
         return f"The request is too large: its body is over {self.max_request_bytes:,} bytes."

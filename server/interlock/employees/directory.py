@@ -175,13 +175,7 @@ class EmployeeDirectory:
                 "Built-in employees cannot be deleted; disable or reset them.",
                 code="builtin_employee",
             )
-        with self._db.session() as session:
-            record = session.get(EmployeeRecord, slug)
-            if record is not None:
-                session.delete(record)
-                self._announce(session, slug)
-                session.commit()
-        self._records = None
+        self._drop_record(slug)
 
     def reset(self, slug: str) -> Employee:
         """Drop the admins' override of a built-in employee.
@@ -191,6 +185,12 @@ class EmployeeDirectory:
         """
         if slug not in self._builtin:
             raise NotFound(f"No built-in employee {slug!r}.")
+        self._drop_record(slug)
+        return self._builtin[slug]
+
+    def _drop_record(self, slug: str) -> None:
+        """Delete the stored record of ``slug`` (an employee or a built-in's override), if any,
+        and tell the other workers."""
         with self._db.session() as session:
             record = session.get(EmployeeRecord, slug)
             if record is not None:
@@ -198,7 +198,6 @@ class EmployeeDirectory:
                 self._announce(session, slug)
                 session.commit()
         self._records = None
-        return self._builtin[slug]
 
     def _check_references(self, employee: Employee, before: Employee | None = None) -> None:
         """Refuse an employee naming skills, tools, users or groups that do not exist.

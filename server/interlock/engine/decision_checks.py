@@ -12,13 +12,13 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from interlock.errors import BadRequest, Conflict
 from interlock.permissions.shapes import RememberIn
 from interlock.request_body import RequestBody
 from interlock.storage import DecisionType, ToolCall
-from interlock.storage.text import check_storable
+from interlock.storage.text import check_storable, no_control_characters
 from interlock.tools import FieldError, Tool
 
 if TYPE_CHECKING:
@@ -55,6 +55,8 @@ class DecisionIn(RequestBody):
     args: dict[str, Any] | None = None
     message: str | None = Field(default=None, max_length=MAX_DECISION_MESSAGE_CHARS)
     remember: RememberIn | None = None
+
+    _no_controls = field_validator("message", mode="before")(no_control_characters)
 
     @model_validator(mode="after")
     def _storable(self) -> DecisionIn:

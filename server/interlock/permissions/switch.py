@@ -150,7 +150,7 @@ def _switch_row(session: Session, user_id: str, employee: str) -> _SwitchRow | N
 
 def _state(row: _SwitchRow, now: datetime) -> SwitchState:
     on_until = as_utc(row.on_until) if row.on_until is not None else None
-    on = on_until is not None and now < on_until
+    on = on_from_columns(row.changed_by, row.on_until, now)
     return SwitchState(
         on=on,
         on_until=on_until if on else None,

@@ -4,13 +4,22 @@ PostgreSQL refuses NUL in text and JSON, and a lone UTF-16 surrogate (``"\\ud800
 cannot be encoded as UTF-8 at all. Input from people is refused at the API with a clear error
 (:func:`text_problems`); output from tools and models is repaired (:func:`clean_text`,
 :func:`clean_json`) so a run never fails on it.
+
+Text a person types (messages, titles, names, an employee's texts, a decision's reason) also
+holds no C0 control character but tab, line feed and carriage return: an Escape or a Bell is
+no part of what anyone writes, and would reach terminals and logs
+(:func:`control_character_problem`, :func:`no_control_characters`).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from typing import Any
+
+from pydantic import ValidationInfo
+from pydantic_core import PydanticCustomError
 
 _BAD = re.compile("[\x00\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
@@ -55,6 +64,60 @@ def check_storable(value: Any) -> Any:
     if problems:
         where = "/".join(map(str, problems[0])) or "the text"
         raise ValueError(f"{where} contains a NUL character or an unpaired surrogate")
+    return value
+
+
+_CONTROL = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f]")
+"""C0 control characters but tab, line feed and carriage return (and NUL: the storage rule,
+:func:`check_storable`, refuses it everywhere)."""
+CONTROL_CHARACTER = "control_character"
+"""Stable ``rule`` of the field error (``details.errors``) of text holding one."""
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def control_character_problem(value: Any, what: str) -> str | None:
+    """Return a sentence for a person when a string in ``value`` holds a C0 control character
+    other than tab, line feed and carriage return (Escape, Bell...); else None.
+
+    Args:
+        value: A string, or JSON-like lists and dicts of them (keys included).
+        what: The text's name in the sentence, capitalized: ``"The message"``.
+
+    Returns:
+        ``"The message contains a control character (U+001B), which is not text: remove
+        it."``, or None.
+    """
+    for text in _strings(value):
+        found = _CONTROL.search(text)
+        if found:
+            code = f"U+{ord(found.group()):04X}"
+            return f"{what} contains a control character ({code}), which is not text: remove it."
+    return None
+
+
+def no_control_characters(value: Any, info: ValidationInfo) -> Any:
+    """Pydantic field validator (``mode="before"``): refuse a control character in the field
+    (:func:`control_character_problem`), named from the field (``system_prompt``: "The system
+    prompt").
+
+    Raises:
+        PydanticCustomError: Rule :data:`CONTROL_CHARACTER`, with the sentence.
+    """
+    what = "The " + (info.field_name or "text").replace("_", " ")
+    problem = control_character_problem(value, what)
+    if problem:
+        raise PydanticCustomError(CONTROL_CHARACTER, problem)
     return value
 
 

@@ -27,8 +27,11 @@ callback runs: control messages sent meanwhile were lost, so what they would hav
 Notifications go out just after their commits (``storage.pg_notify``), so a process that dies
 between the two, or a notification that cannot be sent, leaves committed events unannounced.
 Every ``catch_up_s`` the thread therefore compares the followed conversations' last sequence
-in storage (one query) with the last one it was told of, and delivers the missing rows: a
-stream held here never waits for an event that is already stored longer than that.
+in storage (one query) with the last one it was told of, and delivers the rows that were
+stored already at the previous comparison and still not announced: a stream held here never
+waits for an event that is already stored longer than twice that. (Not the rows stored since:
+their notifications are usually on their way, and each event is delivered once. A
+notification that comes after all, later than that, delivers only what the catch-up did not.)
 """
 
 from __future__ import annotations
@@ -127,6 +130,12 @@ class EventListener:
         self._announced: dict[str, int] = {}
         """Listening thread only: per conversation, the last sequence a notification (this
         process's own included) or a catch-up announced."""
+        self._stored: dict[str, int] = {}
+        """Listening thread only: per followed conversation, its stored last sequence at the
+        previous catch-up."""
+        self._caught_up: dict[str, list[tuple[int, int]]] = {}
+        """Listening thread only: per conversation, the ranges a catch-up delivered that no
+        notification announced yet (a late one delivers only the rest of its range)."""
         self._conninfo = libpq_conninfo(url)
         self._on_control = on_control
         self._on_listening_again = on_listening_again
@@ -204,7 +213,8 @@ class EventListener:
         poller = select.poll()
         poller.register(connection.fileno(), select.POLLIN)
         poller.register(self._wake_read, select.POLLIN)
-        self._announced.clear()  # subscribers re-read storage on listening again
+        for table in (self._announced, self._stored, self._caught_up):
+            table.clear()  # subscribers re-read storage on listening again
         catch_up_at = time.monotonic() + self._catch_up_s
         while not self._stopping.is_set():
             # Without waiting: what the socket holds plus what arrived during the last read.
@@ -218,22 +228,27 @@ class EventListener:
                 catch_up_at = time.monotonic() + self._catch_up_s
 
     def _catch_up(self, connection: psycopg.Connection[Any]) -> None:
-        """Deliver the stored events of followed conversations no notification announced."""
+        """Deliver the followed conversations' events that were stored at the previous
+        catch-up and that no notification announced since (their notifications were lost)."""
         followed = self._bus.followed()
-        announced = self._announced
-        for conversation_id in [c for c in announced if c not in followed]:
-            del announced[conversation_id]
+        for table in (self._announced, self._stored, self._caught_up):
+            for conversation_id in [c for c in table if c not in followed]:
+                del table[conversation_id]
         if not followed:
             return
         ranges: Ranges = []
         for conversation_id, last in connection.execute(_LAST_SEQS, (list(followed),)):
-            known = announced.get(conversation_id)
-            announced[conversation_id] = last
-            if known is None:  # first look: the last event alone (a stream behind re-reads)
-                if last > 0:
-                    ranges.append((conversation_id, last, last))
-            elif last > known:
-                ranges.append((conversation_id, known + 1, last))
+            stored = self._stored.get(conversation_id)
+            self._stored[conversation_id] = last
+            if stored is None:  # first look: the notifications may be on their way
+                continue
+            known = self._announced.get(conversation_id)
+            # Nothing announced since listening: the last event alone (a stream behind re-reads).
+            first = stored if known is None else known + 1
+            if 0 < first <= stored:
+                ranges.append((conversation_id, first, stored))
+                self._announced[conversation_id] = stored
+                self._caught_up.setdefault(conversation_id, []).append((first, stored))
         if ranges:
             log.info("caught up on %d conversation(s) with unannounced events", len(ranges))
             self._call(self._deliver, _read(connection, ranges), [])
@@ -251,16 +266,33 @@ class EventListener:
                 log.warning("ignored a malformed event notification %r", payload)
                 continue
             origin, conversation_id = parts[0], parts[1]
-            last = int(parts[3])
+            first, last = int(parts[2]), int(parts[3])
             if last > self._announced.get(conversation_id, last - 1):
                 self._announced[conversation_id] = last
+            rest = self._not_caught_up(conversation_id, first, last)
             # is_followed only reads the bus's dicts: safe from this thread. A subscriber that
             # appears just after this check reads storage itself, after these rows committed.
             if origin != self._bus.origin and self._bus.is_followed(conversation_id):
-                ranges.append((conversation_id, int(parts[2]), int(parts[3])))
+                ranges.extend((conversation_id, low, high) for low, high in rest)
         events = _read(connection, ranges) if ranges else {}
         if events or controls:
             self._call(self._deliver, events, controls)
+
+    def _not_caught_up(self, conversation_id: str, first: int, last: int) -> list[tuple[int, int]]:
+        """The parts of a notification's range ``first..last`` no catch-up delivered; forgets
+        the parts it did (they are announced now)."""
+        caught = self._caught_up.get(conversation_id)
+        if not caught:
+            return [(first, last)]
+        rest = [(first, last)]
+        for caught_range in caught:
+            rest = [part for announced in rest for part in _minus(announced, caught_range)]
+        left = [part for caught_range in caught for part in _minus(caught_range, (first, last))]
+        if left:
+            self._caught_up[conversation_id] = left
+        else:
+            del self._caught_up[conversation_id]
+        return rest
 
     def _call(self, fn: Callable[..., None], *args: Any) -> None:
         """Run ``fn(*args)`` on the event loop (dropped once the loop is closed)."""
@@ -292,6 +324,13 @@ class EventListener:
                 self._on_control(verb, argument)
             except Exception:
                 log.exception("control message %s %r failed", verb, argument)
+
+
+def _minus(whole: tuple[int, int], cut: tuple[int, int]) -> list[tuple[int, int]]:
+    """The sequences of the range ``whole`` outside the range ``cut``: none, one or two ranges."""
+    (first, last), (cut_first, cut_last) = whole, cut
+    parts = [(first, min(last, cut_first - 1)), (max(first, cut_last + 1), last)]
+    return [(low, high) for low, high in parts if low <= high]
 
 
 def _read(connection: psycopg.Connection[Any], ranges: Ranges) -> dict[str, list[StoredEvent]]:

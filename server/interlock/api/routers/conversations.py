@@ -36,7 +36,7 @@ from interlock.storage import (
 )
 from interlock.storage.models import utcnow
 from interlock.storage.rows import new_row
-from interlock.storage.text import check_storable, is_blank, one_line
+from interlock.storage.text import check_storable, is_blank, no_control_characters, one_line
 from interlock.storage.views import ConversationSummary, MessageOut, ToolCallOut, message_out
 
 router = APIRouter(prefix="/api/conversations", tags=["conversations"])
@@ -55,10 +55,13 @@ class ConversationCreate(RequestBody):
 
 
 class MessageCreate(RequestBody):
-    """A user message: 1 byte to 32 kB of UTF-8 text (``max_message_bytes``)."""
+    """A user message: 1 byte to 32 kB of UTF-8 text (``max_message_bytes``), no control
+    character but tab and line breaks (:func:`no_control_characters`)."""
 
     content: str
     command: CommandClaim | None = None
+
+    _no_controls = field_validator("content", mode="before")(no_control_characters)
 
     @field_validator("content")
     @classmethod
@@ -71,13 +74,16 @@ class MessageCreate(RequestBody):
 class ConversationUpdate(RequestBody):
     """A rename: ``title`` is one visible line of 1 to 200 characters.
 
-    Control characters and line or paragraph separators are refused; invisible format
+    Control characters (:func:`no_control_characters` first: Escape, Bell...) and line or
+    paragraph separators are refused; invisible format
     characters (bidi overrides, zero-width spaces, a BOM) are dropped and runs of spaces
     become one, as for a title taken from the first message (:func:`one_line`). A title with
     nothing visible left is refused as empty.
     """
 
     title: str
+
+    _no_controls = field_validator("title", mode="before")(no_control_characters)
 
     @field_validator("title")
     @classmethod

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response, status
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from interlock.api.deps import AdminUser, CurrentUser, ServicesDep
 from interlock.api.services import Services
 from interlock.employees import Employee, EmployeeFields, ToolApprovalRule, ToolPermission
 from interlock.errors import BadRequest, NotFound
 from interlock.request_body import RequestBody
+from interlock.storage.text import no_control_characters
 
 router = APIRouter(prefix="/api/employees", tags=["employees"])
 
@@ -38,10 +39,17 @@ class EmployeeOut(BaseModel):
     tool_approvals: dict[str, ToolApprovalRule]
 
 
+_TEXTS = ("name", "avatar", "title", "about", "system_prompt", "greeting", "starter_prompts")
+"""The fields an admin types: no control character but tab and line breaks in them (an
+employee stored before with one still loads)."""
+
+
 class EmployeeCreate(EmployeeFields):
     """A new employee: a unique ``slug`` plus the fields."""
 
     slug: str = Field(min_length=1, max_length=63)
+
+    _no_controls = field_validator(*_TEXTS, mode="before")(no_control_characters)
 
 
 class EmployeePatch(RequestBody):
@@ -62,6 +70,8 @@ class EmployeePatch(RequestBody):
     approvers: list[str] | None = None
     approval_timeout_s: float | None = None
     tool_approvals: dict[str, ToolApprovalRule] | None = None
+
+    _no_controls = field_validator(*_TEXTS, mode="before")(no_control_characters)
 
 
 class SlashCommandOut(BaseModel):

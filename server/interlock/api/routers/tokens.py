@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Header, status
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlmodel import Session
 
 from interlock.api.deps import CurrentUser, DbDep
@@ -23,6 +23,7 @@ from interlock.audit import Channel, TokenOutcome, record_token_event
 from interlock.request_body import RequestBody
 from interlock.storage import AccessToken
 from interlock.storage.models import as_utc
+from interlock.storage.text import no_control_characters
 from interlock.storage.tokens import (
     MAX_TOKEN_NAME_LENGTH,
     TokenAudit,
@@ -42,6 +43,8 @@ class TokenIn(RequestBody):
         description="What you call the client holding it, e.g. 'Claude Desktop'.",
     )
     scope: Literal["mcp"] = "mcp"
+
+    _no_controls = field_validator("name", mode="before")(no_control_characters)
 
 
 class TokenOut(BaseModel):

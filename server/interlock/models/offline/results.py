@@ -21,7 +21,7 @@ from interlock.models.offline.tool_names import (
     SUGGESTIONS,
     spoken_name,
 )
-from interlock.models.offline.wording import clean_text, with_stop
+from interlock.models.offline.wording import clean_text, for_person, with_stop
 
 _CHOSE_RE = re.compile(r"^\s*The person chose:\s*(.+)", re.IGNORECASE)
 _REJECTED_RE = re.compile(
@@ -135,12 +135,14 @@ def describe_result(
     if content.lstrip().startswith("Rejected by the person:"):
         return _describe_rejection(name, args, content, spoken)
     if content.lstrip().startswith("Error ["):
-        return _describe_error(name, args, content, spoken)
+        return _describe_error(name, args, for_person(content), spoken)
     if content.lstrip().startswith("Cancelled:"):
         found = _CANCELLED_RE.match(content)
         reason = found.group(1).strip() if found else ""
         why = f" ({reason})" if reason else ""
         return f"The request to {_action(name, args, spoken)} was cancelled{why}. Nothing was done."
     if message.status == "error":
-        return f"Sorry — I could not {_action(name, args, spoken)}: {with_stop(content)}"
+        return (
+            f"Sorry — I could not {_action(name, args, spoken)}: {with_stop(for_person(content))}"
+        )
     return _describe_success(name, args, content, spoken)

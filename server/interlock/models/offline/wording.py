@@ -6,6 +6,12 @@
 
 from __future__ import annotations
 
+import re
+
+_FOR_THE_MODEL = re.compile(r"\s*(?:\bDo not\b|;\s*do not\b|;\s*tell them\b)[^.]*(?:\.|$)")
+"""A sentence or clause of a tool message that instructs the model ("Do not retry it unless
+the person asks for it again.", "; tell them what you would need instead")."""
+
 
 def clean_text(text: str) -> str:
     """Strip surrounding whitespace and quotes and one trailing full stop."""
@@ -22,3 +28,10 @@ def with_stop(text: str) -> str:
     """End ``text`` with a full stop unless it is empty or already ends in ``.``, ``!`` or ``?``."""
     text = text.strip()
     return text if not text or text[-1] in ".!?" else text + "."
+
+
+def for_person(text: str) -> str:
+    """Drop what a tool message tells the model, keeping what happened, before the offline
+    model says it back to the person (who is not to be told "Do not retry it unless the
+    person asks for it again.")."""
+    return _FOR_THE_MODEL.sub("", text).strip()

@@ -1,0 +1,44 @@
+"""The offline model tells the person what happened to a call, not what the model was told.
+
+Found in QA: a call nobody approved in time was answered "Sorry — I could not add the note:
+Not approved in time: nobody decided within 2 seconds, so the call did not run. Do not retry
+it unless the person asks for it again." The tool message's instruction to the model was
+said back to the person, about "the person". Every engine text that ends in such an
+instruction (expired calls and questions, the loop guard, a rejection) is said without it.
+"""
+
+from __future__ import annotations
+
+from langchain_core.messages import ToolMessage
+
+from interlock.engine.loop_guard import repeat_text
+from interlock.engine.records import error_text, expired_text, rejected_text
+from interlock.models.offline.results import describe_result
+from interlock.tools import Permission, tool
+
+
+@tool(name="notes.add", title="Add a note", description="Add a note.", permission=Permission.ASK)
+def _add(args: dict[str, object], ctx: object) -> str:
+    return "added"
+
+
+def _said(text: str, status: str = "error") -> str:
+    message = ToolMessage(content=text, tool_call_id="call_1", status=status)  # type: ignore[arg-type]
+    return describe_result("notes_add", {"text": "milk"}, message, "“Add a note”")
+
+
+def test_no_reply_repeats_an_instruction_meant_for_the_model() -> None:
+    cases = {
+        expired_text(2): "nobody decided within 2 seconds, so the call did not run.",
+        expired_text(60, question=True): "nobody answered within 1 minute.",
+        repeat_text(_add): "earlier in this conversation.",
+        error_text("repeated", repeat_text(_add)): "earlier in this conversation.",
+        rejected_text(None): "Nothing was done.",
+    }
+    for text, kept in cases.items():
+        assert "Do not" in text or "do not" in text  # the engine's text does instruct the model
+        reply = _said(text)
+        assert "do not" not in reply.casefold(), reply
+        assert "tell them" not in reply, reply
+        assert kept in reply, reply
+        assert reply.endswith("."), reply
