@@ -6,9 +6,11 @@ Serves Interlock in this process (SQLite in a temporary directory unless ``--dat
 runs a few warm-up cycles, then counts over ``--cycles`` fresh cycles (new conversation, its
 stream, "add a note", approve, run completed) with SQLAlchemy event hooks on the server's
 engine: commits, statements (by first word) and ``Database.session`` calls (by caller).
-On PostgreSQL also the round trips: each ``BEGIN``, each statement sent on its own, each
-batch of :mod:`interlock.storage.write_behind` (queued writes, ``send``, ``COMMIT``) and of the
-audit chain's append, each ``COMMIT`` or ``ROLLBACK`` sent alone and each ``NOTIFY``.
+On PostgreSQL also the round trips: each ``BEGIN`` sent alone (none since
+:mod:`interlock.storage.pg_begin`), each statement sent on its own, each batch of
+:mod:`interlock.storage.write_behind` (queued writes, ``send``, ``COMMIT``) and of the audit
+chain's append, each ``COMMIT`` or ``ROLLBACK`` sent alone (a read-only
+transaction's ``COMMIT`` too) and each ``NOTIFY``.
 Figures are per cycle. Not part of ``make bench``: a tool for reading where the work goes.
 """
 
@@ -83,42 +85,55 @@ def instrument(services: Any, counts: Counts) -> None:
 
 def count_round_trips(services: Any, counts: Counts) -> None:
     """Count PostgreSQL round trips (see the module's docstring) into ``counts.trips``."""
+    import psycopg
+    from psycopg.pq import TransactionStatus
+
     from interlock.audit import chain
     from interlock.storage import write_behind
 
     engine = services.db.engine
     capture = getattr(write_behind, "_CAPTURE", None)
-    batches: list[int] = []
+    try:  # since then a BEGIN goes out with the transaction's first write
+        from interlock.storage import pg_begin  # noqa: F401
 
-    @event.listens_for(engine, "begin")
-    def _begin(_conn: Any) -> None:
-        if counts.on:
+        begin_alone = False
+    except ImportError:  # psycopg sends BEGIN alone before a transaction's first statement
+        begin_alone = True
+
+    def count_begin(conn: Any) -> None:
+        driver = conn.connection.driver_connection
+        if begin_alone and driver.info.transaction_status == TransactionStatus.IDLE:
             counts.trips["BEGIN"] += 1
 
     @event.listens_for(engine, "before_cursor_execute")
     def _statement(conn: Any, *_args: Any) -> None:
         if counts.on and (capture is None or capture not in conn.info):
+            count_begin(conn)
             counts.trips["statement"] += 1
 
-    @event.listens_for(engine, "commit")
-    def _commit(_conn: Any) -> None:
-        if counts.on and not batches:
-            counts.trips["COMMIT"] += 1
-        batches.clear()
+    def counted_end(end: Any, kind: str) -> Any:
+        """``psycopg.Connection.commit`` or ``rollback``, counted when it sends something."""
 
-    @event.listens_for(engine, "rollback")
-    def _rollback(_conn: Any) -> None:
-        if counts.on:  # a ROLLBACK, or the COMMIT ending a read-only transaction (pg_pool)
-            counts.trips["end of a read or a failed transaction"] += 1
+        def counted(driver: Any) -> None:
+            if counts.on and driver.info.transaction_status != TransactionStatus.IDLE:
+                counts.trips[kind] += 1
+            end(driver)
+
+        return counted
+
+    # At the driver: what SQLAlchemy ends, and the COMMIT ending a read-only transaction
+    # (pg_pool); one a batch ended already finds no transaction open and sends nothing.
+    connection_class: Any = psycopg.Connection
+    connection_class.commit = counted_end(connection_class.commit, "COMMIT")
+    connection_class.rollback = counted_end(connection_class.rollback, "ROLLBACK")
 
     run = write_behind._run
 
     def counted_run(connection: Any, queue: list[Any], **kwargs: Any) -> Any:
         if counts.on:
+            count_begin(connection)
             carries_commit = bool(queue) and queue[-1][0] == "COMMIT"
             counts.trips["batch with COMMIT" if carries_commit else "batch"] += 1
-            if carries_commit:
-                batches.append(1)
         return run(connection, queue, **kwargs)
 
     write_behind._run = counted_run  # type: ignore[assignment]
@@ -126,9 +141,8 @@ def count_round_trips(services: Any, counts: Counts) -> None:
 
     def counted_append(session: Any, pending: Any, *, commit: bool) -> None:
         if counts.on:
+            count_begin(session.connection())
             counts.trips["audit batch with COMMIT" if commit else "audit batch"] += 1
-            if commit:
-                batches.append(1)
         append(session, pending, commit=commit)
 
     chain.append_in_database = counted_append  # type: ignore[assignment]

@@ -8,6 +8,8 @@
   freezes what start-up left (``gc.freeze``) and turns the collector back on, so a server
   never runs without it, collecting its youngest generation every ``GC_YOUNG_THRESHOLD``
   allocations. An app started with the collector on has its garbage collected first.
+* The API routes are the app's own, not included routers: FastAPI builds every route of an
+  included router a second time at the first request that reaches it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from starlette.routing import Mount, Route
+
 from interlock.api.app import GC_YOUNG_THRESHOLD, create_app
+from interlock.api.routers import catalog, events, tool_calls
 
 ON_DEMAND = {"mcp", "mcp_types", "openai", "psycopg", "ag_ui", "alembic", "langchain_openai"}
 
@@ -57,3 +62,11 @@ async def test_the_lifespan_freezes_start_up_objects_and_turns_collection_back_o
         gc.enable()
         gc.unfreeze()
         gc.set_threshold(*threshold)
+
+
+def test_the_api_routes_are_the_apps_own_not_included_routers(make_settings: Any) -> None:
+    app = create_app(make_settings())
+
+    assert all(isinstance(route, Route | Mount) for route in app.router.routes)
+    for module in (catalog, events, tool_calls):
+        assert all(route in app.router.routes for route in module.router.routes)

@@ -322,7 +322,7 @@ async def test_a_rejection_without_reason_says_so() -> None:
     assert "did not give a reason" in reply.text
 
 
-async def test_a_tool_error_is_explained_in_words_with_its_hint_and_no_code() -> None:
+async def test_a_tool_error_is_explained_in_words_without_its_code_or_hint() -> None:
     error = "Error [not_found]: There is no note #9. Hint: Call notes.list to see the ids."
     history = _after("delete note 9", [("notes_delete", {"id": 9})], [(error, "error")])
 
@@ -330,8 +330,9 @@ async def test_a_tool_error_is_explained_in_words_with_its_hint_and_no_code() ->
 
     assert reply.tool_calls == []
     assert "not_found" not in reply.text  # the code is for programs, not the person
-    assert "There is no note #9." in reply.text
-    assert "Hint: Call notes.list to see the ids." in reply.text
+    assert reply.text == "Sorry — I could not delete the note: There is no note #9."
+    # The hint tells the model what to call next; the person cannot call notes.list.
+    assert "Hint" not in reply.text and "notes.list" not in reply.text
 
 
 async def test_a_cancelled_call_is_reported_as_not_done() -> None:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from langchain_core.messages import ToolMessage
 
+from interlock.engine.cancels import CANCEL_REASON
 from interlock.engine.loop_guard import repeat_text
-from interlock.engine.records import error_text, expired_text, rejected_text
+from interlock.engine.messages import NEW_MESSAGE_REASON
+from interlock.engine.records import cancelled_text, error_text, expired_text, rejected_text
 from interlock.models.offline.results import describe_result
 from interlock.tools import Permission, tool
 
@@ -31,7 +33,7 @@ def test_no_reply_repeats_an_instruction_meant_for_the_model() -> None:
     cases = {
         expired_text(2): "nobody decided within 2 seconds, so the call did not run.",
         expired_text(60, question=True): "nobody answered within 1 minute.",
-        repeat_text(_add): "earlier in this conversation.",
+        repeat_text(_add): "you already declined this exact call",
         error_text("repeated", repeat_text(_add)): "earlier in this conversation.",
         rejected_text(None): "Nothing was done.",
     }
@@ -42,3 +44,16 @@ def test_no_reply_repeats_an_instruction_meant_for_the_model() -> None:
         assert "tell them" not in reply, reply
         assert kept in reply, reply
         assert reply.endswith("."), reply
+
+
+def test_a_cancelled_call_is_told_to_the_person_as_you() -> None:
+    for reason, said in [
+        (NEW_MESSAGE_REASON, "(you sent a new message before deciding)"),
+        (CANCEL_REASON, "(cancelled by you)"),
+        (
+            "Ada's AI actions were turned off by the person",
+            "(Ada's AI actions were turned off by you)",
+        ),
+    ]:
+        reply = _said(cancelled_text(reason))
+        assert reply == f"The request to add the note was cancelled {said}. Nothing was done."

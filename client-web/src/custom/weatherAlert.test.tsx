@@ -17,6 +17,15 @@ describe("a card registered by a module of its own", () => {
     expect(out).not.toContain('data-testid="approve"'); // not the generic ApprovalCard
   });
 
+  it("says Sent only once the alert went out, not when it was approved", () => {
+    const approved = { id: "dec_1", type: "approve" as const, user_id: "u", user_name: "Ann", args: null, message: null, proposed_args: null, created_at: "2026-01-01T00:00:00Z" };
+    const say = (status: "running" | "succeeded" | "failed") =>
+      renderToStaticMarkup(<CardHost call={toolCall({ name: "weather.alert", status, decision: approved, proposed_args: { city: "Atlantis", level: 2 } })} />);
+    expect(say("running")).toContain('data-testid="decision">Sending…</p>');
+    expect(say("succeeded")).toContain('data-testid="decision">Sent</p>');
+    expect(say("failed")).toContain('data-testid="decision">Not sent</p>');
+  });
+
   it("runs its invoke when the call waits for the browser and posts the result", async () => {
     forgetStarted();
     expect(invokerFor("weather.units")).toBeTypeOf("function");

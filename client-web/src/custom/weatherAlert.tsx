@@ -1,5 +1,12 @@
 import { registerTool, type CardProps } from "../cards";
 
+/** What became of the alert: an approval alone does not send it (the tool may still fail). */
+function outcome(status: string): string {
+  if (status === "succeeded") return "Sent";
+  if (["failed", "rejected", "cancelled", "expired"].includes(status)) return "Not sent";
+  return "Sending…";
+}
+
 /** A card of its own for the `weather.alert` tool (see "Add a tool in five minutes"). */
 function WeatherAlertCard({ call, live, busy, decide }: CardProps) {
   const city = String(call.proposed_args?.city ?? "?");
@@ -20,7 +27,7 @@ function WeatherAlertCard({ call, live, busy, decide }: CardProps) {
           </button>
         </div>
       )}
-      {call.decision && <p data-testid="decision">{call.decision.type === "reject" ? "Not sent" : "Sent"}</p>}
+      {call.decision && <p data-testid="decision">{outcome(call.status)}</p>}
     </section>
   );
 }

@@ -35,6 +35,12 @@ class ErrorOut(BaseModel):
     error: ErrorDetail
 
 
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    "4XX": {"model": ErrorOut, "description": "An error with a stable code."}
+}
+"""The error responses every route documents (each router passes them to ``APIRouter``)."""
+
+
 _HTTP_CODES = {
     400: "invalid_request",
     401: "unauthorized",

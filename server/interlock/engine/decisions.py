@@ -49,8 +49,9 @@ from interlock.storage import (
     ToolCallStatus,
 )
 from interlock.storage.models import utcnow
-from interlock.storage.rows import insert_rows
+from interlock.storage.rows import insert_rows, insert_statement
 from interlock.storage.views import ToolCallOut
+from interlock.storage.write_behind import send
 from interlock.streaming.events import ToolCallApproved, ToolCallDecided
 
 __all__ = ["MAX_DECISION_MESSAGE_CHARS", "DecisionIn", "decide", "remember"]
@@ -124,7 +125,9 @@ async def decide(
     """
     check_shape(body)
     engine.use_running_loop()  # the run a decision resumes starts from the database thread
-    out, resume = await engine.db.run(_record, engine, user_id, tool_call_id, body, channel)
+    out, resume = await engine.db.run_transaction(
+        _record, engine, user_id, tool_call_id, body, channel
+    )
     if resume is not None:
         # Not resumed with the decision (another call waits, a run is still active, or an
         # MCP record): look again in a task of its own, after the answer.
@@ -203,8 +206,24 @@ def _record(
         # Lock the row: refused past the deadline (server clock) or once decided elsewhere. A
         # call needing several approvals is decided only by the last one (below).
         several = body.type == DecisionType.approve and call.approvals_required > 1
-        lock = _LOCK_UNDECIDED if several else _DECIDE_UNDECIDED
-        locked = session.connection().execute(lock, {"call_id": call.id, "now": now}).rowcount
+        decision = Decision(
+            tool_call_id=call.id,
+            conversation_id=call.conversation_id,
+            type=body.type,
+            user_id=user_id,
+            args=body.args if body.type == DecisionType.edit else None,
+            message=body.message,
+            proposed_args=call.proposed_args,
+        )
+        params = {"call_id": call.id, "now": now}
+        try:
+            if several:
+                locked = session.connection().execute(_LOCK_UNDECIDED, params).rowcount
+            else:  # the decision goes with the lock (one round trip), undone when refused
+                lock = (_DECIDE_UNDECIDED, params)
+                locked = send(session, lock, insert_statement(decision))[0].rowcount
+        except IntegrityError:  # decided meanwhile (or the call deleted): refused below
+            locked = 0
         if locked != 1:
             session.rollback()
             raise _refusal(engine, tool_call_id, now)
@@ -219,22 +238,13 @@ def _record(
                 )
                 engine.bus.commit(session)
                 return out, None
-        decision = Decision(
-            tool_call_id=call.id,
-            conversation_id=call.conversation_id,
-            type=body.type,
-            user_id=user_id,
-            args=body.args if body.type == DecisionType.edit else None,
-            message=body.message,
-            proposed_args=call.proposed_args,
-        )
-        if several:
-            call.decided_at = now
-            session.add(call)
-        else:  # written by the lock already
-            set_committed_value(call, "decided_at", now)
         try:
-            insert_rows(session, [decision])
+            if several:
+                call.decided_at = now
+                session.add(call)
+                insert_rows(session, [decision])
+            else:  # written with the lock already, as the decision
+                set_committed_value(call, "decided_at", now)
             session.flush()
             if body.remember is not None and employee is not None:
                 remember(engine, session, user_id, call, conversation, employee, body)

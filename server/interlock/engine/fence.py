@@ -16,6 +16,7 @@ from sqlmodel import Session
 
 from interlock.errors import InterlockError
 from interlock.storage import Run, RunStatus
+from interlock.storage.write_behind import defer
 
 _runs = Run.__table__  # type: ignore[attr-defined]
 _HOLD = (
@@ -49,10 +50,17 @@ def hold_run(session: Session, run_id: str, owner_id: str) -> None:
         run_id: The run.
         owner_id: This worker's id (``Engine.worker_id``, the bus's origin).
 
+    On PostgreSQL the lock goes out with the step's next statement (one round trip,
+    :func:`~interlock.storage.write_behind.defer`), which is then the one that raises.
+
     Raises:
         RunTakenOver: The run is no longer running, or another worker owns it (nothing was
-            written; the caller's session rolls back).
+            written; the caller's session rolls back), from here or from the step's next
+            statement or commit.
     """
-    held = session.connection().execute(_HOLD, {"run_id": run_id, "owner_id": owner_id}).rowcount
-    if held != 1:
-        raise RunTakenOver(run_id)
+
+    def check(held: int) -> None:
+        if held != 1:
+            raise RunTakenOver(run_id)
+
+    defer(session, _HOLD, {"run_id": run_id, "owner_id": owner_id}, check)

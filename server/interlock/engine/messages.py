@@ -18,6 +18,7 @@ from interlock.engine.commands import CommandClaim, propose_command, resolve_com
 from interlock.engine.outside import MCP_CHANNEL
 from interlock.engine.preflight import prepare_command
 from interlock.engine.records import cancel_open_calls
+from interlock.engine.resumes import claim_conversation
 from interlock.engine.turn import effective_permission
 from interlock.errors import Conflict, NotFound
 from interlock.permissions import start_switch
@@ -102,7 +103,8 @@ def store_message(
         run = new_row(
             Run, conversation_id=conversation_id, trigger="message", owner_id=engine.worker_id
         )
-        if not engine.claim(session, conversation_id, run.id):
+        claimed, _ = claim_conversation(session, conversation_id, run.id)
+        if not claimed:
             if (
                 session.connection().execute(_OWNED, {"conversation_id": conversation_id}).first()
                 is None

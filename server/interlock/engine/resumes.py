@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sqlalchemy import bindparam, or_, update
+from sqlalchemy.sql import Executable
 from sqlmodel import Session, col, select
 
 from interlock.engine.outside import is_record
 from interlock.engine.records import latest_assistant_calls, waiting_for_person
 from interlock.storage import Conversation, Decision, Message, MessageRole, Run, ToolCall
 from interlock.storage.rows import defer_rows, new_row
-from interlock.storage.write_behind import defer, send
+from interlock.storage.write_behind import Params, Sent, defer, send
 from interlock.streaming.events import RunStarted
 
 if TYPE_CHECKING:
@@ -39,6 +40,33 @@ _UNCLAIM = (
 """Undoes a claim made earlier in the same transaction (a Core statement)."""
 
 
+def claim_conversation(
+    session: Session, conversation_id: str, run_id: str, *reads: tuple[Executable, Params]
+) -> tuple[bool, list[Sent]]:
+    """Claim the conversation for ``run_id``: the one way a run becomes its active run.
+
+    A compare-and-set on the conversation's active run, sent with the transaction's queued
+    writes and ``reads`` in one round trip (:func:`~interlock.storage.write_behind.send`).
+    On PostgreSQL a successful claim keeps the conversation's row locked until the caller's
+    transaction ends.
+
+    Args:
+        session: The caller's session (its transaction).
+        conversation_id: The conversation.
+        run_id: The new run (its row is the caller's to write).
+        reads: ``(statement, parameters)`` pairs run right after the claim, so they see the
+            conversation held (a failed claim holds nothing).
+
+    Returns:
+        Whether the conversation was claimed (False: another run is active, or the
+        conversation is gone), and what each of ``reads`` returned.
+    """
+    claimed, *rest = send(
+        session, (CLAIM, {"conversation_id": conversation_id, "run_id": run_id}), *reads
+    )
+    return claimed.rowcount == 1, rest
+
+
 def claim_resume(engine: Engine, conversation_id: str, message_id: int, user_id: str) -> str | None:
     """Start a resume run if no call of ``message_id`` waits for its person any more.
 
@@ -59,13 +87,14 @@ def claim_resume(engine: Engine, conversation_id: str, message_id: int, user_id:
                 engine.outside.settle_soon(conversation_id, message_id)
             return None
         run = Run(conversation_id=conversation_id, trigger="resume", owner_id=engine.worker_id)
-        if not engine.claim(session, conversation_id, run.id):
-            return None
         # Checked after the claim, in its transaction: holding the conversation (and, on
         # SQLite, the write lock), no run can answer the message between these reads and the
         # commit. Read before the claim, a resume run ending in between went unseen and the
         # model answered twice.
-        if _waiting_or_answered(session, conversation_id, message_id):
+        claimed, (busy,) = claim_conversation(
+            session, conversation_id, run.id, _waiting_or_answered(conversation_id, message_id)
+        )
+        if not claimed or busy.scalar():
             session.rollback()
             return None
         session.add(run)
@@ -88,7 +117,7 @@ def claim_resume_in(
     The caller commits, then starts the run's task (``engine.spawn_soon``): the person sees
     the run start with the decision itself. For chat conversations only (a record of MCP
     calls settles otherwise). The same checks as :func:`claim_resume`, after the claim (sent
-    with it in one round trip: :func:`~interlock.storage.write_behind.send`); when they fail
+    with it in one round trip: :func:`claim_conversation`); when they fail
     the claim is undone in the transaction and the caller's own writes stay.
 
     Args:
@@ -107,12 +136,10 @@ def claim_resume_in(
     if others_wait:  # cheap first: another call of the message waits
         return None
     run = new_row(Run, conversation_id=conversation_id, trigger="resume", owner_id=engine.worker_id)
-    claimed, busy = send(
-        session,
-        (CLAIM, {"conversation_id": conversation_id, "run_id": run.id}),
-        (_WAITING_OR_ANSWERED, {"cid": conversation_id, "mid": message_id}),
+    claimed, (busy,) = claim_conversation(
+        session, conversation_id, run.id, _waiting_or_answered(conversation_id, message_id)
     )
-    if claimed.rowcount != 1:
+    if not claimed:
         return None
     if busy.scalar():  # read once the claim held the conversation: see claim_resume
         defer(session, _UNCLAIM, {"conversation_id": conversation_id, "run_id": run.id})
@@ -168,9 +195,8 @@ def _waiting(session: Session, message_id: int) -> bool:
     return session.exec(_WAITING, params={"mid": message_id}).first() is not None
 
 
-def _waiting_or_answered(session: Session, conversation_id: str, message_id: int) -> bool:
-    """Whether a call of ``message_id`` still waits for its person, or the conversation has a
-    message after ``message_id`` (its tool messages aside: the model's answer, or the person's
-    next message)."""
-    params = {"cid": conversation_id, "mid": message_id}
-    return bool(session.exec(_WAITING_OR_ANSWERED, params=params).first())
+def _waiting_or_answered(conversation_id: str, message_id: int) -> tuple[Executable, Params]:
+    """The read, made after the claim, of whether a call of ``message_id`` still waits for its
+    person, or the conversation has a message after ``message_id`` (its tool messages aside:
+    the model's answer, or the person's next message): one boolean."""
+    return _WAITING_OR_ANSWERED, {"cid": conversation_id, "mid": message_id}

@@ -26,7 +26,7 @@ from interlock.engine.graph import GraphDeps, Start, build_graphs
 from interlock.engine.leases import Leases
 from interlock.engine.messages import store_message
 from interlock.engine.outside import OutsideCalls
-from interlock.engine.resumes import CLAIM, claim_resume, resume_after_close, resume_latest
+from interlock.engine.resumes import claim_resume, resume_after_close, resume_latest
 from interlock.engine.terminals import end_run
 from interlock.errors import InterlockError, NotFound
 from interlock.models import create_chat_model
@@ -164,7 +164,9 @@ class Engine:
             DatabaseBusy: A lock was not had in time; nothing was written.
         """
         self._loop = asyncio.get_running_loop()
-        return await self.db.run(store_message, self, user_id, conversation_id, content, claim)
+        return await self.db.run_transaction(
+            store_message, self, user_id, conversation_id, content, claim
+        )
 
     def use_running_loop(self) -> None:
         """Start runs claimed on database threads on the running loop (call on it)."""
@@ -216,13 +218,6 @@ class Engine:
     def resume_latest(self, conversation_id: str, user_id: str) -> str | None:
         """Resume the conversation's latest assistant message if nothing of it waits any more."""
         return resume_latest(self, conversation_id, user_id)
-
-    def claim(self, session: Session, conversation_id: str, run_id: str) -> bool:
-        """Claim the conversation for ``run_id`` (compare-and-set); False when taken."""
-        result = session.connection().execute(
-            CLAIM, {"conversation_id": conversation_id, "run_id": run_id}
-        )
-        return bool(result.rowcount == 1)
 
     def spawn_soon(
         self, run_id: str, conversation_id: str, user_id: str, start: Start = "tools"

@@ -70,6 +70,10 @@ run_work: ContextVar[bool] = ContextVar("interlock_run_work", default=False)
 # PostgreSQL SQLSTATEs: lock_not_available (lock_timeout), query_canceled
 # (statement_timeout), serialization and deadlock failures.
 _PG_BUSY_STATES = {"55P03", "57014", "40001", "40P01"}
+_PG_CONFLICT_STATES = {"40001", "40P01"}
+"""Serialization and deadlock failures: PostgreSQL ended the transaction to let another
+through; run again, it meets that one's outcome (:meth:`Database.run_transaction`)."""
+TRANSACTION_TRIES = 3
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -185,6 +189,28 @@ class Database:
             raise outcome.error
         return outcome.value  # type: ignore[return-value]
 
+    async def run_transaction(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """:meth:`run` for ``fn`` that is one transaction with no effect outside it before its
+        commit: run again (at most :data:`TRANSACTION_TRIES` times in all) when PostgreSQL
+        ended it to break a deadlock or a serialization conflict with another transaction.
+
+        Two requests racing on one conversation (a decision locking its call, then the
+        conversation to resume; a new message claiming the conversation, then closing that
+        call) can deadlock: the one PostgreSQL picks would otherwise answer 503
+        ``database_busy``, though run again it simply meets the other's outcome (409).
+
+        Raises:
+            DatabaseBusy: A lock or connection wait timed out, or the conflicts went on.
+        """
+        for attempt in range(1, TRANSACTION_TRIES + 1):
+            try:
+                return await self.run(fn, *args, **kwargs)
+            except DatabaseBusy as exc:
+                if attempt == TRANSACTION_TRIES or not _is_conflict(exc.__cause__):
+                    raise
+                log.info("transaction %s run again after %s", fn.__name__, exc.__cause__)
+        raise AssertionError("unreachable")
+
     def _pools(self) -> tuple[ThreadPoolExecutor, ThreadPoolExecutor]:
         # A forked worker process must not inherit its parent's threads: make its own.
         if self._executors is None or self._executor_pid != os.getpid():
@@ -273,6 +299,14 @@ def is_busy_error(exc: BaseException) -> bool:
         return True
     text = str(exc.orig).lower()
     return "database is locked" in text or "database is busy" in text
+
+
+def _is_conflict(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is PostgreSQL ending a transaction for a deadlock or serialization."""
+    orig = getattr(exc, "orig", None)
+    return isinstance(exc, OperationalError) and getattr(orig, "sqlstate", None) in (
+        _PG_CONFLICT_STATES
+    )
 
 
 def _sqlite_on_connect(

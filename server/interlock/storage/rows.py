@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Table, insert, inspect
 from sqlalchemy.orm import Session
+from sqlalchemy.sql import Executable
 from sqlmodel import SQLModel
 
 from interlock.storage.write_behind import defer, queued, send
@@ -144,9 +145,15 @@ def defer_rows(session: Session, rows: list[Any]) -> None:
     if session.new:
         session.flush()
     for row in rows:
-        plan, values = _plan_and_values(row)
-        assert plan.autoincrement is None or getattr(row, plan.autoincrement) is not None
-        defer(session, plan.statement, values)
+        defer(session, *insert_statement(row))
+
+
+def insert_statement(row: Any) -> tuple[Executable, dict[str, Any]]:
+    """The ``INSERT`` of :func:`insert_rows` for ``row``, whose keys are all set, and its
+    values: a pair for :func:`~interlock.storage.write_behind.send`."""
+    plan, values = _plan_and_values(row)
+    assert plan.autoincrement is None or getattr(row, plan.autoincrement) is not None
+    return plan.statement, values
 
 
 def _plan_and_values(row: Any) -> tuple[_Plan, dict[str, Any]]:

@@ -8,15 +8,19 @@ seeing what the ones before it did):
 
 - :func:`defer` queues a write whose result nobody reads (an ``INSERT`` without
   ``RETURNING``, an ``UPDATE`` whose row count is not checked). It goes out with the
-  transaction's next round trip: the statements of a :func:`send`, else its ``COMMIT``.
+  transaction's next round trip: the statements of a :func:`send`, else its ``COMMIT``. A
+  write whose row count decides whether the transaction goes on (a run step's fence) is
+  queued with a ``check`` of that count, and goes out with the next statement, never with
+  the ``COMMIT``.
 - :func:`send` runs several statements (the queued writes first) in one round trip and
   returns each one's rows and row count.
 
 Any other statement run on the connection (an ORM flush, a plain ``connection.execute``)
-first sends the queue in a round trip of its own, so writes always reach the database in the
-order they were made; code that runs its own pipeline on the driver (the audit chain's
-append) sends the queue first in it (:func:`send_queued_in_pipeline`). A rollback drops the
-queue.
+takes the queue with it, in its own round trip and after the queued writes, so writes always
+reach the database in the order they were made; code that runs its own pipeline on the
+driver (the audit chain's append) sends the queue first in it
+(:func:`send_queued_in_pipeline`). A rollback drops the queue. Every round trip starts with
+the ``BEGIN`` its statements need (:mod:`~interlock.storage.pg_begin`).
 
 Errors: a queued write that fails (a unique or foreign key violation, a lock timeout) fails
 the round trip it went out with, raised as SQLAlchemy raises a failed statement
@@ -36,7 +40,7 @@ processing): for columns of plain types (numbers, text, booleans).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,13 +50,17 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import Executable
 
-__all__ = ["Sent", "defer", "install", "queued", "send", "send_queued_in_pipeline"]
+from interlock.storage import pg_begin
+from interlock.storage.pg_begin import begin_in_pipeline, needs_begin
+
+__all__ = ["Params", "Sent", "defer", "install", "queued", "send", "send_queued_in_pipeline"]
 
 Params = Mapping[str, Any] | Sequence[Mapping[str, Any]] | None
 """A statement's parameters: one row's, several rows' (an executemany), or none."""
 
 _QUEUE = "interlock_write_behind"
-"""``Connection.info`` key: the queued writes, ``(sql, parameters, many)``, oldest first."""
+"""``Connection.info`` key: the queued writes, ``(sql, parameters, many)`` and for a checked
+one its check, oldest first."""
 _CAPTURE = "interlock_capture"
 """``Connection.info`` key, set while a statement is being compiled into the queue."""
 
@@ -75,24 +83,34 @@ class Sent:
 
 
 def install(engine: Engine) -> None:
-    """Hook a PostgreSQL ``engine`` up: queued writes go out before any other statement and
-    with the ``COMMIT``, and a rollback drops them (once per engine)."""
-    event.listen(engine, "do_execute", _capture_one)
-    event.listen(engine, "do_execute_no_params", _capture_no_params)
-    event.listen(engine, "do_executemany", _capture_many)
-    event.listen(engine, "before_cursor_execute", _send_queue_first)
+    """Hook a PostgreSQL ``engine`` up: queued writes go out with the next statement or the
+    ``COMMIT``, and a rollback drops them; every statement is begun by
+    :mod:`~interlock.storage.pg_begin` (once per engine)."""
+    pg_begin.install(engine)
+    event.listen(engine, "do_execute", _on_execute)
+    event.listen(engine, "do_execute_no_params", _on_execute_no_params)
+    event.listen(engine, "do_executemany", _on_executemany)
     event.listen(engine, "commit", _send_queue_with_commit)
     event.listen(engine, "rollback", _drop_queue)
     event.listen(engine, "reset", _drop_queue_on_reset)
 
 
-def defer(session: Session, statement: Executable, params: Params = None) -> None:
+def defer(
+    session: Session,
+    statement: Executable,
+    params: Params = None,
+    check: Callable[[int], None] | None = None,
+) -> None:
     """Execute a write whose result nobody reads, on PostgreSQL with the next round trip.
 
     Args:
         session: The session whose transaction writes.
         statement: A Core ``INSERT``, ``UPDATE`` or ``DELETE`` without ``RETURNING``.
         params: Its parameters (a list of rows for a multi-row write).
+        check: Called with the write's row count as soon as its round trip returns (on
+            SQLite at once); what it raises stops the transaction, raised from the statement
+            or commit the write went out with. A checked write never goes out with the
+            ``COMMIT``: the check runs before the transaction may commit.
 
     Raises:
         TypeError: The statement returns rows (its result would be lost).
@@ -101,9 +119,14 @@ def defer(session: Session, statement: Executable, params: Params = None) -> Non
     """
     connection = session.connection()
     if connection.dialect.name != "postgresql":
-        connection.execute(statement, params)
+        rowcount = connection.execute(statement, params).rowcount
+        if check is not None:
+            check(rowcount)
         return
     _compile_into_queue(connection, statement, params, returns=False)
+    if check is not None:
+        queue = connection.info[_QUEUE]
+        queue[-1] = (*queue[-1], check)
 
 
 def queued(session: Session) -> bool:
@@ -156,54 +179,76 @@ def _compile_into_queue(
         connection.info.pop(_CAPTURE, None)
 
 
-def _capturing(context: Any) -> bool:
-    """Whether the statement of ``context`` is to be queued; checks that its rows may be."""
+def _info(context: Any) -> dict[Any, Any] | None:
+    """The ``Connection.info`` of ``context``'s connection; None for the engine's first
+    connection, while SQLAlchemy sets up (nothing of this module is in use yet)."""
     try:
-        info = context.root_connection.info
-    except NotImplementedError:  # the engine's first connection, while SQLAlchemy sets up
-        return False
-    if _CAPTURE not in info:
-        return False
+        return context.root_connection.info  # type: ignore[no-any-return]
+    except NotImplementedError:
+        return None
+
+
+def _check_capturable(context: Any, *, returns: bool) -> None:
+    """Raise TypeError when a statement queued by :func:`defer` (not ``returns``) returns rows."""
     compiled = getattr(context, "compiled", None)
     if compiled is not None and (
         getattr(compiled, "implicit_returning", None)
-        or (not info[_CAPTURE] and getattr(compiled, "effective_returning", None))
+        or (not returns and getattr(compiled, "effective_returning", None))
     ):
         raise TypeError("a deferred statement cannot return rows (its result would be lost)")
-    return True
 
 
-def _capture_one(_cursor: Any, statement: str, parameters: Any, context: Any) -> bool:
-    if not _capturing(context):
+def _on_execute(cursor: Any, statement: str, parameters: Any, context: Any) -> bool:
+    return _handle(cursor, statement, parameters, context, "one")
+
+
+def _on_execute_no_params(cursor: Any, statement: str, context: Any) -> bool:
+    return _handle(cursor, statement, None, context, "none")
+
+
+def _on_executemany(cursor: Any, statement: str, parameters: Any, context: Any) -> bool:
+    return _handle(cursor, statement, parameters, context, "many")
+
+
+def _handle(cursor: Any, statement: str, parameters: Any, context: Any, how: str) -> bool:
+    """Queue the statement while :func:`defer` or :func:`send` compiles it; else run it on
+    SQLAlchemy's ``cursor`` after the queued writes and the ``BEGIN`` it needs, in one round
+    trip. False: nothing to send with it, SQLAlchemy runs it as usual.
+
+    ``how``: ``one`` (with ``parameters``), ``none`` (without) or ``many`` (an executemany).
+    Errors of the queued writes are raised as this statement's (SQLAlchemy translates them).
+    """
+    info = _info(context)
+    if info is None:
         return False
-    context.root_connection.info.setdefault(_QUEUE, []).append((statement, parameters, False))
-    return True
-
-
-def _capture_no_params(_cursor: Any, statement: str, context: Any) -> bool:
-    return _capture_one(_cursor, statement, None, context)
-
-
-def _capture_many(_cursor: Any, statement: str, parameters: Any, context: Any) -> bool:
-    if not _capturing(context):
+    if _CAPTURE in info:
+        _check_capturable(context, returns=info[_CAPTURE])
+        info.setdefault(_QUEUE, []).append((statement, parameters, how == "many"))
+        return True
+    queue = info.pop(_QUEUE, None) or []
+    driver = cursor.connection
+    if not queue and not needs_begin(driver, statement):
         return False
-    context.root_connection.info.setdefault(_QUEUE, []).append((statement, parameters, True))
+    with driver.pipeline():
+        begin_in_pipeline(driver)
+        cursors = _execute(driver, queue)
+        if how == "many":
+            cursor.executemany(statement, parameters)
+        elif how == "none":
+            cursor.execute(statement)
+        else:
+            cursor.execute(statement, parameters)
+    _check(queue, cursors)
     return True
-
-
-def _send_queue_first(connection: Connection, *_args: Any) -> None:
-    """Before a statement run as usual: send the queued writes (their errors are raised as
-    that statement's, which SQLAlchemy translates)."""
-    if _CAPTURE in connection.info or not connection.info.get(_QUEUE):
-        return
-    _run(connection, connection.info[_QUEUE], translate=False)
 
 
 def _send_queue_with_commit(connection: Connection) -> None:
     """Before ``COMMIT``: send the queued writes and the ``COMMIT`` in one round trip (the
     driver's own ``commit()`` then finds no transaction open and sends nothing)."""
     queue = connection.info.get(_QUEUE)
-    if queue:
+    if queue and _checked(queue):  # checked first; the driver's commit() then sends COMMIT
+        _run(connection, queue)
+    elif queue:
         queue.append(("COMMIT", None, False))
         _run(connection, queue)
 
@@ -219,7 +264,8 @@ def _drop_queue_on_reset(dbapi_connection: Any, connection_record: Any, reset_st
 
 
 def send_queued_in_pipeline(connection: Connection, driver: Any) -> None:
-    """Send the writes queued on ``connection`` first in the caller's own pipeline.
+    """Send the writes queued on ``connection`` first in the caller's own pipeline, after a
+    ``BEGIN`` when no transaction is open yet (:mod:`~interlock.storage.pg_begin`).
 
     For code that talks to the driver itself in pipeline mode (the audit chain's append): the
     writes keep their order and share its round trip; their errors are raised when that
@@ -229,13 +275,22 @@ def send_queued_in_pipeline(connection: Connection, driver: Any) -> None:
         connection: The session's connection (``session.connection()``).
         driver: Its psycopg connection, in pipeline mode.
     """
-    _execute(driver, connection.info.pop(_QUEUE, None) or [])
+    queue = connection.info.pop(_QUEUE, None) or []
+    if _checked(queue):  # checked before the caller's statements (it may commit)
+        _run(connection, queue)  # a pipeline of its own, synced when it ends
+        return
+    begin_in_pipeline(driver)
+    _execute(driver, queue)
+
+
+def _checked(queue: list[Any]) -> bool:
+    return any(len(entry) > 3 for entry in queue)
 
 
 def _execute(driver: Any, entries: list[Any]) -> list[Any]:
     """Execute queued ``entries`` on ``driver`` (in pipeline mode); return their cursors."""
     cursors = []
-    for sql, parameters, many in entries:
+    for sql, parameters, many, *_check in entries:
         cursor = driver.cursor()
         cursors.append(cursor)
         if many:
@@ -245,12 +300,12 @@ def _execute(driver: Any, entries: list[Any]) -> list[Any]:
     return cursors
 
 
-def _run(connection: Connection, queue: list[Any], *, translate: bool = True) -> list[Any]:
+def _run(connection: Connection, queue: list[Any]) -> list[Any]:
     """Send ``queue`` in one round trip (pipeline mode) and empty it; return its cursors.
 
     Raises:
-        sqlalchemy.exc.DBAPIError: When ``translate``, the first error, as SQLAlchemy raises
-            a failed statement's (else the driver's own error, for SQLAlchemy to translate).
+        sqlalchemy.exc.DBAPIError: The first error, as SQLAlchemy raises a failed
+            statement's.
     """
     import psycopg  # PostgreSQL only (a SQLite server never imports psycopg)
 
@@ -261,10 +316,9 @@ def _run(connection: Connection, queue: list[Any], *, translate: bool = True) ->
     cursors: list[Any] = []
     try:
         with driver.pipeline():
+            begin_in_pipeline(driver)
             cursors = _execute(driver, entries)
     except psycopg.Error as exc:
-        if not translate:
-            raise
         failed = next(
             (entries[i] for i, cursor in enumerate(cursors) if cursor.pgresult is None),
             entries[-1],
@@ -272,4 +326,12 @@ def _run(connection: Connection, queue: list[Any], *, translate: bool = True) ->
         raise DBAPIError.instance(
             failed[0], failed[1], exc, psycopg.Error, connection_invalidated=driver.closed
         ) from exc
+    _check(entries, cursors)
     return cursors
+
+
+def _check(entries: list[Any], cursors: list[Any]) -> None:
+    """Run the checks of the checked ``entries`` (see :func:`defer`) on their row counts."""
+    for entry, cursor in zip(entries, cursors, strict=True):
+        if len(entry) > 3:
+            entry[3](cursor.rowcount)

@@ -10,13 +10,14 @@ from pydantic import ValidationError
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from interlock.api.deps import CurrentUser, EngineDep, SettingsDep
+from interlock.api.errors import ERROR_RESPONSES
 from interlock.errors import BadRequest, pydantic_field_errors
 from interlock.streaming.sse import one_line_json
 
 if TYPE_CHECKING:  # the AG-UI package loads with the first AG-UI request, not at every start
     from ag_ui.core import BaseEvent
 
-router = APIRouter(prefix="/api/ag-ui", tags=["ag-ui"])
+router = APIRouter(prefix="/api/ag-ui", tags=["ag-ui"], responses=ERROR_RESPONSES)
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 # AG-UI clients split frames on a blank line made of "\n" only (sse_starlette's default is "\r\n").

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from sqlmodel import Session, col, select
 
 from interlock.api.deps import CurrentUser, EngineDep
+from interlock.api.errors import ERROR_RESPONSES
 from interlock.api.summaries import summaries
 from interlock.approvals.access import waiting_for_approver
 from interlock.engine import Engine
@@ -17,7 +18,7 @@ from interlock.engine.records import view, waiting_for_person
 from interlock.storage import Conversation, Decision, ToolCall, User
 from interlock.storage.views import ConversationSummary, ToolCallOut, conversation_status
 
-router = APIRouter(prefix="/api", tags=["approvals"])
+router = APIRouter(prefix="/api", tags=["approvals"], responses=ERROR_RESPONSES)
 
 MAX_APPROVALS = 500
 

@@ -9,11 +9,12 @@ from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
 
 from interlock.api.deps import CurrentUser, EngineDep
+from interlock.api.errors import ERROR_RESPONSES
 from interlock.audit.query import MAX_PAGE, AuditFilter, AuditPage, audit_page, export_csv
 from interlock.errors import BadRequest
 from interlock.storage.times import UtcTime
 
-router = APIRouter(prefix="/api/audit", tags=["audit"])
+router = APIRouter(prefix="/api/audit", tags=["audit"], responses=ERROR_RESPONSES)
 
 OutcomeParam = Literal[
     "approved",

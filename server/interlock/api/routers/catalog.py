@@ -10,10 +10,11 @@ from pydantic import BaseModel, ConfigDict
 
 from interlock import __version__
 from interlock.api.deps import CurrentUser, ServicesDep, SettingsDep
+from interlock.api.errors import ERROR_RESPONSES
 from interlock.models import describe_model
 from interlock.tools import Tool
 
-router = APIRouter(prefix="/api", tags=["catalog"])
+router = APIRouter(prefix="/api", tags=["catalog"], responses=ERROR_RESPONSES)
 
 
 # The hints a tool declares (undeclared: false). Cards read ``destructive`` from here; MCP

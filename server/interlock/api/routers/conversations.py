@@ -17,6 +17,7 @@ from interlock.api.conversation_pages import (
     conversation_page,
 )
 from interlock.api.deps import CurrentUser, DbDep, EngineDep, ServicesDep, SettingsDep
+from interlock.api.errors import ERROR_RESPONSES
 from interlock.api.services import Services
 from interlock.api.summaries import summaries, summary
 from interlock.employees import DEFAULT_EMPLOYEE
@@ -39,7 +40,7 @@ from interlock.storage.rows import new_row
 from interlock.storage.text import check_storable, is_blank, no_control_characters, one_line
 from interlock.storage.views import ConversationSummary, MessageOut, ToolCallOut, message_out
 
-router = APIRouter(prefix="/api/conversations", tags=["conversations"])
+router = APIRouter(prefix="/api/conversations", tags=["conversations"], responses=ERROR_RESPONSES)
 
 MAX_TITLE_CHARS = 200
 _LINE_BREAKING = frozenset({"Cc", "Zl", "Zp"})  # controls (tabs, line breaks) and U+2028/9

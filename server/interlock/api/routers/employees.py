@@ -8,13 +8,14 @@ from fastapi import APIRouter, Query, Response, status
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from interlock.api.deps import AdminUser, CurrentUser, ServicesDep
+from interlock.api.errors import ERROR_RESPONSES
 from interlock.api.services import Services
 from interlock.employees import Employee, EmployeeFields, ToolApprovalRule, ToolPermission
 from interlock.errors import BadRequest, NotFound
 from interlock.request_body import RequestBody
 from interlock.storage.text import no_control_characters
 
-router = APIRouter(prefix="/api/employees", tags=["employees"])
+router = APIRouter(prefix="/api/employees", tags=["employees"], responses=ERROR_RESPONSES)
 
 
 class EmployeeOut(BaseModel):

@@ -11,6 +11,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
 from interlock.api.deps import CurrentUser, EngineDep, SettingsDep
+from interlock.api.errors import ERROR_RESPONSES
 from interlock.engine import Engine
 from interlock.errors import NotFound
 from interlock.storage import Conversation
@@ -18,7 +19,7 @@ from interlock.streaming.bus import StoredEvent
 from interlock.streaming.events import StreamEvent
 from interlock.streaming.sse import REPLAY_BATCH, Opened, event_chunks, parse_last_event_id
 
-router = APIRouter(prefix="/api/conversations", tags=["events"])
+router = APIRouter(prefix="/api/conversations", tags=["events"], responses=ERROR_RESPONSES)
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 

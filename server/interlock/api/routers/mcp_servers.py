@@ -15,11 +15,12 @@ from fastapi import APIRouter, Response, status
 from pydantic import BaseModel, ConfigDict
 
 from interlock.api.deps import AdminUser, ServicesDep
+from interlock.api.errors import ERROR_RESPONSES
 from interlock.errors import BadRequest
 from interlock.mcp_bridge.sources import Source
 from interlock.settings import McpServerSpec
 
-router = APIRouter(prefix="/api/mcp-servers", tags=["mcp-servers"])
+router = APIRouter(prefix="/api/mcp-servers", tags=["mcp-servers"], responses=ERROR_RESPONSES)
 
 
 class RemoteToolOut(BaseModel):

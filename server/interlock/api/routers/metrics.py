@@ -8,12 +8,13 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from interlock.api.deps import CurrentUser, EngineDep
+from interlock.api.errors import ERROR_RESPONSES
 from interlock.api.routers.audit import PERIOD_BACKWARDS
 from interlock.audit.metrics import ToolMetricsReport, tool_metrics
 from interlock.errors import BadRequest
 from interlock.storage.times import UtcTime, earlier_by
 
-router = APIRouter(prefix="/api/metrics", tags=["metrics"])
+router = APIRouter(prefix="/api/metrics", tags=["metrics"], responses=ERROR_RESPONSES)
 
 DEFAULT_WINDOW = timedelta(days=7)
 MAX_WINDOW = timedelta(days=366)

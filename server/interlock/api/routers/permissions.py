@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Response
 
 from interlock.api.deps import CurrentUser, EngineDep
+from interlock.api.errors import ERROR_RESPONSES
 from interlock.audit import Channel
 from interlock.engine.oversight import (
     add_grant,
@@ -17,7 +18,7 @@ from interlock.engine.oversight import (
 )
 from interlock.permissions.shapes import ActionsIn, ActionsOut, GrantIn, GrantOut
 
-router = APIRouter(prefix="/api", tags=["permissions"])
+router = APIRouter(prefix="/api", tags=["permissions"], responses=ERROR_RESPONSES)
 
 
 @router.get("/grants")

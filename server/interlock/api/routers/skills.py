@@ -8,9 +8,10 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict
 
 from interlock.api.deps import CurrentUser, ServicesDep
+from interlock.api.errors import ERROR_RESPONSES
 from interlock.skills import skill_out
 
-router = APIRouter(prefix="/api/skills", tags=["skills"])
+router = APIRouter(prefix="/api/skills", tags=["skills"], responses=ERROR_RESPONSES)
 
 
 class SkillCommandOut(BaseModel):

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlmodel import Session
 
 from interlock.api.deps import CurrentUser, DbDep
+from interlock.api.errors import ERROR_RESPONSES
 from interlock.audit import Channel, TokenOutcome, record_token_event
 from interlock.request_body import RequestBody
 from interlock.storage import AccessToken
@@ -32,7 +33,7 @@ from interlock.storage.tokens import (
     revoke_access_token,
 )
 
-router = APIRouter(prefix="/api/tokens", tags=["tokens"])
+router = APIRouter(prefix="/api/tokens", tags=["tokens"], responses=ERROR_RESPONSES)
 log = logging.getLogger(__name__)
 
 

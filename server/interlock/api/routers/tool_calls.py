@@ -9,6 +9,7 @@ from fastapi import APIRouter, Header, Request
 from fastapi.responses import PlainTextResponse
 
 from interlock.api.deps import CurrentUser, EngineDep
+from interlock.api.errors import ERROR_RESPONSES
 from interlock.audit import Channel
 from interlock.engine import DecisionIn, decide
 from interlock.engine.client_results import ClientResultIn, submit_result
@@ -20,7 +21,7 @@ from interlock.storage.views import ToolCallOut
 from interlock.store import redo_call, undo_call
 from interlock.tools import ToolRegistry
 
-router = APIRouter(prefix="/api/tool-calls", tags=["tool calls"])
+router = APIRouter(prefix="/api/tool-calls", tags=["tool calls"], responses=ERROR_RESPONSES)
 
 
 @router.post(

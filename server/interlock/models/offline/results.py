@@ -82,12 +82,10 @@ def _describe_error(name: str, args: dict[str, Any], content: str, spoken: str) 
     found = _ERROR_RE.match(content)
     if not found:
         return f"Sorry — I could not {_action(name, args, spoken)}: {with_stop(content)}"
-    # The error code (group 1) is for programs; the person reads the message and hint.
-    message, _, hint = found.group(2).strip().partition(" Hint: ")
-    text = f"Sorry — I could not {_action(name, args, spoken)}: {with_stop(message)}"
-    if hint.strip():
-        text += f" Hint: {with_stop(hint)}"
-    return text
+    # The error code (group 1) is for programs and the hint for the model ("Call notes.list
+    # to see the ids of the person's notes."); the person reads the message, as on the card.
+    message = found.group(2).strip().partition(" Hint: ")[0]
+    return f"Sorry — I could not {_action(name, args, spoken)}: {with_stop(message)}"
 
 
 def _describe_success(name: str, args: dict[str, Any], content: str, spoken: str) -> str:
@@ -138,7 +136,7 @@ def describe_result(
         return _describe_error(name, args, for_person(content), spoken)
     if content.lstrip().startswith("Cancelled:"):
         found = _CANCELLED_RE.match(content)
-        reason = found.group(1).strip() if found else ""
+        reason = for_person(found.group(1)) if found else ""
         why = f" ({reason})" if reason else ""
         return f"The request to {_action(name, args, spoken)} was cancelled{why}. Nothing was done."
     if message.status == "error":

@@ -31,7 +31,10 @@ def with_stop(text: str) -> str:
 
 
 def for_person(text: str) -> str:
-    """Drop what a tool message tells the model, keeping what happened, before the offline
-    model says it back to the person (who is not to be told "Do not retry it unless the
-    person asks for it again.")."""
-    return _FOR_THE_MODEL.sub("", text).strip()
+    """Drop what a tool message tells the model, keeping what happened, and address the
+    person as "you", before the offline model says it back to the person (who is not to be
+    told "Do not retry it unless the person asks for it again." or "the person sent a new
+    message")."""
+    text = _FOR_THE_MODEL.sub("", text).strip()
+    text = re.sub(r"\bthe person's\b", "your", text)
+    return re.sub(r"\bthe person\b", "you", text)

@@ -1,0 +1,109 @@
+"""``Database.run_transaction``: a transaction PostgreSQL ends to break a deadlock runs again.
+
+Found in QA: a decision and a new message racing on one conversation (two workers) lock the
+call and the conversation in opposite orders; PostgreSQL ended one of them and the person got
+503 ``database_busy`` for a request that, run again, simply meets the other's outcome. Here two
+transactions take two rows in opposite orders: through :meth:`Database.run` one of them fails
+with ``database_busy``; through :meth:`Database.run_transaction` both end committed, the loser
+after running again. A lock wait that times out is not run again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Iterator
+
+import pytest
+from sqlalchemy import text
+
+from interlock.errors import DatabaseBusy
+from interlock.storage import Database
+
+BARRIER_S = 10.0
+
+
+@pytest.fixture
+def pg_database(postgres_server: object) -> Iterator[Database]:
+    """A Database on a new PostgreSQL database holding a table ``t`` of two rows."""
+    url = postgres_server.create_database()  # type: ignore[attr-defined]
+    database = Database(url, lock_timeout_s=5.0)
+    with database.session() as session:
+        session.execute(text("CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL)"))
+        session.execute(text("INSERT INTO t VALUES (1, 0), (2, 0)"))
+        session.commit()
+    try:
+        yield database
+    finally:
+        database.dispose()
+        postgres_server.drop_database(url)  # type: ignore[attr-defined]
+
+
+def _crossing(database: Database) -> tuple[Callable[[], str], Callable[[], str], list[str]]:
+    """Two transactions updating rows 1 and 2 in opposite orders; each holds its first row
+    until the other holds its own (first try only), so one of them must deadlock."""
+    both_hold = threading.Barrier(2, timeout=BARRIER_S)
+    tries: list[str] = []
+
+    def crossing(name: str, first: int, second: int) -> str:
+        first_try = name not in tries
+        tries.append(name)
+        with database.session() as session:
+            session.execute(text("UPDATE t SET v = v + 1 WHERE id = :id"), {"id": first})
+            if first_try:
+                both_hold.wait()
+            session.execute(text("UPDATE t SET v = v + 1 WHERE id = :id"), {"id": second})
+            session.commit()
+        return name
+
+    return (lambda: crossing("a", 1, 2)), (lambda: crossing("b", 2, 1)), tries
+
+
+def _values(database: Database) -> list[int]:
+    with database.session() as session:
+        return [int(v) for v in session.execute(text("SELECT v FROM t ORDER BY id")).scalars()]
+
+
+@pytest.mark.postgres
+async def test_a_deadlocked_transaction_runs_again_and_both_commit(pg_database: Database) -> None:
+    a, b, tries = _crossing(pg_database)
+    done = await asyncio.gather(pg_database.run_transaction(a), pg_database.run_transaction(b))
+    assert sorted(done) == ["a", "b"]
+    assert sorted(tries) in (["a", "a", "b"], ["a", "b", "b"])  # the loser ran twice
+    assert _values(pg_database) == [2, 2]  # its first try left nothing
+
+
+@pytest.mark.postgres
+async def test_without_running_again_the_deadlock_is_database_busy(pg_database: Database) -> None:
+    a, b, _ = _crossing(pg_database)
+    done = await asyncio.gather(pg_database.run(a), pg_database.run(b), return_exceptions=True)
+    assert sorted(type(d).__name__ for d in done) == ["DatabaseBusy", "str"]
+    assert _values(pg_database) == [1, 1]
+
+
+@pytest.mark.postgres
+async def test_a_lock_wait_that_times_out_is_not_run_again(postgres_server: object) -> None:
+    url = postgres_server.create_database()  # type: ignore[attr-defined]
+    database = Database(url, lock_timeout_s=0.2)
+    holder = Database(url)
+    tries: list[int] = []
+    try:
+        with database.session() as session:
+            session.execute(text("CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL)"))
+            session.execute(text("INSERT INTO t VALUES (1, 0)"))
+            session.commit()
+
+        def blocked() -> None:
+            tries.append(1)
+            with database.session() as session:
+                session.execute(text("UPDATE t SET v = 1 WHERE id = 1"))
+
+        with holder.session() as session:
+            session.execute(text("SELECT * FROM t WHERE id = 1 FOR UPDATE"))
+            with pytest.raises(DatabaseBusy):
+                await database.run_transaction(blocked)
+        assert tries == [1]
+    finally:
+        database.dispose()
+        holder.dispose()
+        postgres_server.drop_database(url)  # type: ignore[attr-defined]
