@@ -32,6 +32,18 @@ def test_a_missing_format_checker_stops_the_registry_loudly(monkeypatch, fmt):
         ToolRegistry()
 
 
+def test_the_start_up_check_compiles_no_uri_grammar(monkeypatch):
+    """rfc3987 compiles its whole URI grammar at its first use: not at every start."""
+    import rfc3987
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the start-up check compiled rfc3987's grammar")
+
+    monkeypatch.setattr(rfc3987, "get_compiled_pattern", refuse)
+
+    check_format_checkers()
+
+
 def test_jsonschemas_lenient_email_check_is_not_enough(monkeypatch):
     lenient: dict[str, Any] = dict(schema_module.FORMAT_CHECKER.checkers)
     lenient["email"] = (lambda value: "@" in value, ())

@@ -1053,7 +1053,8 @@ export interface components {
          * ConversationUpdate
          * @description A rename: ``title`` is one visible line of 1 to 200 characters.
          *
-         *     Control characters and line or paragraph separators are refused; invisible format
+         *     Control characters (:func:`no_control_characters` first: Escape, Bell...) and line or
+         *     paragraph separators are refused; invisible format
          *     characters (bidi overrides, zero-width spaces, a BOM) are dropped and runs of spaces
          *     become one, as for a title taken from the first message (:func:`one_line`). A title with
          *     nothing visible left is refused as empty.
@@ -1494,7 +1495,8 @@ export interface components {
         };
         /**
          * MessageCreate
-         * @description A user message: 1 byte to 32 kB of UTF-8 text (``max_message_bytes``).
+         * @description A user message: 1 byte to 32 kB of UTF-8 text (``max_message_bytes``), no control
+         *     character but tab and line breaks (:func:`no_control_characters`).
          */
         MessageCreate: {
             /** Content */
