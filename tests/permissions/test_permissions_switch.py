@@ -230,3 +230,33 @@ def test_deny_is_a_level_in_a_skill_front_matter_and_declarative_tools(
     plan = plan_turn(Conversation(owner_id="u", employee="assistant"), employee, catalog, registry)
     assert {"shop.buy", "shop.peek"} <= plan.denied
     assert not {"shop.buy", "shop.peek"} & {t.name for t in plan.offered}
+
+
+async def test_a_deleted_employees_waiting_call_follows_the_switch_of_its_stand_in(
+    perm_settings: Settings,
+) -> None:
+    """A call approved after its employee was deleted runs in a step of the default employee
+    (Ada), which stands in: the owner's switch for Ada decides, not the one left for the
+    deleted employee."""
+    model = ScriptedChatModel(
+        responses=[scripted_message("Adding.", ("notes_add", {"text": "milk"})), "Off."]
+    )
+    async with live_server(perm_settings, model=model) as server:
+        chef = {"slug": "chef", "name": "Chef", "system_prompt": "You are Chef."}
+        created = await server.client.post(
+            "/api/employees", json={**chef, "pinned_skills": ["notes"]}
+        )
+        assert created.status_code == 201, created.text
+        started = await server.client.post("/api/conversations", json={"employee": "chef"})
+        assert started.status_code == 201, started.text
+        conversation_id = started.json()["id"]
+        log = await turn(server, conversation_id, "add milk")
+        call = only(log, "tool_call.interrupted")
+        assert (await _switch(server, True, "chef"))["on"] is True
+        assert (await _switch(server, False))["on"] is False
+        assert (await server.client.delete("/api/employees/chef")).status_code == 204
+
+        _answer, log = await decide_and_wait(server, conversation_id, call["id"], type="approve")
+        closed = only(log, "tool_call.completed")
+        assert closed["status"] == "failed" and closed["error"]["code"] == "permission_denied"
+        assert notes(server) == []

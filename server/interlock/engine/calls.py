@@ -21,7 +21,7 @@ from interlock.engine.records import UNLOADED, close_call, error_text, rejected_
 from interlock.engine.turn import LOAD_SKILL, effective_permission
 from interlock.permissions import actions_on, is_action
 from interlock.storage import Database, Decision, DecisionType, ToolCall, ToolCallStatus
-from interlock.storage.call_rows import call_values
+from interlock.storage.call_rows import CallValues, call_values
 from interlock.storage.models import utcnow
 from interlock.streaming import EventBus
 from interlock.streaming.events import ToolCallAwaitingClient, ToolCallRunning
@@ -39,8 +39,10 @@ _CLAIM = (
     .values(
         status=bindparam("new_status"), executed_args=bindparam("args"), started_at=bindparam("now")
     )
+    .returning(*_tool_calls.c)
 )
-"""The claim, as a prebuilt Core statement (a hot path; no ORM object of the row is loaded)."""
+"""The claim, as a prebuilt Core statement (a hot path; no ORM object of the row is loaded):
+the row as claimed comes back with it."""
 
 
 class CallExecutor:
@@ -313,12 +315,11 @@ class CallExecutor:
                 _CLAIM,
                 {"call_id": call.id, "new_status": str(status), "args": args, "now": utcnow()},
             )
-            .rowcount
+            .first()
         )
-        if claimed != 1:
+        if claimed is None:
             return False
-        fresh = call_values(session, call.id)  # as updated above
-        assert fresh is not None
+        fresh = CallValues(claimed._asdict())
         out = view(session, self.registry, fresh, decision)
         event = (
             ToolCallAwaitingClient(run_id=run_id, tool_call=out)

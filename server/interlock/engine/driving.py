@@ -34,7 +34,6 @@ async def drive(
         "run_id": run_id,
         "conversation_id": conversation_id,
         "user_id": user_id,
-        "start": start,
         "steps": 0,
         "outcome": "continue",
         "ended": False,
@@ -42,7 +41,9 @@ async def drive(
     recursion_limit = 2 * engine.settings.max_steps_per_turn + 4
     db = engine.db
     try:
-        final = await engine.graph.ainvoke(state, config={"recursion_limit": recursion_limit})
+        final = await engine.graphs[start].ainvoke(
+            state, config={"recursion_limit": recursion_limit}
+        )
     except asyncio.CancelledError:
         if engine.left_to_others(run_id):
             return

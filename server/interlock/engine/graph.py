@@ -12,13 +12,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal, Protocol, TypedDict, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import add_ai_message_chunks
 from langgraph.graph import END, START, StateGraph
-from sqlalchemy import bindparam
+from langgraph.types import Command
+from sqlalchemy import and_, bindparam
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from interlock.employees import Employee
@@ -35,8 +38,10 @@ from interlock.engine.records import (
 from interlock.engine.turn import SkillsLoaded, TurnPlan, plan_turn
 from interlock.errors import InterlockError
 from interlock.permissions import actions_on
+from interlock.permissions.switch import on_from_columns
 from interlock.skills import SkillCatalog
 from interlock.storage import (
+    ActionSwitch,
     Conversation,
     Database,
     Decision,
@@ -55,7 +60,6 @@ Start = Literal["model", "tools"]
 class TurnState(TypedDict):
     """Graph state: ids and counters only (the history lives in storage).
 
-    ``start``: the first node (``tools`` for a resume, ``model`` for a new message).
     ``outcome``: ``continue`` (to the tools node), ``model`` (every proposed call is already
     closed: straight back to the model), ``paused`` or ``completed``. ``ended``: the last step
     already wrote the run's terminal event in its own transaction.
@@ -64,7 +68,6 @@ class TurnState(TypedDict):
     run_id: str
     conversation_id: str
     user_id: str
-    start: Start
     steps: int
     outcome: Literal["continue", "model", "paused", "completed"]
     ended: bool
@@ -85,18 +88,23 @@ class GraphDeps:
     deadlines: Deadlines
 
 
-def build_graph(deps: GraphDeps) -> Any:
-    """Compile the turn graph. Invoke with a :class:`TurnState`; no checkpointer is used."""
+def build_graphs(deps: GraphDeps) -> dict[Start, Any]:
+    """Compile the turn graph once per first node: ``model`` for a new message, ``tools`` for
+    a resume (which goes on to the model when nothing is open). Invoke with a
+    :class:`TurnState`; no checkpointer is used."""
     nodes = _Nodes(deps)
-    graph = StateGraph(TurnState)
-    graph.add_node("model", nodes.model)
-    graph.add_node("tools", nodes.tools)
-    graph.add_conditional_edges(START, nodes.route_start, {"model": "model", "tools": "tools"})
-    graph.add_conditional_edges(
-        "model", nodes.after_model, {"tools": "tools", "model": "model", END: END}
-    )
-    graph.add_conditional_edges("tools", nodes.after_tools, {"model": "model", END: END})
-    return graph.compile()
+    graphs: dict[Start, Any] = {}
+    starts: tuple[Start, ...] = ("model", "tools")
+    for start in starts:
+        graph = StateGraph(TurnState)
+        # Each node names the next one itself (a ``Command``), and the first node is a plain
+        # edge: a routing function would run as a step of its own (about a fifth of
+        # LangGraph's work per node).
+        graph.add_node("model", nodes.model, destinations=("tools", "model", END))
+        graph.add_node("tools", nodes.tools, destinations=("model", END))
+        graph.add_edge(START, start)
+        graphs[start] = graph.compile()
+    return graphs
 
 
 class _Nodes:
@@ -107,23 +115,8 @@ class _Nodes:
         self.bound = BoundModels(deps.registry)
         self.answers = AnswerStore(deps)
 
-    # -- routing -------------------------------------------------------------------------
-    # Async on purpose: LangGraph runs a sync routing function in a worker thread (a thread
-    # hand-off per step for a dictionary lookup).
-    async def route_start(self, state: TurnState) -> str:
-        # A resume starts at the tools node, which goes on to the model when nothing is open.
-        return state["start"]
-
-    async def after_model(self, state: TurnState) -> str:
-        if state["outcome"] == "continue":
-            return "tools"
-        return "model" if state["outcome"] == "model" else END
-
-    async def after_tools(self, state: TurnState) -> str:
-        return "model" if state["outcome"] == "continue" else END
-
     # -- model ---------------------------------------------------------------------------
-    async def model(self, state: TurnState) -> dict[str, Any]:
+    async def model(self, state: TurnState) -> Command[str]:
         d = self.d
         if state["steps"] >= d.max_steps:
             raise InterlockError(
@@ -182,7 +175,9 @@ class _Nodes:
         )
         # With tool calls the model answers again, even when every call already failed its
         # checks: it must see those error tool messages.
-        return {"steps": state["steps"] + 1, "outcome": outcome, "ended": outcome in ENDED}
+        update = {"steps": state["steps"] + 1, "outcome": outcome, "ended": outcome in ENDED}
+        goto = "tools" if outcome == "continue" else "model" if outcome == "model" else END
+        return Command(update=update, goto=goto)
 
     def _model_input(self, conversation_id: str) -> tuple[Employee, TurnPlan, list[BaseMessage]]:
         """Read what a model step needs: the employee, the turn's plan and the history.
@@ -191,16 +186,14 @@ class _Nodes:
         """
         d = self.d
         with d.db.session() as session:
-            conversation = _conversation_facts(session, conversation_id)
-            employee = d.employee_of(conversation.employee)
-            on = actions_on(session, conversation.owner_id, employee.slug)
+            conversation, employee, on = _conversation_facts(session, conversation_id, d)
             plan = plan_turn(conversation, employee, d.catalog, d.registry, actions_on=on)
             prompt = plan.system_prompt + undone_calls_note(session, d.registry, conversation_id)
             history = self.history.model_messages(session, conversation_id, prompt)
         return employee, plan, history
 
     # -- tools ---------------------------------------------------------------------------
-    async def tools(self, state: TurnState) -> dict[str, Any]:
+    async def tools(self, state: TurnState) -> Command[str]:
         run_id, user_id = state["run_id"], state["user_id"]
         employee, calls, decisions, on, claimed = await self.d.db.run(
             self._tools_input, state["conversation_id"], run_id
@@ -235,7 +228,9 @@ class _Nodes:
                     )
                 else:
                     await self.d.db.run(self.calls.close_decided, run_id, call, decision, True)
-        return {"outcome": "paused" if waiting else "continue"}
+        if waiting:
+            return Command(update={"outcome": "paused"}, goto=END)
+        return Command(update={"outcome": "continue"}, goto="model")
 
     def _tools_input(
         self, conversation_id: str, run_id: str
@@ -248,8 +243,7 @@ class _Nodes:
             ``(employee, calls, decisions, switch on, id of the call claimed or None)``.
         """
         with self.d.db.session() as session:
-            conversation = _conversation_facts(session, conversation_id)
-            employee = self.d.employee_of(conversation.employee)
+            _conversation, employee, on = _conversation_facts(session, conversation_id, self.d)
             calls = latest_assistant_calls(session, conversation_id)
             if not calls:
                 return employee, [], {}, False, None
@@ -259,7 +253,6 @@ class _Nodes:
                     _DECISIONS_OF_CALLS, params={"ids": [c.id for c in calls]}
                 ).all()
             }
-            on = actions_on(session, conversation.owner_id, employee.slug)
             first = _first_to_act_on(calls, decisions)
             claimed = None
             if first is not None:
@@ -280,21 +273,52 @@ class _ConversationFacts(SkillsLoaded, Protocol):
     @property
     def employee(self) -> str: ...
 
+    @property
+    def switch_changed_by(self) -> str | None: ...
+
+    @property
+    def switch_on_until(self) -> datetime | None: ...
+
 
 _conversations = Conversation.__table__  # type: ignore[attr-defined]
-_CONVERSATION_FACTS = select(
-    _conversations.c.owner_id, _conversations.c.employee, _conversations.c.loaded_skills
-).where(_conversations.c.id == bindparam("cid"))
-"""Prebuilt: every model and tools step reads these three fields (a Core select: a row, not
-a loaded conversation)."""
+_switches = ActionSwitch.__table__  # type: ignore[attr-defined]
+_CONVERSATION_FACTS = (
+    sa_select(
+        _conversations.c.owner_id,
+        _conversations.c.employee,
+        _conversations.c.loaded_skills,
+        _switches.c.changed_by.label("switch_changed_by"),
+        _switches.c.on_until.label("switch_on_until"),
+    )
+    .select_from(
+        _conversations.outerjoin(
+            _switches,
+            and_(
+                _switches.c.user_id == _conversations.c.owner_id,
+                _switches.c.employee == _conversations.c.employee,
+            ),
+        )
+    )
+    .where(_conversations.c.id == bindparam("cid"))
+)
+"""Prebuilt: every model and tools step reads these fields (a Core select: a row, not a
+loaded conversation), with the owner's "AI actions" switch for the employee."""
 
 
-def _conversation_facts(session: Session, conversation_id: str) -> _ConversationFacts:
+def _conversation_facts(
+    session: Session, conversation_id: str, deps: GraphDeps
+) -> tuple[_ConversationFacts, Employee, bool]:
     """The owner, employee and loaded skills of ``conversation_id`` (which exists: its run
-    holds it)."""
+    holds it), its employee, and whether the owner's "AI actions" are on for that employee."""
     row = session.connection().execute(_CONVERSATION_FACTS, {"cid": conversation_id}).first()
     assert row is not None
-    return cast(_ConversationFacts, row)
+    facts = cast(_ConversationFacts, row)
+    employee = deps.employee_of(facts.employee)
+    if employee.slug == facts.employee:
+        on = on_from_columns(facts.switch_changed_by, facts.switch_on_until)
+    else:  # the employee no longer exists: the default one stands in, with its own switch
+        on = actions_on(session, facts.owner_id, employee.slug)
+    return facts, employee, on
 
 
 _DECISIONS_OF_CALLS = select(Decision).where(

@@ -22,7 +22,7 @@ from interlock.engine.commands import CommandClaim
 from interlock.engine.deletion import DELETED_VERB
 from interlock.engine.driving import drive
 from interlock.engine.expiry import Deadlines, ExpirySweeper
-from interlock.engine.graph import GraphDeps, Start, build_graph
+from interlock.engine.graph import GraphDeps, Start, build_graphs
 from interlock.engine.leases import Leases
 from interlock.engine.messages import store_message
 from interlock.engine.outside import OutsideCalls
@@ -78,7 +78,7 @@ class Engine:
         self._models: dict[str, BaseChatModel] = {}
         self.deadlines = Deadlines(settings)
         self.sweeper = ExpirySweeper(self, settings.approval_sweep_interval_s)
-        self.graph = build_graph(
+        self.graphs = build_graphs(
             GraphDeps(
                 db=db,
                 bus=bus,
