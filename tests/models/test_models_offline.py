@@ -370,6 +370,23 @@ async def test_a_note_listing_is_shown() -> None:
     assert "#2: call Sam" in reply.text
 
 
+async def test_a_note_listing_says_here_are_your_notes_once() -> None:
+    request = "what notes do I have?"
+    call = await _ask(request)
+    history: list[BaseMessage] = [
+        SYSTEM,
+        HumanMessage(request),
+        AIMessage(content=call.text, tool_calls=call.tool_calls),
+        ToolMessage(content="#1: buy milk", tool_call_id=call.tool_calls[0]["id"]),
+    ]
+
+    _, answer = await _stream(_model(), history)
+
+    said = f"{call.text}\n{answer.text}".lower()
+    assert said.count("here are your notes") == 1, said
+    assert "#1: buy milk" in answer.text
+
+
 async def test_delete_by_text_deletes_the_matching_note_after_listing() -> None:
     listing = "#1: call Sam\n#3: Buy milk\n#4: water plants"
     history = _after("delete note buy milk", [("notes_list", {})], [(listing, "success")])

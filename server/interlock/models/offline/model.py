@@ -270,7 +270,7 @@ class OfflineChatModel(PlannedReplyChatModel):
                 f"Let me find the note “{intent.text}” first.",
                 PlannedCall(NOTES_LIST, {}),
             )
-        return "Here are your notes.", PlannedCall(NOTES_LIST, {})
+        return "Let me look at your notes.", PlannedCall(NOTES_LIST, {})
 
     def _compound(self, intents: list[Intent], turn: _Turn) -> PlannedReply:
         leads: list[str] = []
