@@ -127,3 +127,26 @@ async def test_the_audit_page_lists_filters_and_shows_tool_metrics(
     await page.screenshot(path=tmp_path / "audit.png", full_page=True)
     violations = await axe_violations(page)
     assert violations == [], report(violations)
+
+
+async def test_the_audit_table_shows_its_details_column_in_a_1200px_window(
+    app: LiveServer, page: Page, tmp_path: Path
+) -> None:
+    long_word = "x" * 150
+    await _decided(app, f"a {long_word} note", {"type": "reject", "message": f"no {long_word}"})
+    await page.set_viewport_size({"width": 1200, "height": 800})
+
+    await page.goto("/")
+    await page.get_by_test_id("audit-link").click()
+    await expect(page.get_by_test_id("audit-row")).to_have_count(1)
+    await page.get_by_test_id("audit-row").get_by_test_id("view-json").click()
+    await page.screenshot(path=tmp_path / "audit-1200.png")
+    wrap = await page.locator(".table-wrap", has=page.get_by_test_id("audit-table")).bounding_box()
+    details = await page.get_by_test_id("audit-row").locator(".audit-details").bounding_box()
+    panel = await page.get_by_test_id("audit-page").bounding_box()
+    assert wrap and details and panel
+    # The Details cell lies inside the table's box, and that box inside the page's panel
+    # and the window (the table scrolls sideways inside the box when it is wider).
+    assert details["x"] + details["width"] <= wrap["x"] + wrap["width"] + 1
+    assert wrap["x"] + wrap["width"] <= panel["x"] + panel["width"] + 1
+    assert panel["x"] + panel["width"] <= 1200
