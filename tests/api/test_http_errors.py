@@ -41,6 +41,19 @@ async def quick_server(tmp_path: Path) -> AsyncIterator[LiveServer]:
         yield live
 
 
+@pytest.fixture
+async def client_served(tmp_path: Path) -> AsyncIterator[LiveServer]:
+    """A live server on SQLite that serves a web client (a one-page ``dist``) at ``/``."""
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    (dist / "index.html").write_text("<!doctype html><title>Interlock</title>", encoding="utf-8")
+    url = f"sqlite:///{tmp_path / 'interlock.db'}"
+    upgrade(url)
+    settings = Settings(_env_file=None, database_url=url, client_dist=dist)  # type: ignore[call-arg]
+    async with live_server(settings) as live:
+        yield live
+
+
 def _error(response: httpx.Response, status: int) -> dict[str, str]:
     assert response.status_code == status, response.text
     assert response.headers["content-type"] == "application/json"
@@ -130,55 +143,41 @@ async def test_an_event_stream_outlives_the_body_timeout(quick_server: LiveServe
 
 
 async def test_an_unknown_api_path_is_404_for_every_method_with_the_web_client_served(
-    tmp_path: Path,
+    client_served: LiveServer,
 ) -> None:
     # The web client's static mount answers any path; under /api/ it must not turn a POST
     # to a route that does not exist into "405, accepts GET, HEAD".
-    dist = tmp_path / "dist"
-    dist.mkdir()
-    (dist / "index.html").write_text("<!doctype html><title>Interlock</title>", encoding="utf-8")
-    url = f"sqlite:///{tmp_path / 'interlock.db'}"
-    upgrade(url)
-    settings = Settings(_env_file=None, database_url=url, client_dist=dist)  # type: ignore[call-arg]
-    async with live_server(settings) as live:
-        for method, path in [
-            ("POST", "/api/nope"),
-            ("POST", "/api/tool-calls/call_x/rewind"),
-            ("DELETE", "/api/conversations/conv_x/nope"),
-        ]:
-            error = _error(await live.client.request(method, path), 404)
-            assert error["code"] == "not_found"
-            assert error["message"] == f"Nothing is at {path}."
-        # A real route's wrong method still says what it accepts.
-        error = _error(await live.client.request("PUT", "/api/conversations"), 405)
-        assert error["code"] == "method_not_allowed"
-        # The client itself is still served.
-        page = await live.client.get("/")
-        assert page.status_code == 200 and "Interlock" in page.text
+    for method, path in [
+        ("POST", "/api/nope"),
+        ("POST", "/api/tool-calls/call_x/rewind"),
+        ("DELETE", "/api/conversations/conv_x/nope"),
+    ]:
+        error = _error(await client_served.client.request(method, path), 404)
+        assert error["code"] == "not_found"
+        assert error["message"] == f"Nothing is at {path}."
+    # A real route's wrong method still says what it accepts.
+    error = _error(await client_served.client.request("PUT", "/api/conversations"), 405)
+    assert error["code"] == "method_not_allowed"
+    # The client itself is still served.
+    page = await client_served.client.get("/")
+    assert page.status_code == 200 and "Interlock" in page.text
 
 
 async def test_a_method_an_api_route_does_not_take_is_405_with_the_web_client_served(
-    tmp_path: Path,
+    client_served: LiveServer,
 ) -> None:
     # The static mount answers HEAD (and GET) on a path it has no file for with 404; under
     # /api/ that said "Nothing is at /api/health" to a monitor sending HEAD.
-    dist = tmp_path / "dist"
-    dist.mkdir()
-    (dist / "index.html").write_text("<!doctype html><title>Interlock</title>", encoding="utf-8")
-    url = f"sqlite:///{tmp_path / 'interlock.db'}"
-    upgrade(url)
-    settings = Settings(_env_file=None, database_url=url, client_dist=dist)  # type: ignore[call-arg]
-    async with live_server(settings) as live:
-        for method, path, allow in [
-            ("HEAD", "/api/health", "GET"),
-            ("HEAD", "/api/conversations", "GET, POST"),
-            ("HEAD", "/api/conversations/conv_x/events", "GET"),
-        ]:
-            response = await live.client.request(method, path)
-            assert response.status_code == 405, (method, path, response.status_code)
-            assert response.headers["allow"] == allow, (method, path)
-        error = _error(await live.client.request("OPTIONS", "/api/health"), 405)
-        assert error["message"] == "/api/health does not accept OPTIONS; it accepts GET."
-        # A route's own 404 is kept: the method is one it takes.
-        error = _error(await live.client.get("/api/conversations/conv_x"), 404)
-        assert error["message"] == "No such conversation."
+    for method, path, allow in [
+        ("HEAD", "/api/health", "GET"),
+        ("HEAD", "/api/conversations", "GET, POST"),
+        ("HEAD", "/api/conversations/conv_x/events", "GET"),
+    ]:
+        response = await client_served.client.request(method, path)
+        assert response.status_code == 405, (method, path, response.status_code)
+        assert response.headers["allow"] == allow, (method, path)
+    error = _error(await client_served.client.request("OPTIONS", "/api/health"), 405)
+    assert error["message"] == "/api/health does not accept OPTIONS; it accepts GET."
+    # A route's own 404 is kept: the method is one it takes.
+    error = _error(await client_served.client.get("/api/conversations/conv_x"), 404)
+    assert error["message"] == "No such conversation."

@@ -13,29 +13,22 @@ from __future__ import annotations
 
 import pytest
 from psycopg.pq import TransactionStatus
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from interlock.errors import DatabaseBusy
-from interlock.storage import Conversation, Database
+from interlock.storage import Database
 from interlock.storage.write_behind import defer, send
+from support.conversation_rows import (
+    CONVERSATIONS,
+    COUNT,
+    TITLES,
+    conversation_row,
+    stored_titles,
+)
 
 pytestmark = pytest.mark.postgres
-
-_conversations = Conversation.__table__  # type: ignore[attr-defined]
-_COUNT = select(func.count()).select_from(_conversations)
-_TITLES = select(_conversations.c.id, _conversations.c.title).order_by(_conversations.c.id)
-
-
-def _row(conversation_id: str, title: str = "") -> dict[str, object]:
-    row = Conversation(id=conversation_id, owner_id="user_pb", employee="assistant", title=title)
-    return {c.name: getattr(row, c.name) for c in _conversations.columns}
-
-
-def _titles(database: Database) -> list[tuple[str, str]]:
-    with database.session() as session:
-        return [(str(i), str(t)) for i, t in session.execute(_TITLES).all()]
 
 
 def _open(session: Session) -> bool:
@@ -47,8 +40,8 @@ def _open(session: Session) -> bool:
 
 def test_reads_before_any_write_leave_no_transaction_open(pg_database: Database) -> None:
     with pg_database.session() as session:
-        assert session.execute(_COUNT).scalar_one() == 0
-        assert session.execute(_TITLES).all() == []
+        assert session.execute(COUNT).scalar_one() == 0
+        assert session.execute(TITLES).all() == []
         assert not _open(session)
 
 
@@ -56,61 +49,61 @@ def test_the_first_write_begins_a_transaction_a_rollback_undoes_whole(
     pg_database: Database,
 ) -> None:
     with pg_database.session() as session:
-        assert session.execute(_COUNT).scalar_one() == 0
-        session.execute(insert(_conversations).values(_row("conv_a")))
+        assert session.execute(COUNT).scalar_one() == 0
+        session.execute(insert(CONVERSATIONS).values(conversation_row("conv_a")))
         assert _open(session)
-        assert session.execute(_COUNT).scalar_one() == 1  # in the transaction
-        session.execute(update(_conversations).values(title="renamed"))
+        assert session.execute(COUNT).scalar_one() == 1  # in the transaction
+        session.execute(update(CONVERSATIONS).values(title="renamed"))
         session.rollback()
-    assert _titles(pg_database) == []
+    assert stored_titles(pg_database) == []
     with pg_database.session() as session:
-        session.execute(insert(_conversations).values(_row("conv_a")))
-        session.execute(update(_conversations).values(title="renamed"))
+        session.execute(insert(CONVERSATIONS).values(conversation_row("conv_a")))
+        session.execute(update(CONVERSATIONS).values(title="renamed"))
         session.commit()
-    assert _titles(pg_database) == [("conv_a", "renamed")]
+    assert stored_titles(pg_database) == [("conv_a", "renamed")]
 
 
 def test_a_read_that_locks_rows_holds_them_until_the_transaction_ends(
     pg_database: Database, pg_url: str
 ) -> None:
     with pg_database.session() as session:
-        session.execute(insert(_conversations).values(_row("conv_l")))
+        session.execute(insert(CONVERSATIONS).values(conversation_row("conv_l")))
         session.commit()
     other = Database(pg_url, lock_timeout_s=0.2)
     try:
         with pg_database.session() as holder:
-            holder.execute(select(_conversations.c.id).with_for_update())
+            holder.execute(select(CONVERSATIONS.c.id).with_for_update())
             assert _open(holder)
             with pytest.raises(DatabaseBusy), other.session() as session:
-                session.execute(update(_conversations).values(title="other"))
+                session.execute(update(CONVERSATIONS).values(title="other"))
             holder.rollback()
         with other.session() as session:
-            session.execute(update(_conversations).values(title="other"))
+            session.execute(update(CONVERSATIONS).values(title="other"))
             session.commit()
     finally:
         other.dispose()
-    assert _titles(pg_database) == [("conv_l", "other")]
+    assert stored_titles(pg_database) == [("conv_l", "other")]
 
 
 def test_a_failing_first_write_writes_nothing_and_the_connection_serves_on(
     pg_database: Database,
 ) -> None:
     with pg_database.session() as session:
-        session.execute(insert(_conversations).values(_row("conv_d")))
+        session.execute(insert(CONVERSATIONS).values(conversation_row("conv_d")))
         session.commit()
     with pytest.raises(IntegrityError), pg_database.session() as session:
-        session.execute(insert(_conversations).values(_row("conv_d", "twice")))
+        session.execute(insert(CONVERSATIONS).values(conversation_row("conv_d", "twice")))
     with pg_database.session() as session:
-        session.execute(update(_conversations).values(title="after"))
+        session.execute(update(CONVERSATIONS).values(title="after"))
         session.commit()
-    assert _titles(pg_database) == [("conv_d", "after")]
+    assert stored_titles(pg_database) == [("conv_d", "after")]
 
 
 def test_a_write_behind_batch_first_begins_the_transaction(pg_database: Database) -> None:
     with pg_database.session() as session:
-        defer(session, insert(_conversations), _row("conv_w"))
-        (renamed,) = send(session, (update(_conversations).values(title="batch"), None))
+        defer(session, insert(CONVERSATIONS), conversation_row("conv_w"))
+        (renamed,) = send(session, (update(CONVERSATIONS).values(title="batch"), None))
         assert renamed.rowcount == 1
         assert _open(session)
         session.rollback()
-    assert _titles(pg_database) == []
+    assert stored_titles(pg_database) == []
