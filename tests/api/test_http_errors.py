@@ -71,9 +71,9 @@ async def test_unknown_routes_answer_404_in_the_json_error_shape(quick_server: L
 
 async def test_405_lists_every_method_the_path_accepts(quick_server: LiveServer) -> None:
     cases = [
-        ("PUT", "/api/conversations", "GET, POST"),
-        ("POST", "/api/conversations/conv_x", "GET, PATCH, DELETE"),
-        ("DELETE", "/api/health", "GET"),
+        ("PUT", "/api/conversations", "GET, HEAD, POST"),
+        ("POST", "/api/conversations/conv_x", "GET, HEAD, PATCH, DELETE"),
+        ("DELETE", "/api/health", "GET, HEAD"),
         ("GET", "/api/tool-calls/call_x/decision", "POST"),
     ]
     for method, path, allow in cases:
@@ -163,21 +163,45 @@ async def test_an_unknown_api_path_is_404_for_every_method_with_the_web_client_s
     assert page.status_code == 200 and "Interlock" in page.text
 
 
-async def test_a_method_an_api_route_does_not_take_is_405_with_the_web_client_served(
+async def test_head_on_an_api_route_that_takes_get_answers_its_headers_with_the_web_client_served(
     client_served: LiveServer,
 ) -> None:
-    # The static mount answers HEAD (and GET) on a path it has no file for with 404; under
-    # /api/ that said "Nothing is at /api/health" to a monitor sending HEAD.
+    # RFC 9110 asks for HEAD wherever GET is served; the static mount used to answer HEAD
+    # /api/health with "Nothing is at /api/health", and then the routes with 405.
+    client = client_served.client
+    health = await client.get("/api/health")
+    head = await client.head("/api/health")
+    assert head.status_code == 200 and head.content == b""
+    assert head.headers["content-type"] == "application/json"
+    assert head.headers["content-length"] == str(len(health.content))
+    conversation_id = (await client.post("/api/conversations", json={})).json()["id"]
+    for path in ("/api/conversations", f"/api/conversations/{conversation_id}"):
+        response = await client.head(path)
+        assert (response.status_code, response.content) == (200, b""), path
+    # A stream's headers, then the stream ends (bounded: a stream that went on would hang).
+    async with asyncio.timeout(10):
+        stream = await client.head(f"/api/conversations/{conversation_id}/events")
+    assert stream.status_code == 200 and stream.content == b""
+    assert stream.headers["content-type"].startswith("text/event-stream")
+    # A route's own 404 is kept, without a body.
+    missing = await client.head("/api/conversations/conv_x")
+    assert (missing.status_code, missing.content) == (404, b"")
+
+
+async def test_a_method_an_api_route_does_not_take_is_405_naming_get_and_head(
+    client_served: LiveServer,
+) -> None:
+    client = client_served.client
     for method, path, allow in [
-        ("HEAD", "/api/health", "GET"),
-        ("HEAD", "/api/conversations", "GET, POST"),
-        ("HEAD", "/api/conversations/conv_x/events", "GET"),
+        ("HEAD", "/api/tool-calls/call_x/decision", "POST"),
+        ("OPTIONS", "/api/health", "GET, HEAD"),
+        ("PUT", "/api/conversations", "GET, HEAD, POST"),
     ]:
-        response = await client_served.client.request(method, path)
+        response = await client.request(method, path)
         assert response.status_code == 405, (method, path, response.status_code)
         assert response.headers["allow"] == allow, (method, path)
-    error = _error(await client_served.client.request("OPTIONS", "/api/health"), 405)
-    assert error["message"] == "/api/health does not accept OPTIONS; it accepts GET."
-    # A route's own 404 is kept: the method is one it takes.
-    error = _error(await client_served.client.get("/api/conversations/conv_x"), 404)
-    assert error["message"] == "No such conversation."
+    error = _error(await client.request("OPTIONS", "/api/health"), 405)
+    assert error["message"] == "/api/health does not accept OPTIONS; it accepts GET, HEAD."
+    # No route at all: 404 for HEAD too.
+    nothing = await client.head("/api/nope")
+    assert (nothing.status_code, nothing.content) == (404, b"")

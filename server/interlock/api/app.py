@@ -14,6 +14,7 @@ from starlette.routing import Route
 
 from interlock import __version__
 from interlock.api.errors import ERROR_RESPONSES, install_error_handlers
+from interlock.api.head import HeadAsGetMiddleware
 from interlock.api.middleware import GuardMiddleware
 from interlock.api.routers import (
     agui,
@@ -155,6 +156,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         body_timeout_s=settings.request_body_timeout_s,
         jsonrpc_paths=MCP_PATHS,
     )
+    app.add_middleware(HeadAsGetMiddleware)
     # ``/mcp`` and ``/mcp/`` as Routes, not a Mount: neither redirects (MCP clients do not
     # follow redirects, and one built from ``Host`` is wrong behind a proxy).
     # The MCP library loads with the first request to /mcp, not at every start.

@@ -77,7 +77,7 @@ def install_error_handlers(app: FastAPI) -> None:
         if exc.status_code in (404, 405) and path.startswith("/api/"):
             # The web client's static mount answers every method on a path no API route
             # took: 405 for most, 404 for GET and HEAD. Under /api/ the routes decide: a
-            # path none serves is 404, a method its routes do not accept (HEAD on a GET
+            # path none serves is 404, a method its routes do not accept (HEAD on a POST
             # route) is 405. A route's own 404 keeps its answer (it accepts the method).
             served = allowed_methods(request.app, path)
             if not served:
@@ -129,6 +129,8 @@ def allowed_methods(app: Any, path: str) -> list[str]:
             if not isinstance(route, Mount) and route.matches(scope)[0] == Match.FULL:
                 allowed.append(method)
                 break
+    if "GET" in allowed and "HEAD" not in allowed:  # api.head answers HEAD as GET
+        allowed.insert(allowed.index("GET") + 1, "HEAD")
     return allowed
 
 
