@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol, TypedDict, cast
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import add_ai_message_chunks
+from langchain_core.prompt_values import ChatPromptValue
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
 from sqlalchemy import and_, bindparam
@@ -132,7 +133,10 @@ class _Nodes:
         chunks: list[AIMessageChunk] = []
         deltas = DeltaBuffer(d.bus, conversation_id, run_id, d.delta_window_s)
         try:
-            async for chunk in bound.astream(history):
+            # Handed over as a prompt value: the model then takes the list as it is instead
+            # of converting every message of the history again (work that grew with it).
+            prompt = ChatPromptValue.model_construct(messages=history)
+            async for chunk in bound.astream(prompt):
                 if not isinstance(chunk, AIMessageChunk):
                     continue
                 chunks.append(chunk)

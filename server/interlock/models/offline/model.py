@@ -19,7 +19,6 @@ from langchain_core.messages import (
     AIMessage,
     BaseMessage,
     HumanMessage,
-    SystemMessage,
     ToolMessage,
 )
 from typing_extensions import override
@@ -45,6 +44,7 @@ from interlock.models.offline.tool_names import (
     SUGGESTIONS,
     spoken_name,
 )
+from interlock.models.offline.totals import history_totals
 
 OFFLINE_DISPLAY_NAME = "interlock-offline (built-in, no API key)"
 """Name shown to people (``describe_model``) when the offline model answers."""
@@ -174,8 +174,9 @@ class OfflineChatModel(PlannedReplyChatModel):
         Returns:
             The planned text and tool calls.
         """
-        conversation = [m for m in messages if not isinstance(m, SystemMessage)]
-        turn = _Turn(loadable_skills(messages), loaded_this_turn(conversation))
+        totals = history_totals(messages)  # the same as reading every message, kept
+        conversation = totals.conversation
+        turn = _Turn(loadable_skills(totals.system), loaded_this_turn(conversation))
         ai_message, results = _trailing_tool_turn(conversation)
         if results:
             return self._after_results(conversation, ai_message, results, turn)

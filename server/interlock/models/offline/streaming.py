@@ -14,7 +14,6 @@ import asyncio
 import json
 import re
 import time
-import weakref
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +32,8 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 from typing_extensions import override
+
+from interlock.models.offline.totals import history_totals
 
 OFFLINE_MODEL_NAME = "interlock-offline"
 """Model name the offline model reports in ``response_metadata``."""
@@ -102,36 +103,6 @@ def split_args(args: str) -> list[str]:
         return [args[0], args[1]]
     a, b = len(args) // 3, (2 * len(args)) // 3
     return [args[:a], args[a:b], args[b:]]
-
-
-def _count_words(messages: Sequence[BaseMessage]) -> int:
-    return sum(_words(m) for m in messages)
-
-
-_WORDS: dict[int, tuple[weakref.ref[BaseMessage], str, int]] = {}
-"""Word counts of the messages seen, by object id, kept while the message lives and its text
-is the same string: a conversation's history is the same message objects step after step
-(the engine's history cache), so a step counts the words of its new messages only, not of
-the whole conversation again."""
-
-
-def _words(message: BaseMessage) -> int:
-    content = message.content
-    if not isinstance(content, str):  # content blocks (a list that may change): not kept
-        return len(message.text.split())
-    key = id(message)
-    known = _WORDS.get(key)
-    if known is not None and known[1] is content:
-        return known[2]
-    count = len(message.text.split())
-    _WORDS[key] = (weakref.ref(message, lambda _gone: _WORDS.pop(key, None)), content, count)
-    return count
-
-
-def _prior_tool_call_count(messages: Sequence[BaseMessage]) -> int:
-    return sum(
-        len(m.tool_calls) + len(m.invalid_tool_calls) for m in messages if isinstance(m, AIMessage)
-    )
 
 
 class PlannedReplyChatModel(BaseChatModel):
@@ -233,7 +204,8 @@ class PlannedReplyChatModel(BaseChatModel):
     def _build_chunks(self, messages: Sequence[BaseMessage]) -> list[AIMessageChunk]:
         reply = self.plan_reply(messages)
         chunks = [AIMessageChunk(content=token) for token in split_tokens(reply.text)]
-        first_number = _prior_tool_call_count(messages) + 1
+        totals = history_totals(messages)
+        first_number = totals.tool_calls + 1
         for index, call in enumerate(reply.calls):
             call_id = call.id or f"call_{first_number + index}"
             for piece_no, piece in enumerate(split_args(call.args_json())):
@@ -252,7 +224,7 @@ class PlannedReplyChatModel(BaseChatModel):
                     )
                 )
         output_tokens = len(chunks)
-        input_tokens = _count_words(messages)
+        input_tokens = totals.words
         usage: UsageMetadata = {
             "input_tokens": input_tokens,
             "output_tokens": output_tokens,
