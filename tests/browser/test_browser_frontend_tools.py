@@ -101,7 +101,7 @@ async def test_with_no_page_open_the_call_waits_then_runs_and_a_forged_result_is
     await page.goto(f"/#/c/{conversation_id}")
     row = tool_call(page, call["id"])
     await expect(row.get_by_test_id("tool-status")).to_have_text("Waiting for your browser")
-    await (await asyncio.wait_for(held, timeout=10)).continue_()
+    await (await asyncio.wait_for(held, timeout=30)).continue_()
     await expect(row).to_have_attribute("data-status", "succeeded")
     await expect(messages(page, "assistant").last).to_contain_text(ZONE)
 
