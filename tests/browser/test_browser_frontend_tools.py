@@ -122,7 +122,7 @@ async def test_selection_asks_first_then_runs_with_the_edited_args(
     await send(page, request)
     row = page.locator('[data-testid="tool-call"][data-tool-name="browser.selection"]')
     await expect(row).to_have_attribute("data-status", "interrupted")
-    await expect(row.get_by_test_id("card-summary")).to_contain_text("to quote it")
+    await expect(row.get_by_test_id("card-summary")).to_contain_text("Reason: quote it.")
     await expect(row.get_by_test_id("approve")).to_have_text("Share selection")
 
     # The person selects their own message on the page, then edits the purpose.
