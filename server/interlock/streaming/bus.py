@@ -44,6 +44,7 @@ from interlock.storage.db import defer_to_caller
 from interlock.storage.models import utcnow
 from interlock.storage.pg_notify import WithCommit, forget_with_commit, notify_with_commit
 from interlock.storage.write_behind import defer, send
+from interlock.streaming.announce import announcements
 from interlock.streaming.events import StreamEvent
 
 SUBSCRIBER_QUEUE_SIZE = 2_000
@@ -165,9 +166,7 @@ class EventBus:
             if staged and notifier is not None:
                 # Sent in the COMMIT's round trip, right after it (storage.pg_notify).
                 info = session.connection().info
-                payloads = [
-                    f"{self.origin} {cid} {low} {high}" for cid, (low, high) in ranges.items()
-                ]
+                payloads = announcements(self.origin, staged, ranges)
                 asked = notify_with_commit(info, EVENTS_CHANNEL, payloads)
             session.commit()
         except BaseException:
