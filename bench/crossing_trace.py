@@ -132,7 +132,7 @@ def serve(database_url: str, port: int, out: Path) -> None:
         taken = now()
         keys = []
         for channel, payload in batch:
-            parts = payload.split(" ")
+            parts = payload.split("\n", 1)[0].split(" ")
             if channel == listener.EVENTS_CHANNEL and len(parts) == 4:
                 keys += [f"{parts[1]}:{s}" for s in range(int(parts[2]), int(parts[3]) + 1)]
         handle(self, connection, batch)
