@@ -115,7 +115,7 @@ async def test_a_stored_server_that_points_inside_is_not_connected_to(
     async with live_server(settings) as server:
         sources = server.services.mcp_sources
         inside = sources.sources["inside"].session
-        await wait_until(lambda: inside.state == "down", timeout_s=15, what="refused")
+        await wait_until(lambda: inside.state == "down", timeout_s=60, what="refused")
         assert inside.error == "Interlock may not connect to 127.0.0.1: a loopback address"
         mine = sources.sources["mine"].session
         await wait_until(lambda: mine.state == "ready", timeout_s=30, what="settings server")
@@ -131,7 +131,7 @@ async def test_connection_secrets_are_never_echoed_back(db_url: str, tmp_path: P
         )
         assert put.status_code == 200, put.text
         session = server.services.mcp_sources.sources["docs"].session
-        await wait_until(lambda: session.state == "down", timeout_s=15, what="down")
+        await wait_until(lambda: session.state == "down", timeout_s=60, what="down")
         for response in (
             put,
             await server.client.get("/api/mcp-servers"),
