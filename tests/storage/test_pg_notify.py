@@ -6,7 +6,8 @@
   committed. No notifying connection is opened for it, and the storing connection's settings
   are left as they were.
 * A ``NOTIFY`` that fails after the commit fails nothing: the rows stay committed, the caller
-  goes on, and the notifying connection sends it.
+  goes on, and the notifying connection sends it. The same holds when the audit records' round
+  trip carries the ``COMMIT`` (a decision's transaction).
 * A notifying connection the server closed is replaced: the next notification still arrives.
 """
 
@@ -18,7 +19,8 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
-from interlock.storage import Conversation, Database, pg_notify
+from interlock.audit.chain import record_outcome
+from interlock.storage import Conversation, Database, ToolCall, pg_notify
 from interlock.storage.pg_notify import NOTIFIER_APPLICATION
 from interlock.streaming import EventBus
 from interlock.streaming.bus import EVENTS_CHANNEL
@@ -140,5 +142,46 @@ def test_a_notifier_connection_closed_by_the_server_is_replaced(
         bus.publish(conversation_id, MessageDelta(delta="second"))
         assert _next_notification(listening).payload.split("\n")[0].endswith(" 2 2")
         assert _notifier_pids(database) not in ([], [pid])
+    finally:
+        listening.close()
+
+
+def _decide_with_audit(database: Database, bus: EventBus, conversation_id: str) -> None:
+    """A transaction like a decision's: an audit record (its round trip carries the COMMIT)
+    and an event."""
+    call = ToolCall(id="call_notify", conversation_id=conversation_id, name="notes.add")
+    with database.session() as session:
+        record_outcome(
+            session,
+            call=call,
+            decider="user_notify_test",
+            channel="web",
+            outcome="approved",
+            reason=None,
+            proposed_args={},
+            executed_args={},
+        )
+        bus.stage(session, conversation_id, MessageDelta(delta="decided"))
+        bus.commit(session)
+
+
+@pytest.mark.parametrize("notify_fails", [False, True])
+def test_a_commit_carried_by_the_audit_records_round_trip_is_announced_once_committed(
+    database: Database, monkeypatch: pytest.MonkeyPatch, notify_fails: bool
+) -> None:
+    bus = EventBus(database)
+    conversation_id = _conversation(database)
+    listening = _listen(database)
+    if notify_fails:
+        _fail_after_commit(monkeypatch)
+    try:
+        _decide_with_audit(database, bus, conversation_id)
+        notification = _next_notification(listening)
+        assert notification.payload.split("\n")[0] == f"{bus.origin} {conversation_id} 1 1"
+        assert (notification.pid in _notifier_pids(database)) is notify_fails
+        assert [e.type for e in bus.replay(conversation_id, 0)] == ["message.delta"]
+        with database.session() as session:
+            records = session.execute(text("SELECT count(*) FROM audit_records")).scalar()
+        assert records == 1
     finally:
         listening.close()
