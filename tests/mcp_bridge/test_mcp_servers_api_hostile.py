@@ -5,6 +5,7 @@ connection secret is echoed back."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,12 @@ OK_URL = "https://127.0.0.1:9/mcp"  # allowed by the test settings below: only t
         ("docs", {"url": OK_URL, "extra": 1}, "extra"),
         ("docs", {"url": "https://127.0.0.1:99999/mcp"}, "Port out of range"),
         ("docs", {"url": "https://no-such-host.invalid/mcp"}, "does not resolve"),
+        # Text the database cannot hold, or that is no text, in any field (accepted before).
+        ("docs", {"url": OK_URL, "title": "Docs\u0000"}, "NUL character"),
+        ("docs", {"url": OK_URL, "title": "\u001b[31mDocs"}, "control character (U+001B)"),
+        ("docs", {"url": OK_URL, "permissions": {"se\u0000arch": "ALLOW"}}, "NUL character"),
+        ("docs", {"url": OK_URL, "read_only": ["search\ud800"]}, "unpaired surrogate"),
+        ("docs", {"url": "https://127.0.0.1:9/m\u0000cp"}, "NUL character"),
     ],
 )
 async def test_bad_server_specs_are_refused_with_a_clear_error(
@@ -87,7 +94,12 @@ async def test_bad_server_specs_are_refused_with_a_clear_error(
 ):
     settings = _settings(db_url, tmp_path, http_allowed_hosts=["127.0.0.1"])
     async with live_server(settings) as server:
-        response = await server.client.put(f"/api/mcp-servers/{name}", json=body)
+        # json.dumps escapes a lone surrogate as JSON may (httpx's own encoding cannot).
+        response = await server.client.put(
+            f"/api/mcp-servers/{name}",
+            content=json.dumps(body),
+            headers={"Content-Type": "application/json"},
+        )
         assert response.status_code == 422, response.text
         assert said in response.text, response.text
         assert (await server.client.get("/api/mcp-servers")).json() == []
