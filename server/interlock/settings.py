@@ -9,9 +9,17 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -102,6 +110,23 @@ class McpServerSpec(BaseModel):
     )
     read_only: list[str] = Field(default_factory=list, max_length=MAX_LISTED_TOOLS)
     offer_tools: bool = True
+
+    @field_validator(
+        "url", "connection", "command", "env", "title", "permissions", "read_only", mode="before"
+    )
+    @classmethod
+    def _storable_text(cls, value: Any, info: ValidationInfo) -> Any:
+        """Refuse what the database cannot hold (NUL, a lone surrogate: PostgreSQL refuses a
+        NUL in JSON) and control characters such as Escape, as for every text people send.
+
+        Raises:
+            ValueError: Naming the field and the character.
+        """
+        # Imported here: interlock.storage imports this module.
+        from interlock.storage.text import check_storable, no_control_characters
+
+        check_storable(value)
+        return no_control_characters(value, info)
 
     @model_validator(mode="after")
     def _one_transport(self) -> Self:

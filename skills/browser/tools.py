@@ -58,7 +58,10 @@ def confirm_selection(args: dict[str, Any], ctx: ToolContext) -> Confirmation:
     purpose = " ".join(str(args.get("purpose") or "").split())
     summary = "Share the text you have selected on this page."
     if purpose:
-        summary = f"Share the text you have selected on this page, to {purpose.rstrip('.')}."
+        # The model words the purpose freely ("to quote it", "I want to cite it", "Summarise
+        # it"), so it is quoted as the reason, never spliced into this sentence.
+        reason = purpose.rstrip(".")
+        summary = f"Share the text you have selected on this page. Reason: {reason}."
     return Confirmation(
         title="Share your selection", summary=summary, action_label="Share selection"
     )

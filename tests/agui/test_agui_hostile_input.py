@@ -99,7 +99,7 @@ async def test_a_resume_decides_only_calls_of_its_own_conversation(
         anns_other = await ann.new_conversation()
         ann_call = await _interrupted(ann, anns, "add a note ann's")
         await _interrupted(ann, anns_other, "add a note ann's other")
-        async with ann.signed_in(bob_token, timeout_s=15) as bob_client:
+        async with ann.signed_in(bob_token) as bob_client:
             bob = LiveServer(url=ann.url, client=bob_client, services=ann.services)
             bobs = await bob.new_conversation()
             bob_call = await _interrupted(bob, bobs, "add a note bob's")

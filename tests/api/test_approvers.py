@@ -82,7 +82,7 @@ async def office(make_settings: Any) -> AsyncIterator[Office]:
     async with live_server(settings, model=model, headers=headers) as server:
         clients = {}
         for name, token in tokens.items():
-            clients[name] = server.signed_in(token, timeout_s=15)
+            clients[name] = server.signed_in(token)
         try:
             office = Office(server=server, clients=clients)
             await office.rules(approvers=["ana", "group:finance"])

@@ -71,7 +71,7 @@ async def test_an_approver_gives_the_second_approval_from_the_approvals_view(
     await expect(page.get_by_test_id("approvals-count")).to_have_count(0)
     await expect(page).to_have_title("Approvals · Interlock")
     async with httpx.AsyncClient(base_url=app.url, headers=owner, timeout=15) as as_owner:
-        log = await collect(as_owner, conversation_id, until=terminals(2), timeout_s=10)
+        log = await collect(as_owner, conversation_id, until=terminals(2))
     await app.idle()
     assert log.types.count("run.completed") == 1, log.types
     assert [text for _id, text in notes(app)] == ["buy milk"]

@@ -397,7 +397,7 @@ async def test_new_chat_stays_in_the_sidebar_when_the_first_list_answer_arrives_
     older = await app.new_conversation()
     await page.route(re.compile(r"/api/conversations(\?[^/]*)?$"), hold_first_list)
     await open_app(page)
-    route, stale = await asyncio.wait_for(held, timeout=10)
+    route, stale = await asyncio.wait_for(held, timeout=30)
 
     conversation_id = await start_chat(page, "hello")
     await route.fulfill(response=stale)  # the list as it was before the new chat existed

@@ -101,7 +101,7 @@ async def test_with_no_page_open_the_call_waits_then_runs_and_a_forged_result_is
     await page.goto(f"/#/c/{conversation_id}")
     row = tool_call(page, call["id"])
     await expect(row.get_by_test_id("tool-status")).to_have_text("Waiting for your browser")
-    await (await asyncio.wait_for(held, timeout=10)).continue_()
+    await (await asyncio.wait_for(held, timeout=30)).continue_()
     await expect(row).to_have_attribute("data-status", "succeeded")
     await expect(messages(page, "assistant").last).to_contain_text(ZONE)
 
@@ -122,7 +122,7 @@ async def test_selection_asks_first_then_runs_with_the_edited_args(
     await send(page, request)
     row = page.locator('[data-testid="tool-call"][data-tool-name="browser.selection"]')
     await expect(row).to_have_attribute("data-status", "interrupted")
-    await expect(row.get_by_test_id("card-summary")).to_contain_text("to quote it")
+    await expect(row.get_by_test_id("card-summary")).to_contain_text("Reason: quote it.")
     await expect(row.get_by_test_id("approve")).to_have_text("Share selection")
 
     # The person selects their own message on the page, then edits the purpose.

@@ -22,7 +22,7 @@ from support.pages import STATUS_WORDS, notes, tool_call
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
-WAIT_S = 15.0
+WAIT_S = 40.0  # generous for a loaded machine, yet under the 50 s MCP approval timeout
 
 
 async def test_an_mcp_call_is_approved_in_the_approvals_view(

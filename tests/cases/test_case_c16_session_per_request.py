@@ -174,7 +174,7 @@ async def test_case_c16_a_cancel_before_the_run_task_starts_still_ends_the_run(
             run = session.get(Run, run_id)
             assert conversation is not None and run is not None
             assert (conversation.active_run_id, run.status) == (None, "cancelled")
-        log = await collect(server.client, conversation_id, until=terminals(1), timeout_s=5)
+        log = await collect(server.client, conversation_id, until=terminals(1))
         assert log.types[-1] == "run.cancelled"
         response = await server.client.post(
             f"/api/conversations/{conversation_id}/messages", json={"content": "hello"}

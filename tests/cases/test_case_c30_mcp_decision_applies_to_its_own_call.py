@@ -23,7 +23,7 @@ from interlock.storage import AuditRecord, Message, ToolCall
 from support.mcp import McpServer, serve_mcp, text_of
 from support.notes import insert_note, stored_notes
 
-WAIT_S = 15.0
+WAIT_S = 40.0  # generous for a loaded machine, yet under the 50 s MCP approval timeout
 VS_CODE = types.Implementation(name="vscode", title="VS Code", version="1.99")
 
 

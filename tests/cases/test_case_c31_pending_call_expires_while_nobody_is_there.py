@@ -1,7 +1,7 @@
 """C31: a pending call expires while nobody is there (oversight).
 
 A call with a 2 s approval timeout waits; the server stops for 5 s; it starts again; then the
-person approves. Must: the call is ``expired`` (not approved) within a second of start-up, the
+person approves. Must: the call is ``expired`` (not approved) as the server starts, the
 model got one tool message saying it was not approved in time, the run went on once, the late
 approval gets 409 with the recorded outcome, and the audit names ``timeout`` as the decider.
 """
@@ -34,8 +34,8 @@ def _parse(value: str) -> datetime:
 
 
 async def _until_nothing_pending(client: httpx.AsyncClient, conversation_id: str) -> None:
-    """Poll the pending list until it is empty (bounded: fails after 10 s)."""
-    async with asyncio.timeout(10):
+    """Poll the pending list until it is empty (bounded: fails after 30 s)."""
+    async with asyncio.timeout(30):
         while True:
             pending = await client.get(f"/api/conversations/{conversation_id}/pending")
             assert pending.status_code == 200, pending.text
@@ -45,11 +45,16 @@ async def _until_nothing_pending(client: httpx.AsyncClient, conversation_id: str
 
 
 async def test_case_c31_pending_call_expires_while_nobody_is_there(make_settings: Any) -> None:
-    settings = make_settings(approval_timeout_s=TIMEOUT_S)
+    # A sweep interval no test waits for: the call closes because the sweeper looks at start-up.
+    settings = make_settings(approval_timeout_s=TIMEOUT_S, approval_sweep_interval_s=3600)
     before = ScriptedChatModel(
         responses=[scripted_message("Adding it.", ("notes_add", {"text": "too late"}))]
     )
     async with live_server(settings, model=before) as server:
+        # This first server never sweeps: on a busy machine it could still be running (pausing,
+        # stopping) when the 2 s pass, and close the call itself. The case is a deadline that
+        # passes while no server runs.
+        await server.services.engine.sweeper.aclose()
         conversation_id = await server.new_conversation()
         await server.say(conversation_id, "add a note: too late")
         log = await collect(server.client, conversation_id, until=terminals(1))
@@ -70,20 +75,20 @@ async def test_case_c31_pending_call_expires_while_nobody_is_there(make_settings
 
     after = ScriptedChatModel(responses=["It was not approved in time, so I did not add it."])
     async with live_server(settings, model=after) as server:
-        serving_at = utcnow()
         # The expiry sweeper's first sweep runs as the server starts answering (not before:
         # a thousand overdue calls must not hold up a start), so the call leaves the pending
-        # list within moments; a decision arriving first would meet `expired` all the same.
+        # list within moments (not after the hour-long sweep interval); a decision arriving
+        # first would meet `expired` all the same.
         await _until_nothing_pending(server.client, conversation_id)
         with server.services.db.session() as session:
             row = session.get(ToolCall, call["id"])
             assert row is not None
             assert row.status == "expired"
             assert row.finished_at is not None
-            assert row.finished_at <= serving_at + timedelta(seconds=1)
+            assert row.finished_at >= deadline  # closed by this server, past its deadline
 
         # The run went on once: a resume run, one model call, completed.
-        log = await collect(server.client, conversation_id, until=terminals(2), timeout_s=15)
+        log = await collect(server.client, conversation_id, until=terminals(2))
         assert [t for t in log.types if t in ("run.started", "run.paused", "run.completed")][
             -2:
         ] == ["run.started", "run.completed"]

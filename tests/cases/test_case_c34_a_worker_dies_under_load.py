@@ -26,7 +26,9 @@ from support.sse import EventLog, iter_frames
 pytestmark = pytest.mark.postgres
 
 TERMINAL = {"run.paused", "run.completed", "run.failed", "run.cancelled"}
-LEASE_S = 2.0
+LEASE_S = 6.0
+"""Short enough for a quick takeover, long enough that a live worker starved on a loaded
+machine (its heartbeat late by more than 0.6 of the lease) is not taken for dead."""
 CONVERSATIONS = 10
 ON_DOOMED = 3
 

@@ -70,7 +70,7 @@ async def test_engine_the_sweeper_expires_a_call_while_the_server_runs_and_the_r
         conversation_id, call, last = await _paused_call(server, "soon")
         # The sweeper wakes at the deadline (not after its 60 s interval).
         log = await collect(
-            server.client, conversation_id, until=terminals(1), last_event_id=last, timeout_s=10
+            server.client, conversation_id, until=terminals(1), last_event_id=last, timeout_s=30
         )
         assert log.types[0] == "tool_call.completed", log.types
         assert log.of("tool_call.completed")[0]["tool_call"]["status"] == "expired"
@@ -133,7 +133,7 @@ async def test_engine_a_decision_that_won_is_never_expired_by_a_later_sweep(
         monkeypatch.setattr(engine, "spawn_soon", lambda *args, **kw: held.append((args, kw)))
         response = await server.decide(call["id"], type="approve")
         assert response.status_code == 200, response.text
-        await wait_until(lambda: bool(held), timeout_s=5, what="the resumed run's start")
+        await wait_until(lambda: bool(held), timeout_s=60, what="the resumed run's start")
         assert await engine.db.run(expire_due, engine, FAR_FUTURE) == []
         monkeypatch.undo()
         args, kwargs = held[0]
@@ -254,7 +254,7 @@ async def test_engine_an_unanswered_question_expires_as_not_answered_in_time(
         created = await server.client.post("/api/conversations", json={"employee": "scout"})
         conversation_id = created.json()["id"]
         await server.say(conversation_id, "ask me something")
-        log = await collect(server.client, conversation_id, until=terminals(2), timeout_s=10)
+        log = await collect(server.client, conversation_id, until=terminals(2), timeout_s=30)
         (completed,) = log.of("tool_call.completed")
         assert completed["tool_call"]["status"] == "expired"
         assert completed["message"]["content"].startswith("Not answered in time")

@@ -92,7 +92,7 @@ async def test_engine_a_start_answers_while_overdue_calls_are_still_being_expire
     )
     try:
         async with live_server(engine_settings, model=after) as server:
-            await wait_until(held.is_set, timeout_s=10, what="the held first expiry sweep")
+            await wait_until(held.is_set, timeout_s=60, what="the held first expiry sweep")
             health = await server.client.get("/api/health")
             assert health.status_code == 200, health.text
             assert _statuses(server, call_ids) == ["interrupted"] * CONVERSATIONS
@@ -171,7 +171,7 @@ async def test_engine_a_start_answers_while_decided_pauses_are_still_resuming(
     after = ScriptedChatModel(responses=["Added it."] * CONVERSATIONS)
     try:
         async with live_server(engine_settings, model=after) as server:
-            await wait_until(held.is_set, timeout_s=10, what="the held resume")
+            await wait_until(held.is_set, timeout_s=60, what="the held resume")
             health = await server.client.get("/api/health")
             assert health.status_code == 200, health.text
             assert stored_notes(server.services.db) == []

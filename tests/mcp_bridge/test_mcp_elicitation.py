@@ -17,7 +17,7 @@ from interlock.storage.views import ToolCallOut
 from support.mcp import serve_mcp, text_of
 from support.notes import stored_notes
 
-WAIT_S = 15.0
+WAIT_S = 40.0  # generous for a loaded machine, yet under the 50 s MCP approval timeout
 _CALL: dict[str, Any] = {
     "id": "call_1",
     "message_id": 1,

@@ -15,7 +15,7 @@ from interlock.storage import AuditRecord, ToolCall
 from support.mcp import McpServer, serve_mcp, text_of
 from support.notes import insert_note
 
-WAIT_S = 15.0
+WAIT_S = 40.0  # generous for a loaded machine, yet under the 50 s MCP approval timeout
 
 
 async def _waiting(server: McpServer) -> dict[str, Any]:

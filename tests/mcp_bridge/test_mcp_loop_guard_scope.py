@@ -18,7 +18,7 @@ from interlock.settings import Settings
 from interlock.storage.models import utcnow
 from support.mcp import McpServer, serve_mcp, text_of
 
-WAIT_S = 15.0
+WAIT_S = 40.0  # generous for a loaded machine, yet under the 50 s MCP approval timeout
 MILK = {"text": "buy milk"}
 
 

@@ -5,6 +5,7 @@ connection secret is echoed back."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,12 @@ OK_URL = "https://127.0.0.1:9/mcp"  # allowed by the test settings below: only t
         ("docs", {"url": OK_URL, "extra": 1}, "extra"),
         ("docs", {"url": "https://127.0.0.1:99999/mcp"}, "Port out of range"),
         ("docs", {"url": "https://no-such-host.invalid/mcp"}, "does not resolve"),
+        # Text the database cannot hold, or that is no text, in any field (accepted before).
+        ("docs", {"url": OK_URL, "title": "Docs\u0000"}, "NUL character"),
+        ("docs", {"url": OK_URL, "title": "\u001b[31mDocs"}, "control character (U+001B)"),
+        ("docs", {"url": OK_URL, "permissions": {"se\u0000arch": "ALLOW"}}, "NUL character"),
+        ("docs", {"url": OK_URL, "read_only": ["search\ud800"]}, "unpaired surrogate"),
+        ("docs", {"url": "https://127.0.0.1:9/m\u0000cp"}, "NUL character"),
     ],
 )
 async def test_bad_server_specs_are_refused_with_a_clear_error(
@@ -87,7 +94,12 @@ async def test_bad_server_specs_are_refused_with_a_clear_error(
 ):
     settings = _settings(db_url, tmp_path, http_allowed_hosts=["127.0.0.1"])
     async with live_server(settings) as server:
-        response = await server.client.put(f"/api/mcp-servers/{name}", json=body)
+        # json.dumps escapes a lone surrogate as JSON may (httpx's own encoding cannot).
+        response = await server.client.put(
+            f"/api/mcp-servers/{name}",
+            content=json.dumps(body),
+            headers={"Content-Type": "application/json"},
+        )
         assert response.status_code == 422, response.text
         assert said in response.text, response.text
         assert (await server.client.get("/api/mcp-servers")).json() == []
@@ -115,7 +127,7 @@ async def test_a_stored_server_that_points_inside_is_not_connected_to(
     async with live_server(settings) as server:
         sources = server.services.mcp_sources
         inside = sources.sources["inside"].session
-        await wait_until(lambda: inside.state == "down", timeout_s=15, what="refused")
+        await wait_until(lambda: inside.state == "down", timeout_s=60, what="refused")
         assert inside.error == "Interlock may not connect to 127.0.0.1: a loopback address"
         mine = sources.sources["mine"].session
         await wait_until(lambda: mine.state == "ready", timeout_s=30, what="settings server")
@@ -131,7 +143,7 @@ async def test_connection_secrets_are_never_echoed_back(db_url: str, tmp_path: P
         )
         assert put.status_code == 200, put.text
         session = server.services.mcp_sources.sources["docs"].session
-        await wait_until(lambda: session.state == "down", timeout_s=15, what="down")
+        await wait_until(lambda: session.state == "down", timeout_s=60, what="down")
         for response in (
             put,
             await server.client.get("/api/mcp-servers"),

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from interlock.settings import Settings
 from support.mcp import McpServer, serve_mcp
 
-WAIT_S = 15.0
+WAIT_S = 40.0  # generous for a loaded machine, yet under the 50 s MCP approval timeout
 
 
 async def _waiting(server: McpServer) -> None:

@@ -20,7 +20,7 @@ from interlock.settings import Settings
 from interlock.storage.views import ToolCallOut
 from support.mcp import McpServer, serve_mcp, text_of
 
-WAIT_S = 15.0
+WAIT_S = 40.0  # generous for a loaded machine, yet under the 50 s MCP approval timeout
 VS_CODE = types.Implementation(name="vscode", title="VS Code", version="1.99")
 
 

@@ -57,7 +57,7 @@ async def test_a_command_on_a_down_server_leaves_the_menu_and_comes_back(
 
         assert "shout" in await menu()
         remote.kill()
-        await wait_until(lambda: session.state == "down", timeout_s=15, what="down")
+        await wait_until(lambda: session.state == "down", timeout_s=60, what="down")
         assert "shout" not in await menu()
         conversation_id = await server.new_conversation()
         typed = await server.client.post(

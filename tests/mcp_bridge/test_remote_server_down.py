@@ -63,7 +63,7 @@ async def test_a_down_server_s_tools_are_not_offered_and_come_back(
         assert "mcp_remote_echo" in model.bound_tool_names_seen[0]
 
         remote.kill()
-        await wait_until(lambda: session.state == "down", timeout_s=15, what="down")
+        await wait_until(lambda: session.state == "down", timeout_s=60, what="down")
         # Not offered: to the model (a new turn) and to MCP clients.
         assert not any(n.startswith("mcp_remote_") for n in await _mcp_names(mcp))
         second = await server.new_conversation()
@@ -127,9 +127,12 @@ async def test_after_a_restart_a_call_approved_while_its_server_connects_waits_f
         settings = _settings(db_url, tmp_path, remote)
         conversation_id, call_id = await _paused_remote_call(settings)
         remote.kill()
-        # The server comes back slow: it answers nothing for 10 s, longer than the 3 s
-        # Interlock's start-up waits, so the tool is not registered when the person approves.
-        remote.env = {"MCP_TEST_SLOW_START_S": "10"}
+        # The server comes back slow: it answers nothing until the test lets it, past the
+        # bounded wait of Interlock's start-up, so the tool is not registered when the person
+        # approves (however fast or slow this machine is).
+        hold = tmp_path / "hold"
+        hold.touch()
+        remote.env = {"MCP_TEST_HOLD_FILE": str(hold)}
         await remote.start()
         async with live_server(settings, model=ScriptedChatModel(responses=["Done."])) as server:
             session = server.services.mcp_sources.sources["remote"].session
@@ -140,6 +143,7 @@ async def test_after_a_restart_a_call_approved_while_its_server_connects_waits_f
             assert edit.json()["error"]["code"] == "tool_not_ready"
             response = await server.decide(call_id, type="approve")
             assert response.status_code == 200, response.text
+            hold.unlink()  # the server answers now; the approved call waited for its tools
             await server.idle(timeout_s=45)
             stored = await _stored_call(server, conversation_id, call_id)
             assert stored["status"] == "succeeded", stored

@@ -366,8 +366,8 @@ async def test_a_note_listing_is_shown() -> None:
     _, reply = await _stream(_model(), history)
 
     assert reply.tool_calls == []
-    assert "#1: buy milk" in reply.text
-    assert "#2: call Sam" in reply.text
+    # One Markdown list item per note: plain lines would render as one run-on paragraph.
+    assert reply.text == "Here are your notes:\n\n- #1: buy milk\n- #2: call Sam"
 
 
 async def test_a_note_listing_says_here_are_your_notes_once() -> None:

@@ -89,7 +89,7 @@ async def test_an_answer_that_fits_is_recorded(engine):
     assert out.decision is not None
     assert (out.decision.type, out.decision.message) == ("respond", "Tea")
     # The resume is scheduled on the loop's next turn, after the answer.
-    await asyncio.wait_for(engine.resume_called.wait(), timeout=5)
+    await asyncio.wait_for(engine.resume_called.wait(), timeout=30)
     assert len(engine.resumed) == 1
 
 

@@ -20,7 +20,7 @@ from sqlalchemy import text
 from interlock.errors import DatabaseBusy
 from interlock.storage import Database
 
-BARRIER_S = 10.0
+BARRIER_S = 30.0
 
 
 @pytest.fixture

@@ -25,15 +25,27 @@ from interlock.storage.writer import WriteGate, gate_for, mark_urgent_thread
 GUARD_S = 30.0
 
 
-@pytest.fixture
-def sqlite_db(tmp_path: Path) -> Iterator[Database]:
+def _sqlite_db(tmp_path: Path, lock_timeout_s: float) -> Iterator[Database]:
     url = f"sqlite:///{tmp_path / 'interlock.db'}"
     upgrade(url)
-    database = Database(url, lock_timeout_s=0.5)
+    database = Database(url, lock_timeout_s=lock_timeout_s)
     try:
         yield database
     finally:
         database.dispose()
+
+
+@pytest.fixture
+def sqlite_db(tmp_path: Path) -> Iterator[Database]:
+    """A database whose writers give up after 0.5 s (the busy cases)."""
+    yield from _sqlite_db(tmp_path, 0.5)
+
+
+@pytest.fixture
+def patient_db(tmp_path: Path) -> Iterator[Database]:
+    """A database whose writers wait up to :data:`GUARD_S` (the order cases: a writer that gave
+    up while a busy machine started the next thread would leave the order incomplete)."""
+    yield from _sqlite_db(tmp_path, GUARD_S)
 
 
 def _wait_for(condition: threading.Event) -> None:
@@ -132,8 +144,9 @@ def test_a_writer_waits_for_the_one_before_and_times_out_as_busy(sqlite_db: Data
         session.commit()
 
 
-def test_a_request_thread_writes_before_waiting_run_threads(sqlite_db: Database) -> None:
+def test_a_request_thread_writes_before_waiting_run_threads(patient_db: Database) -> None:
     """Run threads queue first; a request thread arriving later still writes before them."""
+    sqlite_db = patient_db
     order: list[str] = []
     inside, release = threading.Event(), threading.Event()
     gate = gate_for(str(Path(sqlite_db.url.database or "").resolve()))

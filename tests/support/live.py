@@ -20,7 +20,12 @@ from interlock.cli import KEEP_ALIVE_S
 from interlock.settings import Settings
 from support.sse import EventLog, collect, terminals
 
-START_TIMEOUT_S = 15.0
+START_TIMEOUT_S = 60.0
+"""Longest wait for the server to start or stop, in seconds (a loaded 2-core CI machine)."""
+WAIT_S = 45.0
+"""Default bound of a wait for the server to finish something (a run, a request), in seconds:
+generous for a loaded machine, yet under the 50 s MCP approval timeout (a caller never woken
+fails the wait rather than ending by expiry)."""
 
 
 @dataclass
@@ -71,7 +76,7 @@ class LiveServer:
     async def decide(self, tool_call_id: str, **body: Any) -> httpx.Response:
         return await self.client.post(f"/api/tool-calls/{tool_call_id}/decision", json=body)
 
-    async def idle(self, timeout_s: float = 15.0) -> None:
+    async def idle(self, timeout_s: float = WAIT_S) -> None:
         await self.services.engine.wait_idle(timeout_s)
 
     def stop(self) -> None:
@@ -118,7 +123,7 @@ async def live_server(
                 await asyncio.sleep(0.01)
         port = server.servers[0].sockets[0].getsockname()[1]
         url = f"http://127.0.0.1:{port}"
-        async with httpx.AsyncClient(base_url=url, timeout=15.0, headers=headers) as client:
+        async with httpx.AsyncClient(base_url=url, timeout=WAIT_S, headers=headers) as client:
             yield LiveServer(url=url, client=client, services=services, server=server, task=task)
     finally:
         server.should_exit = True

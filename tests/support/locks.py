@@ -20,7 +20,7 @@ def write_lock(db_url: str) -> Iterator[None]:
     """Hold a lock that makes every write to ``conversations`` wait (reads pass)."""
     url = make_url(db_url)
     if url.get_backend_name() == "sqlite":
-        connection = sqlite3.connect(url.database or "", isolation_level=None, timeout=0.1)
+        connection = sqlite3.connect(url.database or "", isolation_level=None, timeout=10.0)
         lock = threading.Lock()
 
         def release() -> None:
@@ -55,7 +55,7 @@ def held_on_postgres(db_url: str, statement: str, **params: object) -> Iterator[
     that transaction open until the block ends (or :data:`GUARD_S` passes).
 
     Raises:
-        sqlalchemy.exc.OperationalError: The lock was not had within 2 s.
+        sqlalchemy.exc.OperationalError: The lock was not had within 10 s.
     """
     url = make_url(db_url)
     if url.drivername in ("postgresql", "postgres"):
@@ -63,7 +63,7 @@ def held_on_postgres(db_url: str, statement: str, **params: object) -> Iterator[
     engine = create_engine(url, poolclass=NullPool)
     try:
         with engine.connect() as connection:
-            connection.execute(text("SET lock_timeout = '2s'"))
+            connection.execute(text("SET lock_timeout = '10s'"))
             connection.execute(text(f"SET idle_in_transaction_session_timeout = '{GUARD_S}s'"))
             connection.execute(text(statement), params)
             try:

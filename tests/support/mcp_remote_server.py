@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -124,17 +123,18 @@ class BearerCheck:
         await self.app(scope, receive, send)
 
 
-class SlowStart:
-    """ASGI middleware: every request waits until ``seconds`` after start (a server slow to
-    come up; ``MCP_TEST_SLOW_START_S``)."""
+class HeldStart:
+    """ASGI middleware: every request waits while the file ``hold`` exists (a server slow to
+    come up, for as long as the test says; ``MCP_TEST_HOLD_FILE``)."""
 
-    def __init__(self, app: Any, seconds: float) -> None:
+    def __init__(self, app: Any, hold: Path) -> None:
         self.app = app
-        self.ready_at = time.monotonic() + seconds
+        self.hold = hold
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            await asyncio.sleep(max(0.0, self.ready_at - time.monotonic()))
+            while self.hold.exists():  # noqa: ASYNC110 (another process removes it)
+                await asyncio.sleep(0.02)
         await self.app(scope, receive, send)
 
 
@@ -148,9 +148,9 @@ def main() -> None:
     app: Any = server.streamable_http_app()
     if len(sys.argv) > 3:
         app = BearerCheck(app, Path(sys.argv[3]))
-    slow_start = os.environ.get("MCP_TEST_SLOW_START_S")
-    if slow_start:
-        app = SlowStart(app, float(slow_start))
+    hold = os.environ.get("MCP_TEST_HOLD_FILE")
+    if hold:
+        app = HeldStart(app, Path(hold))
     uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
 
 

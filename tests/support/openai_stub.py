@@ -26,8 +26,8 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
-START_TIMEOUT_S = 10.0
-STOP_TIMEOUT_S = 10.0
+START_TIMEOUT_S = 30.0
+STOP_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)

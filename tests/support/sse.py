@@ -64,7 +64,7 @@ async def collect(
     *,
     until: Callable[[EventLog], bool],
     last_event_id: str | None = None,
-    timeout_s: float = 15.0,
+    timeout_s: float = 45.0,
     headers: dict[str, str] | None = None,
 ) -> EventLog:
     """Open the event stream and read until ``until(log)`` is true (at most ``timeout_s``).

@@ -11,7 +11,7 @@ import { ViewJson } from "../components/JsonView";
 import { isAdmin, useAppData } from "../state/appData";
 import { MetricsPanel } from "./MetricsPanel";
 import { originText } from "../cards/ToolCardHeader";
-import { channelWords, localInputToIso, OUTCOME_WORDS, OUTCOMES, outcomeWords, when } from "./words";
+import { channelWords, localInputToIso, OUTCOME_WORDS, OUTCOMES, outcomeWords, reasonText, when } from "./words";
 
 interface Filters {
   tool: string;
@@ -274,7 +274,7 @@ export function AuditRow({ record: r, admin, employeeName }: { record: AuditReco
         )}
       </td>
       <td className="audit-details">
-        {r.reason && <div className="small">“{r.reason}”</div>}
+        {r.reason && <div className="small">“{reasonText(r)}”</div>}
         {r.kind === "tool_call" && (
           <a className="small" href={`#/c/${encodeURIComponent(r.conversation_id)}/call/${encodeURIComponent(r.tool_call_id)}`}>
             Open the call

@@ -129,6 +129,17 @@ describe("AuditRow", () => {
     expect(html).toContain("#/c/conv_1/call/call_1");
   });
 
+  it("shows an answer to a question as the card says it, never the JSON the client sent", () => {
+    const fields = { type: "object", properties: { name: { type: "string", title: "Name" }, age: { type: "integer", title: "Age" } } };
+    const form = row({ ...base, tool: "ask.form", tool_title: "Ask to fill in a form", outcome: "responded", reason: '{"name":"Ann","age":33}', proposed_args: { title: "Your details", fields }, executed_args: null });
+    expect(form).toContain("“Name: Ann · Age: 33”");
+    expect(form).not.toContain("{&quot;name&quot;");
+    const several = row({ ...base, tool: "ask.choice", outcome: "responded", reason: '["tea","coffee"]', proposed_args: { question: "Which?", options: ["tea", "coffee", "juice"], multiple: true } });
+    expect(several).toContain("“tea, coffee”");
+    expect(row({ ...base, tool: "ask.confirm", outcome: "responded", reason: "yes" })).toContain("“yes”");
+    expect(row({ ...base, outcome: "rejected", reason: '{"not":"an answer"}' })).toContain("“{&quot;not&quot;:&quot;an answer&quot;}”");
+  });
+
   it("shows a token's creation and revocation in words, without a call to open", () => {
     const created = row({ ...base, kind: "token", tool_call_id: "tok_1", conversation_id: "", employee: "", tool: "", tool_title: "MCP token", outcome: "created", reason: "Claude Desktop", proposed_args: null, executed_args: null, waited_ms: 0 });
     expect(created).toContain('data-kind="token"');

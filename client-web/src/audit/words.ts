@@ -1,5 +1,6 @@
 /** Words for people: audit outcomes, channels, durations and times. */
-import type { AuditOutcome } from "../api/types";
+import type { AuditOutcome, AuditRecordOut, JsonObject } from "../api/types";
+import { answerRows, answerSummary, formQuestionOf } from "../cards/form/formAnswer";
 
 export const OUTCOME_WORDS: Record<AuditOutcome, string> = {
   approved: "Approved",
@@ -61,4 +62,31 @@ export function localInputToIso(value: string): string | undefined {
   if (!value) return undefined;
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/**
+ * A record's reason in words. An answer to a question is recorded as the client sent it (a
+ * form's values as a JSON object, several chosen options as a JSON list): those read as the
+ * card says them ("Name: Ann · Email: ann@example.com", "tea, coffee"); any other reason as is.
+ */
+export function reasonText(record: Pick<AuditRecordOut, "outcome" | "reason" | "proposed_args">): string | null {
+  const { outcome, reason } = record;
+  if (!reason) return null;
+  if (outcome !== "responded") return reason;
+  let value: unknown;
+  try {
+    value = JSON.parse(reason);
+  } catch {
+    return reason;
+  }
+  if (Array.isArray(value) && value.every((v) => typeof v === "string")) {
+    return value.length > 0 ? value.join(", ") : "nothing";
+  }
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    const args = record.proposed_args;
+    const proposed = args !== null && typeof args === "object" && !Array.isArray(args) ? (args as JsonObject) : null;
+    const { schema } = formQuestionOf({ proposed_args: proposed });
+    return answerSummary(answerRows(schema, value as JsonObject));
+  }
+  return reason;
 }

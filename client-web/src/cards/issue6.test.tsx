@@ -241,6 +241,7 @@ describe("registry and frontend tools", () => {
   it("browser.time_zone answers with the IANA zone; browser.selection with the last selection", () => {
     const zone = browserTimeZone();
     expect(zone.data).toEqual({ time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone });
+    expect(zone.text).toBe(`Browser time zone: ${Intl.DateTimeFormat().resolvedOptions().timeZone}.`);
     setSelectionForTest("");
     expect(browserSelection()).toEqual({ text: "Nothing is selected on the page.", data: { text: "" } });
     setSelectionForTest("the chosen words");

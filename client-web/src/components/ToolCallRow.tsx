@@ -10,7 +10,7 @@ import { CardHost } from "../cards/CardHost";
 import { ArgFields } from "../cards/fields/ArgFields";
 import { argsSummary } from "../cards/fields/schemaFields";
 import { runFrontendCall, wantsRun } from "../cards/frontend/runner";
-import { hasCard } from "../cards/registry";
+import { hasCard, isQuestion } from "../cards/registry";
 import { StatusBadge, StatusSentence } from "../cards/status/StatusBadge";
 import { notRun } from "../cards/status/status";
 import { GrantNote } from "../permissions/GrantNote";
@@ -61,7 +61,9 @@ export function ToolCallRow({ call, toolMessage }: { call: ToolCallOut; toolMess
       <GrantNote call={call} />
       {call.name === LOAD_SKILL ? (
         <SkillLoaded call={call} tools={tools} />
-      ) : (
+      ) : card && isQuestion(call, tool) ? null : (
+        // A question's card states the person's answer; its result is that answer worded
+        // for the model (JSON of a form, "The person chose: …"), so it is not repeated here.
         <ResultSummary call={call} toolMessage={toolMessage} title={toolTitle(tools, call.name, call.title)} />
       )}
       {card && <CardHost call={call} />}

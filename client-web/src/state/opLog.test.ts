@@ -103,6 +103,17 @@ describe("operation log rows", () => {
     expect(resultText(call, tools, { content: "Skill documents loaded. Instructions: ..." })).toBe("Now available: List documents.");
   });
 
+  it("gives an answered question's result as the answer, not the text the model got", () => {
+    const respond = (message: string) => ({ id: "d", type: "respond" as const, user_id: "u", user_name: "Ann", args: null, message, proposed_args: null, created_at: "2026-01-01T00:00:00Z" });
+    const fields = { type: "object", properties: { name: { type: "string", title: "Name" }, age: { type: "integer", title: "Age" } } };
+    const form = toolCall({ name: "ask.form", status: "succeeded", proposed_args: { title: "Your details", fields }, decision: respond('{"name":"Ann","age":33}'), result_text: '{"name":"Ann","age":33}' });
+    expect(resultText(form, tools)).toBe("Name: Ann · Age: 33");
+    const several = toolCall({ name: "ask.choice", status: "succeeded", proposed_args: { question: "Which?", options: ["tea", "coffee"], multiple: true }, decision: respond('["tea","coffee"]'), result_text: '["tea","coffee"]' });
+    expect(resultSummary(several, tools)).toBe("tea, coffee");
+    const picked = toolCall({ name: "suggestions", status: "succeeded", proposed_args: { options: ["Miso", "Pixel"] }, executed_args: { options: ["Miso", "Pixel"], option: "Miso" }, decision: { ...respond(""), type: "edit" }, result_text: "The person chose: Miso" });
+    expect(resultText(picked, tools)).toBe("Miso");
+  });
+
   it("summarises results and errors on one line", () => {
     expect(resultSummary(toolCall({ result_text: "Added note #2:\n  buy milk" }), tools)).toBe("Added note #2: buy milk");
     expect(resultSummary(toolCall({ error: { code: "not_found", message: "No note #9." } }), tools)).toBe("No note #9.");

@@ -8,7 +8,9 @@
  * never as raw keys, and a loaded skill's instructions (written for the model) never show.
  */
 import type { JsonObject, MeOut, MessageOut, ToolCallOut, ToolOut } from "../api/types";
+import { answerWords } from "../cards/answerWords";
 import { argsSummary, humanise, schemaFields } from "../cards/fields/schemaFields";
+import { isQuestion } from "../cards/registry";
 import { toolTitle } from "./appData";
 import { LOAD_SKILL, skillLoadedText } from "./skillLoaded";
 
@@ -128,19 +130,24 @@ function fieldsLine(schema: unknown, args: JsonObject): string {
 
 /** The whole result text in the person's words: the error's message, a loaded skill's new tools, or the tool's text. */
 export function resultText(
-  call: Pick<ToolCallOut, "name" | "error" | "result_text" | "result_data">,
+  call: ToolCallOut,
   tools: Record<string, ToolOut>,
   toolMessage?: Pick<MessageOut, "content">,
 ): string {
   if (call.error) return call.error.message;
   // A loaded skill's result is its instructions for the model: never the person's to read.
   if (call.name === LOAD_SKILL) return call.result_data != null ? skillLoadedText(call, tools) : "";
+  // An answered question's result is the answer worded for the model (a form's JSON).
+  if (call.status === "succeeded" && isQuestion(call, tools[call.name])) {
+    const words = answerWords(call);
+    if (words) return words;
+  }
   return call.result_text ?? toolMessage?.content ?? "";
 }
 
 /** The result as one short line; empty while nothing came back. */
 export function resultSummary(
-  call: Pick<ToolCallOut, "name" | "error" | "result_text" | "result_data">,
+  call: ToolCallOut,
   tools: Record<string, ToolOut>,
   toolMessage?: Pick<MessageOut, "content">,
 ): string {

@@ -37,21 +37,36 @@ def _bad_in(text: str) -> bool:
     return False
 
 
-def text_problems(value: Any, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
-    """Return the paths of strings (keys included) in ``value`` that storage cannot hold."""
-    found: list[tuple[str | int, ...]] = []
+TextPath = tuple[str | int, ...]
+"""Where a string sits in a JSON-like value: keys and list indexes, ``"<key>"`` last for a key."""
+
+
+def _texts(value: Any, path: TextPath = ()) -> Iterator[tuple[TextPath, str]]:
+    """Yield ``(path, string)`` for every string in ``value``, dict keys included, in order.
+
+    Args:
+        value: A string, or JSON-like dicts, lists and tuples of them; anything else holds none.
+        path: The path of ``value`` itself.
+
+    Yields:
+        ``((), "hi")`` for ``"hi"``; ``(("a", "<key>"), "a")`` then ``(("a",), "b")`` for
+        ``{"a": "b"}``; ``((0,), "x")`` for ``["x"]``.
+    """
     if isinstance(value, str):
-        if _bad_in(value):
-            found.append(path)
+        yield path, value
     elif isinstance(value, dict):
         for key, item in value.items():
-            if isinstance(key, str) and _bad_in(key):
-                found.append((*path, "<key>"))
-            found.extend(text_problems(item, (*path, key)))
+            if isinstance(key, str):
+                yield (*path, "<key>"), key
+            yield from _texts(item, (*path, key))
     elif isinstance(value, list | tuple):
         for index, item in enumerate(value):
-            found.extend(text_problems(item, (*path, index)))
-    return found
+            yield from _texts(item, (*path, index))
+
+
+def text_problems(value: Any, path: TextPath = ()) -> list[TextPath]:
+    """Return the paths of strings (keys included) in ``value`` that storage cannot hold."""
+    return [where for where, text in _texts(value, path) if _bad_in(text)]
 
 
 def check_storable(value: Any) -> Any:
@@ -74,18 +89,6 @@ CONTROL_CHARACTER = "control_character"
 """Stable ``rule`` of the field error (``details.errors``) of text holding one."""
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _strings(key)
-            yield from _strings(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _strings(item)
-
-
 def control_character_problem(value: Any, what: str) -> str | None:
     """Return a sentence for a person when a string in ``value`` holds a C0 control character
     other than tab, line feed and carriage return (Escape, Bell...); else None.
@@ -98,7 +101,7 @@ def control_character_problem(value: Any, what: str) -> str | None:
         ``"The message contains a control character (U+001B), which is not text: remove
         it."``, or None.
     """
-    for text in _strings(value):
+    for _where, text in _texts(value):
         found = _CONTROL.search(text)
         if found:
             code = f"U+{ord(found.group()):04X}"

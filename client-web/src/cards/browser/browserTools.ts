@@ -34,7 +34,8 @@ export function setSelectionForTest(text: string): void {
 
 export function browserTimeZone(): InvokeResult {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-  return { text: `The person's time zone is ${zone}.`, data: { time_zone: zone } };
+  // Shown on the page and read by the model, so it names neither: no "the person's", no "your".
+  return { text: `Browser time zone: ${zone}.`, data: { time_zone: zone } };
 }
 
 export function browserSelection(): InvokeResult {

@@ -114,7 +114,10 @@ def _describe_success(name: str, args: dict[str, Any], content: str, spoken: str
     if name == NOTES_LIST:
         if not content or not parse_note_lines(content):
             return content or "You do not have any notes yet."
-        return f"Here are your notes:\n\n{content}"
+        # One Markdown list item per note: the reply is Markdown, where the listing's single
+        # line breaks would run the notes together on one line.
+        listed = "\n".join(f"- #{note_id}: {text}" for note_id, text in parse_note_lines(content))
+        return f"Here are your notes:\n\n{listed}"
     answer = describe_answer(name, args, content)
     return answer if answer is not None else summarise_result(spoken, content)
 
