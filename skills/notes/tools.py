@@ -82,7 +82,8 @@ def confirm_delete(args: dict[str, Any], ctx: ToolContext) -> Confirmation:
     text = _owned_note(note_id, ctx)
     return Confirmation(
         title="Delete a note",
-        summary=f"Delete note #{note_id}: {_quoted(text)}. You can undo it from this card.",
+        # Read by the owner and by approvers, who cannot undo: say it can be, not by whom.
+        summary=f"Delete note #{note_id}: {_quoted(text)}. It can be undone afterwards.",
         action_label="Delete",
         detail=text if "\n" in text or len(text) > QUOTE_CHARS else None,
     )

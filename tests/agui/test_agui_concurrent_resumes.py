@@ -95,7 +95,7 @@ async def test_a_resume_while_the_thread_runs_is_run_active_not_a_finished_run(
             )
         )
         try:
-            async with asyncio.timeout(15.0):  # bounded: until the approved call runs
+            async with asyncio.timeout(45.0):  # bounded: until the approved call runs
                 while not await _running(server, conversation_id):  # noqa: ASYNC110 (HTTP poll)
                     await asyncio.sleep(0.05)
             for resume in (_answer(interrupt["id"]), _answer(interrupt["id"], {"type": "reject"})):
@@ -108,6 +108,6 @@ async def test_a_resume_while_the_thread_runs_is_run_active_not_a_finished_run(
                     assert events[0]["code"] == "run_active"
         finally:
             release.set()
-        done = await asyncio.wait_for(approved, 15.0)
+        done = await asyncio.wait_for(approved, 45.0)
         assert done[-1]["type"] == "RUN_FINISHED" and done[-1]["outcome"] == {"type": "success"}
         assert one(done, "TOOL_CALL_RESULT")["content"] == "released"

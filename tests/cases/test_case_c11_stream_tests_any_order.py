@@ -31,7 +31,7 @@ from support.notes import stored_notes
 from support.sse import collect, terminals
 
 TERMINAL = {"run.paused", "run.completed", "run.failed", "run.cancelled"}
-READ_TIMEOUT_S = 15.0
+READ_TIMEOUT_S = 45.0
 STOP_TIMEOUT_S = 15.0
 LOOP_ERRORS = ("different event loop", "attached to a different loop", "Event loop is closed")
 

@@ -60,7 +60,7 @@ async def test_engine_notes_delete_card_names_the_note_and_survives_a_reload(
         call = interrupted["tool_call"]
         assert call["confirmation"] == {
             "title": "Delete a note",
-            "summary": f"Delete note #{note_id}: “buy milk”. You can undo it from this card.",
+            "summary": f"Delete note #{note_id}: “buy milk”. It can be undone afterwards.",
             "action_label": "Delete",
             "detail": None,
             "previous": None,

@@ -90,7 +90,7 @@ async def _raw_blocks(
         comments = [b for b in blocks if b and all(line.startswith(":") for line in b)]
         return bool(ids) and ids[-1] == f"id: {last_seq}" and len(comments) >= pings
 
-    async with asyncio.timeout(15):
+    async with asyncio.timeout(45):
         async with server.client.stream(
             "GET", f"/api/conversations/{conversation_id}/events"
         ) as response:

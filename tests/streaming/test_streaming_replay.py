@@ -96,7 +96,7 @@ async def test_a_valid_id_replays_exactly_the_missed_events(
         # The last id itself: nothing to replay, then the next run arrives live from last + 1.
         # The first ping shows the stream is open and waiting (subscribed) before the message.
         frames: list[tuple[int, str]] = []
-        async with asyncio.timeout(15):
+        async with asyncio.timeout(45):
             async with server.client.stream(
                 "GET",
                 f"/api/conversations/{conversation_id}/events",

@@ -52,3 +52,34 @@ describe("an approver's entry for someone else's MCP call", () => {
     expect(html).toContain("· Requested by Claude Desktop via MCP");
   });
 });
+
+describe("an approver's entry", () => {
+  it("says what the call would do in words, not only its args (found in QA: “Id 2” alone)", () => {
+    const summary = "Delete note #2: “call mom”. It can be undone afterwards.";
+    const item: ApprovalOut = {
+      tool_call: toolCall({
+        name: "notes.delete",
+        status: "interrupted",
+        proposed_args: { id: 2 },
+        confirmation: { title: "Delete a note", summary, action_label: "Delete", detail: null, previous: null },
+      }),
+      conversation: {
+        id: "conv_1",
+        title: "ann's conversation",
+        employee: "assistant",
+        status: "paused",
+        pending: 1,
+        channel: "chat",
+        created_at: "2026-01-01T00:00:00Z",
+        updated_at: "2026-01-01T00:00:00Z",
+      },
+      role: "approver",
+      requested_by: "ann",
+      message: null,
+    };
+    const html = renderToStaticMarkup(
+      <ApproverItem item={item} tool={undefined} tools={{}} employee={undefined} myId="user_bob" onDecided={() => {}} />,
+    );
+    expect(html).toContain('data-testid="approval-summary">Delete note #2: “call mom”. It can be undone afterwards.</p>');
+  });
+});

@@ -70,6 +70,13 @@ export function ApproverItem({ item, tool, tools, employee, myId, onDecided }: P
       )}
       <div className="approval-what">
         <span className="approval-tool">{toolTitle(tools, call.name, call.title)}</span>
+        {/* What the call would do in words ("Delete note #2: “call mom”"): the args alone
+            name only an id the approver cannot look up. */}
+        {call.confirmation?.summary && (
+          <p className="approval-summary" data-testid="approval-summary">
+            {call.confirmation.summary}
+          </p>
+        )}
         <ArgFields schema={tool?.input_schema} args={call.proposed_args ?? {}} />
       </div>
       <ApprovalProgress call={call} owned={false} />

@@ -327,7 +327,7 @@ def _append_pending(session: OrmSession) -> None:
         parts = [(record, *canonical_around_seq(record_payload(record))) for record in pending]
         append_in_database(session, parts, commit=_last_write(session))
         return
-    tail = session.execute(_TAIL).first()
+    tail = session.connection().execute(_TAIL).first()  # Core: no ORM work for two columns
     seq, prev_hash = (tail[0], tail[1]) if tail else (0, GENESIS_HASH)
     for record in pending:
         seq += 1

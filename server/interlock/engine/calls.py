@@ -69,6 +69,7 @@ class CallExecutor:
         *,
         actions_on: bool | None = None,
         decision: Decision | object | None = UNLOADED,
+        decided_by: str | object | None = UNLOADED,
         claimed: bool = False,
         fenced: bool = False,
     ) -> bool:
@@ -84,6 +85,8 @@ class CallExecutor:
                 it in this step; read here when None.
             decision: The call's decision when the caller has it (``None``: it has none),
                 for the events; read when omitted.
+            decided_by: The decider's name when the caller has it, for the events; read
+                when omitted.
             claimed: The caller already claimed it (:meth:`claim_in`): it runs at once.
             fenced: Claim it only while this worker still runs ``run_id`` (a run's step,
                 :mod:`interlock.engine.fence`).
@@ -119,7 +122,7 @@ class CallExecutor:
         assert tool is not None
         frontend = tool.execution == "frontend"
         if not claimed and not await self.db.run(
-            self._claim, run_id, call, args, frontend, decision, fenced
+            self._claim, run_id, call, args, frontend, (decision, decided_by), fenced
         ):
             return False
         if frontend:
@@ -136,7 +139,7 @@ class CallExecutor:
                 "result_data": result.data,
                 "full_text": result.full_text,
             }
-        await self.db.run(self._store_outcome, run_id, call.id, outcome, decision)
+        await self.db.run(self._store_outcome, run_id, call.id, outcome, decision, decided_by)
         return False
 
     def _store_outcome(
@@ -145,6 +148,7 @@ class CallExecutor:
         call_id: str,
         outcome: dict[str, Any],
         decision: Decision | object | None,
+        decided_by: str | object | None,
     ) -> None:
         """Close a call that ran with its outcome, unless it was cancelled meanwhile.
 
@@ -163,6 +167,7 @@ class CallExecutor:
                 **outcome,
                 run_id=run_id,
                 decision=decision,
+                decided_by=decided_by,
             )
             self.bus.commit(session)
 
@@ -221,6 +226,7 @@ class CallExecutor:
         employee: Employee,
         on: bool,
         decision: Decision | None,
+        decided_by: str | None,
     ) -> bool:
         """Claim ``call`` in the caller's transaction when nothing but data decides it may
         run (no ``check`` to run first); the caller commits, then runs it with
@@ -237,8 +243,9 @@ class CallExecutor:
             return False
         if self._plain_refusal(tool, employee, call, args, on) is not None:
             return False  # ``execute`` refuses it, with its event
+        frontend = tool.execution == "frontend"
         return self._claim_on(
-            session, run_id, call, args, tool.execution == "frontend", decision, fenced=True
+            session, run_id, call, args, frontend, (decision, decided_by), fenced=True
         )
 
     def _actions_on(self, user_id: str, employee_slug: str) -> bool:
@@ -276,7 +283,7 @@ class CallExecutor:
         call: ToolCall,
         args: Any,
         frontend: bool,
-        decision: Decision | object | None,
+        decided: tuple[Decision | object | None, str | object | None],
         fenced: bool = False,
     ) -> bool:
         """Move the call to ``running`` (or ``awaiting_client``) with a compare-and-set.
@@ -284,7 +291,7 @@ class CallExecutor:
         A blocking call (database thread).
         """
         with self.db.session() as session:
-            if not self._claim_on(session, run_id, call, args, frontend, decision, fenced=fenced):
+            if not self._claim_on(session, run_id, call, args, frontend, decided, fenced=fenced):
                 session.rollback()
                 return False
             self.bus.commit(session)
@@ -297,11 +304,14 @@ class CallExecutor:
         call: ToolCall,
         args: Any,
         frontend: bool,
-        decision: Decision | object | None,
+        decided: tuple[Decision | object | None, str | object | None],
         *,
         fenced: bool = False,
     ) -> bool:
         """Stage the claim of :meth:`_claim` on ``session``; False when another got it.
+
+        ``decided``: the call's decision and its decider's name, each as the caller has it
+        (:data:`~interlock.engine.records.UNLOADED`: read here for the event).
 
         ``fenced``: first hold the run (:func:`~interlock.engine.fence.hold_run`), raising
         ``RunTakenOver`` when this worker no longer runs it.
@@ -320,7 +330,8 @@ class CallExecutor:
         if claimed is None:
             return False
         fresh = CallValues(claimed._asdict())
-        out = view(session, self.registry, fresh, decision)
+        decision, decided_by = decided
+        out = view(session, self.registry, fresh, decision, decided_by=decided_by)
         event = (
             ToolCallAwaitingClient(run_id=run_id, tool_call=out)
             if frontend

@@ -49,7 +49,7 @@ from interlock.storage import (
     ToolCallStatus,
 )
 from interlock.storage.models import utcnow
-from interlock.storage.rows import insert_rows, insert_statement
+from interlock.storage.rows import insert_rows, insert_statement, new_row
 from interlock.storage.views import ToolCallOut
 from interlock.storage.write_behind import send
 from interlock.streaming.events import ToolCallApproved, ToolCallDecided
@@ -206,7 +206,8 @@ def _record(
         # Lock the row: refused past the deadline (server clock) or once decided elsewhere. A
         # call needing several approvals is decided only by the last one (below).
         several = body.type == DecisionType.approve and call.approvals_required > 1
-        decision = Decision(
+        decision = new_row(  # as Decision(...) builds it, without the constructor's work
+            Decision,
             tool_call_id=call.id,
             conversation_id=call.conversation_id,
             type=body.type,

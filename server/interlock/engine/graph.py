@@ -22,19 +22,17 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command
 from sqlalchemy import and_, bindparam
 from sqlalchemy import select as sa_select
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from interlock.employees import Employee
 from interlock.engine.answers import ENDED, AnswerStore
 from interlock.engine.binding import BoundModels
 from interlock.engine.calls import CallExecutor
+from interlock.engine.decided_calls import DecidedCall, latest_assistant_calls_decided
 from interlock.engine.expiry import Deadlines
 from interlock.engine.history import HistoryCache
 from interlock.engine.preflight import prepare_calls
 from interlock.engine.proposals import message_text, read_proposals
-from interlock.engine.records import (
-    latest_assistant_calls,
-)
 from interlock.engine.turn import SkillsLoaded, TurnPlan, plan_turn
 from interlock.errors import InterlockError
 from interlock.permissions import actions_on
@@ -195,16 +193,22 @@ class _Nodes:
     # -- tools ---------------------------------------------------------------------------
     async def tools(self, state: TurnState) -> Command[str]:
         run_id, user_id = state["run_id"], state["user_id"]
-        employee, calls, decisions, on, claimed = await self.d.db.run(
+        employee, calls, on, claimed = await self.d.db.run(
             self._tools_input, state["conversation_id"], run_id
         )
         waiting = False
-        for call in calls:
-            decision = decisions.get(call.id)
+        for call, decision, decided_by in calls:
             if call.id == claimed:  # claimed with the read: it runs now
                 args = _args_to_run(call, decision)
                 waiting |= await self.calls.execute(
-                    run_id, user_id, employee, call, args, decision=decision, claimed=True
+                    run_id,
+                    user_id,
+                    employee,
+                    call,
+                    args,
+                    decision=decision,
+                    decided_by=decided_by,
+                    claimed=True,
                 )
             elif call.status == ToolCallStatus.pending:
                 waiting |= await self.calls.execute(
@@ -224,6 +228,7 @@ class _Nodes:
                         _args_to_run(call, decision),
                         actions_on=on,
                         decision=decision,
+                        decided_by=decided_by,
                         fenced=True,
                     )
                 else:
@@ -234,34 +239,32 @@ class _Nodes:
 
     def _tools_input(
         self, conversation_id: str, run_id: str
-    ) -> tuple[Employee, list[ToolCall], dict[str, Decision], bool, str | None]:
-        """Read the latest assistant message's calls, their decisions and the owner's "AI
-        actions" switch for the employee; claim the first call to act on in the same
-        transaction when it is one to run and needs no ``check`` (database thread).
+    ) -> tuple[Employee, list[DecidedCall], bool, str | None]:
+        """Read the latest assistant message's calls with their decisions and deciders' names
+        (one statement) and the owner's "AI actions" switch for the employee; claim the first
+        call to act on in the same transaction when it is one to run and needs no ``check``
+        (database thread).
 
         Returns:
-            ``(employee, calls, decisions, switch on, id of the call claimed or None)``.
+            ``(employee, calls with their decisions, switch on, id of the call claimed or
+            None)``.
         """
         with self.d.db.session() as session:
             _conversation, employee, on = _conversation_facts(session, conversation_id, self.d)
-            calls = latest_assistant_calls(session, conversation_id)
+            calls = latest_assistant_calls_decided(session, conversation_id)
             if not calls:
-                return employee, [], {}, False, None
-            decisions = {
-                dec.tool_call_id: dec
-                for dec in session.exec(
-                    _DECISIONS_OF_CALLS, params={"ids": [c.id for c in calls]}
-                ).all()
-            }
-            first = _first_to_act_on(calls, decisions)
+                return employee, [], False, None
+            first = _first_to_act_on(calls)
             claimed = None
             if first is not None:
-                decision = decisions.get(first.id)
-                args = _args_to_run(first, decision)
-                if self.calls.claim_in(session, run_id, first, args, employee, on, decision):
+                call, decision, decided_by = first
+                args = _args_to_run(call, decision)
+                if self.calls.claim_in(
+                    session, run_id, call, args, employee, on, decision, decided_by
+                ):
                     self.d.bus.commit(session)
-                    claimed = first.id
-        return employee, calls, decisions, on, claimed
+                    claimed = call.id
+        return employee, calls, on, claimed
 
 
 class _ConversationFacts(SkillsLoaded, Protocol):
@@ -321,12 +324,6 @@ def _conversation_facts(
     return facts, employee, on
 
 
-_DECISIONS_OF_CALLS = select(Decision).where(
-    col(Decision.tool_call_id).in_(bindparam("ids", expanding=True))
-)
-"""Prebuilt: read on every tools step."""
-
-
 def _args_to_run(call: ToolCall, decision: Decision | None) -> Any:
     """The person's edit, else the proposal."""
     if decision is not None and decision.type == DecisionType.edit:
@@ -334,15 +331,15 @@ def _args_to_run(call: ToolCall, decision: Decision | None) -> Any:
     return call.proposed_args
 
 
-def _first_to_act_on(calls: list[ToolCall], decisions: dict[str, Decision]) -> ToolCall | None:
+def _first_to_act_on(calls: list[DecidedCall]) -> DecidedCall | None:
     """The first call the tools node acts on, when that act is running it; else None."""
-    for call in calls:
-        decision = decisions.get(call.id)
+    for decided in calls:
+        call, decision = decided.call, decided.decision
         if call.status == ToolCallStatus.pending:
-            return call
+            return decided
         if call.status == ToolCallStatus.interrupted and decision is not None:
             runs = decision.type in (DecisionType.approve, DecisionType.edit)
-            return call if runs else None
+            return decided if runs else None
     return None
 
 

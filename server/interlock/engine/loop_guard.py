@@ -54,19 +54,18 @@ def mentions_tool(text: str, tool: Tool) -> bool:
     return bool(action) and action in words
 
 
-_DECLINED = select(ToolCall).where(
+_DECLINED = select(ToolCall.id, ToolCall.message_id, ToolCall.proposed_args).where(
     ToolCall.conversation_id == bindparam("cid"),
     ToolCall.name == bindparam("tool"),
     col(ToolCall.status).in_(DECLINED_STATUSES),
 )
-"""Prebuilt: every ``ASK`` proposal of a model step reads it. Unordered so it reads only the
-conversation's declined calls on ``(conversation_id, status)`` (an ORDER BY would lead SQLite
-to walk all of its calls in order); the few rows are sorted in Python."""
+"""Prebuilt: every ``ASK`` proposal of a model step reads it (with Core: three columns, no
+objects loaded). Unordered so it reads only the conversation's declined calls on
+``(conversation_id, status)`` (an ORDER BY would lead SQLite to walk all of its calls in
+order); the few rows are sorted in Python."""
 
 
-def declined_before(
-    session: Session, conversation_id: str, tool: Tool, args: Any
-) -> ToolCall | None:
+def declined_before(session: Session, conversation_id: str, tool: Tool, args: Any) -> str | None:
     """Return the earlier declined call identical to this proposal, unless the guard was reset.
 
     Args:
@@ -76,11 +75,12 @@ def declined_before(
         args: The proposed args (a dict that passed validation).
 
     Returns:
-        The latest matching ``rejected``/``expired`` call after the person's last mention of
-        the tool, or None.
+        The id of the latest matching ``rejected``/``expired`` call after the person's last
+        mention of the tool, or None.
     """
+    params = {"cid": conversation_id, "tool": tool.name}
     declined = sorted(
-        session.exec(_DECLINED, params={"cid": conversation_id, "tool": tool.name}).all(),
+        session.connection().execute(_DECLINED, params).all(),
         key=lambda call: call.message_id,
         reverse=True,
     )
@@ -97,7 +97,7 @@ def declined_before(
     ).all()
     if any(mentions_tool(content, tool) for content in later_user_messages):
         return None
-    return match
+    return str(match.id)
 
 
 def rejected_in_session(

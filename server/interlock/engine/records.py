@@ -200,13 +200,15 @@ def close_call(
     run_id: str | None = None,
     full_text: str | None = None,
     decision: Decision | object | None = _UNLOADED,
+    decided_by: str | object | None = _UNLOADED,
 ) -> None:
     """Stage the end of ``call``: final fields, its tool message and ``tool_call.completed``.
 
     ``run_id`` is the run doing this (the call's own run when omitted); the tool message and
     the event carry it. ``full_text`` is the whole output when ``text`` was cut: it is stored
     in ``tool_outputs`` and ``result_chars`` gives its length. ``decision``: the call's
-    decision when the caller has it (``None`` for none; read when omitted). ``call`` read as
+    decision when the caller has it (``None`` for none; read when omitted); ``decided_by``:
+    its decider's name when the caller has it (read when omitted). ``call`` read as
     :class:`~interlock.storage.call_rows.CallValues` is updated with a Core ``UPDATE`` (no
     object loaded or flushed). The caller commits with ``bus.commit(session)``.
     """
@@ -245,7 +247,7 @@ def close_call(
     )
     insert_rows(session, [*output, tool_message])
     session.flush()
-    call_view = view(session, registry, call, decision)
+    call_view = view(session, registry, call, decision, decided_by=decided_by)
     message_view = message_out(tool_message)
     if call_view.result_text == message_view.content:
         # The same (possibly 60,000-character) text is in the call: not sent twice.
@@ -265,6 +267,16 @@ _OPEN_CALLS = select(ToolCall).where(
 would lead SQLite to walk the conversation's calls in order on ``(conversation_id, message_id,
 index)`` rather than read only the open ones on ``(conversation_id, status)``; the few rows
 are sorted in Python."""
+_ANY_OPEN_CALL = (
+    select(ToolCall.id)
+    .where(
+        ToolCall.conversation_id == bindparam("conversation_id"),
+        col(ToolCall.status).in_([s.value for s in OPEN_STATUSES]),
+    )
+    .limit(1)
+)
+"""Prebuilt, read with Core first: a new message usually finds no open call, and then loads
+no objects."""
 
 
 def cancel_open_calls(
@@ -286,8 +298,12 @@ def cancel_open_calls(
     Returns:
         The ids of the calls closed. The caller commits.
     """
+    params = {"conversation_id": conversation_id}
+    session.flush()  # what reading the calls through the session would flush first
+    if session.connection().execute(_ANY_OPEN_CALL, params).first() is None:
+        return []
     calls = sorted(
-        session.exec(_OPEN_CALLS, params={"conversation_id": conversation_id}).all(),
+        session.exec(_OPEN_CALLS, params=params).all(),
         key=lambda call: (call.message_id, call.index),
     )
     closed: list[ToolCall] = []
@@ -344,7 +360,7 @@ def waiting_for_person(calls: Any = ToolCall, decisions: Any = Decision) -> Colu
     )
 
 
-_LATEST_ASSISTANT = (
+LATEST_ASSISTANT = (
     select(Message.id)
     .where(Message.conversation_id == bindparam("cid"), Message.role == MessageRole.assistant)
     .order_by(col(Message.id).desc())
@@ -352,7 +368,7 @@ _LATEST_ASSISTANT = (
 )
 _CALLS_OF_LATEST_ASSISTANT = (
     select(ToolCall)
-    .where(ToolCall.message_id == _LATEST_ASSISTANT.scalar_subquery())
+    .where(ToolCall.message_id == LATEST_ASSISTANT.scalar_subquery())
     .order_by(col(ToolCall.index))
 )
 
