@@ -21,7 +21,7 @@ async def test_a_timed_out_remote_call_is_never_sent_again(
         database_url=db_url,
         client_dist=tmp_path / "no-client",
         mcp_servers={"remote": {"url": remote.url, "permissions": {"slow": "ALLOW"}}},
-        mcp_call_timeout_s=1.0,
+        mcp_call_timeout_s=3.0,  # the listings must fit in it too, on a busy machine
     )
     model = ScriptedChatModel(
         responses=[scripted_message("Waiting.", ("mcp_remote_slow", {"seconds": 5})), "Late."]

@@ -91,3 +91,28 @@ def test_dotted_paths_quote_keys_with_dots() -> None:
     assert dotted(["commands", 0, "tool"]) == "commands[0].tool"
     assert dotted(["permissions", "notes.add"]) == "permissions['notes.add']"
     assert dotted([]) == ""
+
+
+def test_invalid_yaml_names_the_character_at_fault(tmp_path: Path) -> None:
+    # libyaml (the fast parser) says only "found character that cannot start any token".
+    _, _, problems = read_yaml(tmp_path / "tools.yaml", "a: 1\nb: @x\n", offset=2)
+
+    assert [(p.line, p.reason) for p in problems] == [
+        (4, "invalid YAML: found character '@' that cannot start any token")
+    ]
+
+
+def test_both_parsers_read_the_same_data_and_lines(tmp_path: Path) -> None:
+    import yaml
+
+    from interlock.skills import manifest
+
+    text = "name: notes\ntools:\n  - name: add\n    tags: [a, b]\n  - {name: list}\n"
+    fast = read_yaml(tmp_path / "x.yaml", text, offset=1)
+    slow = manifest._read_yaml(yaml.SafeLoader, tmp_path / "x.yaml", text, offset=1)
+
+    expected = {"name": "notes", "tools": [{"name": "add", "tags": ["a", "b"]}, {"name": "list"}]}
+    assert fast[0] == slow[0] == expected
+    for loc in (["name"], ["tools", 0, "tags"], ["tools", 1, "name"]):
+        assert fast[1].line(loc) == slow[1].line(loc)
+    assert fast[1].line(["tools", 1, "name"]) == 6

@@ -1,8 +1,13 @@
-"""Notifications of stored events go out after their transaction, on a connection of their own.
+"""Notifications of stored events go out with their transaction's COMMIT, after it.
 
 * The transaction that stores events sends no ``NOTIFY`` itself (it would hold PostgreSQL's
-  cluster-wide notification lock through its commit): the notification comes from the
-  notifying connection, and a listener that gets it finds the rows committed.
+  cluster-wide notification lock through its commit): the ``NOTIFY`` follows the ``COMMIT``
+  in its round trip, as a transaction of its own, and a listener that gets it finds the rows
+  committed. No notifying connection is opened for it, and the storing connection's settings
+  are left as they were.
+* A ``NOTIFY`` that fails after the commit fails nothing: the rows stay committed, the caller
+  goes on, and the notifying connection sends it. The same holds when the audit records' round
+  trip carries the ``COMMIT`` (a decision's transaction).
 * A notifying connection the server closed is replaced: the next notification still arrives.
 """
 
@@ -14,7 +19,8 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
-from interlock.storage import Conversation, Database
+from interlock.audit.chain import record_outcome
+from interlock.storage import Conversation, Database, ToolCall, pg_notify
 from interlock.storage.pg_notify import NOTIFIER_APPLICATION
 from interlock.streaming import EventBus
 from interlock.streaming.bus import EVENTS_CHANNEL
@@ -70,7 +76,16 @@ def _notifier_pids(database: Database) -> list[int]:
         admin.dispose()
 
 
-def test_stored_events_are_announced_by_the_notifier_after_their_commit(
+def _fail_after_commit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the NOTIFY that follows a COMMIT fail (an argument PostgreSQL refuses)."""
+    failing = "SELECT pg_notify(%s, %s::integer::text)"
+    monkeypatch.setattr(pg_notify, "_SEND_ONE_AFTER_COMMIT", failing)
+    monkeypatch.setattr(
+        pg_notify, "_SEND_MANY_AFTER_COMMIT", failing.replace("%s::", "%s::text[]::")
+    )
+
+
+def test_stored_events_are_announced_right_after_their_commit_on_the_same_connection(
     database: Database,
 ) -> None:
     bus = EventBus(database)
@@ -79,28 +94,94 @@ def test_stored_events_are_announced_by_the_notifier_after_their_commit(
     try:
         bus.publish_many(conversation_id, [MessageDelta(delta="a"), MessageDelta(delta="b")])
         notification = _next_notification(listening)
-        assert notification.payload == f"{bus.origin} {conversation_id} 1 2"
-        assert notification.pid in _notifier_pids(database)  # not the storing transaction's
+        assert notification.payload.split("\n")[0] == f"{bus.origin} {conversation_id} 1 2"
+        assert _notifier_pids(database) == []  # no notifying connection was needed
         rows = listening.execute(
             "SELECT seq FROM events WHERE conversation_id = %s ORDER BY seq", (conversation_id,)
         ).fetchall()
         assert [seq for (seq,) in rows] == [1, 2]
+        with database.session() as session:  # the storing connection (one pooled)
+            setting = session.execute(text("SHOW synchronous_commit")).scalar()
+        assert setting == "on"  # the NOTIFY's own setting stayed in its transaction
     finally:
         listening.close()
 
 
-def test_a_notifier_connection_closed_by_the_server_is_replaced(database: Database) -> None:
+def test_a_notify_failing_after_the_commit_is_sent_by_the_notifier(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
     bus = EventBus(database)
     conversation_id = _conversation(database)
     listening = _listen(database)
+    _fail_after_commit(monkeypatch)
+    try:
+        bus.publish_many(conversation_id, [MessageDelta(delta="a"), MessageDelta(delta="b")])
+        notification = _next_notification(listening)
+        assert notification.payload.split("\n")[0] == f"{bus.origin} {conversation_id} 1 2"
+        assert notification.pid in _notifier_pids(database)
+        assert [e.seq for e in bus.replay(conversation_id, 0)] == [1, 2]
+        bus.publish(conversation_id, MessageDelta(delta="c"))  # the connection still works
+        assert _next_notification(listening).payload.split("\n")[0].endswith(" 3 3")
+    finally:
+        listening.close()
+
+
+def test_a_notifier_connection_closed_by_the_server_is_replaced(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bus = EventBus(database)
+    conversation_id = _conversation(database)
+    listening = _listen(database)
+    _fail_after_commit(monkeypatch)  # every notification goes through the notifier
     try:
         bus.publish(conversation_id, MessageDelta(delta="first"))
-        assert _next_notification(listening).payload.endswith(" 1 1")
+        assert _next_notification(listening).payload.split("\n")[0].endswith(" 1 1")
         (pid,) = _notifier_pids(database)
         listening.execute("SELECT pg_terminate_backend(%s)", (pid,))
 
         bus.publish(conversation_id, MessageDelta(delta="second"))
-        assert _next_notification(listening).payload.endswith(" 2 2")
+        assert _next_notification(listening).payload.split("\n")[0].endswith(" 2 2")
         assert _notifier_pids(database) not in ([], [pid])
+    finally:
+        listening.close()
+
+
+def _decide_with_audit(database: Database, bus: EventBus, conversation_id: str) -> None:
+    """A transaction like a decision's: an audit record (its round trip carries the COMMIT)
+    and an event."""
+    call = ToolCall(id="call_notify", conversation_id=conversation_id, name="notes.add")
+    with database.session() as session:
+        record_outcome(
+            session,
+            call=call,
+            decider="user_notify_test",
+            channel="web",
+            outcome="approved",
+            reason=None,
+            proposed_args={},
+            executed_args={},
+        )
+        bus.stage(session, conversation_id, MessageDelta(delta="decided"))
+        bus.commit(session)
+
+
+@pytest.mark.parametrize("notify_fails", [False, True])
+def test_a_commit_carried_by_the_audit_records_round_trip_is_announced_once_committed(
+    database: Database, monkeypatch: pytest.MonkeyPatch, notify_fails: bool
+) -> None:
+    bus = EventBus(database)
+    conversation_id = _conversation(database)
+    listening = _listen(database)
+    if notify_fails:
+        _fail_after_commit(monkeypatch)
+    try:
+        _decide_with_audit(database, bus, conversation_id)
+        notification = _next_notification(listening)
+        assert notification.payload.split("\n")[0] == f"{bus.origin} {conversation_id} 1 1"
+        assert (notification.pid in _notifier_pids(database)) is notify_fails
+        assert [e.type for e in bus.replay(conversation_id, 0)] == ["message.delta"]
+        with database.session() as session:
+            records = session.execute(text("SELECT count(*) FROM audit_records")).scalar()
+        assert records == 1
     finally:
         listening.close()

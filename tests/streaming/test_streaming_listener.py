@@ -7,7 +7,8 @@ The listener of the second:
   conversations, to their streams once each and in sequence order (notifications are sent
   after their commits, so two commits into one conversation may announce themselves in
   either order: a stream that sees a gap fills it from storage);
-* reads rows only for conversations something follows here (a subscriber or a run watch);
+* reads rows only for conversations something follows here (a subscriber or a run watch),
+  and none that the notification carried (only those too long for it);
 * skips its own process's notifications (those events were delivered in-process already);
 * hands control messages (``interlock_control``) to its callback, on the event loop;
 * finds events whose notification never came (the writer died between its commit and the
@@ -31,6 +32,7 @@ from sqlalchemy import func, select
 from interlock.storage import Conversation, Database
 from interlock.streaming import EventBus, StoredEvent, Subscription
 from interlock.streaming import listener as listener_module
+from interlock.streaming.announce import MAX_PAYLOAD_BYTES, announcement
 from interlock.streaming.bus import EVENTS_CHANNEL
 from interlock.streaming.events import MessageDelta
 from interlock.streaming.listener import CONTROL_CHANNEL, EventListener, libpq_conninfo
@@ -140,7 +142,7 @@ async def test_another_processes_burst_arrives_once_in_order_and_own_events_are_
         async with asyncio.timeout(WAIT_S):
             await control_seen.wait()
         assert controls == [("cancel", "run_x")]
-        assert read_for == set(followed)
+        assert read_for <= set(followed)  # rows are read for followed conversations only
     finally:
         await listener.aclose()
         writer_db.dispose()
@@ -220,6 +222,54 @@ async def test_an_event_whose_notification_is_on_its_way_at_a_catch_up_is_delive
             five = await writer.apublish(conversation_id, MessageDelta(delta="five"))
             listener._handle(connection, notification(five))
             assert _queued(subscription) == [four, five]
+    finally:
+        reader.unsubscribe(subscription)
+        writer_db.dispose()
+        reader_db.dispose()
+
+
+async def test_rows_a_notification_carries_are_delivered_without_reading_storage(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer_db, reader_db = Database(pg_url), Database(pg_url)
+    writer, reader = EventBus(writer_db), EventBus(reader_db)
+    writer_db.notifier = None  # the test hands the listener each notification itself
+    listener = EventListener(reader, reader_db.url, lambda _verb, _argument: None)
+    listener._call = lambda fn, *args: fn(*args)  # type: ignore[method-assign]
+    reads: list[Any] = []
+    real_read = listener_module._read
+
+    def recording_read(connection: Any, ranges: Any) -> Any:
+        reads.append(list(ranges))
+        return real_read(connection, ranges)
+
+    monkeypatch.setattr(listener_module, "_read", recording_read)
+    conversation_id = _conversation(writer_db)
+    subscription = reader.subscribe(conversation_id)
+
+    def notification(first: int, last: int) -> list[tuple[str, str]]:
+        stored = writer.replay(conversation_id, first - 1)
+        payload = announcement(writer.origin, conversation_id, first, last, stored)
+        return [(EVENTS_CHANNEL, payload)]
+
+    try:
+        with psycopg.connect(libpq_conninfo(reader_db.url), autocommit=True) as connection:
+            await asyncio.to_thread(
+                writer.publish_many,
+                conversation_id,
+                [MessageDelta(run_id="run_1", delta="one"), MessageDelta(delta="two")],
+            )
+            listener._handle(connection, notification(1, 2))
+            delivered = [subscription.queue.get_nowait() for _ in range(2)]
+            assert delivered == writer.replay(conversation_id, 0)  # seq, type, data, run
+            assert reads == []
+
+            big = await writer.apublish(
+                conversation_id, MessageDelta(delta="x" * MAX_PAYLOAD_BYTES)
+            )
+            listener._handle(connection, notification(big, big))
+            assert _queued(subscription) == [big]
+            assert reads == [[(conversation_id, big, big)]]
     finally:
         reader.unsubscribe(subscription)
         writer_db.dispose()

@@ -153,6 +153,8 @@ def load_builtin(path: Path = BUILTIN_FILE) -> dict[str, Employee]:
     Raises:
         ValueError: The file breaks the rules (a packaging bug, caught by the tests).
     """
-    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    # libyaml's parser when PyYAML has it: the same data, a tenth of the pure-Python one's CPU.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    raw = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or []
     employees = [Employee(builtin=True, **item) for item in raw]
     return {e.slug: e for e in employees}

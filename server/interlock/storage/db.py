@@ -38,6 +38,7 @@ from sqlmodel import Session, create_engine
 
 from interlock.errors import DatabaseBusy
 from interlock.storage import pg_pool, write_behind
+from interlock.storage.models.conversations import add_postgresql_options
 from interlock.storage.pg_notify import Notifier
 from interlock.storage.writer import (
     GatedConnection,
@@ -117,6 +118,7 @@ class Database:
                 connect_args["factory"] = GatedConnection
             kwargs["connect_args"] = connect_args
         else:
+            add_postgresql_options()
             lock_ms, statement_ms = int(lock_timeout_s * 1000), int(statement_timeout_s * 1000)
             kwargs["connect_args"] = {
                 "options": f"-c lock_timeout={lock_ms} -c statement_timeout={statement_ms}"

@@ -50,7 +50,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import Executable
 
-from interlock.storage import pg_begin
+from interlock.storage import pg_begin, pg_notify
 from interlock.storage.pg_begin import begin_in_pipeline, needs_begin
 
 __all__ = ["Params", "Sent", "defer", "install", "queued", "send", "send_queued_in_pipeline"]
@@ -244,13 +244,15 @@ def _handle(cursor: Any, statement: str, parameters: Any, context: Any, how: str
 
 def _send_queue_with_commit(connection: Connection) -> None:
     """Before ``COMMIT``: send the queued writes and the ``COMMIT`` in one round trip (the
-    driver's own ``commit()`` then finds no transaction open and sends nothing)."""
+    driver's own ``commit()`` then finds no transaction open and sends nothing), and the
+    notifications asked to go with it (:func:`~interlock.storage.pg_notify.notify_with_commit`)."""
     queue = connection.info.get(_QUEUE)
-    if queue and _checked(queue):  # checked first; the driver's commit() then sends COMMIT
+    if queue and _checked(queue):  # checked first, before anything may commit
         _run(connection, queue)
-    elif queue:
+    if queue or pg_notify.asked_with_commit(connection.info):
+        queue = connection.info.setdefault(_QUEUE, [])
         queue.append(("COMMIT", None, False))
-        _run(connection, queue)
+        _run(connection, queue, notify=True)
 
 
 def _drop_queue(connection: Connection) -> None:
@@ -300,12 +302,15 @@ def _execute(driver: Any, entries: list[Any]) -> list[Any]:
     return cursors
 
 
-def _run(connection: Connection, queue: list[Any]) -> list[Any]:
+def _run(connection: Connection, queue: list[Any], *, notify: bool = False) -> list[Any]:
     """Send ``queue`` in one round trip (pipeline mode) and empty it; return its cursors.
+
+    ``notify``: ``queue`` ends with the ``COMMIT``; the notifications asked to go with it
+    follow it (:func:`~interlock.storage.pg_notify.queue_after_commit`).
 
     Raises:
         sqlalchemy.exc.DBAPIError: The first error, as SQLAlchemy raises a failed
-            statement's.
+            statement's (not the notifications' own: the caller sends those again).
     """
     import psycopg  # PostgreSQL only (a SQLite server never imports psycopg)
 
@@ -314,11 +319,19 @@ def _run(connection: Connection, queue: list[Any]) -> list[Any]:
     entries = list(queue)
     queue.clear()
     cursors: list[Any] = []
+    after: pg_notify.AfterCommit | None = None
     try:
         with driver.pipeline():
             begin_in_pipeline(driver)
             cursors = _execute(driver, entries)
+            if notify:
+                after = pg_notify.queue_after_commit(connection.info, driver)
+        if after is not None:
+            after.settle(None, cursors[-1])
     except psycopg.Error as exc:
+        if after is not None and after.settle(exc, cursors[-1]):
+            _check(entries, cursors)
+            return cursors
         failed = next(
             (entries[i] for i, cursor in enumerate(cursors) if cursor.pgresult is None),
             entries[-1],

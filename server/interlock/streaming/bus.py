@@ -11,12 +11,11 @@ transaction queued before (:mod:`~interlock.storage.write_behind`), and one mult
 Commits happen on the database thread pool; delivery to subscribers is handed back to the
 event loop thread: with the result of the ``db.run`` call that committed
 (:func:`~interlock.storage.db.defer_to_caller`, one wake-up of the loop for both), else
-``call_soon_threadsafe``. Several server processes on one PostgreSQL
-database: right after the commit, ``NOTIFY interlock_events`` announces the conversation and
+``call_soon_threadsafe``. Several server processes on one PostgreSQL database: right after
+the commit, in its round trip, ``NOTIFY interlock_events`` announces the conversation and
 sequence range (outside the transaction: :mod:`~interlock.storage.pg_notify` says why), and
-every other process's
-:class:`~interlock.streaming.listener.EventListener` reads those rows and delivers them to its
-own subscribers. A subscriber that sees a gap or falls behind re-reads storage from its last
+every other process's :class:`~interlock.streaming.listener.EventListener` reads those rows
+and delivers them to its own subscribers. A subscriber that sees a gap or falls behind re-reads storage from its last
 sequence, so events arrive once and in order whatever process wrote them.
 
 Besides subscribers to a whole conversation, a task can watch one run (:meth:`watch_run`):
@@ -43,7 +42,9 @@ from sqlmodel import Session
 from interlock.storage import Conversation, Database, Event
 from interlock.storage.db import defer_to_caller
 from interlock.storage.models import utcnow
+from interlock.storage.pg_notify import WithCommit, forget_with_commit, notify_with_commit
 from interlock.storage.write_behind import defer, send
+from interlock.streaming.announce import announcements
 from interlock.streaming.events import StreamEvent
 
 SUBSCRIBER_QUEUE_SIZE = 2_000
@@ -150,27 +151,34 @@ class EventBus:
     def commit(self, session: Session) -> None:
         """Write the staged events, commit ``session``, then deliver the events.
 
-        On PostgreSQL the other server processes are then notified (one ``NOTIFY`` per
-        conversation, all in one statement after the commit). Callable from any thread.
+        On PostgreSQL the other server processes are notified (one ``NOTIFY`` per
+        conversation, all in one statement right after the ``COMMIT``, in its round trip:
+        :mod:`~interlock.storage.pg_notify`). Callable from any thread.
 
         Raises:
             LookupError: A staged event's conversation does not exist (rolled back).
         """
         pending: list[tuple[str, StreamEvent]] = session.info.pop(_STAGED_KEY, [])
+        notifier = self._db.notifier
+        asked: WithCommit | None = None
         try:
             staged, ranges = self._write(session, pending) if pending else ([], {})
+            if staged and notifier is not None:
+                # Sent in the COMMIT's round trip, right after it (storage.pg_notify).
+                info = session.connection().info
+                payloads = announcements(self.origin, staged, ranges)
+                asked = notify_with_commit(info, EVENTS_CHANNEL, payloads)
             session.commit()
         except BaseException:
             session.rollback()
             raise
+        finally:
+            if asked is not None:
+                forget_with_commit(info)
         if not staged:
             return
-        notifier = self._db.notifier
-        if notifier is not None:
-            notifier.send(
-                EVENTS_CHANNEL,
-                [f"{self.origin} {cid} {first} {last}" for cid, (first, last) in ranges.items()],
-            )
+        if notifier is not None and asked is not None and not asked.sent:
+            notifier.send(asked.channel, asked.payloads)  # the COMMIT went alone
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:

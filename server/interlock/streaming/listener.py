@@ -4,7 +4,8 @@ Each server process on PostgreSQL keeps one extra connection, owned by a thread 
 that listens on two channels:
 
 * ``interlock_events``: sent by :class:`~interlock.streaming.bus.EventBus` right after the
-  transaction that stores events commits (``<origin> <conversation> <first seq> <last seq>``). Own notifications
+  transaction that stores events commits (``<origin> <conversation> <first seq> <last seq>``,
+  then the events' rows when they fit: :mod:`~interlock.streaming.announce`). Own notifications
   are skipped (already delivered in-process), and so are conversations nothing here follows
   (no live subscriber, no run watch).
 * ``interlock_control``: ``<verb> <argument>`` messages between processes (for example
@@ -12,10 +13,11 @@ that listens on two channels:
 
 The path from another process's ``COMMIT`` to a subscriber does not depend on this process's
 load: the thread wakes on the connection's socket, takes every notification already there
-(a burst is one batch), reads the new rows of all the followed conversations of the batch in
-one query **on the same connection** (never through the database thread pool, where it would
-queue behind run steps and requests), and hands the batch to the event loop with one
-``call_soon_threadsafe``. Notifications arriving during that read wait in the connection and
+(a burst is one batch), takes the new rows of the followed conversations from the
+notifications themselves (they carry them when they fit: :mod:`~interlock.streaming.announce`),
+reads the others' in one query **on the same connection** (never through the database thread
+pool, where it would queue behind run steps and requests), and hands the batch to the event
+loop with one ``call_soon_threadsafe``. Notifications arriving during that read wait in the connection and
 make the next batch.
 
 When the connection drops it is opened again with a growing pause; once listening again,
@@ -47,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.engine import URL
 
+from interlock.streaming.announce import parse
 from interlock.streaming.bus import EVENTS_CHANNEL, EventBus, StoredEvent
 
 if TYPE_CHECKING:
@@ -256,25 +259,42 @@ class EventListener:
     def _handle(self, connection: psycopg.Connection[Any], batch: list[tuple[str, str]]) -> None:
         controls: list[tuple[str, str]] = []
         ranges: Ranges = []
+        carried: list[tuple[str, StoredEvent]] = []
         for channel, payload in batch:
             if channel == CONTROL_CHANNEL:
                 verb, _, argument = payload.partition(" ")
                 controls.append((verb, argument))
                 continue
-            parts = payload.split(" ")
-            if len(parts) != 4 or not (parts[2].isdigit() and parts[3].isdigit()):
-                log.warning("ignored a malformed event notification %r", payload)
+            announced = parse(payload)
+            if announced is None:
+                log.warning("ignored a malformed event notification %r", payload[:200])
                 continue
-            origin, conversation_id = parts[0], parts[1]
-            first, last = int(parts[2]), int(parts[3])
+            conversation_id, first, last = (
+                announced.conversation_id,
+                announced.first,
+                announced.last,
+            )
             if last > self._announced.get(conversation_id, last - 1):
                 self._announced[conversation_id] = last
             rest = self._not_caught_up(conversation_id, first, last)
             # is_followed only reads the bus's dicts: safe from this thread. A subscriber that
             # appears just after this check reads storage itself, after these rows committed.
-            if origin != self._bus.origin and self._bus.is_followed(conversation_id):
+            if announced.origin == self._bus.origin or not self._bus.is_followed(conversation_id):
+                continue
+            if announced.rows is None:  # too long to carry its rows: read them
                 ranges.extend((conversation_id, low, high) for low, high in rest)
+                continue
+            carried.extend(
+                (conversation_id, StoredEvent(seq=seq, type=type_, data=data, run_id=run_id))
+                for seq, type_, run_id, data in announced.rows
+                if any(low <= seq <= high for low, high in rest)
+            )
         events = _read(connection, ranges) if ranges else {}
+        if carried:
+            for conversation_id, stored in carried:
+                events.setdefault(conversation_id, []).append(stored)
+            for stored_events in events.values():
+                stored_events.sort(key=_by_seq)
         if events or controls:
             self._call(self._deliver, events, controls)
 
@@ -324,6 +344,10 @@ class EventListener:
                 self._on_control(verb, argument)
             except Exception:
                 log.exception("control message %s %r failed", verb, argument)
+
+
+def _by_seq(stored: StoredEvent) -> int:
+    return stored.seq
 
 
 def _minus(whole: tuple[int, int], cut: tuple[int, int]) -> list[tuple[int, int]]:
