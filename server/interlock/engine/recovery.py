@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from sqlalchemy import func, update
+from sqlalchemy import func, literal_column, update
 from sqlalchemy.orm import aliased
 from sqlmodel import col, select
 
@@ -46,6 +46,14 @@ RESTART_REASON = (
 NOT_STARTED_REASON = "the server process that was to run this call stopped before it started"
 _runs = Run.__table__  # type: ignore[attr-defined]
 _workers = Worker.__table__  # type: ignore[attr-defined]
+_RUNNING_RUNS = (
+    select(Run, Conversation.owner_id)
+    .join(Conversation, col(Conversation.id) == col(Run.conversation_id))
+    # A literal, as in the partial index ``ix_runs_running`` (only its rows are read): a
+    # PostgreSQL generic plan of a bound ``status = $1`` could not use that index.
+    .where(col(Run.status) == literal_column(f"'{RunStatus.running.value}'"))
+)
+"""The running runs with their conversation's owner (:func:`stale_runs`)."""
 TAKEOVER = "takeover"
 """``runs.trigger`` of a run that goes on with a stopped process's work."""
 
@@ -125,11 +133,7 @@ def stale_runs(
     with engine.db.session() as session:
         return [
             (run.id, run.conversation_id, run.trigger, run.owner_id, owner)
-            for run, owner in session.exec(
-                select(Run, Conversation.owner_id)
-                .join(Conversation, col(Conversation.id) == col(Run.conversation_id))
-                .where(Run.status == RunStatus.running)
-            ).all()
+            for run, owner in session.exec(_RUNNING_RUNS).all()
             if run.owner_id not in live_workers
         ]
 
