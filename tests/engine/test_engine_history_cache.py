@@ -4,7 +4,7 @@
 settled prefix and reads only newer rows. Every check here compares its answer with
 ``to_model_messages(*load_history(...))`` built from scratch, after decisions (approve, edit,
 reject, respond), a cancel, a new message while calls wait, a second worker's cache that went
-stale, rows removed behind the cache's back, and a deleted conversation.
+stale, rows removed or committed late behind the cache's back, and a deleted conversation.
 """
 
 from __future__ import annotations
@@ -159,6 +159,20 @@ async def test_engine_history_cache_of_a_second_worker_catches_up_and_survives_r
             session.commit()
         rebuilt = _same(server, other_worker, conversation_id)
         assert "add x" not in [m.content for m in rebuilt]
+
+        # A row committed late under the cached prefix (an id below its last one): rebuilt.
+        with server.services.db.session() as session:
+            session.add(
+                Message(
+                    id=first_user,
+                    conversation_id=conversation_id,
+                    role=MessageRole.user,
+                    content="late",
+                )
+            )
+            session.commit()
+        rebuilt = _same(server, other_worker, conversation_id)
+        assert [m.content for m in rebuilt][1] == "late"
 
         # The conversation is deleted: the cache answers with an empty history, no stale rows.
         response = await server.client.delete(f"/api/conversations/{conversation_id}")

@@ -11,10 +11,12 @@ their tool message. Such rows never change (messages are only ever added; a call
 together with its tool message and stays as it is), so a model step reads only the messages
 after the prefix, converts them, and extends the prefix where they have settled: a step's
 work no longer grows with the conversation's length. The prefix is checked against storage
-on every use with one indexed count (the number of the conversation's messages up to the
-prefix's last id); any difference (a deleted conversation, a row committed late by another
-worker) drops the entry and the history is rebuilt from storage, so several workers sharing
-one database stay correct.
+on every use: the conversation's ``message_count`` (kept by database triggers on every insert,
+delete or move of a message; one read by primary key) must equal the prefix's messages plus
+the newer ones read. Any difference (a deleted conversation or message, a row committed late by
+another worker) drops the entry and the history is rebuilt from storage, so several workers
+sharing one database stay correct. A row committed between the two reads is seen by the next
+step's check.
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
-from sqlalchemy import bindparam, func
+from sqlalchemy import bindparam
 from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
-from interlock.storage import Message, MessageRole, ToolCall
+from interlock.storage import Conversation, Message, MessageRole, ToolCall
 from interlock.tools import ToolRegistry, provider_safe_name
 
 DEFAULT_MAX_CONVERSATIONS = 256
@@ -79,11 +81,11 @@ _CALL_ROWS_AFTER = (
 )
 """The columns of :data:`_MESSAGES_AFTER` and :data:`_CALLS_AFTER` a model step converts,
 read with Core (rows, not ORM objects: the same values, for less CPU)."""
-_COUNT_UP_TO = (
-    select(func.count())
-    .select_from(Message)
-    .where(Message.conversation_id == bindparam("cid"), col(Message.id) <= bindparam("last"))
+_conversations = Conversation.__table__  # type: ignore[attr-defined]
+_MESSAGE_COUNT = core_select(_conversations.c.message_count).where(
+    _conversations.c.id == bindparam("cid")
 )
+"""The conversation's number of messages (none when it is gone)."""
 
 
 def load_history(
@@ -267,10 +269,11 @@ class HistoryCache:
         """
         with self._lock:
             entry = self._entries.get(conversation_id)
-        if entry is not None and not self._still_valid(session, conversation_id, entry):
+        messages, calls = self._rows_after(session, conversation_id, entry)
+        if entry is not None and messages is None:
             entry = None
-        after = entry.last_id if entry else 0
-        messages, calls = _history_rows(session, conversation_id, after)
+            messages, calls = _history_rows(session, conversation_id, 0)
+        assert messages is not None
         cut = settled_length(messages, calls)
         prefix = entry.messages if entry else ()
         if cut:
@@ -293,11 +296,23 @@ class HistoryCache:
             self._entries.pop(conversation_id, None)
 
     @staticmethod
-    def _still_valid(session: Session, conversation_id: str, entry: _Entry) -> bool:
-        # On the connection: the session's ORM path costs more than the count itself.
-        params = {"cid": conversation_id, "last": entry.last_id}
-        count = session.connection().execute(_COUNT_UP_TO, params).scalar_one()
-        return int(count) == entry.count
+    def _rows_after(
+        session: Session, conversation_id: str, entry: _Entry | None
+    ) -> tuple[list[_StoredMessage] | None, dict[int, list[_StoredCall]]]:
+        """The rows after ``entry``'s prefix; ``(None, {})`` when the prefix is no longer valid.
+
+        Valid when the conversation's ``message_count`` is the prefix's messages plus the rows
+        read after it. The count is read first: a row committed between the two reads makes
+        them differ (after the prefix) or is counted by the next check (under it).
+        """
+        if entry is None:
+            return _history_rows(session, conversation_id, 0)
+        # On the connection: the session's ORM path costs more than the read itself.
+        stored = session.connection().execute(_MESSAGE_COUNT, {"cid": conversation_id}).scalar()
+        messages, calls = _history_rows(session, conversation_id, entry.last_id)
+        if stored != entry.count + len(messages):
+            return None, {}
+        return messages, calls
 
 
 def _shown_args(call: _StoredCall) -> dict[str, object]:

@@ -5,7 +5,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Column, Index, String, Text, UniqueConstraint, false, text
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+    text,
+)
 from sqlmodel import Field, SQLModel
 
 from interlock.storage.models.common import (
@@ -69,6 +80,11 @@ class Conversation(SQLModel, table=True):
     # Set while a run is active; claimed with a compare-and-set so only one run goes at a time.
     active_run_id: str | None = Field(default=None, max_length=64)
     last_event_seq: int = 0
+    # How many messages the conversation has, kept by database triggers on every insert, delete
+    # or move of a message (migration 0019; the history cache's check). Never written by code.
+    message_count: int = Field(
+        default=0, sa_column=Column(Integer, nullable=False, server_default="0")
+    )
     # Skills loaded in this conversation through ``load_skill`` (pinned ones are not listed).
     loaded_skills: list[str] = Field(
         default_factory=empty_list, sa_column=Column(JSON, nullable=False)
