@@ -183,15 +183,22 @@ def _queued(subscription: Subscription) -> list[int]:
     return seqs
 
 
+def _handed_pair(pg_url: str) -> tuple[Database, Database, EventBus, EventBus, EventListener]:
+    """A writing and a reading process's databases and buses, and the reader's listener, which
+    the test hands each notification itself; what its thread would hand the event loop is
+    delivered at once (no thread runs)."""
+    writer_db, reader_db = Database(pg_url), Database(pg_url)
+    writer, reader = EventBus(writer_db), EventBus(reader_db)
+    writer_db.notifier = None
+    listener = EventListener(reader, reader_db.url, lambda _verb, _argument: None)
+    listener._call = lambda fn, *args: fn(*args)  # type: ignore[method-assign]
+    return writer_db, reader_db, writer, reader, listener
+
+
 async def test_an_event_whose_notification_is_on_its_way_at_a_catch_up_is_delivered_once(
     pg_url: str,
 ) -> None:
-    writer_db, reader_db = Database(pg_url), Database(pg_url)
-    writer, reader = EventBus(writer_db), EventBus(reader_db)
-    writer_db.notifier = None  # the test hands the listener each notification itself
-    listener = EventListener(reader, reader_db.url, lambda _verb, _argument: None)
-    # What the listening thread hands the event loop, delivered here at once (no thread runs).
-    listener._call = lambda fn, *args: fn(*args)  # type: ignore[method-assign]
+    writer_db, reader_db, writer, reader, listener = _handed_pair(pg_url)
     conversation_id = _conversation(writer_db)
     subscription = reader.subscribe(conversation_id)
 
@@ -231,11 +238,7 @@ async def test_an_event_whose_notification_is_on_its_way_at_a_catch_up_is_delive
 async def test_rows_a_notification_carries_are_delivered_without_reading_storage(
     pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    writer_db, reader_db = Database(pg_url), Database(pg_url)
-    writer, reader = EventBus(writer_db), EventBus(reader_db)
-    writer_db.notifier = None  # the test hands the listener each notification itself
-    listener = EventListener(reader, reader_db.url, lambda _verb, _argument: None)
-    listener._call = lambda fn, *args: fn(*args)  # type: ignore[method-assign]
+    writer_db, reader_db, writer, reader, listener = _handed_pair(pg_url)
     reads: list[Any] = []
     real_read = listener_module._read
 

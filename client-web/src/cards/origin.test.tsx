@@ -6,6 +6,29 @@ import { ApproverItem } from "../components/ApproverItem";
 import { toolCall } from "../test/fixtures";
 import { ToolCardHeader, originText } from "./ToolCardHeader";
 
+/** ann's call as bob, an approver, sees it in the Approvals view (static markup). */
+function approverEntry(call: ApprovalOut["tool_call"], channel: ApprovalOut["conversation"]["channel"]): string {
+  const item: ApprovalOut = {
+    tool_call: call,
+    conversation: {
+      id: "conv_1",
+      title: "ann's conversation",
+      employee: "assistant",
+      status: "paused",
+      pending: 1,
+      channel,
+      created_at: "2026-01-01T00:00:00Z",
+      updated_at: "2026-01-01T00:00:00Z",
+    },
+    role: "approver",
+    requested_by: "ann",
+    message: null,
+  };
+  return renderToStaticMarkup(
+    <ApproverItem item={item} tool={undefined} tools={{}} employee={undefined} myId="user_bob" onDecided={() => {}} />,
+  );
+}
+
 describe("the origin of a call", () => {
   it("reads 'Requested by <client> via MCP' for an MCP call, nothing for a chat call", () => {
     expect(originText(toolCall({ client_name: "Claude Desktop" }))).toBe("Requested by Claude Desktop via MCP");
@@ -28,25 +51,7 @@ describe("the origin of a call", () => {
 
 describe("an approver's entry for someone else's MCP call", () => {
   it("names the person and the MCP client (found in QA: only the person was named)", () => {
-    const item: ApprovalOut = {
-      tool_call: toolCall({ client_name: "Claude Desktop", status: "interrupted" }),
-      conversation: {
-        id: "conv_1",
-        title: "ann's conversation",
-        employee: "assistant",
-        status: "paused",
-        pending: 1,
-        channel: "mcp",
-        created_at: "2026-01-01T00:00:00Z",
-        updated_at: "2026-01-01T00:00:00Z",
-      },
-      role: "approver",
-      requested_by: "ann",
-      message: null,
-    };
-    const html = renderToStaticMarkup(
-      <ApproverItem item={item} tool={undefined} tools={{}} employee={undefined} myId="user_bob" onDecided={() => {}} />,
-    );
+    const html = approverEntry(toolCall({ client_name: "Claude Desktop", status: "interrupted" }), "mcp");
     expect(html).toContain("asks you to approve, for </span><strong");
     expect(html).toContain(">ann</strong>");
     expect(html).toContain("· Requested by Claude Desktop via MCP");
@@ -56,30 +61,13 @@ describe("an approver's entry for someone else's MCP call", () => {
 describe("an approver's entry", () => {
   it("says what the call would do in words, not only its args (found in QA: “Id 2” alone)", () => {
     const summary = "Delete note #2: “call mom”. It can be undone afterwards.";
-    const item: ApprovalOut = {
-      tool_call: toolCall({
-        name: "notes.delete",
-        status: "interrupted",
-        proposed_args: { id: 2 },
-        confirmation: { title: "Delete a note", summary, action_label: "Delete", detail: null, previous: null },
-      }),
-      conversation: {
-        id: "conv_1",
-        title: "ann's conversation",
-        employee: "assistant",
-        status: "paused",
-        pending: 1,
-        channel: "chat",
-        created_at: "2026-01-01T00:00:00Z",
-        updated_at: "2026-01-01T00:00:00Z",
-      },
-      role: "approver",
-      requested_by: "ann",
-      message: null,
-    };
-    const html = renderToStaticMarkup(
-      <ApproverItem item={item} tool={undefined} tools={{}} employee={undefined} myId="user_bob" onDecided={() => {}} />,
-    );
+    const call = toolCall({
+      name: "notes.delete",
+      status: "interrupted",
+      proposed_args: { id: 2 },
+      confirmation: { title: "Delete a note", summary, action_label: "Delete", detail: null, previous: null },
+    });
+    const html = approverEntry(call, "chat");
     expect(html).toContain('data-testid="approval-summary">Delete note #2: “call mom”. It can be undone afterwards.</p>');
   });
 });
