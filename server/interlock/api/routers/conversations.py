@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response, status
+from fastapi import APIRouter, Query, Request, Response, status
 from pydantic import BaseModel, Field, field_validator
 from sqlalchemy import insert, update
 from sqlmodel import col, select
@@ -16,7 +16,7 @@ from interlock.api.conversation_pages import (
     NEXT_CURSOR_HEADER,
     conversation_page,
 )
-from interlock.api.deps import CurrentUser, DbDep, EngineDep, ServicesDep, SettingsDep
+from interlock.api.deps import CurrentUser, DbDep, EngineDep, SettingsDep, services_of
 from interlock.api.errors import ERROR_RESPONSES
 from interlock.api.services import Services
 from interlock.api.summaries import summaries, summary
@@ -127,9 +127,10 @@ class CancelResult(BaseModel):
 
 @router.post("", status_code=status.HTTP_201_CREATED)
 async def create_conversation(
-    body: ConversationCreate, user: CurrentUser, services: ServicesDep
+    body: ConversationCreate, user: CurrentUser, request: Request
 ) -> ConversationSummary:
     """Start a conversation with an employee (the default one when omitted)."""
+    services = services_of(request)
     conversation = await services.db.run(_create, services, user.id, body.employee)
     # New: nothing runs or waits in it yet (no need to count its pending calls).
     return ConversationSummary(
@@ -292,10 +293,11 @@ async def post_message(
     conversation_id: str,
     body: MessageCreate,
     user: CurrentUser,
-    engine: EngineDep,
-    settings: SettingsDep,
+    request: Request,
 ) -> MessageAccepted:
     """Send a message; the answer streams on the conversation's events. 409 while a run is active."""
+    services = services_of(request)
+    engine, settings = services.engine, services.settings
     size = len(body.content.encode("utf-8"))
     if size > settings.max_message_bytes:
         raise BadRequest(
