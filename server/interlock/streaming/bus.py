@@ -183,13 +183,12 @@ class EventBus:
     def held(session: Session, conversation_id: str, sent: Sent) -> None:
         """Record what :meth:`hold_seq` read (``sent``) in ``session``'s transaction.
 
-        Raises:
-            LookupError: The conversation does not exist.
+        A conversation that does not exist holds nothing (staging its events fails at the
+        commit, as without the hold); one held already in this transaction keeps its count.
         """
         last = sent.scalar()
-        if last is None:
-            raise LookupError(f"conversation {conversation_id} does not exist")
-        session.info.setdefault(_HELD_KEY, {})[conversation_id] = int(last)
+        if last is not None:
+            session.info.setdefault(_HELD_KEY, {}).setdefault(conversation_id, int(last))
 
     def commit(self, session: Session) -> None:
         """Write the staged events, commit ``session``, then deliver the events.
