@@ -133,8 +133,9 @@ def count_round_trips(services: Any, counts: Counts) -> None:
             counts.trip("BEGIN")
 
     @event.listens_for(engine, "before_cursor_execute")
-    def _statement(conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        if counts.on and (capture is None or capture not in conn.info):
+    def _statement(conn: Any, cursor: Any, statement: str, *_args: Any) -> None:
+        # A statement queued (storage.write_behind) goes out with a batch, counted below.
+        if counts.on and cursor is not None and (capture is None or capture not in conn.info):
             count_begin(conn)
             queued = len(conn.info.get(getattr(write_behind, "_QUEUE", ""), ()))
             counts.trip("statement", f"{queued} queued + {' '.join(statement.split())[:90]}")
