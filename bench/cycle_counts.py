@@ -1,6 +1,7 @@
 """Database work of one fresh HITL cycle: transactions, statements and sessions, by kind.
 
     python bench/cycle_counts.py [--cycles 5] [--database-url URL] [--show-statements]
+                                 [--trace CALLER]
 
 Serves Interlock in this process (SQLite in a temporary directory unless ``--database-url``),
 runs a few warm-up cycles, then counts over ``--cycles`` fresh cycles (new conversation, its
@@ -10,7 +11,10 @@ On PostgreSQL also the round trips: each ``BEGIN`` sent alone (none since
 :mod:`interlock.storage.pg_begin`), each statement sent on its own, each batch of
 :mod:`interlock.storage.write_behind` (queued writes, ``send``, ``COMMIT``) and of the audit
 chain's append, each ``COMMIT`` or ``ROLLBACK`` sent alone (a read-only
-transaction's ``COMMIT`` too) and each ``NOTIFY``.
+transaction's ``COMMIT`` too) and each ``NOTIFY``, also by the caller of the session they were
+made in (background sweeps that ran meanwhile show as theirs, or as ``(no session)``), and
+with ``--trace CALLER`` one by one, in order, for the sessions whose caller contains CALLER
+(``--trace decisions``: what each of a decision's round trips carried).
 Figures are per cycle. Not part of ``make bench``: a tool for reading where the work goes.
 """
 
