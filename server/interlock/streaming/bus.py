@@ -33,45 +33,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, insert, update
+from sqlalchemy import bindparam, insert
 from sqlalchemy import event as sa_event
 from sqlalchemy import select as sa_select
 from sqlalchemy.orm import Session as OrmSession
-from sqlalchemy.sql import Executable
 from sqlmodel import Session
 
-from interlock.storage import Conversation, Database, Event
+from interlock.storage import Database, Event
 from interlock.storage.db import defer_to_caller
 from interlock.storage.models import utcnow
 from interlock.storage.pg_notify import WithCommit, forget_with_commit, notify_with_commit
-from interlock.storage.write_behind import Params, Sent, defer, send
+from interlock.storage.write_behind import defer
+from interlock.streaming import sequences
 from interlock.streaming.announce import announcements
 from interlock.streaming.events import StreamEvent
 
 SUBSCRIBER_QUEUE_SIZE = 2_000
 
-# Prebuilt Core statements: an event is published per token, so the ORM's per-statement
-# overhead (about 8x the database's own time here) is avoided on this path.
-_conversations = Conversation.__table__  # type: ignore[attr-defined]
-_BUMP_SEQ = (
-    update(_conversations)
-    .where(_conversations.c.id == bindparam("conversation_id"))
-    .values(last_event_seq=_conversations.c.last_event_seq + bindparam("count"))
-    .returning(_conversations.c.last_event_seq)
-)
-_ADD_SEQ = (
-    update(_conversations)
-    .where(_conversations.c.id == bindparam("conversation_id"))
-    .values(last_event_seq=_conversations.c.last_event_seq + bindparam("count"))
-)
-""":data:`_BUMP_SEQ` without ``RETURNING``, for a conversation whose sequence is held."""
-_HOLD_SEQ = (
-    sa_select(_conversations.c.last_event_seq)
-    .where(_conversations.c.id == bindparam("conversation_id"))
-    .with_for_update(key_share=True)
-)
-"""Locks the conversation's row as an ``UPDATE`` of it does (``FOR NO KEY UPDATE`` on
-PostgreSQL) and reads its last sequence (see :meth:`EventBus.hold_seq`)."""
+# Prebuilt Core statements (an event is published per token: the ORM's overhead is avoided).
 _INSERT_EVENT = insert(Event.__table__)  # type: ignore[attr-defined]
 _events = Event.__table__  # type: ignore[attr-defined]
 _REPLAY = (
@@ -84,9 +63,6 @@ _REPLAY = (
     .limit(bindparam("limit"))
 )
 _STAGED_KEY = "interlock_staged_events"
-_HELD_KEY = "interlock_held_seq"
-"""``Session.info`` key: ``{conversation_id: last seq}`` of the conversations whose row the
-transaction holds (:meth:`EventBus.hold_seq`); dropped when it ends."""
 EVENTS_CHANNEL = "interlock_events"
 """PostgreSQL channel: payload ``<origin> <conversation_id> <first seq> <last seq>``."""
 
@@ -165,30 +141,11 @@ class EventBus:
             staged = session.info[_STAGED_KEY] = []
         staged.append((conversation_id, event))
 
-    @staticmethod
-    def hold_seq(conversation_id: str) -> tuple[Executable, Params]:
-        """The read that holds ``conversation_id``'s sequence until the transaction ends.
-
-        For a transaction that will stage events of the conversation and can send this read
-        with a round trip it makes anyway (:func:`~interlock.storage.write_behind.send`):
-        pass what it returned to :meth:`held`, and the events are numbered from it, their
-        sequence bump sent with the ``COMMIT`` instead of a round trip of its own before it.
-        On PostgreSQL the read locks the conversation's row as the bump would have (``FOR NO
-        KEY UPDATE``); on SQLite send it after the transaction's first write, which holds
-        the database's write lock.
-        """
-        return _HOLD_SEQ, {"conversation_id": conversation_id}
-
-    @staticmethod
-    def held(session: Session, conversation_id: str, sent: Sent) -> None:
-        """Record what :meth:`hold_seq` read (``sent``) in ``session``'s transaction.
-
-        A conversation that does not exist holds nothing (staging its events fails at the
-        commit, as without the hold); one held already in this transaction keeps its count.
-        """
-        last = sent.scalar()
-        if last is not None:
-            session.info.setdefault(_HELD_KEY, {}).setdefault(conversation_id, int(last))
+    hold_seq = staticmethod(sequences.hold_seq)
+    """The read that holds a conversation's event sequence with a round trip the transaction
+    makes anyway (:mod:`~interlock.streaming.sequences`)."""
+    held = staticmethod(sequences.held)
+    """Record what :attr:`hold_seq` read (:mod:`~interlock.streaming.sequences`)."""
 
     def commit(self, session: Session) -> None:
         """Write the staged events, commit ``session``, then deliver the events.
@@ -244,23 +201,7 @@ class EventBus:
         counts: dict[str, int] = {}
         for conversation_id, _event in pending:
             counts[conversation_id] = counts.get(conversation_id, 0) + 1
-        held: dict[str, int] = session.info.get(_HELD_KEY) or {}
-        lasts: dict[str, int] = {}
-        for conversation_id, count in counts.items():
-            if conversation_id in held:  # row held: numbered here, bumped with the COMMIT
-                lasts[conversation_id] = held[conversation_id] = held[conversation_id] + count
-                params = {"conversation_id": conversation_id, "count": count}
-                defer(session, _ADD_SEQ, params)
-        bumping = [(cid, count) for cid, count in counts.items() if cid not in held]
-        if bumping:
-            bumps = [(_BUMP_SEQ, {"conversation_id": cid, "count": n}) for cid, n in bumping]
-            for (conversation_id, _count), bumped in zip(
-                bumping, send(session, *bumps), strict=True
-            ):
-                last = bumped.scalar()
-                if last is None:
-                    raise LookupError(f"conversation {conversation_id} does not exist")
-                lasts[conversation_id] = int(last)
+        lasts = sequences.take(session, counts)
         next_seq: dict[str, int] = {}
         ranges: dict[str, tuple[int, int]] = {}
         for conversation_id, count in counts.items():
@@ -460,14 +401,8 @@ def _overflow(subscription: Subscription) -> None:
 
 def _drop_staged(session: OrmSession, *_: Any) -> None:
     session.info.pop(_STAGED_KEY, None)
-    session.info.pop(_HELD_KEY, None)
-
-
-def _drop_held(session: OrmSession) -> None:
-    session.info.pop(_HELD_KEY, None)
 
 
 # One listener for every session (as the audit chain's), not one registered per transaction:
 # ``event.listen`` on a session instance is slow (its own dispatch copy per session).
 sa_event.listen(OrmSession, "after_rollback", _drop_staged)
-sa_event.listen(OrmSession, "after_commit", _drop_held)
