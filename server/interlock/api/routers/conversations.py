@@ -39,6 +39,7 @@ from interlock.storage.models import utcnow
 from interlock.storage.rows import new_row
 from interlock.storage.text import check_storable, is_blank, no_control_characters, one_line
 from interlock.storage.views import ConversationSummary, MessageOut, ToolCallOut, message_out
+from interlock.storage.write_behind import defer
 
 router = APIRouter(prefix="/api/conversations", tags=["conversations"], responses=ERROR_RESPONSES)
 
@@ -163,7 +164,9 @@ def _create(services: Services, user_id: str, slug: str | None) -> Conversation:
         raise Conflict(f"{employee.name} is disabled.", code="employee_disabled")
     conversation = new_row(Conversation, owner_id=user_id, employee=slug)
     with services.db.session() as session:
-        session.connection().execute(_INSERT_CONVERSATION, conversation.model_dump())
+        # Nothing reads its result: on PostgreSQL it goes out with the COMMIT, in one round
+        # trip (storage.write_behind).
+        defer(session, _INSERT_CONVERSATION, conversation.model_dump())
         session.commit()
     return conversation
 
