@@ -23,6 +23,7 @@ from interlock.permissions import actions_on, is_action
 from interlock.storage import Database, Decision, DecisionType, ToolCall, ToolCallStatus
 from interlock.storage.call_rows import CallValues, call_values
 from interlock.storage.models import utcnow
+from interlock.storage.write_behind import execute
 from interlock.streaming import EventBus
 from interlock.streaming.events import ToolCallAwaitingClient, ToolCallRunning
 from interlock.tools import Tool, ToolContext, ToolError, ToolRegistry
@@ -319,14 +320,11 @@ class CallExecutor:
         if fenced:
             hold_run(session, run_id, self.bus.origin)
         status = ToolCallStatus.awaiting_client if frontend else ToolCallStatus.running
-        claimed = (
-            session.connection()
-            .execute(
-                _CLAIM,
-                {"call_id": call.id, "new_status": str(status), "args": args, "now": utcnow()},
-            )
-            .first()
-        )
+        claimed = execute(
+            session,
+            _CLAIM,
+            {"call_id": call.id, "new_status": str(status), "args": args, "now": utcnow()},
+        ).first()
         if claimed is None:
             return False
         fresh = CallValues(claimed._asdict())

@@ -33,6 +33,7 @@ from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from interlock.storage import Conversation, Message, MessageRole, ToolCall
+from interlock.storage.write_behind import execute
 from interlock.tools import ToolRegistry, provider_safe_name
 
 DEFAULT_MAX_CONVERSATIONS = 256
@@ -138,11 +139,10 @@ def _history_rows(
     session: Session, conversation_id: str, after_id: int
 ) -> tuple[list[_StoredMessage], dict[int, list[_StoredCall]]]:
     """:func:`load_history`'s messages and calls as rows of the columns converted."""
-    connection = session.connection()
     params = {"cid": conversation_id, "after": after_id}
-    messages = cast(list[_StoredMessage], connection.execute(_MESSAGE_ROWS_AFTER, params).all())
+    messages = cast(list[_StoredMessage], execute(session, _MESSAGE_ROWS_AFTER, params).rows)
     calls: dict[int, list[_StoredCall]] = defaultdict(list)
-    for call in connection.execute(_CALL_ROWS_AFTER, params):
+    for call in execute(session, _CALL_ROWS_AFTER, params).rows:
         calls[call.message_id].append(cast(_StoredCall, call))
     return messages, calls
 
@@ -307,8 +307,8 @@ class HistoryCache:
         """
         if entry is None:
             return _history_rows(session, conversation_id, 0)
-        # On the connection: the session's ORM path costs more than the read itself.
-        stored = session.connection().execute(_MESSAGE_COUNT, {"cid": conversation_id}).scalar()
+        # Compiled once, on the driver: SQLAlchemy's execution costs more than the read itself.
+        stored = execute(session, _MESSAGE_COUNT, {"cid": conversation_id}).scalar()
         messages, calls = _history_rows(session, conversation_id, entry.last_id)
         if stored != entry.count + len(messages):
             return None, {}

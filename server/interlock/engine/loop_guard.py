@@ -28,6 +28,7 @@ from sqlmodel import Session, col, func, select
 from interlock.errors import InterlockError
 from interlock.storage import Message, MessageRole, ToolCall, ToolCallStatus
 from interlock.storage.models import as_utc
+from interlock.storage.write_behind import execute
 from interlock.tools import Tool
 
 REPEAT_ERROR_CODE = "repeated"
@@ -80,7 +81,7 @@ def declined_before(session: Session, conversation_id: str, tool: Tool, args: An
     """
     params = {"cid": conversation_id, "tool": tool.name}
     declined = sorted(
-        session.connection().execute(_DECLINED, params).all(),
+        execute(session, _DECLINED, params).rows,
         key=lambda call: call.message_id,
         reverse=True,
     )

@@ -27,7 +27,7 @@ from interlock.storage.models import utcnow
 from interlock.storage.rows import defer_rows, insert_rows, new_row
 from interlock.storage.text import short_label
 from interlock.storage.views import message_out
-from interlock.storage.write_behind import defer
+from interlock.storage.write_behind import defer, execute
 from interlock.streaming.events import MessageCompleted, RunStarted
 
 if TYPE_CHECKING:
@@ -58,9 +58,7 @@ def store_message(
 ) -> tuple[str, int]:
     """The transaction of :meth:`post_message` (database thread); starts the run's task."""
     with engine.db.session() as session:
-        conversation = (
-            session.connection().execute(_OWNED, {"conversation_id": conversation_id}).first()
-        )
+        conversation = execute(session, _OWNED, {"conversation_id": conversation_id}).first()
         if conversation is None or conversation.owner_id != user_id:
             raise NotFound("No such conversation.")
         if conversation.channel == MCP_CHANNEL:
@@ -110,10 +108,7 @@ def store_message(
             session, conversation_id, run.id, engine.bus.hold_seq(conversation_id)
         )
         if not claimed:
-            if (
-                session.connection().execute(_OWNED, {"conversation_id": conversation_id}).first()
-                is None
-            ):
+            if execute(session, _OWNED, {"conversation_id": conversation_id}).first() is None:
                 # Deleted after the read above (PostgreSQL: another thread or worker).
                 raise NotFound("No such conversation.")
             raise Conflict(

@@ -34,6 +34,7 @@ from interlock.storage.views import (
     message_out,
     tool_call_out,
 )
+from interlock.storage.write_behind import execute
 from interlock.streaming import EventBus
 from interlock.streaming.events import ToolCallCompleted
 from interlock.tools import ToolRegistry
@@ -133,7 +134,7 @@ def view(
     if decision is None:
         decided_by = None
     elif decided_by is _UNLOADED:
-        name = session.connection().execute(_USER_NAME, {"user_id": decision.user_id}).scalar()
+        name = execute(session, _USER_NAME, {"user_id": decision.user_id}).scalar()
         decided_by = None if name is None else str(name)
     assert decided_by is None or isinstance(decided_by, str)
     if approvals is None and call.approvals_required > 1:
@@ -300,7 +301,7 @@ def cancel_open_calls(
     """
     params = {"conversation_id": conversation_id}
     session.flush()  # what reading the calls through the session would flush first
-    if session.connection().execute(_ANY_OPEN_CALL, params).first() is None:
+    if execute(session, _ANY_OPEN_CALL, params).first() is None:
         return []
     calls = sorted(
         session.exec(_OPEN_CALLS, params=params).all(),

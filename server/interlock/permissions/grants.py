@@ -27,6 +27,7 @@ from interlock.permissions.levels import effective_permission
 from interlock.storage import Conversation, Grant
 from interlock.storage.lookup import by_id
 from interlock.storage.models import as_utc, utcnow
+from interlock.storage.write_behind import execute
 from interlock.tools import Tool, ToolRegistry
 
 MAX_GRANT_DAYS = 30
@@ -223,11 +224,9 @@ def find_grant(
     """
     if permission != "ASK" or tool.check_response is not None:
         return None
-    candidates = (
-        session.connection()
-        .execute(_UNREVOKED, {"user_id": user_id, "employee": employee, "tool": tool.name})
-        .all()
-    )
+    candidates = execute(
+        session, _UNREVOKED, {"user_id": user_id, "employee": employee, "tool": tool.name}
+    ).rows
     if not candidates:
         return None
     now = utcnow()

@@ -21,6 +21,7 @@ from sqlmodel import Session, select
 
 from interlock.storage import ActionSwitch
 from interlock.storage.models import as_utc, utcnow
+from interlock.storage.write_behind import execute
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,7 @@ row's three fields, without building an object)."""
 
 def _switch_row(session: Session, user_id: str, employee: str) -> _SwitchRow | None:
     """The switch's stored fields, through :data:`_SWITCH` (built once), or None."""
-    row = session.connection().execute(_SWITCH, {"user_id": user_id, "employee": employee})
+    row = execute(session, _SWITCH, {"user_id": user_id, "employee": employee})
     return cast("_SwitchRow | None", row.first())
 
 

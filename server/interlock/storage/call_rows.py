@@ -4,7 +4,7 @@ Loading a ``ToolCall`` object (and flushing its changes through the unit of work
 CPU than the database does for the row. Where a step only reads a call's columns and writes
 a few of them, :func:`call_values` reads the row as plain values (the same Python values the
 ORM loads: naive datetimes on SQLite, decoded JSON) and :func:`update_call` writes the changes
-with a Core ``UPDATE``.
+with a Core ``UPDATE``, both compiled once (:mod:`~interlock.storage.compiled`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from sqlalchemy import bindparam, select, update
 from sqlmodel import Session
 
 from interlock.storage.models import ToolCall
-from interlock.storage.write_behind import defer
+from interlock.storage.write_behind import defer, execute
 
 _tool_calls = ToolCall.__table__  # type: ignore[attr-defined]
 _CALL_BY_ID = select(_tool_calls).where(_tool_calls.c.id == bindparam("call_id"))
 """A call's whole row, prebuilt."""
+_COLUMNS = tuple(column.key for column in _tool_calls.c)
 _UPDATE_CALL = update(_tool_calls).where(_tool_calls.c.id == bindparam("call_id"))
 """A call's UPDATE, prebuilt; the parameters other than ``call_id`` name the columns set."""
 
@@ -71,8 +72,8 @@ class CallValues:
 def call_values(session: Session, call_id: str) -> CallValues | None:
     """Return the row of call ``call_id`` as :class:`CallValues` (as the transaction sees it),
     or None when there is none."""
-    row = session.connection().execute(_CALL_BY_ID, {"call_id": call_id}).first()
-    return None if row is None else CallValues(row._asdict())
+    rows = execute(session, _CALL_BY_ID, {"call_id": call_id}).rows
+    return CallValues(dict(zip(_COLUMNS, rows[0], strict=True))) if rows else None
 
 
 def update_call(session: Session, call: CallValues, changes: dict[str, Any]) -> None:

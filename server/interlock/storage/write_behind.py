@@ -13,7 +13,7 @@ seeing what the ones before it did):
   queued with a ``check`` of that count, and goes out with the next statement, never with
   the ``COMMIT``.
 - :func:`send` runs several statements (the queued writes first) in one round trip and
-  returns each one's rows and row count.
+  returns each one's rows and row count; :func:`execute` runs one.
 
 Any other statement run on the connection (an ORM flush, a plain ``connection.execute``)
 takes the queue with it, in its own round trip and after the queued writes, so writes always
@@ -32,16 +32,14 @@ not deferred: it would fail somewhere else.
 SQLite has no round trips (the database is in the process): :func:`defer` executes at once,
 :func:`send` executes its statements in turn.
 
-How: a statement is compiled and its parameters processed by SQLAlchemy exactly as for an
-immediate execution; only the driver's ``execute`` is replaced by queueing (the dialect's
-``do_execute`` events). Rows come back as the driver reads them (no SQLAlchemy result
-processing): for columns of plain types (numbers, text, booleans).
+How: :func:`defer`, :func:`send` and :func:`execute` take prebuilt Core statements, compiled
+once (:mod:`~interlock.storage.compiled`) and run on the driver's cursor, without
+SQLAlchemy's execution; other statements meet the queue in the dialect's ``do_execute``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import event
@@ -51,35 +49,33 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql import Executable
 
 from interlock.storage import pg_begin, pg_notify
+from interlock.storage.compiled import raise_as_sqlalchemy
 from interlock.storage.pg_begin import begin_in_pipeline, needs_begin
+from interlock.storage.statements import (
+    Params,
+    Sent,
+    connection_of,
+    prepare,
+    run_sqlite,
+    sent,
+    tell,
+)
 
-__all__ = ["Params", "Sent", "defer", "install", "queued", "send", "send_queued_in_pipeline"]
+__all__ = [
+    "Params",
+    "Sent",
+    "defer",
+    "execute",
+    "install",
+    "queued",
+    "send",
+    "send_queued_in_pipeline",
+]
 
-Params = Mapping[str, Any] | Sequence[Mapping[str, Any]] | None
-"""A statement's parameters: one row's, several rows' (an executemany), or none."""
 
 _QUEUE = "interlock_write_behind"
 """``Connection.info`` key: the queued writes, ``(sql, parameters, many)`` and for a checked
 one its check, oldest first."""
-_CAPTURE = "interlock_capture"
-"""``Connection.info`` key, set while a statement is being compiled into the queue."""
-
-
-@dataclass(frozen=True)
-class Sent:
-    """What one statement of :func:`send` returned.
-
-    Attributes:
-        rowcount: Rows matched (``UPDATE``, ``DELETE``) or inserted; -1 when not known.
-        rows: Its rows (``RETURNING``, ``SELECT``), as the driver reads them.
-    """
-
-    rowcount: int
-    rows: list[tuple[Any, ...]]
-
-    def scalar(self) -> Any:
-        """The first column of the first row, or None without rows."""
-        return self.rows[0][0] if self.rows else None
 
 
 def install(engine: Engine) -> None:
@@ -117,21 +113,23 @@ def defer(
         sqlalchemy.exc.DBAPIError: On SQLite, as ``connection.execute`` raises it; on
             PostgreSQL from the round trip it goes out with (see the module's docstring).
     """
-    connection = session.connection()
+    connection = connection_of(session)
+    form, parameters, many = prepare(connection, statement, params)
+    if form.returns_rows:
+        raise TypeError("a deferred statement cannot return rows (its result would be lost)")
     if connection.dialect.name != "postgresql":
-        rowcount = connection.execute(statement, params).rowcount
+        rowcount = run_sqlite(connection, form, parameters, many).rowcount
         if check is not None:
             check(rowcount)
         return
-    _compile_into_queue(connection, statement, params, returns=False)
-    if check is not None:
-        queue = connection.info[_QUEUE]
-        queue[-1] = (*queue[-1], check)
+    tell(connection, None, form, parameters, many)
+    entry = (form.sql, parameters, many)
+    connection.info.setdefault(_QUEUE, []).append(entry if check is None else (*entry, check))
 
 
 def queued(session: Session) -> bool:
     """Whether writes of ``session``'s transaction wait to be sent (never on SQLite)."""
-    return bool(session.connection().info.get(_QUEUE))
+    return bool(connection_of(session).info.get(_QUEUE))
 
 
 def send(session: Session, *statements: tuple[Executable, Params]) -> list[Sent]:
@@ -149,34 +147,56 @@ def send(session: Session, *statements: tuple[Executable, Params]) -> list[Sent]
         sqlalchemy.exc.DBAPIError: The first statement that failed (a queued write's, or one
             of ``statements``), as SQLAlchemy raises it; nothing after it ran.
     """
-    connection = session.connection()
+    connection = connection_of(session)
     if connection.dialect.name != "postgresql":
-        out = []
-        for statement, params in statements:
-            result = connection.execute(statement, params)
-            rows = [tuple(row) for row in result] if result.returns_rows else []
-            out.append(Sent(result.rowcount, rows))
-        return out
+        return [execute(session, statement, params) for statement, params in statements]
     queue = connection.info.setdefault(_QUEUE, [])
     first = len(queue)
+    forms = []
     for statement, params in statements:
-        _compile_into_queue(connection, statement, params, returns=True)
+        form, parameters, many = prepare(connection, statement, params)
+        forms.append(form)
+        tell(connection, None, form, parameters, many)
+        queue.append((form.sql, parameters, many))
     cursors = _run(connection, queue)
-    return [
-        Sent(cursor.rowcount, list(cursor.fetchall()) if cursor.description else [])
-        for cursor in cursors[first:]
-    ]
+    return [sent(form, cursor) for form, cursor in zip(forms, cursors[first:], strict=True)]
 
 
-def _compile_into_queue(
-    connection: Connection, statement: Executable, params: Params, *, returns: bool
-) -> None:
-    """Let SQLAlchemy compile ``statement`` and process ``params``; queue what it would send."""
-    connection.info[_CAPTURE] = returns
+def execute(session: Session, statement: Executable, params: Params = None) -> Sent:
+    """Run the prebuilt ``statement`` now, compiled once (:mod:`~interlock.storage.compiled`),
+    on the driver's cursor of ``session``'s connection: on PostgreSQL in one round trip with
+    the queued writes (and the ``BEGIN`` it needs), else on its own.
+
+    Returns:
+        Its row count, rows (processed as SQLAlchemy does: JSON decoded, datetimes read) and,
+        for an ``INSERT``, the generated key.
+
+    Raises:
+        sqlalchemy.exc.DBAPIError: As ``connection.execute`` raises it.
+    """
+    connection = connection_of(session)
+    form, parameters, many = prepare(connection, statement, params)
+    if connection.dialect.name != "postgresql":
+        return run_sqlite(connection, form, parameters, many)
+    driver: Any = connection.connection.driver_connection
+    queue = connection.info.get(_QUEUE)
+    if queue or needs_begin(driver, form.sql):
+        tell(connection, None, form, parameters, many)
+        queue = connection.info.setdefault(_QUEUE, [])
+        queue.append((form.sql, parameters, many))
+        return sent(form, _run(connection, queue)[-1])
+    cursor = driver.cursor()
+    tell(connection, cursor, form, parameters, many)
     try:
-        connection.execute(statement, params)
-    finally:
-        connection.info.pop(_CAPTURE, None)
+        if many:
+            cursor.executemany(form.sql, parameters)
+        else:
+            cursor.execute(form.sql, parameters)
+    except Exception as exc:
+        raise_as_sqlalchemy(
+            exc, connection.dialect, form.sql, parameters, invalidated=driver.closed
+        )
+    return sent(form, cursor)
 
 
 def _info(context: Any) -> dict[Any, Any] | None:
@@ -186,16 +206,6 @@ def _info(context: Any) -> dict[Any, Any] | None:
         return context.root_connection.info  # type: ignore[no-any-return]
     except NotImplementedError:
         return None
-
-
-def _check_capturable(context: Any, *, returns: bool) -> None:
-    """Raise TypeError when a statement queued by :func:`defer` (not ``returns``) returns rows."""
-    compiled = getattr(context, "compiled", None)
-    if compiled is not None and (
-        getattr(compiled, "implicit_returning", None)
-        or (not returns and getattr(compiled, "effective_returning", None))
-    ):
-        raise TypeError("a deferred statement cannot return rows (its result would be lost)")
 
 
 def _on_execute(cursor: Any, statement: str, parameters: Any, context: Any) -> bool:
@@ -221,10 +231,6 @@ def _handle(cursor: Any, statement: str, parameters: Any, context: Any, how: str
     info = _info(context)
     if info is None:
         return False
-    if _CAPTURE in info:
-        _check_capturable(context, returns=info[_CAPTURE])
-        info.setdefault(_QUEUE, []).append((statement, parameters, how == "many"))
-        return True
     queue = info.pop(_QUEUE, None) or []
     driver = cursor.connection
     if not queue and not needs_begin(driver, statement):

@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 
 from interlock.storage import Database, StoreChange, StoreEntry, ToolCall
 from interlock.storage.models import utcnow
-from interlock.storage.write_behind import defer
+from interlock.storage.write_behind import defer, execute
 from interlock.tools.base import ToolError
 
 UNDO_AVAILABLE = "available"
@@ -92,9 +92,9 @@ class ToolStore:
         """
         self._check_writable()
         with self._db.session() as session:
-            connection = session.connection()
             created = utcnow()
-            inserted = connection.execute(
+            inserted = execute(
+                session,
                 _NEW_ENTRY,
                 {
                     "owner_id": self.owner_id,
@@ -105,12 +105,13 @@ class ToolStore:
                     "created_at": created,
                     "updated_at": created,
                 },
-            ).inserted_primary_key
+            ).key
             assert inserted is not None
-            entry_id = int(inserted[0])
+            entry_id = int(inserted)
             key = str(entry_id)
             label = label.replace("{key}", key, 1)
-            change = connection.execute(
+            change = execute(
+                session,
                 _NEW_CHANGE,
                 {
                     "tool_call_id": self.tool_call_id,
@@ -122,7 +123,7 @@ class ToolStore:
                     "label": label[:300],
                     "created_at": utcnow(),
                 },
-            ).inserted_primary_key
+            ).key
             assert change is not None
             # Nothing reads these two writes' results: on PostgreSQL they go out with the
             # COMMIT, in its round trip (storage.write_behind).
@@ -135,7 +136,7 @@ class ToolStore:
                     "key": key,
                     "value": value,
                     "present": True,
-                    "last_change_id": change[0],
+                    "last_change_id": change,
                     "updated_at": utcnow(),
                 },
             )

@@ -23,6 +23,7 @@ from interlock.storage import (
     ToolCallStatus,
 )
 from interlock.storage.models import utcnow
+from interlock.storage.write_behind import execute
 from interlock.store.tool_store import UNDO_AVAILABLE, UNDO_UNDONE
 from interlock.tools import ToolRegistry
 
@@ -107,7 +108,7 @@ def undone_calls_note(session: Session, registry: ToolRegistry, conversation_id:
     The model reads it on every step, so from its next turn on it knows the changes are gone
     even though the calls' tool messages still report them.
     """
-    calls = session.connection().execute(_UNDONE_CALLS, {"cid": conversation_id}).all()
+    calls = execute(session, _UNDONE_CALLS, {"cid": conversation_id}).rows
     if not calls:
         return ""
     lines = []
@@ -149,9 +150,7 @@ def _turn(session: Session, call: ToolCall, was: str, now_state: str) -> bool:
         NotFound: The call is gone: its conversation was deleted after the call was read
             (PostgreSQL: another thread or worker), which is not an undo or redo done first.
     """
-    moved = session.connection().execute(
-        _TURN, {"call_id": call.id, "was": was, "now_state": now_state}
-    )
+    moved = execute(session, _TURN, {"call_id": call.id, "was": was, "now_state": now_state})
     if moved.rowcount == 1:
         return True
     if session.exec(select(ToolCall.id).where(ToolCall.id == call.id)).first() is None:
