@@ -3575,6 +3575,13 @@ export interface operations {
                     "application/json": components["schemas"]["ToolCallOut"];
                 };
             };
+            /** @description approver_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description unknown or not yours */
             404: {
                 headers: {
@@ -3582,8 +3589,15 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description not interrupted */
+            /** @description not_interrupted, already_approved or actions_off */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_args (details.errors), cannot_remember, edit_needs_one_approval (a call needing several approvals is not edited), or a malformed body */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
