@@ -162,7 +162,12 @@ def add_note(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     input_schema={
         "type": "object",
         "properties": {
-            "id": {"type": "integer", "minimum": 1, "description": "The note's id, as in '#3'."}
+            "id": {
+                "type": "integer",
+                "minimum": 1,
+                "title": "Note number",
+                "description": "The note's id, as in '#3'.",
+            }
         },
         "required": ["id"],
         "additionalProperties": False,

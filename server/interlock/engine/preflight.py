@@ -88,7 +88,8 @@ async def prepare_calls(
         if problem is not None:
             item.problem, item.code, item.field_errors = problem, code, errors
             item.hint = field_hint(errors)
-            item.shown = field_sentences(errors) or problem
+            schema = tool.input_schema if tool is not None else None
+            item.shown = field_sentences(errors, schema) or problem
             continue
         assert tool is not None and isinstance(proposal.args, dict)
         # Checks and confirmations run before any approval: they may read, never write.

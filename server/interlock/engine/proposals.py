@@ -14,6 +14,7 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk
 
 from interlock.storage.text import clean_json, clean_text
+from interlock.tools.schema.labels import field_label
 
 
 @dataclass
@@ -162,19 +163,19 @@ def field_hint(field_errors: list[dict[str, Any]]) -> str | None:
     return " ".join(f"{path}: {' '.join(messages)}" for path, messages in by_path.items())
 
 
-def field_sentences(field_errors: list[dict[str, Any]]) -> str | None:
+def field_sentences(field_errors: list[dict[str, Any]], schema: Any = None) -> str | None:
     """Return the schema failures as sentences for a person (stored as the call's error).
 
     One sentence per field, in the order of first mention, from its first message: the
-    field's last name in words, then the rule (``Text must not be empty.``); a failure of
-    the whole object is its message as it is. None when there are no field errors.
+    field's label (its ``title`` in ``schema``, else its last key in words), then the rule
+    (``Text must not be empty.``); a failure of the whole object is its message as it is.
+    None when there are no field errors.
     """
     if not field_errors:
         return None
     by_label: dict[str, str] = {}
     for error in field_errors:
-        names = [str(part) for part in error["path"] if not isinstance(part, int)]
-        label = names[-1].replace("_", " ").replace("-", " ").strip().capitalize() if names else ""
+        label = field_label(schema, error["path"])
         if label in by_label:
             continue
         message = str(error["message"]).strip()
