@@ -4,7 +4,9 @@ calls in a resume.
 Found in QA: a user message with a NUL character was a 500 (and the connection dropped), and
 an ``interruptId`` holding one reached the database (PostgreSQL refuses NUL in text). Each is
 now one ``RUN_ERROR`` with a stable code, and nothing is written. A lone surrogate
-(``"\\ud800"`` in JSON) is refused with the body (422), before anything is read.
+(``"\\ud800"`` in JSON) is refused with the body (422, saying where, rule
+``unpaired_surrogate``), before anything is read; one in an event going out (none should) is
+sent as U+FFFD, never a broken stream.
 """
 
 from __future__ import annotations
@@ -58,6 +60,18 @@ async def test_text_storage_cannot_hold_is_a_run_error_not_a_500(server: LiveSer
         headers={"content-type": "application/json"},
     )
     assert response.status_code == 422 and response.json()["error"]["code"] == "invalid_request"
+    refused = response.json()["error"]
+    assert "unpaired UTF-16 surrogate (at messages/0/content)" in refused["message"]
+    assert refused["details"]["errors"][0]["path"] == ["messages", 0, "content"]
+    assert refused["details"]["errors"][0]["rule"] == "unpaired_surrogate"
+    for where in ('"runId": "r', '"threadId": "'):  # in any string, said where
+        response = await server.client.post(
+            f"/api/ag-ui/{conversation_id}",
+            content=body.replace(where, where + "\\udc00").encode(),
+            headers={"content-type": "application/json"},
+        )
+        assert response.status_code == 422, response.text
+        assert response.json()["error"]["details"]["errors"][0]["rule"] == "unpaired_surrogate"
 
     interrupt = await _interrupted(server, conversation_id, "add a note buy milk")
     for bad_id in ("call_\u0000", interrupt["id"] + "\u0000"):
@@ -154,3 +168,16 @@ async def test_a_message_with_a_control_character_is_a_run_error(server: LiveSer
     )
     detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
     assert detail["messages"] == []
+
+
+def test_an_event_holding_a_lone_surrogate_goes_out_as_a_replacement_character() -> None:
+    from ag_ui.core import TextMessageContentEvent
+
+    from interlock.api.routers.agui import _frame
+
+    frame = _frame(TextMessageContentEvent(message_id="m1", delta="a\ud800b\U0001f600"))
+    assert json.loads(str(frame.data)) == {
+        "type": "TEXT_MESSAGE_CONTENT",
+        "messageId": "m1",
+        "delta": "a\ufffdb\U0001f600",
+    }

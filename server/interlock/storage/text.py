@@ -69,6 +69,15 @@ def text_problems(value: Any, path: TextPath = ()) -> list[TextPath]:
     return [where for where, text in _texts(value, path) if _bad_in(text)]
 
 
+def unpaired_surrogates(value: Any) -> list[TextPath]:
+    """Return the paths of strings (keys included) in ``value`` holding a lone surrogate.
+
+    Python reads ``"\\ud800"`` in JSON as such a string; it is no character, and UTF-8
+    cannot encode it.
+    """
+    return [where for where, text in _texts(value) if _bad_in(text.replace("\x00", ""))]
+
+
 def check_storable(value: Any) -> Any:
     """Pydantic validator: refuse NUL characters and lone surrogates anywhere in ``value``.
 
