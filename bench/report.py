@@ -108,17 +108,28 @@ def print_growth(growth: dict[str, Any]) -> None:
         ("langgraph", "langgraph SqliteSaver (checkpoint database)"),
     ):
         g = growth[system]
-        print(f"    {name}")
+        runs = g.get("runs", 1)
+        print(
+            f"    {name}" + (f"; {runs} runs, each figure the median over all" if runs > 1 else "")
+        )
         print(
             f"      {'turn':>5}{'WAL bytes':>11}{'main +B':>10}{'commits':>8}{'writes':>7}"
             f"{'write ms':>9}{'commit':>8}{'wr CPU':>8}{'SELECT':>8}{'turn ms':>9}{'turn CPU':>9}"
         )
-        for turn, row in g["points"].items():
+        rows = [(f"{turn:>5}", row) for turn, row in g["points"].items()]
+        if g.get("paired_point"):
+            rows.insert(1, (f"{str(g['first']) + '*':>5}", g["paired_point"]))
+        for turn, row in rows:
             print(
-                f"      {turn:>5}{row['wal_bytes']:>11,.0f}{row['main_growth']:>10,.0f}"
+                f"      {turn}{row['wal_bytes']:>11,.0f}{row['main_growth']:>10,.0f}"
                 f"{row['commits']:>8.0f}{row['writes']:>7.0f}{row['db_write_ms']:>9.2f}"
                 f"{row['commit_ms']:>8.2f}{row['db_write_cpu_ms']:>8.2f}{row['read_ms']:>8.2f}"
                 f"{row['wall_ms']:>9.1f}{row['cpu_ms']:>9.1f}"
+            )
+        if g.get("paired_point"):
+            print(
+                f"      {g['first']}* = a new conversation on a new database, its turns alternated"
+                f" with turns {g['last'] - g['first'] + 1}-{g['last']} above (paired)"
             )
         r = g["ratios"]
         first, last = g["first"], g["last"]
@@ -128,9 +139,16 @@ def print_growth(growth: dict[str, Any]) -> None:
             label: str, column: str, limit: float, r: dict[str, Any] = r, target: bool = target
         ) -> str:
             window, trend = r[column]["window"], r[column]["trend"]
-            text = f"{label} {window:.2f} (trend {trend:.2f})"
+            paired = r[column].get("paired")
+            value = window if paired is None else paired
+            text = f"{label} {value:.2f} ("
+            text += (
+                f"trend {trend:.2f})"
+                if paired is None
+                else f"window {window:.2f}, trend {trend:.2f})"
+            )
             if target:
-                text += f" target ≤ {limit:g} {verdict(window <= limit)}"
+                text += f" target ≤ {limit:g} {verdict(value <= limit)}"
             return text
 
         print(
@@ -144,7 +162,7 @@ def print_growth(growth: dict[str, Any]) -> None:
             )
         )
         also = (
-            f"{c} {r[k]['window']:.2f}"
+            f"{c} {r[k].get('paired', r[k]['window']):.2f}"
             for c, k in (
                 ("commit", "commit_ms"),
                 ("write CPU", "db_write_cpu_ms"),

@@ -55,6 +55,7 @@ class Plan:
     rounds: int
     cycles_per_round: int
     turns: int
+    growth_runs: int
     baseline_turns: int
     idle_streams: int
     active: int
@@ -73,6 +74,7 @@ FULL = Plan(
     rounds=4,
     cycles_per_round=50,
     turns=200,
+    growth_runs=3,
     baseline_turns=200,
     idle_streams=500,
     active=50,
@@ -90,6 +92,7 @@ QUICK = Plan(
     rounds=2,
     cycles_per_round=20,
     turns=50,
+    growth_runs=3,
     baseline_turns=50,
     idle_streams=500,
     active=50,
@@ -177,19 +180,30 @@ GROWTH_COLUMNS = (
 )
 
 
-def _growth_summary(records: list[TurnRecord], turns: int) -> dict[str, Any]:
-    """Window medians at the report turns, last/first ratios, and Theil-Sen trend ratios."""
+def _growth_summary(
+    records: list[TurnRecord], turns: int, fresh: list[TurnRecord] | None = None
+) -> dict[str, Any]:
+    """Window medians at the report turns, last/first ratios, and Theil-Sen trend ratios.
+
+    With ``fresh`` (a new conversation's first turns, alternated with the last turns of
+    ``records``; see :func:`interlock_growth`), also the "paired" ratio: ``records``' window
+    at the last point over ``fresh``'s window at the first, measured alternately.
+    """
     points = report_turns(turns)
     rows = {t: {c: at_turn(records, t, c) for c in GROWTH_COLUMNS} for t in points}
     first, last = points[0], points[-1]
     xs = [float(r.turn) for r in records]
+    paired = {c: at_turn(fresh, first, c) for c in GROWTH_COLUMNS} if fresh else None
 
     def ratios(column: str) -> dict[str, float]:
         ys = [float(getattr(r, column)) for r in records]
-        return {
+        out = {
             "window": ratio(rows[last][column], rows[first][column]),
             "trend": trend_ratio(xs, ys, first, last),
         }
+        if paired is not None:
+            out["paired"] = ratio(rows[last][column], paired[column])
+        return out
 
     return {
         "points": rows,
@@ -197,20 +211,30 @@ def _growth_summary(records: list[TurnRecord], turns: int) -> dict[str, Any]:
         "last": last,
         "ratios": {c: ratios(c) for c in GROWTH_COLUMNS if c not in ("commits", "writes")},
         "per_turn": [r.as_dict() for r in records],
+        **({"paired_point": paired, "fresh_turns": [r.as_dict() for r in fresh]} if fresh else {}),
     }
 
 
 def bench_growth(plan: Plan, work: Path) -> dict[str, Any]:
-    directory = work / "b"
-    directory.mkdir()
-    log(f"(b) interlock: one conversation to {plan.turns} turns")
-    records = run_async(interlock_growth(directory, plan.turns))
+    # A new conversation's first turns alternate with the long one's last: the two points of
+    # the ratio are measured side by side, under the same load; and the drive is repeated,
+    # each figure the median over every run's turns (bench/README.md).
+    paired = report_turns(plan.turns)[0]
+    records: list[TurnRecord] = []
+    fresh: list[TurnRecord] = []
+    for run in range(1, plan.growth_runs + 1):
+        directory = work / f"b{run}"
+        directory.mkdir()
+        log(f"(b) interlock: one conversation to {plan.turns} turns ({run}/{plan.growth_runs})")
+        run_records, run_fresh = run_async(interlock_growth(directory, plan.turns, paired=paired))
+        records += run_records
+        fresh += run_fresh
     log(f"(b) langgraph baseline: one thread to {plan.baseline_turns} turns")
     base_dir = work / "b-baseline"
     base_dir.mkdir()
     base_records = baseline_growth(base_dir, plan.baseline_turns)
     return {
-        "interlock": _growth_summary(records, plan.turns),
+        "interlock": {**_growth_summary(records, plan.turns, fresh), "runs": plan.growth_runs},
         "langgraph": _growth_summary(base_records, plan.baseline_turns),
     }
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import AsyncExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -75,37 +76,86 @@ def instrument(engine: Engine) -> Iterator[DbTimes]:
         dialect.do_commit = original_commit
 
 
-async def interlock_growth(directory: Path, turns: int) -> list[TurnRecord]:
-    """Drive one conversation to ``turns`` turns; return what each turn wrote."""
-    db_path, url = prepare_database(directory)
+@dataclass
+class _Drive:
+    """One in-process server with one conversation and its stream, driven a turn at a time."""
+
+    db_path: Path
+    client: LoadClient
+    stream: Any
+    conversation_id: str
+    times: DbTimes
+    checkpointer: sqlite3.Connection
+    wait_idle: Callable[[], Awaitable[None]]
+
+    async def turn(self, turn: int) -> TurnRecord:
+        """Drive turn ``turn``; return what it wrote and cost."""
+        before = file_sizes(self.db_path)
+        self.times.reset()
+        start = time.perf_counter()
+        cpu_start = time.process_time()
+        await hitl_cycle(self.client, self.stream, self.conversation_id, turn)
+        await self.wait_idle()
+        wall = time.perf_counter() - start
+        cpu = time.process_time() - cpu_start
+        wal = file_sizes(self.db_path).wal
+        checkpoint_truncate(self.checkpointer)
+        after = file_sizes(self.db_path)
+        return turn_record(turn, wal, after.main - before.main, self.times, wall, cpu)
+
+
+async def _open_drive(
+    servers: AsyncExitStack, stack: AsyncExitStack, directory: Path, name: str
+) -> _Drive:
+    """Start a server on a new database ``name`` in ``directory`` (stopped with ``servers``)
+    with a conversation and its stream (closed with ``stack``)."""
+    db_path, url = prepare_database(directory, name)
+    live = await servers.enter_async_context(inprocess_server(bench_settings(url)))
+    client = LoadClient(live.url)
+    stack.push_async_callback(client.aclose)
+    checkpointer = sqlite3.connect(db_path)
+    stack.callback(checkpointer.close)
+    conversation_id = await client.new_conversation()
+    stream = await stack.enter_async_context(client.events(conversation_id))
+    times = stack.enter_context(instrument(live.services.db.engine))
+    checkpoint_truncate(checkpointer)
+    return _Drive(
+        db_path,
+        client,
+        stream,
+        conversation_id,
+        times,
+        checkpointer,
+        live.services.engine.wait_idle,
+    )
+
+
+async def interlock_growth(
+    directory: Path, turns: int, paired: int = 0
+) -> tuple[list[TurnRecord], list[TurnRecord]]:
+    """Drive one conversation to ``turns`` turns; return what each turn wrote.
+
+    With ``paired`` > 0, a second server on a new database starts after turn ``turns -
+    paired`` and a new conversation there takes its turns 1 to ``paired`` alternately with
+    the long conversation's last ``paired`` turns (fresh turn k, then long turn ``turns -
+    paired + k``): its records are returned second (else an empty list).
+    """
     records: list[TurnRecord] = []
-    async with inprocess_server(bench_settings(url)) as live:
-        client = LoadClient(live.url)
-        checkpointer = sqlite3.connect(db_path)
-        try:
-            conversation_id = await client.new_conversation()
-            async with client.events(conversation_id) as stream:
-                with instrument(live.services.db.engine) as times:
-                    checkpoint_truncate(checkpointer)
-                    for turn in range(1, turns + 1):
-                        before = file_sizes(db_path)
-                        times.reset()
-                        start = time.perf_counter()
-                        cpu_start = time.process_time()
-                        await hitl_cycle(client, stream, conversation_id, turn)
-                        await live.services.engine.wait_idle()
-                        wall = time.perf_counter() - start
-                        cpu = time.process_time() - cpu_start
-                        wal = file_sizes(db_path).wal
-                        checkpoint_truncate(checkpointer)
-                        after = file_sizes(db_path)
-                        records.append(
-                            turn_record(turn, wal, after.main - before.main, times, wall, cpu)
-                        )
-        finally:
-            checkpointer.close()
-            await client.aclose()
-    return records
+    fresh_records: list[TurnRecord] = []
+    start_fresh = turns - paired if 0 < paired <= turns - paired else None
+    # Every stream is closed before any server stops: a stopping server ends the event
+    # streams of every server on this event loop (sse-starlette watches for shutdown once
+    # per loop).
+    async with AsyncExitStack() as servers, AsyncExitStack() as stack:
+        long = await _open_drive(servers, stack, directory, "interlock.db")
+        fresh: _Drive | None = None
+        for turn in range(1, turns + 1):
+            if fresh is not None and start_fresh is not None:
+                fresh_records.append(await fresh.turn(turn - start_fresh))
+            records.append(await long.turn(turn))
+            if turn == start_fresh:
+                fresh = await _open_drive(servers, stack, directory, "fresh.db")
+    return records, fresh_records
 
 
 def at_turn(records: list[Any], turn: int, attr: str) -> float:
