@@ -19,7 +19,7 @@ from interlock.errors import BadRequest, Conflict
 from interlock.permissions.shapes import RememberIn
 from interlock.request_body import RequestBody
 from interlock.storage import DecisionType, ToolCall
-from interlock.storage.text import check_storable, no_control_characters
+from interlock.text import check_storable, no_control_characters
 from interlock.tools import FieldError, Tool
 
 if TYPE_CHECKING:

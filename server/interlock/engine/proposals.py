@@ -13,7 +13,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessageChunk
 
-from interlock.storage.text import clean_json, clean_text
+from interlock.text import clean_json, clean_text
 from interlock.tools.schema.labels import field_label
 
 

@@ -14,8 +14,8 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from interlock.api.deps import CurrentUser, EngineDep, SettingsDep
 from interlock.api.errors import ERROR_RESPONSES
 from interlock.errors import BadRequest, pydantic_field_errors
-from interlock.storage.text import clean_json, unpaired_surrogates
 from interlock.streaming.sse import one_line_json
+from interlock.text import clean_json, unpaired_surrogates
 
 if TYPE_CHECKING:  # the AG-UI package loads with the first AG-UI request, not at every start
     from ag_ui.core import BaseEvent

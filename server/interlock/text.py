@@ -1,5 +1,8 @@
 """What text storage accepts: valid Unicode without NUL characters.
 
+A module of its own below :mod:`interlock.storage` and :mod:`interlock.settings` (it imports
+only pydantic), so both, and every request body, can use these rules.
+
 PostgreSQL refuses NUL in text and JSON, and a lone UTF-16 surrogate (``"\\ud800"`` in JSON)
 cannot be encoded as UTF-8 at all. Input from people is refused at the API with a clear error
 (:func:`text_problems`); output from tools and models is repaired (:func:`clean_text`,
