@@ -30,26 +30,10 @@ async def _interrupted(server: LiveServer, conversation_id: str, text: str) -> d
     return dict(interrupt)
 
 
-async def _raw_run(server: LiveServer, conversation_id: str, body: str) -> list[dict[str, Any]]:
-    """POST a body written by hand (JSON escapes such as a lone surrogate kept as sent)."""
-    events: list[dict[str, Any]] = []
-    async with server.client.stream(
-        "POST",
-        f"/api/ag-ui/{conversation_id}",
-        content=body.encode(),
-        headers={"content-type": "application/json"},
-    ) as response:
-        assert response.status_code == 200, await response.aread()
-        async for line in response.aiter_lines():
-            if line.startswith("data:"):
-                events.append(json.loads(line[5:]))
-    return events
-
-
 async def test_text_storage_cannot_hold_is_a_run_error_not_a_500(server: LiveServer) -> None:
     conversation_id = await server.new_conversation()
     body = json.dumps(run_input(conversation_id, messages=[user_message("add a note a\u0000b")]))
-    events = await _raw_run(server, conversation_id, body)
+    events = await agui_run(server.client, conversation_id, body)
     assert types(events) == ["RUN_ERROR"], events
     assert events[0]["code"] == "invalid_request"
     assert "NUL character or an unpaired surrogate" in events[0]["message"]
@@ -77,7 +61,7 @@ async def test_text_storage_cannot_hold_is_a_run_error_not_a_500(server: LiveSer
     for bad_id in ("call_\u0000", interrupt["id"] + "\u0000"):
         resume = [{"interruptId": bad_id, "status": "resolved", "payload": {"type": "approve"}}]
         body = json.dumps(run_input(conversation_id, resume=resume))
-        events = await _raw_run(server, conversation_id, body)
+        events = await agui_run(server.client, conversation_id, body)
         assert types(events) == ["RUN_ERROR"], events
         assert events[0]["code"] == "invalid_resume"
     for payload in (
@@ -85,8 +69,8 @@ async def test_text_storage_cannot_hold_is_a_run_error_not_a_500(server: LiveSer
         {"type": "edit", "args": {"text": "a\u0000b"}},
     ):
         resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": payload}]
-        events = await _raw_run(
-            server, conversation_id, json.dumps(run_input(conversation_id, resume=resume))
+        events = await agui_run(
+            server.client, conversation_id, json.dumps(run_input(conversation_id, resume=resume))
         )
         assert types(events) == ["RUN_ERROR"], events
         assert events[0]["code"] in ("invalid_resume", "invalid_request"), events
@@ -148,7 +132,7 @@ async def test_a_message_with_nothing_visible_is_a_run_error(server: LiveServer)
     body = json.dumps(
         run_input(conversation_id, messages=[user_message(" \u200b\ufeff\u202e\n\u2060 ")])
     )
-    events = await _raw_run(server, conversation_id, body)
+    events = await agui_run(server.client, conversation_id, body)
     assert types(events) == ["RUN_ERROR"], events
     assert events[0]["code"] == "invalid_request"
     detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
@@ -160,7 +144,7 @@ async def test_a_message_with_a_control_character_is_a_run_error(server: LiveSer
     breaks) is no part of what a person writes."""
     conversation_id = await server.new_conversation()
     body = json.dumps(run_input(conversation_id, messages=[user_message("add a note \x1b[2J")]))
-    events = await _raw_run(server, conversation_id, body)
+    events = await agui_run(server.client, conversation_id, body)
     assert types(events) == ["RUN_ERROR"], events
     assert events[0]["code"] == "invalid_request"
     assert events[0]["message"] == (
