@@ -11,7 +11,9 @@ cannot be encoded as UTF-8 at all. Input from people is refused at the API with 
 Text a person types (messages, titles, names, an employee's texts, a decision's reason) also
 holds no C0 control character but tab, line feed and carriage return: an Escape or a Bell is
 no part of what anyone writes, and would reach terminals and logs
-(:func:`control_character_problem`, :func:`no_control_characters`).
+(:func:`control_character_problem`, :func:`no_control_characters`). A tool call's arguments
+are held to the same rule whoever wrote them (:func:`control_characters`, used by the tools'
+validation): a card would show such a character as nothing.
 """
 
 from __future__ import annotations
@@ -119,6 +121,25 @@ def control_character_problem(value: Any, what: str) -> str | None:
             code = f"U+{ord(found.group()):04X}"
             return f"{what} contains a control character ({code}), which is not text: remove it."
     return None
+
+
+def control_characters(value: Any) -> list[tuple[list[str | int], str]]:
+    """Return where ``value`` holds a C0 control character other than tab and line breaks.
+
+    Args:
+        value: A string, or JSON-like lists and dicts of them (keys included).
+
+    Returns:
+        ``(path, "U+001B")`` per string holding one (the first such character it holds), in
+        order; a key's path ends with the key itself. ``[]`` when there is none.
+    """
+    found: list[tuple[list[str | int], str]] = []
+    for where, text in _texts(value):
+        hit = _CONTROL.search(text)
+        if hit:
+            path = [*where[:-1], text] if where and where[-1] == "<key>" else list(where)
+            found.append((path, f"U+{ord(hit.group()):04X}"))
+    return found
 
 
 def no_control_characters(value: Any, info: ValidationInfo) -> Any:

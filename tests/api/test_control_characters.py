@@ -4,7 +4,9 @@ An Escape (``\\x1b``) or a Bell (``\\x07``) in a message, a conversation's title
 employee's name or other texts, an access token's name or a decision's reason is refused with
 422 ``invalid_request``: the field's error has the stable rule ``control_character`` and a
 sentence naming the field and the character. Nothing is written. Tabs and line breaks stay
-welcome where the text may have them (a message).
+welcome where the text may have them (a message). A tool call's arguments (a model's proposal,
+a person's edit) are held to the same rule by the tool's validation: ``invalid_args`` with rule
+``control_character`` at the argument's path, and no card for such a proposal.
 """
 
 from __future__ import annotations
@@ -108,3 +110,69 @@ async def test_a_decisions_reason_with_a_control_character_is_refused(server: Li
         _refused(response, "message", BEL)
     pending = (await server.client.get(f"/api/conversations/{conversation_id}/pending")).json()
     assert [c["id"] for c in pending] == [call_id]
+
+
+async def test_an_edit_whose_args_hold_a_control_character_is_refused_and_the_call_waits(
+    server: LiveServer,
+) -> None:
+    conversation_id = await server.new_conversation()
+    await server.say(conversation_id, "add a note fine")
+    log = await collect(server.client, conversation_id, until=terminals(1))
+    call_id = log.of("tool_call.interrupted")[0]["tool_call"]["id"]
+
+    response = await server.decide(call_id, type="edit", args={"text": f"fine{ESC}[2J"})
+
+    assert response.status_code == 422, response.text
+    error = response.json()["error"]
+    assert error["code"] == "invalid_args", error
+    assert error["details"]["errors"] == [
+        {
+            "path": ["text"],
+            "message": "Contains a control character (U+001B), which is not text: remove it.",
+            "rule": "control_character",
+        }
+    ]
+    pending = (await server.client.get(f"/api/conversations/{conversation_id}/pending")).json()
+    assert [(c["id"], c["decision"]) for c in pending] == [(call_id, None)]
+
+
+async def test_a_proposal_whose_args_hold_a_control_character_gets_no_card(
+    server: LiveServer,
+) -> None:
+    """The card would show the Escape as nothing: the call fails ``invalid_args`` instead."""
+    conversation_id = await server.new_conversation()
+    await server.say(conversation_id, 'use notes.add with {"text": "red\\u001b[31m"}')
+    log = await collect(server.client, conversation_id, until=terminals(1))
+
+    assert log.of("tool_call.interrupted") == []
+    detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+    [call] = [c for m in detail["messages"] for c in m.get("tool_calls") or []]
+    assert (call["status"], call["error"]["code"]) == ("failed", "invalid_args"), call
+    assert call["started_at"] is None
+    tool_texts = [m["content"] for m in detail["messages"] if m["role"] == "tool"]
+    assert any("control character (U+001B)" in text for text in tool_texts), tool_texts
+
+
+async def test_a_form_answer_hiding_a_control_character_in_its_json_is_refused(
+    server: LiveServer,
+) -> None:
+    """``"\\u001b"`` is six letters in the message, an Escape once the form's JSON is read."""
+    made = await server.client.post("/api/conversations", json={"employee": "scout"})
+    conversation_id = made.json()["id"]
+    await server.say(conversation_id, "Ask me for my details")
+    log = await collect(server.client, conversation_id, until=terminals(1))
+    call_id = log.of("tool_call.interrupted")[0]["tool_call"]["id"]
+    answer = '{"name": "Ann\\u001b[2J", "email": "ann@example.com"}'
+
+    response = await server.decide(call_id, type="respond", message=answer)
+
+    assert response.status_code == 422, response.text
+    error = response.json()["error"]
+    assert error["code"] == "invalid_args", error
+    assert [(e["path"], e["rule"]) for e in error["details"]["errors"]] == [
+        (["name"], "control_character")
+    ]
+    pending = (await server.client.get(f"/api/conversations/{conversation_id}/pending")).json()
+    assert [(c["id"], c["decision"]) for c in pending] == [(call_id, None)]
+    fine = await server.decide(call_id, type="respond", message=answer.replace("\\u001b", ""))
+    assert fine.status_code == 200, fine.text

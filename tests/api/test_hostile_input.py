@@ -248,3 +248,25 @@ async def test_a_body_that_is_not_json_is_415_and_nothing_is_stored(server: Live
         f"/api/conversations/{conversation_id}/cancel", headers={"content-type": "text/plain"}
     )
     assert response.status_code == 200, response.text
+
+
+async def test_a_json_body_that_cannot_even_be_decoded_is_422_json_invalid(
+    server: LiveServer,
+) -> None:
+    """Bytes that are not UTF-8 and arrays nested 50,000 deep get the answer of any bad JSON
+    (they got FastAPI's 400 "There was an error parsing the body"), and nothing is stored."""
+    conversation_id = await server.new_conversation()
+    path = f"/api/conversations/{conversation_id}"
+    for body in (
+        b'{"content": "caf\xe9"}',
+        b'{"content": "x", "a": ' + b"[" * 50_000 + b"]" * 50_000 + b"}",
+    ):
+        response = await server.client.post(
+            f"{path}/messages", content=body, headers={"content-type": "application/json"}
+        )
+        assert _code(response, 422) == "invalid_request"
+        [error] = response.json()["error"]["details"]["errors"]
+        assert (error["path"], error["rule"]) == (["body"], "json_invalid"), error
+        assert "cannot be read as JSON" in error["message"]
+    detail = (await server.client.get(path)).json()
+    assert detail["messages"] == [] and detail["last_event_seq"] == 0, detail

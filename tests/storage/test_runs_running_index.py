@@ -32,3 +32,15 @@ def test_the_sweep_has_no_parameter_the_partial_index_would_depend_on() -> None:
     compiled = _RUNNING_RUNS.compile()
     assert compiled.params == {}
     assert "runs.status = 'running'" in str(compiled)
+
+
+def test_runs_have_no_index_of_every_runs_owner(db_url: str) -> None:
+    # Migration 0020: runs are read by owner only among the running ones (ix_runs_running); an
+    # index of every run's owner was written on each step's hold of the run and grew with runs.
+    engine = sa.create_engine(db_url)
+    try:
+        indexes = sa.inspect(engine).get_indexes("runs")
+    finally:
+        engine.dispose()
+    on_owner = sorted(i["name"] or "" for i in indexes if "owner_id" in i["column_names"])
+    assert on_owner == ["ix_runs_running"]

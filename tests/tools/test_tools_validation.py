@@ -220,3 +220,36 @@ def test_field_errors_serialize_to_the_api_shape(registry, demo):
         "message": "Must be an integer.",
         "rule": "type",
     }
+
+
+@pytest.mark.parametrize("character", ["\x1b", "\x07", "\x01", "\x0b"])
+def test_a_control_character_in_any_string_fails_control_character_at_its_path(
+    registry, demo, character
+):
+    errors = registry.validate_args(demo, {"text": f"a{character}b", "items": [{"name": "ok"}]})
+
+    code = f"U+{ord(character):04X}"
+    assert errors == [
+        FieldError(
+            path=["text"],
+            message=f"Contains a control character ({code}), which is not text: remove it.",
+            rule="control_character",
+        )
+    ]
+
+
+def test_control_characters_are_found_in_nested_values_and_keys_whatever_the_schema(
+    registry, make_tool
+):
+    free = registry.register(make_tool(input_schema={"type": "object"}))
+
+    errors = registry.validate_args(free, {"a": [{"b": "\x1b[2J"}], "k\x07": 1})
+
+    assert [(e.path, e.rule) for e in errors] == [
+        (["a", 0, "b"], "control_character"),
+        (["k\x07"], "control_character"),
+    ]
+
+
+def test_tabs_and_line_breaks_are_not_control_characters_here(registry, demo):
+    assert registry.validate_args(demo, {"text": "a\tb\r\nc"}) == []

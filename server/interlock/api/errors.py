@@ -74,6 +74,10 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         path = request.url.path
+        if exc.status_code == 400 and exc.detail == _UNREADABLE_BODY:
+            # FastAPI's answer to a JSON body its decoder could not even read (bytes that are
+            # not UTF-8, arrays nested thousands deep): the same answer as any JSON error.
+            return JSONResponse(error_body(_unreadable_json()), status_code=422)
         if exc.status_code in (404, 405) and path.startswith("/api/"):
             # The web client's static mount answers every method on a path no API route
             # took: 405 for most, 404 for GET and HEAD. Under /api/ the routes decide: a
@@ -110,6 +114,27 @@ def install_error_handlers(app: FastAPI) -> None:
         log.exception("database error")
         internal = InterlockError("Internal error.")
         return JSONResponse(error_body(internal), status_code=500)
+
+
+_UNREADABLE_BODY = "There was an error parsing the body"
+"""FastAPI's 400 detail when decoding a JSON body raised something else than a syntax error."""
+
+
+def _unreadable_json() -> InterlockError:
+    return InterlockError(
+        "The request is not valid.",
+        code="invalid_request",
+        details={
+            "errors": [
+                {
+                    "path": ["body"],
+                    "message": "The body cannot be read as JSON: it is not UTF-8 text, or it is "
+                    "nested too deeply.",
+                    "rule": "json_invalid",
+                }
+            ]
+        },
+    )
 
 
 _METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")

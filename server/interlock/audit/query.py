@@ -185,7 +185,10 @@ def audit_page(
 def export_csv(
     db: Database, registry: ToolRegistry, viewer: User, flt: AuditFilter
 ) -> Iterator[str]:
-    """Yield the CSV export (header first, then every matching record, oldest first)."""
+    """Yield the CSV export (header first, then every matching record, oldest first).
+
+    A text cell a spreadsheet would run as a formula gets a ``'`` first (:func:`spreadsheet_safe`).
+    """
     buffer = io.StringIO()
     writer = csv.writer(buffer)
 
@@ -194,6 +197,9 @@ def export_csv(
         buffer.seek(0)
         buffer.truncate()
         return text
+
+    def write(cells: tuple[Any, ...]) -> None:
+        writer.writerow([spreadsheet_safe(cell) for cell in cells])
 
     writer.writerow(CSV_COLUMNS)
     yield flush()
@@ -214,7 +220,7 @@ def export_csv(
             return
         for row in rows:
             out = record_out(row, registry, names, clients)
-            writer.writerow(
+            write(
                 (
                     out.seq,
                     out.created_at.isoformat(),
@@ -312,6 +318,22 @@ def _client_names(session: Session, rows: list[AuditRecord]) -> dict[str, str]:
         )
     ).all()
     return {call_id: name for call_id, name in found if name is not None}
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""First characters that make a spreadsheet read a cell as a formula (OWASP's CSV injection)."""
+
+
+def spreadsheet_safe(cell: Any) -> Any:
+    """Return ``cell``, with a ``'`` before a text that a spreadsheet would run as a formula.
+
+    A reason a person typed (``=HYPERLINK(...)``), an MCP client's name or a user name reaches
+    whoever opens the export in a spreadsheet; the quote makes it shown as the text it is.
+    Numbers and other texts are returned unchanged.
+    """
+    if isinstance(cell, str) and cell.startswith(FORMULA_STARTS):
+        return "'" + cell
+    return cell
 
 
 def _json_cell(value: Any) -> str:

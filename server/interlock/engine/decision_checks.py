@@ -10,6 +10,7 @@ applies a decision that passed them.
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -21,6 +22,7 @@ from interlock.request_body import RequestBody
 from interlock.storage import DecisionType, ToolCall
 from interlock.text import check_storable, no_control_characters
 from interlock.tools import FieldError, Tool
+from interlock.tools.schema import control_character_errors
 
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
@@ -142,9 +144,21 @@ def check_shape(body: DecisionIn) -> None:
 
 
 def response_errors(tool: Tool | None, args: Any, message: str) -> list[FieldError]:
-    """Run ``tool.check_response(args, message)``; a check that raises refuses the answer."""
+    """Run ``tool.check_response(args, message)``; a check that raises refuses the answer.
+
+    An answer in JSON (a form's values) is also refused when a value holds a control character
+    once decoded (``"\\u001b"`` in the JSON text): the message's own check sees only the
+    escape's letters.
+    """
     if tool is None or tool.check_response is None:
         return []
+    try:
+        decoded = json.loads(message)
+    except ValueError:
+        decoded = None
+    hidden = control_character_errors(decoded) if isinstance(decoded, dict | list) else []
+    if hidden:
+        return hidden
     try:
         return list(tool.check_response(args if isinstance(args, dict) else {}, message))
     except Exception as exc:

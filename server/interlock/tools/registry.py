@@ -36,6 +36,7 @@ from interlock.tools.registration import (
 )
 from interlock.tools.schema import (
     check_format_checkers,
+    control_character_errors,
     field_errors,
     is_finite_number,
     make_validator,
@@ -312,7 +313,7 @@ class ToolRegistry(ToolGroups):
         validator = self._input_validators.get(tool.name)
         if validator is None or self._tools.get(tool.name) is not tool:
             validator = make_validator(tool.input_schema)
-        errors = field_errors(validator, args)
+        errors = field_errors(validator, args) + control_character_errors(args)
         if errors or tool.check_args is None:
             return errors
         try:

@@ -149,7 +149,9 @@ class Run(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     finished_at: datetime | None = None
     # The worker driving the run (see Worker); another takes it over when its lease lapses.
-    owner_id: str | None = Field(default=None, max_length=64, index=True)
+    # Read by owner only among the running runs (ix_runs_running; migration 0020 dropped the
+    # index of every run's owner).
+    owner_id: str | None = Field(default=None, max_length=64)
     # Set by a cancel that reached another worker; the owner sees it and cancels.
     cancel_requested: bool = Field(
         default=False, sa_column=Column(Boolean, nullable=False, server_default=false())

@@ -30,6 +30,7 @@ from interlock.tools.schema.rules import (
 )
 from interlock.tools.schema.validation import (
     MAX_MESSAGE_CHARS,
+    control_character_errors,
     field_errors,
     is_finite_number,
     make_validator,
@@ -45,6 +46,7 @@ __all__ = [
     "SchemaRuleError",
     "check_format_checkers",
     "check_schema_rules",
+    "control_character_errors",
     "field_errors",
     "is_finite_number",
     "make_validator",

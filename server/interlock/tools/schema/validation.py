@@ -15,6 +15,7 @@ from typing import Any
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from referencing import Registry
 
+from interlock.storage.text import CONTROL_CHARACTER, control_characters
 from interlock.tools.base import FieldError
 from interlock.tools.schema.formats import FORMAT_CHECKER
 
@@ -43,6 +44,24 @@ def cut_message(message: str) -> str:
     if len(message) <= MAX_MESSAGE_CHARS:
         return message
     return message[: MAX_MESSAGE_CHARS - 1] + "…"
+
+
+def control_character_errors(args: Any) -> list[FieldError]:
+    """Return one error per string of ``args`` (keys included) holding a C0 control character
+    other than tab and line breaks (Escape, Bell...), whichever schema the tool has.
+
+    A card shows such a character as nothing at all, so the person would approve text that is
+    not what they read; models get the error like any other (rule ``control_character``), and
+    a person's edit is refused with it.
+    """
+    return [
+        FieldError(
+            path=path,
+            message=f"Contains a control character ({code}), which is not text: remove it.",
+            rule=CONTROL_CHARACTER,
+        )
+        for path, code in control_characters(args)
+    ]
 
 
 def _sort_key(error: FieldError) -> tuple[Any, ...]:
