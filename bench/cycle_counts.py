@@ -1,6 +1,7 @@
 """Database work of one fresh HITL cycle: transactions, statements and sessions, by kind.
 
     python bench/cycle_counts.py [--cycles 5] [--database-url URL] [--show-statements]
+                                 [--trace CALLER]
 
 Serves Interlock in this process (SQLite in a temporary directory unless ``--database-url``),
 runs a few warm-up cycles, then counts over ``--cycles`` fresh cycles (new conversation, its
@@ -10,7 +11,10 @@ On PostgreSQL also the round trips: each ``BEGIN`` sent alone (none since
 :mod:`interlock.storage.pg_begin`), each statement sent on its own, each batch of
 :mod:`interlock.storage.write_behind` (queued writes, ``send``, ``COMMIT``) and of the audit
 chain's append, each ``COMMIT`` or ``ROLLBACK`` sent alone (a read-only
-transaction's ``COMMIT`` too) and each ``NOTIFY``.
+transaction's ``COMMIT`` too) and each ``NOTIFY``, also by the caller of the session they were
+made in (background sweeps that ran meanwhile show as theirs, or as ``(no session)``), and
+with ``--trace CALLER`` one by one, in order, for the sessions whose caller contains CALLER
+(``--trace decisions``: what each of a decision's round trips carried).
 Figures are per cycle. Not part of ``make bench``: a tool for reading where the work goes.
 """
 
@@ -19,7 +23,9 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import threading
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +51,20 @@ class Counts:
         self.sessions: Counter[str] = Counter()
         self.trips: Counter[str] = Counter()
         """PostgreSQL round trips, by kind."""
+        self.trips_by_session: Counter[str] = Counter()
+        """PostgreSQL round trips, by the caller of the session they were made in."""
+        self.current = threading.local()
+        """``label``: the caller of the thread's open session (None outside one)."""
+
+        self.trace: list[tuple[str, str, str]] = []
+        """Every round trip counted: ``(session's caller, kind, what went out)``."""
+
+    def trip(self, kind: str, what: str = "") -> None:
+        """Count one PostgreSQL round trip of ``kind`` (``what``: a statement's text)."""
+        label = getattr(self.current, "label", None) or "(no session)"
+        self.trips[kind] += 1
+        self.trips_by_session[label] += 1
+        self.trace.append((label, kind, what))
 
 
 def instrument(services: Any, counts: Counts) -> None:
@@ -74,11 +94,22 @@ def instrument(services: Any, counts: Counts) -> None:
     original = db.session
 
     def session() -> Any:
+        caller = sys._getframe(1)
+        module = str(caller.f_globals.get("__name__", "?")).removeprefix("interlock.")
+        label = f"{module}.{caller.f_code.co_name}"
         if counts.on:
-            caller = sys._getframe(1)
-            module = str(caller.f_globals.get("__name__", "?")).removeprefix("interlock.")
-            counts.sessions[f"{module}.{caller.f_code.co_name}"] += 1
-        return original()
+            counts.sessions[label] += 1
+        return labelled(label)
+
+    @contextmanager
+    def labelled(label: str) -> Any:
+        outer = getattr(counts.current, "label", None)
+        counts.current.label = label
+        try:
+            with original() as opened:
+                yield opened
+        finally:
+            counts.current.label = outer
 
     db.session = session
 
@@ -103,20 +134,22 @@ def count_round_trips(services: Any, counts: Counts) -> None:
     def count_begin(conn: Any) -> None:
         driver = conn.connection.driver_connection
         if begin_alone and driver.info.transaction_status == TransactionStatus.IDLE:
-            counts.trips["BEGIN"] += 1
+            counts.trip("BEGIN")
 
     @event.listens_for(engine, "before_cursor_execute")
-    def _statement(conn: Any, *_args: Any) -> None:
-        if counts.on and (capture is None or capture not in conn.info):
+    def _statement(conn: Any, cursor: Any, statement: str, *_args: Any) -> None:
+        # A statement queued (storage.write_behind) goes out with a batch, counted below.
+        if counts.on and cursor is not None and (capture is None or capture not in conn.info):
             count_begin(conn)
-            counts.trips["statement"] += 1
+            queued = len(conn.info.get(getattr(write_behind, "_QUEUE", ""), ()))
+            counts.trip("statement", f"{queued} queued + {' '.join(statement.split())[:90]}")
 
     def counted_end(end: Any, kind: str) -> Any:
         """``psycopg.Connection.commit`` or ``rollback``, counted when it sends something."""
 
         def counted(driver: Any) -> None:
             if counts.on and driver.info.transaction_status != TransactionStatus.IDLE:
-                counts.trips[kind] += 1
+                counts.trip(kind)
             end(driver)
 
         return counted
@@ -133,7 +166,10 @@ def count_round_trips(services: Any, counts: Counts) -> None:
         if counts.on:
             count_begin(connection)
             carries_commit = bool(queue) and queue[-1][0] == "COMMIT"
-            counts.trips["batch with COMMIT" if carries_commit else "batch"] += 1
+            counts.trip(
+                "batch with COMMIT" if carries_commit else "batch",
+                " | ".join(" ".join(str(entry[0]).split())[:40] for entry in queue),
+            )
         return run(connection, queue, **kwargs)
 
     write_behind._run = counted_run  # type: ignore[assignment]
@@ -142,7 +178,11 @@ def count_round_trips(services: Any, counts: Counts) -> None:
     def counted_append(session: Any, pending: Any, *, commit: bool) -> None:
         if counts.on:
             count_begin(session.connection())
-            counts.trips["audit batch with COMMIT" if commit else "audit batch"] += 1
+            queued = len(session.connection().info.get(getattr(write_behind, "_QUEUE", ""), ()))
+            counts.trip(
+                "audit batch with COMMIT" if commit else "audit batch",
+                f"{queued} queued + lock + {len(pending)} records",
+            )
         append(session, pending, commit=commit)
 
     chain.append_in_database = counted_append  # type: ignore[assignment]
@@ -152,7 +192,7 @@ def count_round_trips(services: Any, counts: Counts) -> None:
 
         def counted_send(channel: str, payloads: list[str]) -> bool:
             if counts.on and payloads:
-                counts.trips["NOTIFY"] += 1
+                counts.trip("NOTIFY")
             return bool(send(channel, payloads))
 
         notifier.send = counted_send  # type: ignore[method-assign]
@@ -188,6 +228,12 @@ def main() -> None:
         "--database-url", default=None, help="a migrated database (default: SQLite)"
     )
     parser.add_argument("--show-statements", action="store_true")
+    parser.add_argument(
+        "--trace",
+        default=None,
+        metavar="CALLER",
+        help="PostgreSQL: list the round trips of sessions whose caller contains CALLER",
+    )
     args = parser.parse_args()
     counts = run_async(measure(args.database_url, args.cycles))
     n = args.cycles
@@ -205,9 +251,18 @@ def main() -> None:
             f"  PostgreSQL round trips: {sum(counts.trips.values()) / n:.1f}  "
             + "  ".join(f"{k} {v / n:.1f}" for k, v in counts.trips.most_common())
         )
+    if counts.trips_by_session:
+        print("  PostgreSQL round trips by session (its caller):")
+        for name, value in counts.trips_by_session.most_common():
+            print(f"    {value / n:5.1f}  {name}")
     print(f"  sessions: {sum(counts.sessions.values()) / n:.1f}")
     for name, value in counts.sessions.most_common():
         print(f"    {value / n:5.1f}  {name}")
+    if args.trace is not None:
+        print(f"  round trips of sessions of {args.trace!r} (all {n} cycles), in order:")
+        for label, kind, what in counts.trace:
+            if args.trace in label:
+                print(f"    {label}: {kind}: {what}")
     if args.show_statements:
         for text, value in counts.texts.most_common():
             print(f"    {value / n:5.1f}  {text}")

@@ -134,6 +134,7 @@ def list_notes(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         "properties": {
             "text": {
                 "type": "string",
+                "title": "Note",
                 "minLength": 1,
                 "maxLength": MAX_NOTE_CHARS,
                 "pattern": r"\S",
@@ -164,8 +165,8 @@ def add_note(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         "properties": {
             "id": {
                 "type": "integer",
-                "minimum": 1,
                 "title": "Note number",
+                "minimum": 1,
                 "description": "The note's id, as in '#3'.",
             }
         },

@@ -176,3 +176,23 @@ async def test_a_form_answer_hiding_a_control_character_in_its_json_is_refused(
     assert [(c["id"], c["decision"]) for c in pending] == [(call_id, None)]
     fine = await server.decide(call_id, type="respond", message=answer.replace("\\u001b", ""))
     assert fine.status_code == 200, fine.text
+
+
+async def test_a_grant_for_args_holding_a_control_character_is_refused(server: LiveServer) -> None:
+    conversation_id = await server.new_conversation()
+    body = {
+        "tool": "notes.add",
+        "scope": "conversation",
+        "conversation_id": conversation_id,
+        "args": {"text": f"a{ESC}b"},
+    }
+
+    response = await server.client.post("/api/grants", json=body)
+
+    assert response.status_code == 422, response.text
+    error = response.json()["error"]
+    assert error["code"] == "invalid_args", error
+    assert [(e["path"], e["rule"]) for e in error["details"]["errors"]] == [
+        (["text"], "control_character")
+    ]
+    assert (await server.client.get("/api/grants")).json() == []

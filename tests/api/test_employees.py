@@ -255,6 +255,7 @@ async def test_field_errors_read_as_words_for_the_admin_not_pydantic_prefixes(te
         ({"model": "no-colon"}, "The model must have the form", "server's model"),
         ({"slug": "Help Desk"}, "slug: lowercase letters", ""),
         ({"approval_timeout_s": 0}, "approval_timeout_s must be a number of seconds", ""),
+        ({"approval_timeout_s": -1}, "approval_timeout_s must be", "(2,592,000 seconds)"),
     ]
     for change, starts, mentions in cases:
         response = await team.admin.post("/api/employees", json=_new_employee(**change))

@@ -137,7 +137,7 @@ async def test_engine_a_start_answers_while_decided_pauses_are_still_resuming(
         # The server stops between each decision and its resume: record, do not resume
         # (neither with the decision, nor after it, nor in a periodic sweep that finds the
         # decided pause once it is older than the lease: a slow machine gets there).
-        monkeypatch.setattr(decisions, "claim_resume_in", lambda *args: None)
+        monkeypatch.setattr(decisions, "resume_claim", lambda *args: None)
         monkeypatch.setattr(server.services.engine, "schedule_resume", lambda *args: None)
 
         async def no_resume(*_args: object) -> None:

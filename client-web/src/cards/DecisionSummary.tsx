@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import type { DecisionOut, ToolCallOut } from "../api/types";
+import { useAppData } from "../state/appData";
 import { ArgsDiff } from "./diff/ArgsDiff";
 import { notRun, whenText } from "./status/status";
 
@@ -24,10 +25,13 @@ export function decisionText(d: DecisionOut, answer?: string | null, rejected = 
   }
 }
 
-/** "by ann at 10:42" (who decided, when), or "at 10:42" when the server did not say who. */
-export function decidedBy(d: DecisionOut, now?: Date): string {
+/**
+ * "by ann at 10:42" (who decided, when), "by you at 10:42" when the viewer (`meId`) decided (as
+ * the operation log says it), or "at 10:42" when the server did not say who.
+ */
+export function decidedBy(d: DecisionOut, now?: Date, meId?: string | null): string {
   const when = whenText(d.created_at, now);
-  const who = d.user_name ? `by ${d.user_name}` : "";
+  const who = meId && d.user_id === meId ? "by you" : d.user_name ? `by ${d.user_name}` : "";
   return [who, when && `at ${when}`].filter(Boolean).join(" ");
 }
 
@@ -47,11 +51,12 @@ interface Props {
 
 /** The recorded decision (from server state): what, who and when, and for an edit its diff. */
 export function DecisionSummary({ call, showArgs = true, schema, answer, rejected, children }: Props) {
+  const { me } = useAppData();
   const d = call.decision;
   if (!d) return null;
   const executed = call.executed_args ?? (d.type === "edit" ? d.args : null);
   const proposed = d.proposed_args ?? call.proposed_args;
-  const by = decidedBy(d);
+  const by = decidedBy(d, undefined, me?.id);
   return (
     <div className={`decision decision-${d.type}`}>
       <p data-testid="decision" data-decision-type={d.type}>

@@ -1,5 +1,6 @@
 /**
- * One row per tool call: title, status in words, a readable one-line summary of its args,
+ * One row per tool call: title, status in words, what it does in one line (the tool's own
+ * sentence when it has one, "Add a note: “buy milk”"; else its args labelled from the schema),
  * the result (long results fold, see FoldedText), and its card when it has one. A frontend
  * call waiting for the browser is run from here (see cards/frontend/runner).
  */
@@ -17,6 +18,7 @@ import { GrantNote } from "../permissions/GrantNote";
 import { toolTitle, useAppData } from "../state/appData";
 import { LOAD_SKILL, skillLoadedText } from "../state/skillLoaded";
 import { useConversationActions } from "../state/conversationActions";
+import { confirmationSummary } from "../state/opLog";
 import { FoldedText, needsFold } from "./FoldedText";
 import { ViewJson } from "./JsonView";
 
@@ -41,8 +43,8 @@ export function ToolCallRow({ call, toolMessage }: { call: ToolCallOut; toolMess
         <span className="tool-title">{toolTitle(tools, call.name, call.title)}</span>
         <StatusBadge call={call} />
         {!card && (
-          <span className="tool-args" title="Arguments">
-            {args != null ? argsSummary(tool?.input_schema, args) : ""}
+          <span className="tool-args" title="Arguments" data-testid="tool-args">
+            {confirmationSummary(call) ?? (args != null ? argsSummary(tool?.input_schema, args) : "")}
           </span>
         )}
         {!card && args != null && (

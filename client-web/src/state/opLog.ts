@@ -62,9 +62,7 @@ export function callSummary(
   tools: Record<string, ToolOut>,
   limit = SUMMARY_CHARS,
 ): string {
-  // The confirmation describes the proposal: an edited call ran with other args, so it is
-  // said from those ("Add a note: buy milk", not the proposed "“buy bread”").
-  const summary = edited(call) ? null : call.confirmation?.summary;
+  const summary = confirmationSummary(call);
   if (summary) return oneLine(summary, limit);
   const question = questionText(call);
   if (question) return oneLine(question, limit);
@@ -109,6 +107,15 @@ export function questionText(call: Pick<ToolCallOut, "name" | "executed_args" | 
     return names.length ? `${title}: ${names.join(", ")}` : title;
   }
   return null;
+}
+
+/**
+ * The tool's own sentence for the call ("Delete note #2: “buy milk”"), or null when it has
+ * none or when it no longer says what ran: the confirmation describes the proposal, and an
+ * edited call ran with other args ("Add a note: buy milk", not the proposed "“buy bread”").
+ */
+export function confirmationSummary(call: Pick<ToolCallOut, "confirmation" | "executed_args" | "proposed_args">): string | null {
+  return edited(call) ? null : call.confirmation?.summary || null;
 }
 
 function edited(call: Pick<ToolCallOut, "executed_args" | "proposed_args">): boolean {

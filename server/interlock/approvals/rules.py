@@ -51,7 +51,7 @@ def approval_timeout_problem(value: object) -> str | None:
     ):
         return (
             "approval_timeout_s must be a number of seconds above 0 and at most 30 days "
-            f"({MAX_APPROVAL_TIMEOUT_S:g}), got {value!r}"
+            f"({MAX_APPROVAL_TIMEOUT_S:,.0f} seconds), got {value!r}"
         )
     return None
 

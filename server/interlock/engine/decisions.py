@@ -35,7 +35,7 @@ from interlock.engine.decision_read import read_call_to_decide
 from interlock.engine.expiry import expire_call
 from interlock.engine.outside import MCP_CHANNEL
 from interlock.engine.records import view
-from interlock.engine.resumes import claim_resume_in
+from interlock.engine.resumes import claim_resume_in, resume_claim, settle_resume_claim
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, Forbidden, NotFound
 from interlock.permissions import actions_on, create_grant, is_action
@@ -51,7 +51,7 @@ from interlock.storage import (
 from interlock.storage.models import utcnow
 from interlock.storage.rows import insert_rows, insert_statement, new_row
 from interlock.storage.views import ToolCallOut
-from interlock.storage.write_behind import send
+from interlock.storage.write_behind import Sent, send
 from interlock.streaming.events import ToolCallApproved, ToolCallDecided
 
 __all__ = ["MAX_DECISION_MESSAGE_CHARS", "DecisionIn", "decide", "remember"]
@@ -213,17 +213,34 @@ def _record(
             proposed_args=call.proposed_args,
         )
         params = {"call_id": call.id, "now": now}
+        claim = (
+            resume_claim(engine, call.conversation_id, call.message_id, found.others_wait)
+            if not several and conversation.channel != MCP_CHANNEL
+            else None
+        )
+        sent: list[Sent] = []
         try:
             if several:
                 locked = session.connection().execute(_LOCK_UNDECIDED, params).rowcount
-            else:  # the decision goes with the lock (one round trip), undone when refused
-                lock = (_DECIDE_UNDECIDED, params)
-                locked = send(session, lock, insert_statement(decision))[0].rowcount
+            else:
+                # One round trip: the decision goes with the lock, the conversation's event
+                # sequence is held (its events are numbered without a trip of their own) and
+                # the resume run claims the conversation; all undone when the lock is refused.
+                sent = send(
+                    session,
+                    (_DECIDE_UNDECIDED, params),
+                    insert_statement(decision),
+                    engine.bus.hold_seq(call.conversation_id),
+                    *(claim[1] if claim is not None else ()),
+                )
+                locked = sent[0].rowcount
         except IntegrityError:  # decided meanwhile (or the call deleted): refused below
             locked = 0
         if locked != 1:
             session.rollback()
             raise _refusal(engine, tool_call_id, now)
+        if sent:
+            engine.bus.held(session, call.conversation_id, sent[2])
         if several:
             given = _add_approval(session, call, user_id)
             if given < call.approvals_required:
@@ -267,13 +284,14 @@ def _record(
         )
         # The last decision awaited resumes the run in this transaction: ``run.started``
         # goes out with ``tool_call.decided`` while the run's steps wait for their turn.
-        run_id = (
-            claim_resume_in(
+        if claim is not None:  # claimed with the lock: settled from what it returned
+            run_id = settle_resume_claim(engine, session, claim[0], *sent[3:5])
+        elif several and conversation.channel != MCP_CHANNEL:
+            run_id = claim_resume_in(
                 engine, session, call.conversation_id, call.message_id, found.others_wait
             )
-            if conversation.channel != MCP_CHANNEL
-            else None
-        )
+        else:
+            run_id = None
         engine.bus.commit(session)
         if run_id is not None:
             engine.spawn_soon(run_id, call.conversation_id, conversation.owner_id, start="tools")

@@ -24,8 +24,9 @@ from interlock.errors import Conflict, NotFound
 from interlock.permissions import start_switch
 from interlock.storage import Conversation, Message, MessageRole, Run
 from interlock.storage.models import utcnow
-from interlock.storage.rows import insert_rows, new_row
+from interlock.storage.rows import defer_rows, insert_rows, new_row
 from interlock.storage.views import message_out
+from interlock.storage.write_behind import defer
 from interlock.streaming.events import MessageCompleted, RunStarted
 from interlock.text import short_label
 
@@ -103,7 +104,11 @@ def store_message(
         run = new_row(
             Run, conversation_id=conversation_id, trigger="message", owner_id=engine.worker_id
         )
-        claimed, _ = claim_conversation(session, conversation_id, run.id)
+        # The conversation's event sequence is held with the claim (same row, same round
+        # trip): this transaction's events are numbered without a bump of their own.
+        claimed, (held,) = claim_conversation(
+            session, conversation_id, run.id, engine.bus.hold_seq(conversation_id)
+        )
         if not claimed:
             if (
                 session.connection().execute(_OWNED, {"conversation_id": conversation_id}).first()
@@ -115,6 +120,7 @@ def store_message(
                 "A run is active in this conversation; wait for it or cancel it.",
                 code="run_active",
             )
+        engine.bus.held(session, conversation_id, held)
         engine.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="message"))
         cancel_open_calls(
             session,
@@ -132,12 +138,14 @@ def store_message(
             role=MessageRole.user,
             content=content,
         )
-        insert_rows(session, [run, message])
+        defer_rows(session, [run])  # sent with the message's insert (one round trip)
+        insert_rows(session, [message])
         title = conversation.title
         if title == "New conversation":
             title = short_label(content, TITLE_LENGTH) or title
-        session.connection().execute(
-            _TOUCH, {"conversation_id": conversation_id, "title": title, "now": utcnow()}
+        # Sent with the events and the COMMIT (nothing reads its row count).
+        defer(
+            session, _TOUCH, {"conversation_id": conversation_id, "title": title, "now": utcnow()}
         )
         assert message.id is not None
         engine.bus.stage(

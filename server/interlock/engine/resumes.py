@@ -133,19 +133,57 @@ def claim_resume_in(
     """
     if others_wait is None:
         others_wait = _waiting(session, message_id)
+    claim = resume_claim(engine, conversation_id, message_id, others_wait)
+    if claim is None:
+        return None
+    run, statements = claim
+    claimed, busy = send(session, *statements)
+    return settle_resume_claim(engine, session, run, claimed, busy)
+
+
+def resume_claim(
+    engine: Engine, conversation_id: str, message_id: int, others_wait: bool
+) -> tuple[Run, list[tuple[Executable, Params]]] | None:
+    """The statements of :func:`claim_resume_in`, for a caller that sends them itself with
+    other statements of its transaction (:func:`~interlock.storage.write_behind.send`): the
+    claim, then the read of whether anything of ``message_id`` waits or answered it.
+
+    Args:
+        engine: The engine.
+        conversation_id: The conversation.
+        message_id: The assistant message whose calls were decided.
+        others_wait: Whether another call of the message still waits for its person (read
+            in the caller's transaction).
+
+    Returns:
+        The resume run (not written yet) and the two ``(statement, parameters)`` pairs, to be
+        sent in this order and their results passed to :func:`settle_resume_claim`; None
+        when ``others_wait`` (nothing to claim).
+    """
     if others_wait:  # cheap first: another call of the message waits
         return None
     run = new_row(Run, conversation_id=conversation_id, trigger="resume", owner_id=engine.worker_id)
-    claimed, (busy,) = claim_conversation(
-        session, conversation_id, run.id, _waiting_or_answered(conversation_id, message_id)
-    )
-    if not claimed:
+    claim = (CLAIM, {"conversation_id": conversation_id, "run_id": run.id})
+    return run, [claim, _waiting_or_answered(conversation_id, message_id)]
+
+
+def settle_resume_claim(
+    engine: Engine, session: Session, run: Run, claimed: Sent, busy: Sent
+) -> str | None:
+    """Finish a claim of :func:`resume_claim` from what its statements returned: the run is
+    written with the transaction's ``COMMIT`` and ``run.started`` staged, or a claim that
+    found the message waiting or answered is undone (the caller's own writes stay).
+
+    Returns:
+        The new run's id, or None (the caller resumes later, as without the claim).
+    """
+    if claimed.rowcount != 1:
         return None
     if busy.scalar():  # read once the claim held the conversation: see claim_resume
-        defer(session, _UNCLAIM, {"conversation_id": conversation_id, "run_id": run.id})
+        defer(session, _UNCLAIM, {"conversation_id": run.conversation_id, "run_id": run.id})
         return None
     defer_rows(session, [run])  # sent with the events, at the commit (PostgreSQL)
-    engine.bus.stage(session, conversation_id, RunStarted(run_id=run.id, trigger="resume"))
+    engine.bus.stage(session, run.conversation_id, RunStarted(run_id=run.id, trigger="resume"))
     return run.id
 
 

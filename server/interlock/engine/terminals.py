@@ -12,7 +12,7 @@ from interlock.engine.records import cancel_open_calls, latest_assistant_calls
 from interlock.errors import InterlockError, error_body
 from interlock.storage import Conversation, Run, RunStatus, ToolCallStatus
 from interlock.storage.models import utcnow
-from interlock.storage.write_behind import defer
+from interlock.storage.write_behind import defer, send
 from interlock.streaming import EventBus
 from interlock.streaming.events import RunCancelled, RunCompleted, RunFailed, RunPaused
 from interlock.tools import ToolRegistry
@@ -106,19 +106,20 @@ def stage_end(
     # and the run's own end, or two cancels) exactly one gets the row; the other's UPDATE
     # waits for that commit, then matches nothing.
     failed = status == RunStatus.failed and error is not None
-    connection = session.connection()
     now = utcnow()
-    claimed = connection.execute(
-        _END_RUN,
-        {
-            "run_id": run_id,
-            "new_status": str(status),
-            "now": now,
-            "code": error.code if failed and error else None,
-            "message": error.message if failed and error else None,
-        },
-    ).rowcount
-    if claimed != 1:
+    params = {
+        "run_id": run_id,
+        "new_status": str(status),
+        "now": now,
+        "code": error.code if failed and error else None,
+        "message": error.message if failed and error else None,
+    }
+    # The conversation's event sequence is held in the same round trip (after the run's row,
+    # the order every writer takes them in): the terminal event is numbered without a trip
+    # of its own, its bump sent with the COMMIT (EventBus.hold_seq).
+    claimed, held = send(session, (_END_RUN, params), bus.hold_seq(conversation_id))
+    bus.held(session, conversation_id, held)
+    if claimed.rowcount != 1:
         return False
     terminal: Any
     if status == RunStatus.paused:

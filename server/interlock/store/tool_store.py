@@ -17,6 +17,7 @@ from sqlmodel import Session, col, select
 
 from interlock.storage import Database, StoreChange, StoreEntry, ToolCall
 from interlock.storage.models import utcnow
+from interlock.storage.write_behind import defer
 from interlock.tools.base import ToolError
 
 UNDO_AVAILABLE = "available"
@@ -123,8 +124,11 @@ class ToolStore:
                 },
             ).inserted_primary_key
             assert change is not None
-            connection.execute(_UNDO_AVAILABLE, {"call_id": self.tool_call_id})
-            connection.execute(
+            # Nothing reads these two writes' results: on PostgreSQL they go out with the
+            # COMMIT, in its round trip (storage.write_behind).
+            defer(session, _UNDO_AVAILABLE, {"call_id": self.tool_call_id})
+            defer(
+                session,
                 _SET_ENTRY,
                 {
                     "entry_id": entry_id,

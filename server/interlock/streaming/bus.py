@@ -37,31 +37,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, insert, update
+from sqlalchemy import bindparam, insert
 from sqlalchemy import event as sa_event
 from sqlalchemy import select as sa_select
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session
 
-from interlock.storage import Conversation, Database, Event
+from interlock.storage import Database, Event
 from interlock.storage.db import defer_to_caller
 from interlock.storage.models import utcnow
 from interlock.storage.pg_notify import WithCommit, forget_with_commit, notify_with_commit
-from interlock.storage.write_behind import defer, send
+from interlock.storage.write_behind import defer
+from interlock.streaming import sequences
 from interlock.streaming.announce import announcements
 from interlock.streaming.events import StreamEvent
 
 SUBSCRIBER_QUEUE_SIZE = 2_000
 
-# Prebuilt Core statements: an event is published per token, so the ORM's per-statement
-# overhead (about 8x the database's own time here) is avoided on this path.
-_conversations = Conversation.__table__  # type: ignore[attr-defined]
-_BUMP_SEQ = (
-    update(_conversations)
-    .where(_conversations.c.id == bindparam("conversation_id"))
-    .values(last_event_seq=_conversations.c.last_event_seq + bindparam("count"))
-    .returning(_conversations.c.last_event_seq)
-)
+# Prebuilt Core statements (an event is published per token: the ORM's overhead is avoided).
 _INSERT_EVENT = insert(Event.__table__)  # type: ignore[attr-defined]
 _events = Event.__table__  # type: ignore[attr-defined]
 _REPLAY = (
@@ -152,6 +145,12 @@ class EventBus:
             staged = session.info[_STAGED_KEY] = []
         staged.append((conversation_id, event))
 
+    hold_seq = staticmethod(sequences.hold_seq)
+    """The read that holds a conversation's event sequence with a round trip the transaction
+    makes anyway (:mod:`~interlock.streaming.sequences`)."""
+    held = staticmethod(sequences.held)
+    """Record what :attr:`hold_seq` read (:mod:`~interlock.streaming.sequences`)."""
+
     def commit(self, session: Session) -> None:
         """Write the staged events, commit ``session``, then deliver the events.
 
@@ -207,20 +206,13 @@ class EventBus:
         counts: dict[str, int] = {}
         for conversation_id, _event in pending:
             counts[conversation_id] = counts.get(conversation_id, 0) + 1
-        bumps = [
-            (_BUMP_SEQ, {"conversation_id": conversation_id, "count": count})
-            for conversation_id, count in counts.items()
-        ]
+        lasts = sequences.take(session, counts)
         next_seq: dict[str, int] = {}
         ranges: dict[str, tuple[int, int]] = {}
-        for (conversation_id, count), bumped in zip(
-            counts.items(), send(session, *bumps), strict=True
-        ):
-            last = bumped.scalar()
-            if last is None:
-                raise LookupError(f"conversation {conversation_id} does not exist")
-            next_seq[conversation_id] = int(last) - count + 1
-            ranges[conversation_id] = (int(last) - count + 1, int(last))
+        for conversation_id, count in counts.items():
+            last = lasts[conversation_id]
+            next_seq[conversation_id] = last - count + 1
+            ranges[conversation_id] = (last - count + 1, last)
         now = utcnow()
         rows: list[dict[str, Any]] = []
         staged: list[tuple[str, StoredEvent]] = []
