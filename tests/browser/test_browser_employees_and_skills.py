@@ -395,7 +395,7 @@ async def test_form_answer_refused_by_the_server_shows_field_errors_then_a_valid
     row, call_id = await paused_call(page, "Ask to fill in a form")
     loaded = page.locator('[data-testid="tool-call"][data-status="succeeded"]')
     await expect(loaded).to_have_count(1)
-    await expect(loaded.locator(".tool-args")).to_have_text("Name: ask")
+    await expect(loaded.locator(".tool-args")).to_have_text("Skill: ask")
     await expect(loaded.locator(".card")).to_have_count(0)
     posts = decision_posts(page)
     name, email, age = (form_field(row, call_id, f) for f in ("name", "email", "age"))

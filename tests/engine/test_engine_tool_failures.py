@@ -208,7 +208,7 @@ async def test_engine_a_schema_failure_stores_the_field_in_words_for_the_card(
         (completed,) = log.of("tool_call.completed")
         error = completed["tool_call"]["error"]
         assert error["code"] == "invalid_args"
-        assert error["message"] == "Text must not be empty."
+        assert error["message"] == "Note must not be empty."  # the field's title, as on the card
         # The model still gets the code, the problem and the field hint.
         content = completed["message"]["content"]
         assert content.startswith("Error [invalid_args]: ")

@@ -55,3 +55,27 @@ def test_the_persons_sentences_use_the_schema_title_else_the_key_in_words() -> N
         "Note number must be at least 1. SKU ID must not be empty. API URL: Not a URL."
     )
     assert field_sentences([{"path": ["id"], "message": "Must be 1."}]) == "ID must be 1."
+
+
+def test_the_persons_sentences_use_the_fields_titles_as_the_card_does() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string", "title": "Note"},
+            "items": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"due": {"title": "Due by"}}},
+            },
+            "level": {"type": "integer"},
+        },
+    }
+    errors = [
+        {"path": ["text"], "message": "Must have at most 2000 characters."},
+        {"path": ["items", 1, "due"], "message": "Must be a valid date"},
+        {"path": ["level"], "message": "Must be at most 5"},
+        {"path": ["extra"], "message": "Unexpected property 'extra'."},
+    ]
+    assert field_sentences(errors, schema) == (
+        "Note must have at most 2000 characters. Due by must be a valid date. "
+        "Level must be at most 5. Extra: Unexpected property 'extra'."
+    )

@@ -42,6 +42,18 @@ async def get_engine(request: Request) -> Engine:
     return engine
 
 
+def services_of(request: Request) -> Services:
+    """The app's services, read from ``request`` by the route itself.
+
+    For the routes of every HITL cycle (new conversation, event stream, message, decision):
+    taking ``request: Request`` (which FastAPI hands over as it is) instead of ``ServicesDep``,
+    ``EngineDep`` or ``SettingsDep`` spares a round of dependency solving per dependency and
+    request for what is the same object for the app's whole life.
+    """
+    services: Services = request.app.state.services
+    return services
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 DbDep = Annotated[Database, Depends(get_db)]
 EngineDep = Annotated[Engine, Depends(get_engine)]
@@ -68,8 +80,12 @@ def _addressed_to_loopback(request: Request) -> bool:
     return origin is None or is_loopback(host_of(origin))
 
 
+_LOOPBACK_SPELLINGS = frozenset({"localhost", "127.0.0.1", "::1"})
+"""Loopback hosts as usually written (answered without parsing an address)."""
+
+
 def is_loopback(host: str) -> bool:
-    if host == "localhost":
+    if host in _LOOPBACK_SPELLINGS:
         return True
     try:
         return ipaddress.ip_address(host).is_loopback

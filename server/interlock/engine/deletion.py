@@ -3,7 +3,9 @@
 A conversation is deleted for good (no soft delete): the conversation, its runs, messages,
 tool calls (with their decisions, approvals and outputs), grants and stored events go in one
 transaction, so nothing half-written is left. The audit chain keeps its records (they are the
-history of what was decided, and hash-linked).
+history of what was decided, and hash-linked); a call still waiting for a decision (or for the
+browser) gets its one outcome there in the same transaction: ``cancelled`` by the person who
+deleted, reason :data:`DELETED_REASON`.
 
 The delete is refused while a run is active, and the check is part of the ``DELETE`` itself
 (``active_run_id IS NULL``): a message or decision that starts a run at the same moment
@@ -30,8 +32,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sqlalchemy import delete, func
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
+from interlock.audit import Channel, Outcome, record_outcome
+from interlock.engine.records import OPEN_STATUSES
 from interlock.errors import Conflict
 from interlock.storage import (
     Conversation,
@@ -48,6 +52,9 @@ from interlock.streaming.listener import CONTROL_CHANNEL
 
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
+
+DELETED_REASON = "the conversation was deleted"
+"""Audit reason of the calls a deleted conversation still had waiting."""
 
 DELETED_VERB = "conversation_deleted"
 """Control message ``conversation_deleted <conversation_id>`` between server processes."""
@@ -95,6 +102,9 @@ def _delete(engine: Engine, user_id: str, conversation_id: str) -> None:
                 .where(col(ToolCall.conversation_id) == conversation_id)
                 .with_for_update()
             ).all()
+        # Staged before the guarded DELETE (record_outcome reads the conversation); a refused
+        # delete never commits them.
+        _record_waiting_calls(session, user_id, conversation_id)
         gone = session.exec(
             delete(Conversation).where(  # type: ignore[call-overload]
                 col(Conversation.id) == conversation_id,
@@ -112,3 +122,27 @@ def _delete(engine: Engine, user_id: str, conversation_id: str) -> None:
             notice = f"{DELETED_VERB} {conversation_id}"
             session.exec(select(func.pg_notify(CONTROL_CHANNEL, notice)))  # type: ignore[call-overload]
         session.commit()
+
+
+def _record_waiting_calls(session: Session, user_id: str, conversation_id: str) -> None:
+    """Stage a ``cancelled`` audit record for each call of the conversation still open."""
+    waiting = session.exec(
+        select(ToolCall)
+        .join(Conversation, col(Conversation.id) == col(ToolCall.conversation_id))
+        .where(
+            col(ToolCall.conversation_id) == conversation_id,
+            col(Conversation.owner_id) == user_id,
+            col(ToolCall.status).in_([s.value for s in OPEN_STATUSES]),
+        )
+    ).all()
+    for call in sorted(waiting, key=lambda c: (c.message_id, c.index)):
+        record_outcome(
+            session,
+            call=call,
+            decider=user_id,
+            channel=Channel.system,
+            outcome=Outcome.cancelled,
+            reason=DELETED_REASON,
+            proposed_args=call.proposed_args,
+            executed_args=call.executed_args,
+        )

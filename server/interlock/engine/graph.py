@@ -146,15 +146,14 @@ class _Nodes:
         except asyncio.CancelledError:
             # Stopped mid-answer: keep the text the person already saw (tool calls dropped).
             await deltas.flush()
-            partial = message_text(_merged(chunks).content) if chunks else ""
+            partial = _text_of(chunks)
             if partial.strip():
                 await d.db.run(self.answers.store, state, partial, [], plan, employee, end=False)
             raise
         # The last piece of text is written with the answer itself (one transaction).
         tail = await deltas.drain()
 
-        aggregate = _merged(chunks) if chunks else None
-        text = message_text(aggregate.content) if aggregate else ""
+        text = _text_of(chunks)
         proposals = read_proposals(chunks)
         try:
             prepared = await prepare_calls(
@@ -347,6 +346,17 @@ def _first_to_act_on(calls: list[DecidedCall]) -> DecidedCall | None:
     return None
 
 
-def _merged(chunks: list[AIMessageChunk]) -> AIMessageChunk:
-    """Merge a model's streamed chunks in one pass (``a + b + c`` copies the text each time)."""
-    return add_ai_message_chunks(chunks[0], *chunks[1:])
+def _text_of(chunks: list[AIMessageChunk]) -> str:
+    """The text of a model's streamed answer (:func:`message_text` of the merged chunks).
+
+    Text chunks (string contents, as most providers stream) are joined: what merging them
+    gives (``merge_content`` concatenates strings), without building the merged message,
+    which parses every tool call's arguments again (LangChain's ``astream`` already merged
+    the chunks once, for its callbacks). Content blocks are merged as LangChain merges them.
+    """
+    if not chunks:
+        return ""
+    if all(isinstance(chunk.content, str) for chunk in chunks):
+        return message_text("".join(cast(str, chunk.content) for chunk in chunks))
+    # Merged in one pass (``a + b + c`` copies the text each time).
+    return message_text(add_ai_message_chunks(chunks[0], *chunks[1:]).content)

@@ -23,6 +23,7 @@ LOAD_SKILL_SCHEMA: dict[str, Any] = {
     "properties": {
         "name": {
             "type": "string",
+            "title": "Skill",
             "minLength": 1,
             "maxLength": 100,
             "description": "The skill's name, as listed under 'Skills you can load'.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response, status
+from fastapi import APIRouter, Query, Request, Response, status
 from pydantic import BaseModel, Field, field_validator
 from sqlalchemy import insert, update
 from sqlmodel import col, select
@@ -16,7 +16,7 @@ from interlock.api.conversation_pages import (
     NEXT_CURSOR_HEADER,
     conversation_page,
 )
-from interlock.api.deps import CurrentUser, DbDep, EngineDep, ServicesDep, SettingsDep
+from interlock.api.deps import CurrentUser, DbDep, EngineDep, SettingsDep, services_of
 from interlock.api.errors import ERROR_RESPONSES
 from interlock.api.services import Services
 from interlock.api.summaries import summaries, summary
@@ -38,6 +38,7 @@ from interlock.storage import (
 from interlock.storage.models import utcnow
 from interlock.storage.rows import new_row
 from interlock.storage.views import ConversationSummary, MessageOut, ToolCallOut, message_out
+from interlock.storage.write_behind import defer
 from interlock.text import check_storable, is_blank, no_control_characters, one_line
 
 router = APIRouter(prefix="/api/conversations", tags=["conversations"], responses=ERROR_RESPONSES)
@@ -127,9 +128,10 @@ class CancelResult(BaseModel):
 
 @router.post("", status_code=status.HTTP_201_CREATED)
 async def create_conversation(
-    body: ConversationCreate, user: CurrentUser, services: ServicesDep
+    body: ConversationCreate, user: CurrentUser, request: Request
 ) -> ConversationSummary:
     """Start a conversation with an employee (the default one when omitted)."""
+    services = services_of(request)
     conversation = await services.db.run(_create, services, user.id, body.employee)
     # New: nothing runs or waits in it yet (no need to count its pending calls).
     return ConversationSummary(
@@ -162,7 +164,9 @@ def _create(services: Services, user_id: str, slug: str | None) -> Conversation:
         raise Conflict(f"{employee.name} is disabled.", code="employee_disabled")
     conversation = new_row(Conversation, owner_id=user_id, employee=slug)
     with services.db.session() as session:
-        session.connection().execute(_INSERT_CONVERSATION, conversation.model_dump())
+        # Nothing reads its result: on PostgreSQL it goes out with the COMMIT, in one round
+        # trip (storage.write_behind).
+        defer(session, _INSERT_CONVERSATION, conversation.model_dump())
         session.commit()
     return conversation
 
@@ -292,10 +296,11 @@ async def post_message(
     conversation_id: str,
     body: MessageCreate,
     user: CurrentUser,
-    engine: EngineDep,
-    settings: SettingsDep,
+    request: Request,
 ) -> MessageAccepted:
     """Send a message; the answer streams on the conversation's events. 409 while a run is active."""
+    services = services_of(request)
+    engine, settings = services.engine, services.settings
     size = len(body.content.encode("utf-8"))
     if size > settings.max_message_bytes:
         raise BadRequest(

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import APIRouter, Header
+from fastapi import APIRouter, Header, Request
 from sqlalchemy import bindparam, select
 from sse_starlette import EventSourceResponse, ServerSentEvent
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
-from interlock.api.deps import CurrentUser, EngineDep, SettingsDep
+from interlock.api.deps import CurrentUser, services_of
 from interlock.api.errors import ERROR_RESPONSES
 from interlock.engine import Engine
 from interlock.errors import NotFound
@@ -27,11 +27,18 @@ SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 class _EventStream(EventSourceResponse):
     """Names the media type for OpenAPI (sse_starlette sets it per instance); ``on_close``
     runs once the response ends, however it ends (a stream whose generator never started
-    still releases its subscription)."""
+    still releases its subscription). Without a send timeout (none is set here) each piece
+    is sent as is, without the cancel scope sse_starlette opens per send for a timeout."""
 
     media_type = "text/event-stream"
 
     on_close: Callable[[], None] | None = None
+
+    async def _send_with_timeout(self, send: Send, message: Message) -> None:
+        if self.send_timeout is None:  # ``move_on_after(None)`` never cancels anything
+            await send(message)
+        else:
+            await super()._send_with_timeout(send, message)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
@@ -58,8 +65,7 @@ class _EventStream(EventSourceResponse):
 async def stream_events(
     conversation_id: str,
     user: CurrentUser,
-    engine: EngineDep,
-    settings: SettingsDep,
+    request: Request,
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> EventSourceResponse:
     """Stream events (``id:`` is the per-conversation sequence); ``Last-Event-ID`` replays.
@@ -67,6 +73,8 @@ async def stream_events(
     An unknown, future or garbage ``Last-Event-ID`` replays from the start. Pings are SSE
     comments every ``ping_interval_s`` seconds. A client leaving does not stop a run.
     """
+    services = services_of(request)
+    engine, settings = services.engine, services.settings
     bus = engine.bus
     # Subscribed before storage is read (nothing committed in between is missed); the
     # ownership check, Last-Event-ID and the first replay are one database call.

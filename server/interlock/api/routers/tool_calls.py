@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import PlainTextResponse
 
-from interlock.api.deps import CurrentUser, EngineDep
+from interlock.api.deps import CurrentUser, EngineDep, services_of
 from interlock.api.errors import ERROR_RESPONSES
 from interlock.audit import Channel
 from interlock.engine import DecisionIn, decide
@@ -41,7 +41,7 @@ async def post_decision(
     tool_call_id: str,
     body: DecisionIn,
     user: CurrentUser,
-    engine: EngineDep,
+    request: Request,
     x_interlock_client: Annotated[str | None, Header()] = None,
 ) -> ToolCallOut:
     """Approve, edit, reject or respond to an interrupted call; the run resumes after the last one.
@@ -49,7 +49,7 @@ async def post_decision(
     The web client sends ``X-Interlock-Client: web``; the audit log names the channel from it.
     """
     channel = Channel.web if x_interlock_client == "web" else Channel.api
-    return await decide(engine, user.id, tool_call_id, body, channel)
+    return await decide(services_of(request).engine, user.id, tool_call_id, body, channel)
 
 
 @router.get(
