@@ -264,7 +264,40 @@ async def inprocess_server(settings: Settings) -> AsyncIterator[InProcessServer]
         services.db.dispose()
 
 
+THREAD_NAMES_ENV = "INTERLOCK_BENCH_THREAD_NAMES"
+"""Set to 1 in a server process's environment: its threads carry their Python names in
+``/proc/<pid>/task/*/comm`` (first 15 bytes), for ``bench/thread_split.py``."""
+
+
+def name_os_threads() -> None:
+    """Give each thread started from now on its Python name as its OS name (Linux only).
+
+    The server's own code is unchanged: ``threading.Thread`` runs a wrapper that calls
+    ``prctl(PR_SET_NAME)`` before the thread's target. The main thread (the event loop's)
+    becomes ``loop``.
+    """
+    import ctypes
+    import threading
+
+    libc = ctypes.CDLL(None)
+    pr_set_name = 15
+
+    def set_name(name: str) -> None:
+        libc.prctl(pr_set_name, name[:15].encode(), 0, 0, 0)
+
+    inner = threading.Thread._bootstrap_inner  # type: ignore[attr-defined]
+
+    def named_inner(thread: threading.Thread) -> None:
+        set_name(thread.name.removeprefix("interlock-"))
+        inner(thread)
+
+    threading.Thread._bootstrap_inner = named_inner  # type: ignore[attr-defined]
+    set_name("loop")
+
+
 def main() -> None:
+    if os.environ.get(THREAD_NAMES_ENV) == "1":
+        name_os_threads()
     # As `interlock serve` starts (interlock.cli.serve): no garbage collection while importing
     # and starting; the app's lifespan freezes what start-up leaves and turns it back on.
     gc.disable()
