@@ -25,6 +25,12 @@ def run_input(conversation_id: str, **fields: Any) -> dict[str, Any]:
     }
 
 
+def resolved(interrupt_id: str, payload: Any = None) -> dict[str, Any]:
+    """One ``resume`` entry answering ``interrupt_id`` with ``payload`` (approve when None)."""
+    answer = {"type": "approve"} if payload is None else payload
+    return {"interruptId": interrupt_id, "status": "resolved", "payload": answer}
+
+
 def user_message(text: str) -> dict[str, Any]:
     return {"id": f"user-{uuid.uuid4().hex[:8]}", "role": "user", "content": text}
 

@@ -19,7 +19,7 @@ from interlock.storage import Database
 from interlock.storage.users import create_user
 from support.live import LiveServer, live_server
 
-from .conftest import agui_run, one, run_input, types, user_message
+from .conftest import agui_run, one, resolved, run_input, types, user_message
 
 
 async def _interrupted(server: LiveServer, conversation_id: str, text: str) -> dict[str, Any]:
@@ -59,7 +59,7 @@ async def test_text_storage_cannot_hold_is_a_run_error_not_a_500(server: LiveSer
 
     interrupt = await _interrupted(server, conversation_id, "add a note buy milk")
     for bad_id in ("call_\u0000", interrupt["id"] + "\u0000"):
-        resume = [{"interruptId": bad_id, "status": "resolved", "payload": {"type": "approve"}}]
+        resume = [resolved(bad_id)]
         body = json.dumps(run_input(conversation_id, resume=resume))
         events = await agui_run(server.client, conversation_id, body)
         assert types(events) == ["RUN_ERROR"], events
@@ -68,7 +68,7 @@ async def test_text_storage_cannot_hold_is_a_run_error_not_a_500(server: LiveSer
         {"type": "reject", "message": "no\u0000"},
         {"type": "edit", "args": {"text": "a\u0000b"}},
     ):
-        resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": payload}]
+        resume = [resolved(interrupt["id"], payload)]
         events = await agui_run(
             server.client, conversation_id, json.dumps(run_input(conversation_id, resume=resume))
         )
@@ -104,8 +104,8 @@ async def test_a_resume_decides_only_calls_of_its_own_conversation(
             approve = {"type": "approve"}
             # Bob answers his own interrupt and slips Ann's call in beside it.
             resume = [
-                {"interruptId": bob_call["id"], "status": "resolved", "payload": approve},
-                {"interruptId": ann_call["id"], "status": "resolved", "payload": approve},
+                resolved(bob_call["id"], approve),
+                resolved(ann_call["id"], approve),
             ]
             events = await agui_run(bob_client, bobs, run_input(bobs, resume=resume))
             assert types(events) == ["RUN_ERROR"] and events[0]["code"] == "not_found"
@@ -116,8 +116,8 @@ async def test_a_resume_decides_only_calls_of_its_own_conversation(
             a["tool_call"]["id"] for a in other_call if a["tool_call"]["id"] != ann_call["id"]
         )
         resume = [
-            {"interruptId": ann_call["id"], "status": "resolved", "payload": {"type": "approve"}},
-            {"interruptId": other_id, "status": "resolved", "payload": {"type": "approve"}},
+            resolved(ann_call["id"]),
+            resolved(other_id),
         ]
         events = await agui_run(ann.client, anns, run_input(anns, resume=resume))
         assert types(events) == ["RUN_ERROR"] and events[0]["code"] == "not_found"
