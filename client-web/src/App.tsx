@@ -2,7 +2,8 @@
  * The shell: sidebar with conversations (a drawer below 700 px), then one view from the URL
  * hash (see state/route): the employee picker, a new chat (stored on its first message), an
  * open conversation, the Approvals view, or the admin page. Also the auth prompt, and the
- * tab title, which counts the decisions waiting for the person.
+ * tab title, which counts the decisions waiting for the person. None of the shell renders
+ * until `/api/me` has said who the person is (SignInGate stands in until then).
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { AdminPage } from "./admin/AdminPage";
@@ -14,7 +15,7 @@ import { ConversationView } from "./components/ConversationView";
 import { EmployeePicker } from "./components/EmployeePicker";
 import { NewChatView } from "./components/NewChatView";
 import { Sidebar } from "./components/Sidebar";
-import { TokenPrompt } from "./components/TokenPrompt";
+import { SignInGate } from "./components/SignInGate";
 import { PermissionsPage } from "./permissions/PermissionsPage";
 import { AppDataContext, indexBy, type AppData } from "./state/appData";
 import { announceActivity, onActivity } from "./state/broadcast";
@@ -34,7 +35,8 @@ export function App() {
   /** Calls waiting for this person in their own conversations (all of them, loaded or not). */
   const [ownWaiting, setOwnWaiting] = useState<Array<{ id: string; pending: number }>>([]);
   const [health, setHealth] = useState<HealthOut | null>(null);
-  const [me, setMe] = useState<MeOut | null>(null);
+  const [me, setMe] = useState<MeOut | null>(null); // null: not signed in (yet)
+  const [meError, setMeError] = useState<string | null>(null);
   const [tools, setTools] = useState<ToolOut[]>([]);
   const [employees, setEmployees] = useState<EmployeeOut[] | null>(null); // null: loading
   const [needToken, setNeedToken] = useState(false);
@@ -103,7 +105,11 @@ export function App() {
 
   useEffect(() => {
     api.health().then(setHealth, () => {});
-    api.me().then(setMe, () => {});
+    setMeError(null);
+    api.me().then(setMe, (e: unknown) => {
+      const err = asApiError(e);
+      if (err.status !== 401) setMeError(err.message); // a 401 asks for a token instead
+    });
     loadCatalog();
     loadConversations();
   }, [authVersion, loadCatalog, loadConversations]);
@@ -200,6 +206,7 @@ export function App() {
 
   const saveToken = (token: string | null) => {
     setToken(token);
+    setMe(null); // the token may be someone else's: nothing shows until /api/me answers
     setNeedToken(false);
     setAuthVersion((v) => v + 1);
   };
@@ -211,6 +218,18 @@ export function App() {
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
   }, [drawerOpen]);
+
+  if (me === null || needToken) {
+    return (
+      <SignInGate
+        needToken={needToken}
+        error={meError}
+        hasStoredToken={getToken() != null}
+        onSave={saveToken}
+        onRetry={() => setAuthVersion((v) => v + 1)}
+      />
+    );
+  }
 
   return (
     <AppDataContext.Provider value={data}>
@@ -308,7 +327,6 @@ export function App() {
             </button>
           </div>
         )}
-        {needToken && <TokenPrompt onSave={saveToken} hasStoredToken={getToken() != null} />}
       </div>
     </AppDataContext.Provider>
   );

@@ -22,6 +22,8 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from interlock.text import check_storable, no_control_characters
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 _HEADER_NAME_RE = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
@@ -122,9 +124,6 @@ class McpServerSpec(BaseModel):
         Raises:
             ValueError: Naming the field and the character.
         """
-        # Imported here: interlock.storage imports this module.
-        from interlock.storage.text import check_storable, no_control_characters
-
         check_storable(value)
         return no_control_characters(value, info)
 

@@ -17,7 +17,7 @@ from interlock.tools import Permission, ToolContext, tool
 from support.live import LiveServer, live_server
 from support.notes import stored_notes
 
-from .conftest import agui_run, one, run_input, types, user_message
+from .conftest import agui_run, one, resolved, run_input, types, user_message
 
 release = threading.Event()
 
@@ -50,7 +50,7 @@ async def _running(server: LiveServer, conversation_id: str) -> bool:
 def _answer(interrupt_id: str, payload: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     if payload is None:
         return [{"interruptId": interrupt_id, "status": "cancelled"}]
-    return [{"interruptId": interrupt_id, "status": "resolved", "payload": payload}]
+    return [resolved(interrupt_id, payload)]
 
 
 async def test_two_clients_resuming_one_interrupt_at_once_exactly_one_wins(

@@ -16,7 +16,7 @@ from support.notes import stored_notes
 from support.sse import collect, terminals
 from support.waits import wait_until
 
-from .conftest import agui_run, one, run_input, types, user_message
+from .conftest import agui_run, one, resolved, run_input, types, user_message
 
 
 async def _interrupted(server: LiveServer, conversation_id: str, text: str) -> dict[str, Any]:
@@ -87,13 +87,7 @@ async def test_a_resume_with_an_edit_runs_the_edited_args_and_the_run_finishes(
 ) -> None:
     conversation_id = await server.new_conversation()
     interrupt = await _interrupted(server, conversation_id, "add a note buy milk")
-    resume = [
-        {
-            "interruptId": interrupt["id"],
-            "status": "resolved",
-            "payload": {"type": "edit", "args": {"text": "buy oat milk"}},
-        }
-    ]
+    resume = [resolved(interrupt["id"], {"type": "edit", "args": {"text": "buy oat milk"}})]
     body = run_input(conversation_id, resume=resume)
     events = await agui_run(server.client, conversation_id, body)
 
@@ -121,13 +115,7 @@ async def test_a_reject_with_a_reason_runs_nothing_and_the_model_hears_why(
 ) -> None:
     conversation_id = await server.new_conversation()
     interrupt = await _interrupted(server, conversation_id, "add a note buy milk")
-    resume = [
-        {
-            "interruptId": interrupt["id"],
-            "status": "resolved",
-            "payload": {"type": "reject", "message": "I have milk"},
-        }
-    ]
+    resume = [resolved(interrupt["id"], {"type": "reject", "message": "I have milk"})]
     events = await agui_run(
         server.client, conversation_id, run_input(conversation_id, resume=resume)
     )
@@ -146,9 +134,7 @@ async def test_a_question_is_answered_with_respond(server: LiveServer) -> None:
     )
     kinds = [b["properties"]["type"]["const"] for b in interrupt["responseSchema"]["oneOf"]]
     assert kinds == ["respond", "reject"]
-    resume = [
-        {"interruptId": interrupt["id"], "status": "resolved", "payload": {"type": "approve"}}
-    ]
+    resume = [resolved(interrupt["id"])]
     refused = await agui_run(
         server.client, conversation_id, run_input(conversation_id, resume=resume)
     )
@@ -170,7 +156,7 @@ async def test_bad_resumes_get_a_run_error_with_a_stable_code_and_write_nothing(
     before = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
 
     def entry(payload: Any, interrupt_id: str = interrupt["id"]) -> list[dict[str, Any]]:
-        return [{"interruptId": interrupt_id, "status": "resolved", "payload": payload}]
+        return [resolved(interrupt_id, payload)]
 
     cases = [
         (entry({"approved": True}), "invalid_resume"),
@@ -214,9 +200,7 @@ async def test_bad_resumes_get_a_run_error_with_a_stable_code_and_write_nothing(
 async def test_a_resume_for_a_call_that_is_not_waiting_gets_409s_code(server: LiveServer) -> None:
     conversation_id = await server.new_conversation()
     interrupt = await _interrupted(server, conversation_id, "add a note buy milk")
-    approve = [
-        {"interruptId": interrupt["id"], "status": "resolved", "payload": {"type": "approve"}}
-    ]
+    approve = [resolved(interrupt["id"])]
     done = await agui_run(
         server.client, conversation_id, run_input(conversation_id, resume=approve)
     )
@@ -247,9 +231,7 @@ async def test_a_thread_id_other_than_the_conversation_is_refused(server: LiveSe
     other_id = await server.new_conversation()  # the same person's other conversation
     interrupt = await _interrupted(server, conversation_id, "add a note buy milk")
     before = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
-    approve = [
-        {"interruptId": interrupt["id"], "status": "resolved", "payload": {"type": "approve"}}
-    ]
+    approve = [resolved(interrupt["id"])]
     for thread_id, body in (
         (other_id, {"messages": [user_message("add a note eggs")]}),
         (other_id, {"resume": approve}),
@@ -340,9 +322,7 @@ async def test_a_client_that_leaves_does_not_stop_the_run(server: LiveServer) ->
     )
     # The next AG-UI run answers the interrupt the client never saw.
     pending = (await server.client.get(f"/api/conversations/{conversation_id}/pending")).json()
-    resume = [
-        {"interruptId": pending[0]["id"], "status": "resolved", "payload": {"type": "approve"}}
-    ]
+    resume = [resolved(pending[0]["id"])]
     events = await agui_run(
         server.client, conversation_id, run_input(conversation_id, resume=resume)
     )

@@ -4,7 +4,9 @@ calls in a resume.
 Found in QA: a user message with a NUL character was a 500 (and the connection dropped), and
 an ``interruptId`` holding one reached the database (PostgreSQL refuses NUL in text). Each is
 now one ``RUN_ERROR`` with a stable code, and nothing is written. A lone surrogate
-(``"\\ud800"`` in JSON) is refused with the body (422), before anything is read.
+(``"\\ud800"`` in JSON) is refused with the body (422, saying where, rule
+``unpaired_surrogate``), before anything is read; one in an event going out (none should) is
+sent as U+FFFD, never a broken stream.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from interlock.storage import Database
 from interlock.storage.users import create_user
 from support.live import LiveServer, live_server
 
-from .conftest import agui_run, one, run_input, types, user_message
+from .conftest import agui_run, one, resolved, run_input, types, user_message
 
 
 async def _interrupted(server: LiveServer, conversation_id: str, text: str) -> dict[str, Any]:
@@ -28,26 +30,10 @@ async def _interrupted(server: LiveServer, conversation_id: str, text: str) -> d
     return dict(interrupt)
 
 
-async def _raw_run(server: LiveServer, conversation_id: str, body: str) -> list[dict[str, Any]]:
-    """POST a body written by hand (JSON escapes such as a lone surrogate kept as sent)."""
-    events: list[dict[str, Any]] = []
-    async with server.client.stream(
-        "POST",
-        f"/api/ag-ui/{conversation_id}",
-        content=body.encode(),
-        headers={"content-type": "application/json"},
-    ) as response:
-        assert response.status_code == 200, await response.aread()
-        async for line in response.aiter_lines():
-            if line.startswith("data:"):
-                events.append(json.loads(line[5:]))
-    return events
-
-
 async def test_text_storage_cannot_hold_is_a_run_error_not_a_500(server: LiveServer) -> None:
     conversation_id = await server.new_conversation()
     body = json.dumps(run_input(conversation_id, messages=[user_message("add a note a\u0000b")]))
-    events = await _raw_run(server, conversation_id, body)
+    events = await agui_run(server.client, conversation_id, body)
     assert types(events) == ["RUN_ERROR"], events
     assert events[0]["code"] == "invalid_request"
     assert "NUL character or an unpaired surrogate" in events[0]["message"]
@@ -58,21 +44,33 @@ async def test_text_storage_cannot_hold_is_a_run_error_not_a_500(server: LiveSer
         headers={"content-type": "application/json"},
     )
     assert response.status_code == 422 and response.json()["error"]["code"] == "invalid_request"
+    refused = response.json()["error"]
+    assert "unpaired UTF-16 surrogate (at messages/0/content)" in refused["message"]
+    assert refused["details"]["errors"][0]["path"] == ["messages", 0, "content"]
+    assert refused["details"]["errors"][0]["rule"] == "unpaired_surrogate"
+    for where in ('"runId": "r', '"threadId": "'):  # in any string, said where
+        response = await server.client.post(
+            f"/api/ag-ui/{conversation_id}",
+            content=body.replace(where, where + "\\udc00").encode(),
+            headers={"content-type": "application/json"},
+        )
+        assert response.status_code == 422, response.text
+        assert response.json()["error"]["details"]["errors"][0]["rule"] == "unpaired_surrogate"
 
     interrupt = await _interrupted(server, conversation_id, "add a note buy milk")
     for bad_id in ("call_\u0000", interrupt["id"] + "\u0000"):
-        resume = [{"interruptId": bad_id, "status": "resolved", "payload": {"type": "approve"}}]
+        resume = [resolved(bad_id)]
         body = json.dumps(run_input(conversation_id, resume=resume))
-        events = await _raw_run(server, conversation_id, body)
+        events = await agui_run(server.client, conversation_id, body)
         assert types(events) == ["RUN_ERROR"], events
         assert events[0]["code"] == "invalid_resume"
     for payload in (
         {"type": "reject", "message": "no\u0000"},
         {"type": "edit", "args": {"text": "a\u0000b"}},
     ):
-        resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": payload}]
-        events = await _raw_run(
-            server, conversation_id, json.dumps(run_input(conversation_id, resume=resume))
+        resume = [resolved(interrupt["id"], payload)]
+        events = await agui_run(
+            server.client, conversation_id, json.dumps(run_input(conversation_id, resume=resume))
         )
         assert types(events) == ["RUN_ERROR"], events
         assert events[0]["code"] in ("invalid_resume", "invalid_request"), events
@@ -106,8 +104,8 @@ async def test_a_resume_decides_only_calls_of_its_own_conversation(
             approve = {"type": "approve"}
             # Bob answers his own interrupt and slips Ann's call in beside it.
             resume = [
-                {"interruptId": bob_call["id"], "status": "resolved", "payload": approve},
-                {"interruptId": ann_call["id"], "status": "resolved", "payload": approve},
+                resolved(bob_call["id"], approve),
+                resolved(ann_call["id"], approve),
             ]
             events = await agui_run(bob_client, bobs, run_input(bobs, resume=resume))
             assert types(events) == ["RUN_ERROR"] and events[0]["code"] == "not_found"
@@ -118,8 +116,8 @@ async def test_a_resume_decides_only_calls_of_its_own_conversation(
             a["tool_call"]["id"] for a in other_call if a["tool_call"]["id"] != ann_call["id"]
         )
         resume = [
-            {"interruptId": ann_call["id"], "status": "resolved", "payload": {"type": "approve"}},
-            {"interruptId": other_id, "status": "resolved", "payload": {"type": "approve"}},
+            resolved(ann_call["id"]),
+            resolved(other_id),
         ]
         events = await agui_run(ann.client, anns, run_input(anns, resume=resume))
         assert types(events) == ["RUN_ERROR"] and events[0]["code"] == "not_found"
@@ -134,7 +132,7 @@ async def test_a_message_with_nothing_visible_is_a_run_error(server: LiveServer)
     body = json.dumps(
         run_input(conversation_id, messages=[user_message(" \u200b\ufeff\u202e\n\u2060 ")])
     )
-    events = await _raw_run(server, conversation_id, body)
+    events = await agui_run(server.client, conversation_id, body)
     assert types(events) == ["RUN_ERROR"], events
     assert events[0]["code"] == "invalid_request"
     detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
@@ -146,7 +144,7 @@ async def test_a_message_with_a_control_character_is_a_run_error(server: LiveSer
     breaks) is no part of what a person writes."""
     conversation_id = await server.new_conversation()
     body = json.dumps(run_input(conversation_id, messages=[user_message("add a note \x1b[2J")]))
-    events = await _raw_run(server, conversation_id, body)
+    events = await agui_run(server.client, conversation_id, body)
     assert types(events) == ["RUN_ERROR"], events
     assert events[0]["code"] == "invalid_request"
     assert events[0]["message"] == (
@@ -154,3 +152,16 @@ async def test_a_message_with_a_control_character_is_a_run_error(server: LiveSer
     )
     detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
     assert detail["messages"] == []
+
+
+def test_an_event_holding_a_lone_surrogate_goes_out_as_a_replacement_character() -> None:
+    from ag_ui.core import TextMessageContentEvent
+
+    from interlock.api.routers.agui import _frame
+
+    frame = _frame(TextMessageContentEvent(message_id="m1", delta="a\ud800b\U0001f600"))
+    assert json.loads(str(frame.data)) == {
+        "type": "TEXT_MESSAGE_CONTENT",
+        "messageId": "m1",
+        "delta": "a\ufffdb\U0001f600",
+    }

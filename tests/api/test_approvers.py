@@ -151,6 +151,10 @@ async def test_two_approvals_from_distinct_people_run_the_call_once(office: Offi
     assert again.json()["error"]["code"] == "already_approved"
     edit = await office.decide("ana", call["id"], type="edit", args={"text": "d2"})
     assert edit.status_code == 422, edit.text
+    refused = edit.json()["error"]
+    assert refused["code"] == "edit_needs_one_approval", refused
+    assert refused["details"] == {"approvals_required": 2}
+    assert "2 people's approvals" in refused["message"]
     await office.server.idle()
     assert office.notes() == []
     pending = await office.clients["owner"].get(f"/api/conversations/{conversation_id}/pending")

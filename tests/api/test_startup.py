@@ -10,6 +10,7 @@
   allocations. An app started with the collector on has its garbage collected first.
 * The API routes are the app's own, not included routers: FastAPI builds every route of an
   included router a second time at the first request that reaches it.
+* Settings check their text with the text rules of ``interlock.text``, which loads no storage.
 """
 
 from __future__ import annotations
@@ -70,3 +71,21 @@ def test_the_api_routes_are_the_apps_own_not_included_routers(make_settings: Any
     assert all(isinstance(route, Route | Mount) for route in app.router.routes)
     for module in (catalog, events, tool_calls):
         assert all(route in app.router.routes for route in module.router.routes)
+
+
+def test_settings_check_text_without_loading_storage() -> None:
+    """The text rules sit below storage and settings (``interlock.text``): checking an MCP
+    server's settings loads no database code, and no import is put off to dodge a cycle."""
+    script = (
+        "import sys\n"
+        "from interlock.settings import McpServerSpec\n"
+        "try:\n"
+        "    McpServerSpec(url='https://example.org/mcp', title='a\\x00b')\n"
+        "except ValueError as exc:\n"
+        "    print('refused' if 'NUL' in str(exc) else exc)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('interlock.storage')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.split("\n")[:2] == ["refused", "[]"], done.stdout + done.stderr

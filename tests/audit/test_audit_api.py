@@ -8,23 +8,19 @@ import math
 import statistics
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from sqlmodel import col, select
 
 from interlock.audit import Outcome, record_outcome
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import AuditRecord, Database, ToolCall
-from interlock.storage.users import create_user
+from interlock.storage import AuditRecord, ToolCall
 from support.live import LiveServer, live_server
 from support.sse import collect, terminals
 
+from .conftest import get_json, three_people
+
 SettingsMaker = Callable[..., Settings]
-
-
-def _bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 async def _ann_turn(server: LiveServer, ann: dict[str, str]) -> str:
@@ -81,27 +77,16 @@ def _script() -> ScriptedChatModel:
     )
 
 
-async def _get(server: LiveServer, path: str, headers: dict[str, str], **params: Any) -> Any:
-    response = await server.client.get(path, params=params, headers=headers)
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
 async def test_audit_list_filters_pages_csv_and_rights(make_settings: SettingsMaker) -> None:
     settings = make_settings()
-    db = Database(settings.database_url)
-    try:
-        ann_user, ann_token = create_user(db, "ann")
-        bob_user, bob_token = create_user(db, "bob")
-        _root, root_token = create_user(db, "root", role="admin")
-    finally:
-        db.dispose()
-    ann, bob, root = _bearer(ann_token), _bearer(bob_token), _bearer(root_token)
+    people = three_people(settings)
+    ann_user, bob_user = people.ann, people.bob
+    ann, bob, root = (people.headers[name] for name in ("ann", "bob", "root"))
     async with live_server(settings, model=_script()) as server:
         await _ann_turn(server, ann)
         await _bob_turn(server, bob)
 
-        mine = await _get(server, "/api/audit", ann)
+        mine = await get_json(server, "/api/audit", ann)
         assert mine["total"] == 4 and mine["next_before"] is None
         assert [(r["tool"], r["outcome"]) for r in mine["records"]] == [
             ("notes.list", "allowed"),
@@ -115,22 +100,22 @@ async def test_audit_list_filters_pages_csv_and_rights(make_settings: SettingsMa
         assert mine["records"][1]["decided_by"] == "ann" and mine["records"][1]["reason"] == "no"
         assert mine["records"][2]["executed_args"] == {"text": "b2"}
 
-        everything = await _get(server, "/api/audit", root)
+        everything = await get_json(server, "/api/audit", root)
         assert everything["total"] == 5
-        assert (await _get(server, "/api/audit", bob))["total"] == 1
+        assert (await get_json(server, "/api/audit", bob))["total"] == 1
         # A member's user filter only narrows what they may see.
-        assert (await _get(server, "/api/audit", ann, user=bob_user.id))["total"] == 0
-        by_bob = await _get(server, "/api/audit", root, user=bob_user.id)
+        assert (await get_json(server, "/api/audit", ann, user=bob_user.id))["total"] == 0
+        by_bob = await get_json(server, "/api/audit", root, user=bob_user.id)
         assert [r["owner_name"] for r in by_bob["records"]] == ["bob"]
 
-        assert (await _get(server, "/api/audit", root, tool="notes.list"))["total"] == 1
-        assert (await _get(server, "/api/audit", root, outcome="rejected"))["total"] == 1
-        assert (await _get(server, "/api/audit", root, employee="assistant"))["total"] == 5
-        assert (await _get(server, "/api/audit", root, employee="scout"))["total"] == 0
+        assert (await get_json(server, "/api/audit", root, tool="notes.list"))["total"] == 1
+        assert (await get_json(server, "/api/audit", root, outcome="rejected"))["total"] == 1
+        assert (await get_json(server, "/api/audit", root, employee="assistant"))["total"] == 5
+        assert (await get_json(server, "/api/audit", root, employee="scout"))["total"] == 0
         future = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
         past = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
-        assert (await _get(server, "/api/audit", root, since=future))["total"] == 0
-        assert (await _get(server, "/api/audit", root, since=past, until=future))["total"] == 5
+        assert (await get_json(server, "/api/audit", root, since=future))["total"] == 0
+        assert (await get_json(server, "/api/audit", root, since=past, until=future))["total"] == 5
         bad = await server.client.get(
             "/api/audit", params={"since": future, "until": past}, headers=root
         )
@@ -141,14 +126,14 @@ async def test_audit_list_filters_pages_csv_and_rights(make_settings: SettingsMa
         wrong = await server.client.get("/api/audit", params={"outcome": "maybe"}, headers=root)
         assert wrong.status_code == 422
 
-        first = await _get(server, "/api/audit", root, limit=2)
+        first = await get_json(server, "/api/audit", root, limit=2)
         assert len(first["records"]) == 2 and first["next_before"] == first["records"][-1]["seq"]
-        second = await _get(server, "/api/audit", root, limit=2, before=first["next_before"])
-        third = await _get(server, "/api/audit", root, limit=2, before=second["next_before"])
+        second = await get_json(server, "/api/audit", root, limit=2, before=first["next_before"])
+        third = await get_json(server, "/api/audit", root, limit=2, before=second["next_before"])
         seqs = [r["seq"] for page in (first, second, third) for r in page["records"]]
         assert seqs == [5, 4, 3, 2, 1] and third["next_before"] is None
         for huge in (2**31, 10**21):  # past any record: the first page, not a server error
-            page = await _get(server, "/api/audit", root, limit=2, before=huge)
+            page = await get_json(server, "/api/audit", root, limit=2, before=huge)
             assert [r["seq"] for r in page["records"]] == [5, 4]
 
         exported = await server.client.get(
@@ -194,7 +179,7 @@ async def test_tool_metrics_match_a_scripted_sequence(make_settings: SettingsMak
                 ).all()
             ]
 
-        report = await _get(server, "/api/metrics/tools", {})
+        report = await get_json(server, "/api/metrics/tools", {})
         by_tool = {row["tool"]: row for row in report["tools"]}
         add, listing = by_tool["notes.add"], by_tool["notes.list"]
         assert [row["tool"] for row in report["tools"]] == ["notes.add", "notes.list"]
@@ -218,7 +203,7 @@ async def test_tool_metrics_match_a_scripted_sequence(make_settings: SettingsMak
         assert add["employee"] == "assistant" and add["title"] == "Add a note"
 
         later = datetime.now(UTC) + timedelta(hours=1)
-        empty = await _get(
+        empty = await get_json(
             server,
             "/api/metrics/tools",
             {},

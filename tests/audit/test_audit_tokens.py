@@ -15,36 +15,21 @@ from interlock import cli
 from interlock.audit import record_payload, verify_chain
 from interlock.settings import Settings
 from interlock.storage import AuditRecord, Database
-from interlock.storage.users import create_user
-from support.live import LiveServer, live_server
+from support.live import live_server
+
+from .conftest import bearer, get_json, three_people
 
 SettingsMaker = Callable[..., Settings]
 
 
-def _bearer(token: str, client: str | None = None) -> dict[str, str]:
-    headers = {"Authorization": f"Bearer {token}"}
-    return {**headers, "X-Interlock-Client": client} if client else headers
-
-
-async def _get(server: LiveServer, path: str, headers: dict[str, str]) -> Any:
-    response = await server.client.get(path, headers=headers)
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
 async def test_creating_and_revoking_a_token_is_audited(make_settings: SettingsMaker) -> None:
     settings = make_settings()
-    db = Database(settings.database_url)
-    try:
-        ann_user, ann_token = create_user(db, "ann")
-        _bob, bob_token = create_user(db, "bob")
-        _root, root_token = create_user(db, "root", role="admin")
-    finally:
-        db.dispose()
-    ann, bob, root = _bearer(ann_token), _bearer(bob_token), _bearer(root_token)
+    people = three_people(settings)
+    ann_user, ann_token = people.ann, people.ann_token
+    ann, bob, root = (people.headers[name] for name in ("ann", "bob", "root"))
     async with live_server(settings) as server:
         created = await server.client.post(
-            "/api/tokens", json={"name": "Claude Desktop"}, headers=_bearer(ann_token, "web")
+            "/api/tokens", json={"name": "Claude Desktop"}, headers=bearer(ann_token, "web")
         )
         assert created.status_code == 201, created.text
         token_id = created.json()["id"]
@@ -52,7 +37,7 @@ async def test_creating_and_revoking_a_token_is_audited(make_settings: SettingsM
             revoked = await server.client.post(f"/api/tokens/{token_id}/revoke", headers=ann)
             assert revoked.status_code == 200, revoked.text
 
-        page = await _get(server, "/api/audit", ann)
+        page = await get_json(server, "/api/audit", ann)
         assert page["total"] == 2
         shown = [
             {k: r[k] for k in ("kind", "outcome", "tool_title", "reason", "channel", "decided_by")}
@@ -82,11 +67,11 @@ async def test_creating_and_revoking_a_token_is_audited(make_settings: SettingsM
             assert (record["conversation_id"], record["employee"], record["tool"]) == ("", "", "")
             assert "ilk_" not in str(record)  # never the token itself
         # Admins see them, another member does not; filters work as for calls.
-        assert (await _get(server, "/api/audit", root))["total"] == 2
-        assert (await _get(server, "/api/audit", bob))["total"] == 0
-        only = await _get(server, "/api/audit?outcome=created", root)
+        assert (await get_json(server, "/api/audit", root))["total"] == 2
+        assert (await get_json(server, "/api/audit", bob))["total"] == 0
+        only = await get_json(server, "/api/audit?outcome=created", root)
         assert [r["outcome"] for r in only["records"]] == ["created"]
-        assert (await _get(server, "/api/audit?tool=notes.add", root))["total"] == 0
+        assert (await get_json(server, "/api/audit?tool=notes.add", root))["total"] == 0
         # The CSV says what each row is.
         response = await server.client.get("/api/audit/export", headers=root)
         rows = list(csv.DictReader(io.StringIO(response.text)))
@@ -95,7 +80,7 @@ async def test_creating_and_revoking_a_token_is_audited(make_settings: SettingsM
             ("token", "revoked", "Claude Desktop"),
         ]
         # Not tool calls: the tool metrics have nothing.
-        assert (await _get(server, "/api/metrics/tools", root))["tools"] == []
+        assert (await get_json(server, "/api/metrics/tools", root))["tools"] == []
 
     db = Database(settings.database_url)
     try:

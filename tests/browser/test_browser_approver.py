@@ -85,5 +85,8 @@ async def test_a_saved_token_the_server_refuses_is_said_to_be_refused(
     await page.goto("/")
     await expect(page.get_by_test_id("token-input")).to_be_visible()
     await expect(page.get_by_test_id("token-refused")).to_contain_text("was not accepted")
+    # Nothing that needs sign-in shows behind the dialog: no sidebar, no welcome text.
+    await expect(page.locator("#sidebar")).to_have_count(0)
+    await expect(page.get_by_text("AI employees that ask")).to_have_count(0)
     await page.get_by_test_id("token-clear").click()
     await expect(page.get_by_test_id("token-refused")).to_have_count(0)

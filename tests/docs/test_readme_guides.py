@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,29 +80,32 @@ def serve_settings(blocks: dict[str, str], root: Path, db_url: str) -> Settings:
     )
 
 
-async def decide_first_interrupted(server, conversation_id: str, seen: int) -> dict:  # type: ignore[no-untyped-def]
-    log = await collect(server.client, conversation_id, until=terminals(1), last_event_id=str(seen))
-    assert log.types[-1] == "run.paused", log.types
-    call = log.of("tool_call.interrupted")[0]["tool_call"]
-    response = await server.decide(call["id"], type="approve")
-    assert response.status_code == 200, response.text
-    await server.idle()
-    detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
-    return next(c for m in detail["messages"] for c in m["tool_calls"] if c["id"] == call["id"])
+async def run_guide(title: str, root: Path, db_url: str) -> tuple[dict[str, Any], str]:
+    """Follow the guide ``title`` as written, from ``root``: write its files, run its
+    ``skills check`` line (which must pass), serve its skills, send its chat line and approve
+    the first call. Returns the call as stored after it ran, and what the check printed."""
+    blocks = guide(title)
+    write_files(blocks, root)
+    checked = run_check_line(blocks, root)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    async with live_server(serve_settings(blocks, root, db_url)) as server:
+        conversation_id = await server.new_conversation()
+        await server.say(conversation_id, blocks["chat"].strip())
+        log = await collect(server.client, conversation_id, until=terminals(1))
+        assert log.types[-1] == "run.paused", log.types
+        call = log.of("tool_call.interrupted")[0]["tool_call"]
+        response = await server.decide(call["id"], type="approve")
+        assert response.status_code == 200, response.text
+        await server.idle()
+        detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+    stored = [c for m in detail["messages"] for c in m["tool_calls"] if c["id"] == call["id"]]
+    return stored[0], checked.stdout
 
 
 @pytest.mark.usefixtures("_fresh_skill_modules")
 async def test_add_a_tool_in_five_minutes_works_as_written(tmp_path: Path, db_url: str) -> None:
-    blocks = guide("Add a tool in five minutes")
-    write_files(blocks, tmp_path)
-    checked = run_check_line(blocks, tmp_path)
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "1 skill" in checked.stdout
-
-    async with live_server(serve_settings(blocks, tmp_path, db_url)) as server:
-        conversation_id = await server.new_conversation()
-        await server.say(conversation_id, blocks["chat"].strip())
-        call = await decide_first_interrupted(server, conversation_id, 0)
+    call, checked = await run_guide("Add a tool in five minutes", tmp_path, db_url)
+    assert "1 skill" in checked
     assert call["name"] == "weather.alert"
     assert call["status"] == "succeeded"
     assert call["result_text"] == "Alert level 2 sent for Oslo."
@@ -109,16 +113,8 @@ async def test_add_a_tool_in_five_minutes_works_as_written(tmp_path: Path, db_ur
 
 @pytest.mark.usefixtures("_fresh_skill_modules")
 async def test_use_a_langchain_tool_works_as_written(tmp_path: Path, db_url: str) -> None:
-    blocks = guide("Use a LangChain tool")
-    write_files(blocks, tmp_path)
-    checked = run_check_line(blocks, tmp_path)
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "1 skill" in checked.stdout
-
-    async with live_server(serve_settings(blocks, tmp_path, db_url)) as server:
-        conversation_id = await server.new_conversation()
-        await server.say(conversation_id, blocks["chat"].strip())
-        call = await decide_first_interrupted(server, conversation_id, 0)
+    call, checked = await run_guide("Use a LangChain tool", tmp_path, db_url)
+    assert "1 skill" in checked
     assert call["name"] == "forecast.daily"
     assert call["proposed_args"] == {"city": "Oslo", "days": 2}
     assert call["status"] == "succeeded"
@@ -139,15 +135,7 @@ def test_a_langchain_tool_without_write_is_caught_by_skills_check(tmp_path: Path
 
 @pytest.mark.usefixtures("_fresh_skill_modules")
 async def test_write_a_skill_works_as_written(tmp_path: Path, db_url: str) -> None:
-    blocks = guide("Write a skill")
-    write_files(blocks, tmp_path)
-    checked = run_check_line(blocks, tmp_path)
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-
-    async with live_server(serve_settings(blocks, tmp_path, db_url)) as server:
-        conversation_id = await server.new_conversation()
-        await server.say(conversation_id, blocks["chat"].strip())
-        call = await decide_first_interrupted(server, conversation_id, 0)
+    call, _checked = await run_guide("Write a skill", tmp_path, db_url)
     assert call["name"] == "greeter.hello"
     assert call["proposed_args"] == {"name": "Ada"}
     assert call["result_text"] == "Hello Ada, welcome aboard!"

@@ -38,6 +38,25 @@ def test_the_persons_sentences_name_each_field_once_in_words() -> None:
     assert field_sentences([]) is None
 
 
+def test_the_persons_sentences_use_the_schema_title_else_the_key_in_words() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer", "title": "Note number"},
+            "rows": {"type": "array", "items": {"properties": {"sku_id": {"type": "string"}}}},
+        },
+    }
+    errors = [
+        {"path": ["id"], "message": "Must be at least 1."},
+        {"path": ["rows", 0, "sku_id"], "message": "Must not be empty."},
+        {"path": ["api_url"], "message": "Not a URL."},
+    ]
+    assert field_sentences(errors, schema) == (
+        "Note number must be at least 1. SKU ID must not be empty. API URL: Not a URL."
+    )
+    assert field_sentences([{"path": ["id"], "message": "Must be 1."}]) == "ID must be 1."
+
+
 def test_the_persons_sentences_use_the_fields_titles_as_the_card_does() -> None:
     schema = {
         "type": "object",

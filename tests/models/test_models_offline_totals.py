@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from interlock.models.offline.totals import HistoryTotals, _counted, history_totals
@@ -57,3 +58,24 @@ def test_system_messages_and_content_blocks_inside_the_history_are_kept_apart() 
     assert isinstance(blocks.content, list)
     blocks.content.append({"type": "text", "text": "and two"})
     _same(history_totals(messages), messages)
+
+
+def test_a_model_step_counts_the_history_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reply and its usage figures share one count (it reads every message's content)."""
+    from interlock.models import OfflineChatModel
+    from interlock.models.offline import totals as totals_module
+
+    counted: list[int] = []
+
+    def counting(messages: list[BaseMessage]) -> HistoryTotals:
+        counted.append(len(messages))
+        return history_totals(messages)
+
+    for module in ("interlock.models.offline.streaming", "interlock.models.offline.model"):
+        monkeypatch.setattr(f"{module}.history_totals", counting, raising=False)
+    monkeypatch.setattr(totals_module, "history_totals", counting)
+    messages = [SystemMessage("You are helpful."), *_turn(1), HumanMessage("hello")]
+    reply = OfflineChatModel().invoke(messages)
+    assert counted == [len(messages)]
+    assert reply.usage_metadata is not None
+    assert reply.usage_metadata["input_tokens"] == _counted(messages).words

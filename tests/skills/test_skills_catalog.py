@@ -219,3 +219,23 @@ async def test_load_skill_refuses_unknown_and_failed_skills(
 
     assert caught.value.code == "not_found"
     assert _loaded_skills(database, conversation_id) == []
+
+
+def test_built_in_id_arguments_carry_a_title_for_people(builtin_registry):
+    """A card or form labels an untitled key by the key ("ID"): an id names what it is."""
+    untitled = []
+
+    def walk(tool: str, schema: object, path: str) -> None:
+        if not isinstance(schema, dict):
+            return
+        for key, prop in (schema.get("properties") or {}).items():
+            if not isinstance(prop, dict):
+                continue
+            if (key == "id" or key.endswith(("_id", "Id"))) and not prop.get("title"):
+                untitled.append(f"{tool}: {path}{key}")
+            walk(tool, prop, f"{path}{key}.")
+            walk(tool, prop.get("items"), f"{path}{key}[].")
+
+    for tool in builtin_registry.tools():
+        walk(tool.name, tool.input_schema, "")
+    assert untitled == []

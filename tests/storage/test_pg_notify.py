@@ -13,6 +13,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
+
 import psycopg
 import pytest
 from sqlalchemy import create_engine, text
@@ -60,6 +63,33 @@ def _next_notification(
     raise AssertionError(f"no notification within {WAIT_S} s")
 
 
+@dataclass
+class Watched:
+    """A bus, a conversation of its own, and a connection listening for its events."""
+
+    bus: EventBus
+    conversation_id: str
+    listening: psycopg.Connection[tuple[object, ...]]
+
+    def next(self) -> tuple[str, psycopg.Notify]:
+        """The next notification's first line (``<origin> <conversation> <first> <last>``)."""
+        notification = _next_notification(self.listening)
+        return notification.payload.split("\n")[0], notification
+
+    def head(self, first: int, last: int) -> str:
+        """The first line announcing events ``first`` to ``last`` of this bus."""
+        return f"{self.bus.origin} {self.conversation_id} {first} {last}"
+
+
+@pytest.fixture
+def watched(database: Database) -> Iterator[Watched]:
+    listening = _listen(database)
+    try:
+        yield Watched(EventBus(database), _conversation(database), listening)
+    finally:
+        listening.close()
+
+
 def _notifier_pids(database: Database) -> list[int]:
     admin = create_engine(make_url(str(database.url)), poolclass=NullPool)
     try:
@@ -86,64 +116,49 @@ def _fail_after_commit(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_stored_events_are_announced_right_after_their_commit_on_the_same_connection(
-    database: Database,
+    database: Database, watched: Watched
 ) -> None:
-    bus = EventBus(database)
-    conversation_id = _conversation(database)
-    listening = _listen(database)
-    try:
-        bus.publish_many(conversation_id, [MessageDelta(delta="a"), MessageDelta(delta="b")])
-        notification = _next_notification(listening)
-        assert notification.payload.split("\n")[0] == f"{bus.origin} {conversation_id} 1 2"
-        assert _notifier_pids(database) == []  # no notifying connection was needed
-        rows = listening.execute(
-            "SELECT seq FROM events WHERE conversation_id = %s ORDER BY seq", (conversation_id,)
-        ).fetchall()
-        assert [seq for (seq,) in rows] == [1, 2]
-        with database.session() as session:  # the storing connection (one pooled)
-            setting = session.execute(text("SHOW synchronous_commit")).scalar()
-        assert setting == "on"  # the NOTIFY's own setting stayed in its transaction
-    finally:
-        listening.close()
+    watched.bus.publish_many(
+        watched.conversation_id, [MessageDelta(delta="a"), MessageDelta(delta="b")]
+    )
+    assert watched.next()[0] == watched.head(1, 2)
+    assert _notifier_pids(database) == []  # no notifying connection was needed
+    rows = watched.listening.execute(
+        "SELECT seq FROM events WHERE conversation_id = %s ORDER BY seq",
+        (watched.conversation_id,),
+    ).fetchall()
+    assert [seq for (seq,) in rows] == [1, 2]
+    with database.session() as session:  # the storing connection (one pooled)
+        setting = session.execute(text("SHOW synchronous_commit")).scalar()
+    assert setting == "on"  # the NOTIFY's own setting stayed in its transaction
 
 
 def test_a_notify_failing_after_the_commit_is_sent_by_the_notifier(
-    database: Database, monkeypatch: pytest.MonkeyPatch
+    database: Database, watched: Watched, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bus = EventBus(database)
-    conversation_id = _conversation(database)
-    listening = _listen(database)
+    bus, conversation_id = watched.bus, watched.conversation_id
     _fail_after_commit(monkeypatch)
-    try:
-        bus.publish_many(conversation_id, [MessageDelta(delta="a"), MessageDelta(delta="b")])
-        notification = _next_notification(listening)
-        assert notification.payload.split("\n")[0] == f"{bus.origin} {conversation_id} 1 2"
-        assert notification.pid in _notifier_pids(database)
-        assert [e.seq for e in bus.replay(conversation_id, 0)] == [1, 2]
-        bus.publish(conversation_id, MessageDelta(delta="c"))  # the connection still works
-        assert _next_notification(listening).payload.split("\n")[0].endswith(" 3 3")
-    finally:
-        listening.close()
+    bus.publish_many(conversation_id, [MessageDelta(delta="a"), MessageDelta(delta="b")])
+    head, notification = watched.next()
+    assert head == watched.head(1, 2)
+    assert notification.pid in _notifier_pids(database)
+    assert [e.seq for e in bus.replay(conversation_id, 0)] == [1, 2]
+    bus.publish(conversation_id, MessageDelta(delta="c"))  # the connection still works
+    assert watched.next()[0] == watched.head(3, 3)
 
 
 def test_a_notifier_connection_closed_by_the_server_is_replaced(
-    database: Database, monkeypatch: pytest.MonkeyPatch
+    database: Database, watched: Watched, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bus = EventBus(database)
-    conversation_id = _conversation(database)
-    listening = _listen(database)
     _fail_after_commit(monkeypatch)  # every notification goes through the notifier
-    try:
-        bus.publish(conversation_id, MessageDelta(delta="first"))
-        assert _next_notification(listening).payload.split("\n")[0].endswith(" 1 1")
-        (pid,) = _notifier_pids(database)
-        listening.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    watched.bus.publish(watched.conversation_id, MessageDelta(delta="first"))
+    assert watched.next()[0] == watched.head(1, 1)
+    (pid,) = _notifier_pids(database)
+    watched.listening.execute("SELECT pg_terminate_backend(%s)", (pid,))
 
-        bus.publish(conversation_id, MessageDelta(delta="second"))
-        assert _next_notification(listening).payload.split("\n")[0].endswith(" 2 2")
-        assert _notifier_pids(database) not in ([], [pid])
-    finally:
-        listening.close()
+    watched.bus.publish(watched.conversation_id, MessageDelta(delta="second"))
+    assert watched.next()[0] == watched.head(2, 2)
+    assert _notifier_pids(database) not in ([], [pid])
 
 
 def _decide_with_audit(database: Database, bus: EventBus, conversation_id: str) -> None:
@@ -167,21 +182,15 @@ def _decide_with_audit(database: Database, bus: EventBus, conversation_id: str) 
 
 @pytest.mark.parametrize("notify_fails", [False, True])
 def test_a_commit_carried_by_the_audit_records_round_trip_is_announced_once_committed(
-    database: Database, monkeypatch: pytest.MonkeyPatch, notify_fails: bool
+    database: Database, watched: Watched, monkeypatch: pytest.MonkeyPatch, notify_fails: bool
 ) -> None:
-    bus = EventBus(database)
-    conversation_id = _conversation(database)
-    listening = _listen(database)
     if notify_fails:
         _fail_after_commit(monkeypatch)
-    try:
-        _decide_with_audit(database, bus, conversation_id)
-        notification = _next_notification(listening)
-        assert notification.payload.split("\n")[0] == f"{bus.origin} {conversation_id} 1 1"
-        assert (notification.pid in _notifier_pids(database)) is notify_fails
-        assert [e.type for e in bus.replay(conversation_id, 0)] == ["message.delta"]
-        with database.session() as session:
-            records = session.execute(text("SELECT count(*) FROM audit_records")).scalar()
-        assert records == 1
-    finally:
-        listening.close()
+    _decide_with_audit(database, watched.bus, watched.conversation_id)
+    head, notification = watched.next()
+    assert head == watched.head(1, 1)
+    assert (notification.pid in _notifier_pids(database)) is notify_fails
+    assert [e.type for e in watched.bus.replay(watched.conversation_id, 0)] == ["message.delta"]
+    with database.session() as session:
+        records = session.execute(text("SELECT count(*) FROM audit_records")).scalar()
+    assert records == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from interlock.storage.text import short_label
+from interlock.text import short_label
 
 
 @pytest.mark.parametrize(

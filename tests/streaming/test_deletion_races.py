@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
@@ -135,70 +135,56 @@ async def test_a_delete_after_a_decision_locked_its_call_is_refused_not_deadlock
         assert detail.json()["status"] == "idle"
 
 
-async def test_a_decision_whose_call_was_deleted_after_it_read_it_is_404(
+async def _decide(server: LiveServer, _conversation_id: str, call_id: str) -> httpx.Response:
+    return await server.decide(call_id, type="approve")
+
+
+async def _post_message(server: LiveServer, conversation_id: str, _call: str) -> httpx.Response:
+    url = f"/api/conversations/{conversation_id}/messages"
+    return await server.client.post(url, json={"content": "hello"})
+
+
+async def _rename(server: LiveServer, conversation_id: str, _call: str) -> httpx.Response:
+    url = f"/api/conversations/{conversation_id}"
+    return await server.client.patch(url, json={"title": "Renamed"})
+
+
+@pytest.mark.parametrize(
+    ("module", "step", "send"),
+    [
+        # Between the decision's read of its call and its lock, the delete commits.
+        pytest.param(decisions, "check_content", _decide, id="decision"),
+        # Between the message's read of its conversation and its claim (not 409 run_active).
+        pytest.param(messages, "start_switch", _post_message, id="message"),
+        # The rename is under way (database thread); the delete commits first (not a 500).
+        pytest.param(conversations, "utcnow", _rename, id="rename"),
+    ],
+)
+async def test_a_request_on_a_conversation_deleted_while_it_ran_is_404(
     make_settings: Callable[..., Settings],
     db_url: str,
     monkeypatch: pytest.MonkeyPatch,
+    module: Any,
+    step: str,
+    send: Callable[[LiveServer, str, str], Awaitable[httpx.Response]],
 ) -> None:
     _postgres_only(db_url)
     async with live_server(make_settings()) as server:
-        conversation_id, call_id = await _paused(server)
-        # Between the decision's read of its call and its lock, the delete commits.
+        if send is _decide:  # a decision needs a call waiting for it
+            conversation_id, call_id = await _paused(server)
+        else:
+            conversation_id, call_id = await server.new_conversation(), ""
         delete_first, deleted = _deleting_at_first_call(
-            server, conversation_id, decisions.check_content
+            server, conversation_id, getattr(module, step)
         )
-        monkeypatch.setattr(decisions, "check_content", delete_first)
-        decided = await server.decide(call_id, type="approve")
+        monkeypatch.setattr(module, step, delete_first)
+        answer = await send(server, conversation_id, call_id)
 
         assert deleted[0].status_code == 204, deleted[0].text
-        assert decided.status_code == 404, decided.text
-        assert decided.json()["error"]["code"] == "not_found"
+        assert answer.status_code == 404, answer.text
+        assert answer.json()["error"]["code"] == "not_found"
         gone = await server.client.get(f"/api/conversations/{conversation_id}")
         assert gone.status_code == 404
-
-
-async def test_a_message_to_a_conversation_deleted_while_it_was_posted_is_404(
-    make_settings: Callable[..., Settings],
-    db_url: str,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    _postgres_only(db_url)
-    async with live_server(make_settings()) as server:
-        conversation_id = await server.new_conversation()
-        # Between the message's read of its conversation and its claim, the delete commits.
-        delete_first, deleted = _deleting_at_first_call(
-            server, conversation_id, messages.start_switch
-        )
-        monkeypatch.setattr(messages, "start_switch", delete_first)
-        posted = await server.client.post(
-            f"/api/conversations/{conversation_id}/messages", json={"content": "hello"}
-        )
-
-        assert deleted[0].status_code == 204, deleted[0].text
-        assert posted.status_code == 404, posted.text
-        assert posted.json()["error"]["code"] == "not_found"
-
-
-async def test_a_rename_of_a_conversation_deleted_meanwhile_is_404(
-    make_settings: Callable[..., Settings],
-    db_url: str,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    _postgres_only(db_url)
-    async with live_server(make_settings()) as server:
-        conversation_id = await server.new_conversation()
-        # The rename is under way (database thread); the delete commits first.
-        delete_first, deleted = _deleting_at_first_call(
-            server, conversation_id, conversations.utcnow
-        )
-        monkeypatch.setattr(conversations, "utcnow", delete_first)
-        renamed = await server.client.patch(
-            f"/api/conversations/{conversation_id}", json={"title": "Renamed"}
-        )
-
-        assert deleted[0].status_code == 204, deleted[0].text
-        assert renamed.status_code == 404, renamed.text
-        assert renamed.json()["error"]["code"] == "not_found"
 
 
 async def test_a_grant_made_as_its_conversation_is_deleted_is_not_left_behind(

@@ -18,7 +18,9 @@ export interface paths {
          * @description Run the conversation's employee for an AG-UI client: a new message, or a resume.
          *
          *     The conversation's owner only (404 for anyone else). A body that is not a
-         *     ``RunAgentInput`` is 422 ``invalid_request``; every later refusal (a ``threadId`` other
+         *     ``RunAgentInput`` is 422 ``invalid_request`` (one holding an unpaired UTF-16 surrogate,
+         *     ``"\ud800"``, which is no character: says where, rule ``unpaired_surrogate``); every
+         *     later refusal (a ``threadId`` other
          *     than ``conversation_id``, a bad resume, calls still waiting, a run already active) is a
          *     ``RUN_ERROR`` event with Interlock's code, and nothing is written.
          */
@@ -2289,7 +2291,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description invalid_request: the body is not a RunAgentInput */
+            /** @description invalid_request: the body is not a RunAgentInput (an unpaired UTF-16 surrogate in it: details.errors[].rule unpaired_surrogate) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3575,6 +3577,13 @@ export interface operations {
                     "application/json": components["schemas"]["ToolCallOut"];
                 };
             };
+            /** @description approver_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description unknown or not yours */
             404: {
                 headers: {
@@ -3582,8 +3591,15 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description not interrupted */
+            /** @description not_interrupted, already_approved or actions_off */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_args (details.errors), cannot_remember, edit_needs_one_approval (a call needing several approvals is not edited), or a malformed body */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -21,6 +21,7 @@ describe("the edit form's labels", () => {
     expect(ui.due_date).toEqual({});
     expect((ui.contact as Record<string, unknown>)["ui:title"]).toBe("Contact");
     expect((ui.contact as Record<string, Record<string, unknown>>).phoneNumber["ui:title"]).toBe("Phone number");
+    expect(fieldTitles({ type: "object", properties: { id: { type: "integer" } } }).id).toEqual({ "ui:title": "ID" });
   });
 
   it("renders the labels and the server's field errors in words", () => {

@@ -66,7 +66,11 @@ describe("schema fields", () => {
 
   it("humanises keys", () => {
     expect(humanise("due_date")).toBe("Due date");
-    expect(humanise("noteId")).toBe("Note id");
+    expect(humanise("noteId")).toBe("Note ID");
+    expect(humanise("id")).toBe("ID");
+    expect(humanise("customer_ids")).toBe("Customer IDs");
+    expect(humanise("api_url")).toBe("API URL");
+    expect(humanise("idea")).toBe("Idea");
     expect(humanise("x-ray.mode")).toBe("X ray mode");
     expect(humanise("")).toBe("");
   });

@@ -48,7 +48,7 @@ export function refusalBeforeSending(
 
 /** Whitespace and characters that show nothing (zero-width spaces and joiners, bidi marks and
  * overrides, a BOM, variation selectors, Hangul fillers, tags): the server's
- * `storage.text.is_blank`, which refuses such a message as empty. */
+ * `interlock.text.is_blank`, which refuses such a message as empty. */
 const INVISIBLE_ONLY =
   /^[\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\u{e0000}-\u{e0fff}]*$/u;
 

@@ -18,8 +18,8 @@ from interlock.engine.client_results import ClientResultIn, submit_result
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, NotFound, PayloadTooLarge
 from interlock.storage import ToolCallStatus
-from interlock.storage.text import text_problems
 from interlock.storage.views import ToolCallOut
+from interlock.text import text_problems
 
 
 @dataclass

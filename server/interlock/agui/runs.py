@@ -40,7 +40,6 @@ from interlock.agui.state import Plan, stored_state, titles, waiting_calls
 from interlock.agui.translate import EventTranslator
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, InterlockError
-from interlock.storage.text import control_character_problem, is_blank, text_problems
 from interlock.streaming.events import (
     TERMINAL_TYPES,
     ConversationDeleted,
@@ -49,6 +48,7 @@ from interlock.streaming.events import (
     stream_event_adapter,
 )
 from interlock.streaming.sse import stored_events
+from interlock.text import control_character_problem, is_blank, text_problems
 
 MAX_SHOWN_THREAD_ID = 100
 """Longest part of a mismatched ``threadId`` repeated in the error."""

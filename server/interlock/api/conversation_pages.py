@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 from interlock.errors import BadRequest
 from interlock.storage import Conversation
 from interlock.storage.models.common import as_utc
-from interlock.storage.text import check_storable
+from interlock.text import check_storable
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200

@@ -25,9 +25,9 @@ from interlock.errors import BadRequest, Conflict, NotFound, pydantic_field_erro
 from interlock.storage import Database, EmployeeRecord
 from interlock.storage.groups import existing_groups
 from interlock.storage.models import utcnow
-from interlock.storage.text import one_line
 from interlock.storage.users import existing_user_names
 from interlock.streaming.listener import CONTROL_CHANNEL
+from interlock.text import one_line
 
 _FIELDS = tuple(EmployeeFields.model_fields)
 

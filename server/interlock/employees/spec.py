@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from interlock.approvals.rules import ToolApprovalRule, approval_timeout_problem
 from interlock.models import check_model_spec
-from interlock.storage.text import check_storable, is_blank, one_line
+from interlock.text import check_storable, is_blank, one_line
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 ALL_SKILLS = "*"

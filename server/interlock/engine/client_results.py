@@ -25,8 +25,8 @@ from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, NotFound, PayloadTooLarge
 from interlock.request_body import RequestBody
 from interlock.storage import Conversation, ToolCall, ToolCallStatus
-from interlock.storage.text import check_storable, clean_json
 from interlock.storage.views import ToolCallOut
+from interlock.text import check_storable, clean_json
 from interlock.tools import TOOL_ERROR_CODES, ToolResult
 from interlock.tools.execution import cap_data
 

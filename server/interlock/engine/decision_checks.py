@@ -1,8 +1,9 @@
 """Checks of a decision body before it is applied: its shape, then its content vs the tool.
 
 :func:`check_shape` needs only the body (an edit carries ``args``, a respond a ``message``,
-only approvals are remembered); :func:`check_content` needs the tool (a question is answered
-with respond, edited args match the tool's JSON Schema, an answer passes ``check_response``).
+only approvals are remembered); :func:`check_content` needs the call and its tool (a question
+is answered with respond, a call needing several approvals is not edited, edited args match
+the tool's JSON Schema, an answer passes ``check_response``).
 Both raise the HTTP errors of :mod:`interlock.errors`; :mod:`interlock.engine.decisions`
 applies a decision that passed them.
 """
@@ -19,7 +20,7 @@ from interlock.errors import BadRequest, Conflict
 from interlock.permissions.shapes import RememberIn
 from interlock.request_body import RequestBody
 from interlock.storage import DecisionType, ToolCall
-from interlock.storage.text import check_storable, no_control_characters
+from interlock.text import check_storable, no_control_characters
 from interlock.tools import FieldError, Tool
 from interlock.tools.schema import control_character_errors
 
@@ -67,7 +68,14 @@ class DecisionIn(RequestBody):
 
 
 def check_content(engine: Engine, call: ToolCall, body: DecisionIn) -> None:
-    """Check a decision's content against the tool: questions, edited args, answers."""
+    """Check a decision's content against the call and its tool.
+
+    Raises:
+        BadRequest: ``invalid_request`` (approving or editing a question),
+            ``edit_needs_one_approval`` (an edit of a call needing several people's
+            approvals), ``invalid_args`` (edited args or an answer that do not fit).
+        Conflict: ``tool_not_ready`` or ``not_found`` (an edit while the tool is missing).
+    """
     question = engine.registry.get(call.name)
     if (
         question is not None
@@ -77,6 +85,15 @@ def check_content(engine: Engine, call: ToolCall, body: DecisionIn) -> None:
         raise BadRequest(
             "This is a question: answer it with respond, or reject it.",
             code="invalid_request",
+        )
+    if body.type == DecisionType.edit and call.approvals_required > 1:
+        # Each of the people approves the same arguments: an edit would change what the
+        # earlier ones approved, so such a call is approved as proposed or rejected.
+        raise BadRequest(
+            f"This call needs {call.approvals_required} people's approvals, so it cannot be "
+            "edited: approve it as proposed, or reject it with a reason.",
+            code="edit_needs_one_approval",
+            details={"approvals_required": call.approvals_required},
         )
     if body.type == DecisionType.edit:
         tool = engine.registry.get(call.name)

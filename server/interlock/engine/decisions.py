@@ -116,8 +116,10 @@ async def decide(
             ``decision`` and the call (``tool_call``; an ``expired`` call's outcome);
             ``already_approved`` for a second approval by the same person.
         BadRequest: ``invalid_args`` with ``details.errors`` (edit; respond to a tool with
-            ``check_response``), ``invalid_request`` (a missing field, an edit of a call
-            needing several approvals), or ``cannot_remember`` (``remember`` on a reject or
+            ``check_response``), ``invalid_request`` (a missing field),
+            ``edit_needs_one_approval`` (an edit of a call needing several approvals: each
+            person approves the same arguments; ``details.approvals_required``), or
+            ``cannot_remember`` (``remember`` on a reject or
             respond, by an approver, on a call needing an approver or several approvals, or
             for a tool that cannot be granted).
         Conflict: ``actions_off`` when approving a write call while the owner's "AI actions"
@@ -195,12 +197,6 @@ def _record(
                 "Only the conversation's owner can say \"don't ask again\", and not for a call "
                 "that needs an approver or several approvals.",
                 code="cannot_remember",
-            )
-        if body.type == DecisionType.edit and call.approvals_required > 1:
-            raise BadRequest(
-                f"This call needs {call.approvals_required} people's approvals, so it cannot "
-                "be edited: approve it as proposed, or reject it with a reason.",
-                code="invalid_request",
             )
         check_content(engine, call, body)
         # Lock the row: refused past the deadline (server clock) or once decided elsewhere. A

@@ -25,10 +25,10 @@ from interlock.permissions import start_switch
 from interlock.storage import Conversation, Message, MessageRole, Run
 from interlock.storage.models import utcnow
 from interlock.storage.rows import defer_rows, insert_rows, new_row
-from interlock.storage.text import short_label
 from interlock.storage.views import message_out
 from interlock.storage.write_behind import defer, execute
 from interlock.streaming.events import MessageCompleted, RunStarted
+from interlock.text import short_label
 
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine

@@ -13,7 +13,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessageChunk
 
-from interlock.storage.text import clean_json, clean_text
+from interlock.text import clean_json, clean_text
+from interlock.tools.schema.labels import field_label
 
 
 @dataclass
@@ -162,24 +163,19 @@ def field_hint(field_errors: list[dict[str, Any]]) -> str | None:
     return " ".join(f"{path}: {' '.join(messages)}" for path, messages in by_path.items())
 
 
-def field_sentences(
-    field_errors: list[dict[str, Any]], schema: dict[str, Any] | None = None
-) -> str | None:
+def field_sentences(field_errors: list[dict[str, Any]], schema: Any = None) -> str | None:
     """Return the schema failures as sentences for a person (stored as the call's error).
 
     One sentence per field, in the order of first mention, from its first message: the
-    field's name as the card labels it (its ``title`` in ``schema``, else its last name in
-    words), then the rule (``Text must not be empty.``); a failure of the whole object is its
-    message as it is. None when there are no field errors.
+    field's label (its ``title`` in ``schema``, else its last key in words), then the rule
+    (``Text must not be empty.``); a failure of the whole object is its message as it is.
+    None when there are no field errors.
     """
     if not field_errors:
         return None
     by_label: dict[str, str] = {}
     for error in field_errors:
-        names = [str(part) for part in error["path"] if not isinstance(part, int)]
-        label = _title_at(schema, error["path"]) or (
-            names[-1].replace("_", " ").replace("-", " ").strip().capitalize() if names else ""
-        )
+        label = field_label(schema, error["path"])
         if label in by_label:
             continue
         message = str(error["message"]).strip()
@@ -191,21 +187,3 @@ def field_sentences(
         else:
             by_label[label] = f"{label}: {message}"
     return " ".join(by_label.values())
-
-
-def _title_at(schema: Any, path: list[Any]) -> str | None:
-    """The ``title`` of the property at ``path`` in ``schema`` (through ``properties`` and
-    ``items``), or None when the path leaves the schema or the property has none."""
-    node = schema
-    for part in path:
-        if not isinstance(node, dict):
-            return None
-        if isinstance(part, int):
-            node = node.get("items")
-        else:
-            properties = node.get("properties")
-            node = properties.get(part) if isinstance(properties, dict) else None
-    if not path or not isinstance(node, dict):
-        return None
-    title = node.get("title")
-    return title.strip() if isinstance(title, str) and title.strip() else None

@@ -36,6 +36,7 @@ from pydantic import PrivateAttr
 from typing_extensions import override
 
 from interlock.models.offline import PlannedCall, PlannedReply, PlannedReplyChatModel
+from interlock.models.offline.totals import HistoryTotals
 
 SCRIPTED_MODEL_NAME = "interlock-scripted"
 """Model name the scripted model reports in ``response_metadata``."""
@@ -154,11 +155,12 @@ class ScriptedChatModel(PlannedReplyChatModel):
         return len(self._state.replies) - self._state.position
 
     @override
-    def plan_reply(self, messages: Sequence[BaseMessage]) -> PlannedReply:
+    def plan_reply(self, messages: Sequence[BaseMessage], totals: HistoryTotals) -> PlannedReply:
         """Return the next scripted reply.
 
         Args:
             messages: The conversation (recorded in :attr:`received`).
+            totals: Not read.
 
         Returns:
             The next reply.

@@ -9,8 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from interlock.permissions.grants import MAX_GRANT_DAYS
 from interlock.request_body import RequestBody
-from interlock.storage.text import check_storable
 from interlock.storage.times import UtcTime
+from interlock.text import check_storable
 
 
 class RememberIn(RequestBody):

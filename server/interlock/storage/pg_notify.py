@@ -17,7 +17,8 @@ durable anyway). PostgreSQL runs it as soon as the ``COMMIT`` is done, without w
 client: the committing thread does not have to win the GIL back and send another statement
 first (bench (d) under load: that took a decision's notification about 9 ms at the median,
 45 ms at p95). When the ``COMMIT`` fails, the ``NOTIFY`` is not run. A listener that receives
-a notification reads rows already committed.
+a notification finds its rows committed: those the payload carries
+(:mod:`~interlock.streaming.announce`) and any it reads from storage.
 
 When the ``COMMIT`` went out alone (none of the batches that carry it was used), or the
 ``NOTIFY`` after it failed, the committing thread sends the notifications after the commit

@@ -29,7 +29,7 @@ from sqlmodel import Session, col, select
 from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.storage.db import Database
 from interlock.storage.models import Role, User
-from interlock.storage.text import one_line
+from interlock.text import one_line
 
 LOCAL_USER_NAME = "local"
 GROUP_PREFIX = "group:"

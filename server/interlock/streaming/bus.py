@@ -13,10 +13,14 @@ event loop thread: with the result of the ``db.run`` call that committed
 (:func:`~interlock.storage.db.defer_to_caller`, one wake-up of the loop for both), else
 ``call_soon_threadsafe``. Several server processes on one PostgreSQL database: right after
 the commit, in its round trip, ``NOTIFY interlock_events`` announces the conversation and
-sequence range (outside the transaction: :mod:`~interlock.storage.pg_notify` says why), and
-every other process's :class:`~interlock.streaming.listener.EventListener` reads those rows
-and delivers them to its own subscribers. A subscriber that sees a gap or falls behind re-reads storage from its last
-sequence, so events arrive once and in order whatever process wrote them.
+sequence range (outside the transaction: :mod:`~interlock.storage.pg_notify` says why) and
+carries the events' rows when they fit PostgreSQL's payload limit
+(:mod:`~interlock.streaming.announce`; a larger batch, such as a long tool result, is
+announced by its range alone). Every other process's
+:class:`~interlock.streaming.listener.EventListener` delivers the carried rows to its own
+subscribers, reading from storage only the rows a notification did not carry. A subscriber
+that sees a gap or falls behind re-reads storage from its last sequence, so events arrive once
+and in order whatever process wrote them.
 
 Besides subscribers to a whole conversation, a task can watch one run (:meth:`watch_run`):
 it is woken only by that run's events (an MCP caller waiting for its one call's decision),
@@ -151,8 +155,9 @@ class EventBus:
         """Write the staged events, commit ``session``, then deliver the events.
 
         On PostgreSQL the other server processes are notified (one ``NOTIFY`` per
-        conversation, all in one statement right after the ``COMMIT``, in its round trip:
-        :mod:`~interlock.storage.pg_notify`). Callable from any thread.
+        conversation carrying its events' rows when they fit, all in one statement right
+        after the ``COMMIT``, in its round trip: :mod:`~interlock.storage.pg_notify`).
+        Callable from any thread.
 
         Raises:
             LookupError: A staged event's conversation does not exist (rolled back).

@@ -24,7 +24,7 @@ from typing import Any, cast
 import anyio
 import anyio.to_thread
 
-from interlock.storage.text import clean_json, clean_text
+from interlock.text import clean_json, clean_text
 from interlock.tools.base import Tool, ToolContext, ToolError, ToolResult
 from interlock.tools.schema import field_errors
 

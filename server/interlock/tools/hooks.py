@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from interlock.storage.text import clean_text
+from interlock.text import clean_text
 from interlock.tools.base import Confirmation, Tool, ToolContext, ToolError
 
 logger = logging.getLogger(__name__)

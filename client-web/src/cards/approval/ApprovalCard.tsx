@@ -1,7 +1,7 @@
 /**
  * The generic card: the confirmation's summary (or the arguments as labelled fields), the
  * action ("Approve" or the tool's action_label), edit (a form from the tool's input_schema)
- * or reject with a reason. Destructive tools get a danger-styled action placed last, and the
+ * or reject with a reason (no edit for a call several people approve). Destructive tools get a danger-styled action placed last, and the
  * focus goes to Reject, never to the destructive action.
  */
 import { lazy, Suspense, useEffect, useId, useRef, useState } from "react";
@@ -26,6 +26,14 @@ type Mode = "idle" | "reject" | "edit";
 /** "Don't ask again" is the owner's choice for an ASK call no one else has to approve. */
 function canRemember(call: CardProps["call"]): boolean {
   return call.permission === "ASK" && !call.require_approver && (call.approvals_required ?? 1) <= 1;
+}
+
+/**
+ * A call several people approve runs with the arguments each of them approved, so it is not
+ * edited (the server refuses it with `edit_needs_one_approval`; ApprovalProgress says why).
+ */
+function canEdit(call: CardProps["call"]): boolean {
+  return (call.approvals_required ?? 1) <= 1;
 }
 
 /** Whether the person is typing somewhere (then a new card does not take the focus). */
@@ -85,7 +93,7 @@ export function ApprovalCard({ call, tool, title, live, busy, decide, canApprove
       {actionLabel}
     </button>
   );
-  const editButton = (
+  const editButton = canEdit(call) && (
     <button type="button" data-testid="edit" disabled={busy} onClick={() => setMode("edit")}>
       Edit
     </button>

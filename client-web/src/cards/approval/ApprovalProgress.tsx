@@ -1,6 +1,6 @@
 /**
  * Who must still approve a waiting call: "1 of 2 approvals: Ana" for a call needing several
- * people, and a note when only an approver (not the conversation's owner) may approve it.
+ * people (and why it cannot be edited), and a note when only an approver (not the conversation's owner) may approve it.
  */
 import type { ToolCallOut } from "../../api/types";
 
@@ -23,7 +23,9 @@ export function ApprovalProgress({ call, owned }: Props) {
             {given.length} of {needed} approvals
           </strong>
           {names ? `: ${names}` : ": none yet"}
-          {given.length < needed && `. Needs ${needed - given.length} more from different people; any reject ends it.`}
+          {given.length < needed &&
+            `. Needs ${needed - given.length} more from different people; any reject ends it. ` +
+              "It can't be edited, so everyone approves the same thing."}
         </p>
       )}
       {call.require_approver && (

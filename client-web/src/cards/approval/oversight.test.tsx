@@ -70,6 +70,7 @@ describe("ApprovalProgress", () => {
     expect(html).toContain("1 of 2 approvals");
     expect(html).toContain(": Ana");
     expect(html).toContain("Needs 1 more from different people");
+    expect(html).toContain("can&#x27;t be edited");
   });
 
   it("tells the owner they can only reject a call needing an approver", () => {
@@ -79,6 +80,19 @@ describe("ApprovalProgress", () => {
 
   it("shows nothing for a call one person decides", () => {
     expect(renderToStaticMarkup(<ApprovalProgress call={toolCall({ status: "interrupted" })} owned />)).toBe("");
+  });
+});
+
+describe("ApprovalCard for a call needing several approvals", () => {
+  it("offers Approve and Reject but no Edit", async () => {
+    const { ApprovalCard } = await import("./ApprovalCard");
+    const call = toolCall({ status: "interrupted", approvals_required: 2, approvals: [] });
+    const html = renderToStaticMarkup(
+      <ApprovalCard call={call} tool={undefined} title="Add a note" live busy={false} decide={async () => null} />,
+    );
+    expect(html).toContain('data-testid="approve"');
+    expect(html).toContain('data-testid="reject"');
+    expect(html).not.toContain('data-testid="edit"');
   });
 });
 

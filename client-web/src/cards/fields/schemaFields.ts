@@ -22,15 +22,30 @@ export interface FieldNode {
 /** Past this depth a nested value is shown as JSON text. */
 const MAX_DEPTH = 6;
 
-/** "due_date" → "Due date", "noteId" → "Note id", "x-ray" → "X ray". */
+/** Words a key spells that people read in capitals ("id" → "ID", "api_urls" → "API URLs"). */
+const ACRONYMS: Record<string, string> = Object.fromEntries(
+  ["id", "url", "uri", "api", "ip", "uuid", "html", "json", "http", "sku", "vat", "iban"].flatMap((w) => [
+    [w, w.toUpperCase()],
+    [`${w}s`, `${w.toUpperCase()}s`],
+  ]),
+);
+
+/**
+ * A key in words, for a label the schema does not title: "due_date" → "Due date",
+ * "noteId" → "Note ID", "id" → "ID", "x-ray" → "X ray".
+ */
 export function humanise(key: string): string {
   const words = key
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .replace(/[_\-.]+/g, " ")
     .trim()
-    .toLowerCase();
-  if (!words) return key;
-  return words.charAt(0).toUpperCase() + words.slice(1);
+    .toLowerCase()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => (Object.hasOwn(ACRONYMS, w) ? ACRONYMS[w] : w));
+  if (!words.length) return key;
+  const line = words.join(" ");
+  return line.charAt(0).toUpperCase() + line.slice(1);
 }
 
 function isObject(value: unknown): value is JsonObject {

@@ -37,9 +37,9 @@ from interlock.storage import (
 )
 from interlock.storage.models import utcnow
 from interlock.storage.rows import new_row
-from interlock.storage.text import check_storable, is_blank, no_control_characters, one_line
 from interlock.storage.views import ConversationSummary, MessageOut, ToolCallOut, message_out
 from interlock.storage.write_behind import defer
+from interlock.text import check_storable, is_blank, no_control_characters, one_line
 
 router = APIRouter(prefix="/api/conversations", tags=["conversations"], responses=ERROR_RESPONSES)
 

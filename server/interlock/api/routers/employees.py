@@ -13,7 +13,7 @@ from interlock.api.services import Services
 from interlock.employees import Employee, EmployeeFields, ToolApprovalRule, ToolPermission
 from interlock.errors import BadRequest, NotFound
 from interlock.request_body import RequestBody
-from interlock.storage.text import no_control_characters
+from interlock.text import no_control_characters
 
 router = APIRouter(prefix="/api/employees", tags=["employees"], responses=ERROR_RESPONSES)
 

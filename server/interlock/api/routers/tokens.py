@@ -24,7 +24,6 @@ from interlock.audit import Channel, TokenOutcome, record_token_event
 from interlock.request_body import RequestBody
 from interlock.storage import AccessToken
 from interlock.storage.models import as_utc
-from interlock.storage.text import no_control_characters
 from interlock.storage.tokens import (
     MAX_TOKEN_NAME_LENGTH,
     TokenAudit,
@@ -32,6 +31,7 @@ from interlock.storage.tokens import (
     list_access_tokens,
     revoke_access_token,
 )
+from interlock.text import no_control_characters
 
 router = APIRouter(prefix="/api/tokens", tags=["tokens"], responses=ERROR_RESPONSES)
 log = logging.getLogger(__name__)

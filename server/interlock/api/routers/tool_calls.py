@@ -27,8 +27,14 @@ router = APIRouter(prefix="/api/tool-calls", tags=["tool calls"], responses=ERRO
 @router.post(
     "/{tool_call_id}/decision",
     responses={
+        403: {"description": "approver_required"},
         404: {"description": "unknown or not yours"},
-        409: {"description": "not interrupted"},
+        409: {"description": "not_interrupted, already_approved or actions_off"},
+        422: {
+            "description": "invalid_args (details.errors), cannot_remember, "
+            "edit_needs_one_approval (a call needing several approvals is not edited), "
+            "or a malformed body"
+        },
     },
 )
 async def post_decision(

@@ -44,7 +44,7 @@ from interlock.models.offline.tool_names import (
     SUGGESTIONS,
     spoken_name,
 )
-from interlock.models.offline.totals import history_totals
+from interlock.models.offline.totals import HistoryTotals
 
 OFFLINE_DISPLAY_NAME = "interlock-offline (built-in, no API key)"
 """Name shown to people (``describe_model``) when the offline model answers."""
@@ -165,16 +165,16 @@ class OfflineChatModel(PlannedReplyChatModel):
         )
 
     @override
-    def plan_reply(self, messages: Sequence[BaseMessage]) -> PlannedReply:
+    def plan_reply(self, messages: Sequence[BaseMessage], totals: HistoryTotals) -> PlannedReply:
         """Decide the reply from the conversation (see the class docstring).
 
         Args:
             messages: The conversation so far.
+            totals: Its totals: the messages apart from the system ones, and those.
 
         Returns:
             The planned text and tool calls.
         """
-        totals = history_totals(messages)  # the same as reading every message, kept
         conversation = totals.conversation
         turn = _Turn(loadable_skills(totals.system), loaded_this_turn(conversation))
         ai_message, results = _trailing_tool_turn(conversation)

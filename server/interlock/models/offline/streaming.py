@@ -33,7 +33,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 from typing_extensions import override
 
-from interlock.models.offline.totals import history_totals
+from interlock.models.offline.totals import HistoryTotals, history_totals
 
 OFFLINE_MODEL_NAME = "interlock-offline"
 """Model name the offline model reports in ``response_metadata``."""
@@ -162,11 +162,13 @@ class PlannedReplyChatModel(BaseChatModel):
         return {}
 
     @abstractmethod
-    def plan_reply(self, messages: Sequence[BaseMessage]) -> PlannedReply:
+    def plan_reply(self, messages: Sequence[BaseMessage], totals: HistoryTotals) -> PlannedReply:
         """Decide the reply to a conversation.
 
         Args:
             messages: The conversation so far.
+            totals: Its totals (:func:`history_totals`), counted once per step for the
+                reply and its usage figures.
 
         Returns:
             The text and tool calls to stream.
@@ -202,9 +204,9 @@ class PlannedReplyChatModel(BaseChatModel):
     # -- chunk building ------------------------------------------------------------------
 
     def _build_chunks(self, messages: Sequence[BaseMessage]) -> list[AIMessageChunk]:
-        reply = self.plan_reply(messages)
-        chunks = [AIMessageChunk(content=token) for token in split_tokens(reply.text)]
         totals = history_totals(messages)
+        reply = self.plan_reply(messages, totals)
+        chunks = [AIMessageChunk(content=token) for token in split_tokens(reply.text)]
         first_number = totals.tool_calls + 1
         for index, call in enumerate(reply.calls):
             call_id = call.id or f"call_{first_number + index}"

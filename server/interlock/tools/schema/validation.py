@@ -15,7 +15,7 @@ from typing import Any
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 from referencing import Registry
 
-from interlock.storage.text import CONTROL_CHARACTER, control_characters
+from interlock.text import CONTROL_CHARACTER, control_characters
 from interlock.tools.base import FieldError
 from interlock.tools.schema.formats import FORMAT_CHECKER
 

@@ -1,5 +1,8 @@
 """What text storage accepts: valid Unicode without NUL characters.
 
+A module of its own below :mod:`interlock.storage` and :mod:`interlock.settings` (it imports
+only pydantic), so both, and every request body, can use these rules.
+
 PostgreSQL refuses NUL in text and JSON, and a lone UTF-16 surrogate (``"\\ud800"`` in JSON)
 cannot be encoded as UTF-8 at all. Input from people is refused at the API with a clear error
 (:func:`text_problems`); output from tools and models is repaired (:func:`clean_text`,
@@ -69,6 +72,15 @@ def _texts(value: Any, path: TextPath = ()) -> Iterator[tuple[TextPath, str]]:
 def text_problems(value: Any, path: TextPath = ()) -> list[TextPath]:
     """Return the paths of strings (keys included) in ``value`` that storage cannot hold."""
     return [where for where, text in _texts(value, path) if _bad_in(text)]
+
+
+def unpaired_surrogates(value: Any) -> list[TextPath]:
+    """Return the paths of strings (keys included) in ``value`` holding a lone surrogate.
+
+    Python reads ``"\\ud800"`` in JSON as such a string; it is no character, and UTF-8
+    cannot encode it.
+    """
+    return [where for where, text in _texts(value) if _bad_in(text.replace("\x00", ""))]
 
 
 def check_storable(value: Any) -> Any:
