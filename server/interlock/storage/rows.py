@@ -17,8 +17,10 @@ transaction's next round trip on PostgreSQL (:mod:`~interlock.storage.write_behi
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import Table, insert, inspect
 from sqlalchemy.orm import Session
@@ -48,16 +50,23 @@ class _Plan:
         ]
         self.manager = mapper.class_manager
         self.fields = frozenset(model.model_fields)
-        # (field, default value, field) per optional field: the value when it is immutable,
-        # else the field itself, whose default is made anew for every object (as pydantic does).
-        self.defaults: list[tuple[str, Any, Any]] = []
+        # (field, default value, maker) per optional field: the value when it is immutable,
+        # else what makes it anew for every object (as pydantic does): the default factory
+        # itself when it takes no argument (pydantic's ``get_default`` inspects its signature
+        # at every call to find out), else the field's ``get_default``.
+        self.defaults: list[tuple[str, Any, Callable[[], Any] | None]] = []
         for name, field in model.model_fields.items():
             if field.is_required():
                 continue
-            if field.default_factory is None and isinstance(field.default, _IMMUTABLE):
+            factory = field.default_factory
+            if factory is None and isinstance(field.default, _IMMUTABLE):
                 self.defaults.append((name, field.default, None))
+            elif factory is not None and not field.default_factory_takes_validated_data:
+                self.defaults.append((name, None, cast("Callable[[], Any]", factory)))
             else:
-                self.defaults.append((name, None, field))
+                self.defaults.append(
+                    (name, None, functools.partial(field.get_default, call_default_factory=True))
+                )
         keys = mapper.primary_key
         self.autoincrement: str | None = None
         column = table.autoincrement_column
@@ -89,11 +98,9 @@ def new_row(model: type[M], **values: Any) -> M:
         raise TypeError(f"{model.__name__} has no field(s) {sorted(unknown)}")
     row: M = plan.manager.new_instance()
     attributes = row.__dict__
-    for name, default, field in plan.defaults:
+    for name, default, make in plan.defaults:
         if name not in values:
-            attributes[name] = (
-                default if field is None else field.get_default(call_default_factory=True)
-            )
+            attributes[name] = default if make is None else make()
     attributes.update(values)
     object.__setattr__(row, "__pydantic_fields_set__", set(values))
     return row
