@@ -4,6 +4,99 @@
  */
 
 export interface paths {
+    "/api/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Conversations
+         * @description The caller's conversations, most recently active first, ``limit`` at a time.
+         *
+         *     The ``Next-Cursor`` response header holds the ``cursor`` of the next page (absent on the
+         *     last page); a page starts right after the last conversation of the one before, so new
+         *     conversations do not shift it.
+         */
+        get: operations["list_conversations_api_conversations_get"];
+        put?: never;
+        /**
+         * Create Conversation
+         * @description Start a conversation with an employee (the default one when omitted).
+         */
+        post: operations["create_conversation_api_conversations_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{conversation_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post Message
+         * @description Send a message; the answer streams on the conversation's events. 409 while a run is active.
+         */
+        post: operations["post_message_api_conversations__conversation_id__messages_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{conversation_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream Events
+         * @description Stream events (``id:`` is the per-conversation sequence); ``Last-Event-ID`` replays.
+         *
+         *     An unknown, future or garbage ``Last-Event-ID`` replays from the start. Pings are SSE
+         *     comments every ``ping_interval_s`` seconds. A client leaving does not stop a run.
+         */
+        get: operations["stream_events_api_conversations__conversation_id__events_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tool-calls/{tool_call_id}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post Decision
+         * @description Approve, edit, reject or respond to an interrupted call; the run resumes after the last one.
+         *
+         *     The web client sends ``X-Interlock-Client: web``; the audit log names the channel from it.
+         */
+        post: operations["post_decision_api_tool_calls__tool_call_id__decision_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ag-ui/{conversation_id}": {
         parameters: {
             query?: never;
@@ -156,34 +249,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/conversations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List Conversations
-         * @description The caller's conversations, most recently active first, ``limit`` at a time.
-         *
-         *     The ``Next-Cursor`` response header holds the ``cursor`` of the next page (absent on the
-         *     last page); a page starts right after the last conversation of the one before, so new
-         *     conversations do not shift it.
-         */
-        get: operations["list_conversations_api_conversations_get"];
-        put?: never;
-        /**
-         * Create Conversation
-         * @description Start a conversation with an employee (the default one when omitted).
-         */
-        post: operations["create_conversation_api_conversations_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/conversations/{conversation_id}": {
         parameters: {
             query?: never;
@@ -211,26 +276,6 @@ export interface paths {
          * @description Rename a conversation (422 ``invalid_request`` for an empty, long or control-character title).
          */
         patch: operations["rename_conversation_api_conversations__conversation_id__patch"];
-        trace?: never;
-    };
-    "/api/conversations/{conversation_id}/messages": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Post Message
-         * @description Send a message; the answer streams on the conversation's events. 409 while a run is active.
-         */
-        post: operations["post_message_api_conversations__conversation_id__messages_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/api/conversations/{conversation_id}/pending": {
@@ -361,29 +406,6 @@ export interface paths {
          * @description Slash commands available to this employee (the composer's ``/`` menu).
          */
         get: operations["list_commands_api_employees__slug__commands_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/conversations/{conversation_id}/events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Stream Events
-         * @description Stream events (``id:`` is the per-conversation sequence); ``Last-Event-ID`` replays.
-         *
-         *     An unknown, future or garbage ``Last-Event-ID`` replays from the start. Pings are SSE
-         *     comments every ``ping_interval_s`` seconds. A client leaving does not stop a run.
-         */
-        get: operations["stream_events_api_conversations__conversation_id__events_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -632,28 +654,6 @@ export interface paths {
          *     MCP session too. Revoking twice is harmless; another person's token is 404 ``not_found``.
          */
         post: operations["revoke_token_api_tokens__token_id__revoke_post"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/tool-calls/{tool_call_id}/decision": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Post Decision
-         * @description Approve, edit, reject or respond to an interrupted call; the run resumes after the last one.
-         *
-         *     The web client sends ``X-Interlock-Client: web``; the audit log names the channel from it.
-         */
-        post: operations["post_decision_api_tool_calls__tool_call_id__decision_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2249,6 +2249,213 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    list_conversations_api_conversations_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    /** @description The `cursor` of the next page; absent on the last page. */
+                    "Next-Cursor"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationSummary"][];
+                };
+            };
+            /** @description `invalid_cursor`: a cursor this server did not give out */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    create_conversation_api_conversations_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationSummary"];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    post_message_api_conversations__conversation_id__messages_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageAccepted"];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    stream_events_api_conversations__conversation_id__events_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                "last-event-id"?: string | null;
+            };
+            path: {
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events: `id:` is the event's `seq`, `event:` its `type`, `data:` the event as JSON (this schema). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["RunStarted"] | components["schemas"]["MessageDelta"] | components["schemas"]["MessageCompleted"] | components["schemas"]["ToolCallCreated"] | components["schemas"]["ToolCallInterrupted"] | components["schemas"]["ToolCallDecided"] | components["schemas"]["ToolCallApproved"] | components["schemas"]["ToolCallRunning"] | components["schemas"]["ToolCallAwaitingClient"] | components["schemas"]["ToolCallCompleted"] | components["schemas"]["RunPaused"] | components["schemas"]["RunCompleted"] | components["schemas"]["RunFailed"] | components["schemas"]["RunCancelled"] | components["schemas"]["ConversationDeleted"];
+                };
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    post_decision_api_tool_calls__tool_call_id__decision_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-interlock-client"?: string | null;
+            };
+            path: {
+                tool_call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecisionIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolCallOut"];
+                };
+            };
+            /** @description approver_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description unknown or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not_interrupted, already_approved or actions_off */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_args (details.errors), cannot_remember, edit_needs_one_approval (a call needing several approvals is not edited), or a malformed body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error with a stable code. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     run_agent_api_ag_ui__conversation_id__post: {
         parameters: {
             query?: never;
@@ -2510,80 +2717,6 @@ export interface operations {
             };
         };
     };
-    list_conversations_api_conversations_get: {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string | null;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    /** @description The `cursor` of the next page; absent on the last page. */
-                    "Next-Cursor"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConversationSummary"][];
-                };
-            };
-            /** @description `invalid_cursor`: a cursor this server did not give out */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description An error with a stable code. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorOut"];
-                };
-            };
-        };
-    };
-    create_conversation_api_conversations_post: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ConversationCreate"];
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConversationSummary"];
-                };
-            };
-            /** @description An error with a stable code. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorOut"];
-                };
-            };
-        };
-    };
     get_conversation_api_conversations__conversation_id__get: {
         parameters: {
             query?: never;
@@ -2688,41 +2821,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
-            };
-            /** @description An error with a stable code. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorOut"];
-                };
-            };
-        };
-    };
-    post_message_api_conversations__conversation_id__messages_post: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                conversation_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MessageCreate"];
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MessageAccepted"];
-                };
             };
             /** @description An error with a stable code. */
             "4XX": {
@@ -3014,39 +3112,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorOut"];
-                };
-            };
-        };
-    };
-    stream_events_api_conversations__conversation_id__events_get: {
-        parameters: {
-            query?: never;
-            header?: {
-                "last-event-id"?: string | null;
-            };
-            path: {
-                conversation_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Server-Sent Events: `id:` is the event's `seq`, `event:` its `type`, `data:` the event as JSON (this schema). */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/event-stream": components["schemas"]["RunStarted"] | components["schemas"]["MessageDelta"] | components["schemas"]["MessageCompleted"] | components["schemas"]["ToolCallCreated"] | components["schemas"]["ToolCallInterrupted"] | components["schemas"]["ToolCallDecided"] | components["schemas"]["ToolCallApproved"] | components["schemas"]["ToolCallRunning"] | components["schemas"]["ToolCallAwaitingClient"] | components["schemas"]["ToolCallCompleted"] | components["schemas"]["RunPaused"] | components["schemas"]["RunCompleted"] | components["schemas"]["RunFailed"] | components["schemas"]["RunCancelled"] | components["schemas"]["ConversationDeleted"];
-                };
-            };
-            /** @description An error with a stable code. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/event-stream": components["schemas"]["ErrorOut"];
                 };
             };
         };
@@ -3539,71 +3604,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["TokenOut"];
                 };
-            };
-            /** @description An error with a stable code. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorOut"];
-                };
-            };
-        };
-    };
-    post_decision_api_tool_calls__tool_call_id__decision_post: {
-        parameters: {
-            query?: never;
-            header?: {
-                "x-interlock-client"?: string | null;
-            };
-            path: {
-                tool_call_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["DecisionIn"];
-            };
-        };
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ToolCallOut"];
-                };
-            };
-            /** @description approver_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description unknown or not yours */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description not_interrupted, already_approved or actions_off */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid_args (details.errors), cannot_remember, edit_needs_one_approval (a call needing several approvals is not edited), or a malformed body */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description An error with a stable code. */
             "4XX": {

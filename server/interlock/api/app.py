@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from interlock import __version__
 from interlock.api.errors import ERROR_RESPONSES, install_error_handlers
@@ -104,6 +104,37 @@ def _refresh_handler(built: Services) -> Callable[[], None]:
     return on_listening_again
 
 
+HOT_ROUTES = (
+    ("POST", "/api/conversations"),
+    ("POST", "/api/conversations/{conversation_id}/messages"),
+    ("GET", "/api/conversations/{conversation_id}/events"),
+    ("POST", "/api/tool-calls/{tool_call_id}/decision"),
+)
+"""The routes every HITL cycle requests (method, path), matched first: Starlette tries the
+routes in order, and these sat at positions 14 to 45 (about 100 failed matches per cycle,
+bench (a))."""
+
+
+def _hot_routes_first(app: FastAPI) -> None:
+    """Move :data:`HOT_ROUTES` to the front of ``app``'s routes, in that order.
+
+    No request matches another route differently: no other route has one of these paths, and
+    none of their paths matches another route's literal path (each ends in a literal segment
+    of its own), so a request that one of them fully matches matches no other route. The
+    OpenAPI document lists their paths first.
+    """
+    routes = app.router.routes
+    hot: list[BaseRoute] = []
+    for method, path in HOT_ROUTES:
+        (found,) = (
+            route
+            for route in routes
+            if isinstance(route, Route) and route.path == path and method in (route.methods or ())
+        )
+        hot.append(found)
+    routes[:] = hot + [route for route in routes if route not in hot]
+
+
 def create_app(settings: Settings | None = None, services: Services | None = None) -> FastAPI:
     """Build the app. Storage must already be migrated (``interlock serve`` does it).
 
@@ -185,6 +216,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         # CPU, issue 7 benchmark f); the routers already carry the prefix, tags and
         # ``ERROR_RESPONSES`` an include would add.
         app.router.routes.extend(module.router.routes)
+    _hot_routes_first(app)
 
     if (settings.client_dist / "index.html").is_file():
         app.mount("/", StaticFiles(directory=settings.client_dist, html=True), name="client")
