@@ -12,7 +12,7 @@ for each turn named in ``--at`` (and the two turns before it, to take a median):
   Python"; the rest are calls of C functions such as ``isinstance`` or ``list.append``, each a
   small fraction of a Python function call's cost);
 * SQL statements by kind, their parameters' bytes (``repr``), rows fetched (rows the DBAPI
-  cursor returned to SQLAlchemy) and, on SQLite, the virtual machine's instructions (in
+  cursor returned to SQLAlchemy or to :mod:`interlock.storage.compiled`) and, on SQLite, the virtual machine's instructions (in
   hundreds, by statement: a statement whose scan grows shows here);
 * garbage collections by generation, and the objects the collector tracks;
 * the functions whose call count grew most between the first and the last ``--at`` turn.
@@ -97,7 +97,8 @@ class SqlCounts:
 
 
 def instrument(engine: Any, sql: SqlCounts) -> None:
-    """Fill ``sql`` from ``engine``'s statements (and SQLAlchemy's row fetching, everywhere)."""
+    """Fill ``sql`` from ``engine``'s statements (and the rows fetched everywhere: SQLAlchemy's
+    and the compiled statements' of :mod:`interlock.storage.compiled`)."""
 
     @event.listens_for(engine, "before_cursor_execute")
     def _before(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_a: Any) -> None:
@@ -136,6 +137,18 @@ def instrument(engine: Any, sql: SqlCounts) -> None:
 
     for name in ("fetchone", "fetchmany", "fetchall"):
         counted(name)
+
+    # Hot statements bypass SQLAlchemy's fetching (storage.compiled): count the rows they read.
+    from interlock.storage.compiled import Compiled
+
+    processed = Compiled.rows
+
+    def rows(self: Compiled, raw: Any) -> list[Any]:
+        out = processed(self, raw)
+        sql.rows += len(out)
+        return out
+
+    Compiled.rows = rows  # type: ignore[method-assign]
 
 
 async def measure(database_url: str | None, turns: int, at: list[int]) -> dict[int, Any]:
