@@ -8,7 +8,7 @@ gate's :class:`~interlock.storage.writer.GatedCursor`) and what a cursor returne
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +18,7 @@ from sqlalchemy.sql import Executable
 
 from interlock.storage.compiled import Compiled, compiled, raise_as_sqlalchemy
 
-__all__ = ["Params", "Sent", "connection_of", "prepare", "run_sqlite", "sent", "tell"]
+__all__ = ["Params", "Sent", "connection_of", "prepare", "run_on", "run_sqlite", "sent", "tell"]
 
 Params = Mapping[str, Any] | Sequence[Mapping[str, Any]] | None
 """A statement's parameters: one row's, several rows' (an executemany), or none."""
@@ -84,7 +84,30 @@ def tell(connection: Connection, cursor: Any, form: Compiled, parameters: Any, m
 
 
 def run_sqlite(connection: Connection, form: Compiled, parameters: Any, many: bool) -> Sent:
+    """Run ``form`` on a new cursor of SQLite's connection (through the write gate)."""
     cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        return run_on(connection, cursor, form, parameters, many)
+    finally:
+        cursor.close()
+
+
+def run_on(
+    connection: Connection,
+    cursor: Any,
+    form: Compiled,
+    parameters: Any,
+    many: bool,
+    closed: Callable[[], bool] = lambda: False,
+) -> Sent:
+    """Run ``form`` on the driver's ``cursor`` and read what it returned.
+
+    ``closed`` tells, after a failure, whether the driver's connection is gone (the error
+    then marks it invalidated, as SQLAlchemy does).
+
+    Raises:
+        sqlalchemy.exc.DBAPIError: The driver's error, as ``connection.execute`` raises it.
+    """
     tell(connection, cursor, form, parameters, many)
     try:
         if many:
@@ -93,10 +116,8 @@ def run_sqlite(connection: Connection, form: Compiled, parameters: Any, many: bo
             cursor.execute(form.sql, parameters)
         return sent(form, cursor)
     except Exception as exc:
-        raise_as_sqlalchemy(exc, connection.dialect, form.sql, parameters)
+        raise_as_sqlalchemy(exc, connection.dialect, form.sql, parameters, invalidated=closed())
         raise
-    finally:
-        cursor.close()
 
 
 def sent(form: Compiled, cursor: Any) -> Sent:

@@ -49,13 +49,13 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql import Executable
 
 from interlock.storage import pg_begin, pg_notify
-from interlock.storage.compiled import raise_as_sqlalchemy
 from interlock.storage.pg_begin import begin_in_pipeline, needs_begin
 from interlock.storage.statements import (
     Params,
     Sent,
     connection_of,
     prepare,
+    run_on,
     run_sqlite,
     sent,
     tell,
@@ -186,17 +186,7 @@ def execute(session: Session, statement: Executable, params: Params = None) -> S
         queue.append((form.sql, parameters, many))
         return sent(form, _run(connection, queue)[-1])
     cursor = driver.cursor()
-    tell(connection, cursor, form, parameters, many)
-    try:
-        if many:
-            cursor.executemany(form.sql, parameters)
-        else:
-            cursor.execute(form.sql, parameters)
-    except Exception as exc:
-        raise_as_sqlalchemy(
-            exc, connection.dialect, form.sql, parameters, invalidated=driver.closed
-        )
-    return sent(form, cursor)
+    return run_on(connection, cursor, form, parameters, many, lambda: bool(driver.closed))
 
 
 def _info(context: Any) -> dict[Any, Any] | None:
