@@ -89,6 +89,14 @@ export function asApiError(e: unknown): ApiError {
   return e instanceof ApiError ? e : new ApiError(0, { code: "error", message: String(e) });
 }
 
+/** What the person reads when the server does not answer at all (no raw browser error text). */
+export const UNREACHABLE_MESSAGE = "Cannot reach the server. Check that it is running and that you are online, then try again.";
+
+/** The error of a request that got no answer (network down, server stopped): status 0, code `network`. */
+export function unreachable(): ApiError {
+  return new ApiError(0, { code: "network", message: UNREACHABLE_MESSAGE });
+}
+
 /** Reads `{"error": {...}}` from a failed response; falls back to the status text. */
 export async function errorFromResponse(res: Response): Promise<ApiError> {
   let body: ApiErrorBody = { code: `http_${res.status}`, message: res.statusText || `HTTP ${res.status}` };
@@ -117,8 +125,8 @@ export async function request<T>(method: string, path: string, body?: unknown): 
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-  } catch (e) {
-    throw new ApiError(0, { code: "network", message: `Cannot reach the server (${String(e)})` });
+  } catch {
+    throw unreachable();
   }
   noteServerDate(res.headers.get("Date"));
   if (res.status === 401) notifyUnauthorized();
@@ -132,8 +140,8 @@ export async function requestWithHeaders<T>(path: string): Promise<[T, Headers]>
   let res: Response;
   try {
     res = await fetch(path, { headers: { Accept: "application/json", "X-Interlock-Client": "web", ...authHeaders() } });
-  } catch (e) {
-    throw new ApiError(0, { code: "network", message: `Cannot reach the server (${String(e)})` });
+  } catch {
+    throw unreachable();
   }
   noteServerDate(res.headers.get("Date"));
   if (res.status === 401) notifyUnauthorized();
@@ -146,8 +154,8 @@ export async function requestText(path: string): Promise<string> {
   let res: Response;
   try {
     res = await fetch(path, { headers: { Accept: "text/plain", ...authHeaders() } });
-  } catch (e) {
-    throw new ApiError(0, { code: "network", message: `Cannot reach the server (${String(e)})` });
+  } catch {
+    throw unreachable();
   }
   if (res.status === 401) notifyUnauthorized();
   if (!res.ok) throw await errorFromResponse(res);
@@ -171,8 +179,8 @@ export async function download(path: string, fallbackName: string): Promise<void
   let res: Response;
   try {
     res = await fetch(path, { headers: { ...authHeaders() } });
-  } catch (e) {
-    throw new ApiError(0, { code: "network", message: `Cannot reach the server (${String(e)})` });
+  } catch {
+    throw unreachable();
   }
   if (res.status === 401) notifyUnauthorized();
   if (!res.ok) throw await errorFromResponse(res);
