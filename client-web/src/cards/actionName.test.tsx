@@ -1,7 +1,7 @@
 /** Card buttons say what they act on (screen readers list buttons without their card). */
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import { toolCall } from "../test/fixtures";
+import { cardProps, toolCall } from "../test/fixtures";
 import { actionName, SUBJECT_MAX_CHARS } from "./actionName";
 import { ApprovalCard } from "./approval/ApprovalCard";
 import { ChoiceCard } from "./choice/ChoiceCard";
@@ -9,17 +9,8 @@ import { ConfirmCard } from "./confirm/ConfirmCard";
 import { DocumentCard } from "./document/DocumentCard";
 import { MarkdownCard } from "./markdown/MarkdownCard";
 import { reasonKey } from "./ReasonField";
-import type { CardProps } from "./types";
 
-const props = (over: Partial<CardProps>): CardProps => ({
-  call: toolCall({ status: "interrupted" }),
-  tool: undefined,
-  title: "Add a note",
-  live: true,
-  busy: false,
-  decide: async () => null,
-  ...over,
-});
+const props = cardProps;
 
 /** The accessible names of the buttons in rendered markup, by data-testid. */
 function buttonNames(html: string): Record<string, string> {

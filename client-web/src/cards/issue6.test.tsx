@@ -5,7 +5,7 @@ import { ApiError } from "../api/client";
 import type { ToolCallOut, ToolOut, ToolResultIn } from "../api/types";
 import { FOLD_CHARS, needsFold, previewOf } from "../components/FoldedText";
 import { decision } from "../test/decisions";
-import { toolCall } from "../test/fixtures";
+import { cardProps, toolCall } from "../test/fixtures";
 import { ApprovalCard } from "./approval/ApprovalCard";
 import { batchOf } from "./batch/batch";
 import { browserSelection, browserTimeZone, setSelectionForTest } from "./browser/browserTools";
@@ -19,7 +19,6 @@ import { ToolInvokeError } from "./frontend/types";
 import { cardFor, invokerFor, isQuestion, registerTool } from "./registry";
 import { StatusSentence } from "./status/StatusBadge";
 import { notRun, statusWords } from "./status/status";
-import type { CardProps } from "./types";
 
 const html = (node: React.ReactElement) => renderToStaticMarkup(node);
 
@@ -34,15 +33,7 @@ const schema = {
   },
 };
 
-const props = (over: Partial<CardProps>): CardProps => ({
-  call: toolCall({ status: "interrupted" }),
-  tool: undefined,
-  title: "Add a note",
-  live: true,
-  busy: false,
-  decide: async () => null,
-  ...over,
-});
+const props = cardProps;
 
 describe("schema fields", () => {
   it("labels by title, else the key humanised; help from description; schema order then extras", () => {
