@@ -84,17 +84,16 @@ export class ApiError extends Error {
   }
 }
 
+/** A request that never reached the server: the person reads what to do, the browser's own
+ * error (`TypeError: Failed to fetch`) goes to the console. */
+function networkError(e: unknown): ApiError {
+  console.warn("Request failed before reaching the server:", e);
+  return new ApiError(0, { code: "network", message: "Cannot reach the server. Check your connection, then try again." });
+}
+
 /** Any thrown value as an ApiError (status 0 when it did not come from the server). */
 export function asApiError(e: unknown): ApiError {
   return e instanceof ApiError ? e : new ApiError(0, { code: "error", message: String(e) });
-}
-
-/** What the person reads when the server does not answer at all (no raw browser error text). */
-export const UNREACHABLE_MESSAGE = "Cannot reach the server. Check that it is running and that you are online, then try again.";
-
-/** The error of a request that got no answer (network down, server stopped): status 0, code `network`. */
-export function unreachable(): ApiError {
-  return new ApiError(0, { code: "network", message: UNREACHABLE_MESSAGE });
 }
 
 /** Reads `{"error": {...}}` from a failed response; falls back to the status text. */
@@ -125,8 +124,8 @@ export async function request<T>(method: string, path: string, body?: unknown): 
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-  } catch {
-    throw unreachable();
+  } catch (e) {
+    throw networkError(e);
   }
   noteServerDate(res.headers.get("Date"));
   if (res.status === 401) notifyUnauthorized();
@@ -140,8 +139,8 @@ export async function requestWithHeaders<T>(path: string): Promise<[T, Headers]>
   let res: Response;
   try {
     res = await fetch(path, { headers: { Accept: "application/json", "X-Interlock-Client": "web", ...authHeaders() } });
-  } catch {
-    throw unreachable();
+  } catch (e) {
+    throw networkError(e);
   }
   noteServerDate(res.headers.get("Date"));
   if (res.status === 401) notifyUnauthorized();
@@ -154,8 +153,8 @@ export async function requestText(path: string): Promise<string> {
   let res: Response;
   try {
     res = await fetch(path, { headers: { Accept: "text/plain", ...authHeaders() } });
-  } catch {
-    throw unreachable();
+  } catch (e) {
+    throw networkError(e);
   }
   if (res.status === 401) notifyUnauthorized();
   if (!res.ok) throw await errorFromResponse(res);
@@ -179,8 +178,8 @@ export async function download(path: string, fallbackName: string): Promise<void
   let res: Response;
   try {
     res = await fetch(path, { headers: { ...authHeaders() } });
-  } catch {
-    throw unreachable();
+  } catch (e) {
+    throw networkError(e);
   }
   if (res.status === 401) notifyUnauthorized();
   if (!res.ok) throw await errorFromResponse(res);
