@@ -47,4 +47,32 @@ describe("the edit form's labels", () => {
     expect(pathWords(["items", 0, "unit_price"])).toBe("Items › 1 › Unit price");
     expect(pathWords([])).toBe("The arguments");
   });
+
+  it("names an erring field by the title the form shows, not by its key", () => {
+    // notes.add titles its `text` "Note": an error said "Text: Must not be blank." under "Note".
+    const noteSchema = { type: "object", properties: { text: { type: "string", title: "Note" } } };
+    expect(pathWords(["text"], noteSchema)).toBe("Note");
+    const nested = {
+      type: "object",
+      properties: { items: { type: "array", items: { type: "object", properties: { unit_price: { type: "number", title: "Price" } } } } },
+    };
+    expect(pathWords(["items", 0, "unit_price"], nested)).toBe("Items › 1 › Price");
+    expect(pathWords("/items/1/unknown", nested)).toBe("Items › 2 › Unknown");
+    const out = renderToStaticMarkup(
+      <SchemaForm
+        schema={noteSchema}
+        formData={{ text: "" }}
+        fieldErrors={[{ path: ["text"], message: "Must not be blank.", rule: "minLength" }]}
+        disabled={false}
+        idPrefix="n"
+        errorsLabel="Problems"
+        onChange={() => {}}
+        onSubmit={() => {}}
+      >
+        <button type="submit">Save</button>
+      </SchemaForm>,
+    );
+    expect(out).toContain("<strong>Note</strong>: Must not be blank.");
+    expect(out).not.toContain("<strong>Text</strong>");
+  });
 });
