@@ -140,8 +140,8 @@ def _items(n: Any) -> str:
 def _length_words(ctx: Mapping[str, Any], bound: str) -> str:
     if bound == "min":
         n = ctx.get("min_length")
-        return "Must not be empty." if n == 1 else f"Must be at least {_count(n)} characters long."
-    return f"Must be at most {_count(ctx.get('max_length'))} characters long."
+        return "Must not be empty." if n == 1 else f"Must have at least {_count(n)} characters."
+    return f"Must have at most {_count(ctx.get('max_length'))} characters."
 
 
 def _list_words(ctx: Mapping[str, Any], bound: str) -> str:
@@ -153,7 +153,7 @@ def _list_words(ctx: Mapping[str, Any], bound: str) -> str:
 
 
 _PLAIN: dict[str, Any] = {
-    "missing": "This is required.",
+    "missing": "Is required.",
     "string_type": "Must be text.",
     "int_type": "Must be a whole number.",
     "int_parsing": "Must be a whole number.",
@@ -163,10 +163,10 @@ _PLAIN: dict[str, Any] = {
     "bool_type": "Must be true or false.",
     "bool_parsing": "Must be true or false.",
     "list_type": "Must be a list.",
-    "dict_type": "Must be an object of named values.",
-    "model_type": "Must be an object of named values.",
-    "model_attributes_type": "Must be an object of named values.",
-    "extra_forbidden": "Is not a field accepted here; remove it.",
+    "dict_type": "Must be a group of fields.",
+    "model_type": "Must be a group of fields.",
+    "model_attributes_type": "Must be a group of fields.",
+    "extra_forbidden": "Is not a field here; remove it.",
     "string_too_short": lambda ctx: _length_words(ctx, "min"),
     "string_too_long": lambda ctx: _length_words(ctx, "max"),
     "too_short": lambda ctx: _list_words(ctx, "min"),
@@ -188,8 +188,8 @@ def field_error_words(error: Mapping[str, Any]) -> str:
         error: A ``ValidationError.errors()`` entry (``type``, ``msg``, optional ``ctx``).
 
     Returns:
-        A sentence: the plain words of a known type (``"Must be at most 200 characters
-        long."``), else pydantic's message through :func:`plain_message` with "Input should
+        A sentence: the plain words of a known type (``"Must have at most 200
+        characters."``), else pydantic's message through :func:`plain_message` with "Input should
         be" read as "Must be".
     """
     plain = _PLAIN.get(str(error.get("type", "")))

@@ -256,7 +256,7 @@ async def test_field_errors_read_as_words_for_the_admin_not_pydantic_prefixes(te
         ({"slug": "Help Desk"}, "The slug may use only lowercase letters", ""),
         # Pydantic's own words reached the Admin page: "String should have at most 200
         # characters", "List should have at most 10 items after validation, not 50".
-        ({"avatar": "x" * 300}, "Must be at most 200 characters long.", ""),
+        ({"avatar": "x" * 300}, "Must have at most 200 characters.", ""),
         ({"starter_prompts": ["p"] * 50}, "Must have at most 10 items; this has 50.", ""),
         ({"disabled": "maybe"}, "Must be true or false.", ""),
         ({"approval_timeout_s": 0}, "approval_timeout_s must be a number of seconds", ""),

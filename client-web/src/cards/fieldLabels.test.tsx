@@ -45,34 +45,19 @@ describe("the edit form's labels", () => {
     expect(out).toContain('data-path="text"');
     expect(out).toContain("<strong>Text</strong>: Must not be only spaces.");
     expect(pathWords(["items", 0, "unit_price"])).toBe("Items › 1 › Unit price");
-    expect(pathWords([])).toBe("The arguments");
+    expect(pathWords([])).toBe("The details");
   });
 
-  it("names an erring field by the title the form shows, not by its key", () => {
-    // notes.add titles its `text` "Note": an error said "Text: Must not be blank." under "Note".
-    const noteSchema = { type: "object", properties: { text: { type: "string", title: "Note" } } };
-    expect(pathWords(["text"], noteSchema)).toBe("Note");
-    const nested = {
+  it("names an error's field by the schema's title, as the form labels it", () => {
+    const titled = {
       type: "object",
-      properties: { items: { type: "array", items: { type: "object", properties: { unit_price: { type: "number", title: "Price" } } } } },
+      properties: {
+        id: { type: "integer", title: "Note number" },
+        rows: { type: "array", items: { type: "object", properties: { sku: { title: "Product code" } } } },
+      },
     };
-    expect(pathWords(["items", 0, "unit_price"], nested)).toBe("Items › 1 › Price");
-    expect(pathWords("/items/1/unknown", nested)).toBe("Items › 2 › Unknown");
-    const out = renderToStaticMarkup(
-      <SchemaForm
-        schema={noteSchema}
-        formData={{ text: "" }}
-        fieldErrors={[{ path: ["text"], message: "Must not be blank.", rule: "minLength" }]}
-        disabled={false}
-        idPrefix="n"
-        errorsLabel="Problems"
-        onChange={() => {}}
-        onSubmit={() => {}}
-      >
-        <button type="submit">Save</button>
-      </SchemaForm>,
-    );
-    expect(out).toContain("<strong>Note</strong>: Must not be blank.");
-    expect(out).not.toContain("<strong>Text</strong>");
+    expect(pathWords(["id"], titled)).toBe("Note number");
+    expect(pathWords(["rows", 1, "sku"], titled)).toBe("Rows › 2 › Product code");
+    expect(pathWords(["rows", 0, "unit_price"], titled)).toBe("Rows › 1 › Unit price");
   });
 });

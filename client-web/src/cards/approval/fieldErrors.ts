@@ -1,20 +1,6 @@
 import type { ErrorSchema } from "@rjsf/utils";
 import type { FieldError } from "../../api/types";
-import { humanise } from "../fields/schemaFields";
-
-type Schema = Record<string, unknown>;
-
-function asSchema(value: unknown): Schema | null {
-  return value && typeof value === "object" && !Array.isArray(value) ? (value as Schema) : null;
-}
-
-/** The schema of one step down `schema`: a property's, or a list's items'. */
-function childSchema(schema: Schema | null, key: string, index: boolean): Schema | null {
-  if (!schema) return null;
-  if (index) return asSchema(schema.items);
-  const props = asSchema(schema.properties);
-  return props && Object.hasOwn(props, key) ? asSchema(props[key]) : null;
-}
+import { pathLabels } from "../fields/schemaFields";
 
 /** Splits a field error path into keys: a list as sent by the server, or a pointer / dotted string. */
 export function pathSegments(path: FieldError["path"]): string[] {
@@ -31,24 +17,12 @@ export function pathLabel(path: FieldError["path"]): string {
   return segs.map((k, i) => (/^\d+$/.test(k) ? `[${k}]` : i === 0 ? k : `.${k}`)).join("");
 }
 
-/**
- * The same path in the person's words, as the form labels it: each property's `title` in
- * `schema` (the tool's input schema) when it has one, else its key humanised ("Note",
- * "Items › 1 › Unit price"); list positions count from 1.
- */
+/** The same path in the person's words, as the form labels it (titles from `schema` when
+ * given): "Note number", "Items › 1 › Name"; "The details" for the whole. */
 export function pathWords(path: FieldError["path"], schema?: unknown): string {
   const segs = pathSegments(path);
-  if (segs.length === 0) return "The arguments";
-  let node = asSchema(schema);
-  return segs
-    .map((k) => {
-      const index = /^\d+$/.test(k);
-      node = childSchema(node, k, index);
-      if (index) return String(Number(k) + 1);
-      const title = node?.title;
-      return typeof title === "string" && title.trim() ? title : humanise(k);
-    })
-    .join(" › ");
+  if (segs.length === 0) return "The details";
+  return pathLabels(schema, segs).join(" › ");
 }
 
 /** Server field errors as rjsf `extraErrors`, so each shows next to its field. */
