@@ -23,6 +23,7 @@ from support.pages import (
     conversation,
     messages,
     notes,
+    only_waiting,
     open_conversation,
     stored_call,
     tool_call,
@@ -73,13 +74,6 @@ async def start(app: LiveServer, page: Page, text: str) -> str:
     await app.idle()
     await open_conversation(page, conversation_id)
     return conversation_id
-
-
-async def only_waiting(page: Page) -> tuple[Locator, str]:
-    await expect(waiting(page)).to_have_count(1)
-    call_id = await waiting(page).get_attribute("data-tool-call-id")
-    assert call_id
-    return tool_call(page, call_id), call_id
 
 
 def use(tool: str, args: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 from playwright.async_api import Locator, Page, Request, expect
 
 from support.live import LiveServer
-from support.pages import STATUS_WORDS, conversation, tool_call
+from support.pages import STATUS_WORDS, conversation, paused_on_one_call
 
 
 @dataclass(frozen=True)
@@ -93,12 +93,7 @@ def posted_url_is_for(request: Request, conversation_id: str) -> bool:
 
 async def paused_call(page: Page, title: str) -> tuple[Locator, str]:
     """Wait for the run to pause on one call titled ``title``; return its row and id."""
-    await expect(conversation(page)).to_have_attribute("data-status", "paused")
-    waiting = page.locator('[data-testid="tool-call"][data-status="interrupted"]')
-    await expect(waiting).to_have_count(1)
-    call_id = await waiting.get_attribute("data-tool-call-id")
-    assert call_id
-    row = tool_call(page, call_id)
+    row, call_id = await paused_on_one_call(page)
     await expect(row.locator(".tool-title")).to_have_text(title)
     return row, call_id
 

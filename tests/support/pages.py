@@ -124,3 +124,17 @@ async def new_page(browser: Browser, url: str, **options: object) -> AsyncIterat
     finally:
         await ctx.close()
     assert not errors, f"uncaught errors in the page: {errors}"
+
+
+async def only_waiting(page: Page) -> tuple[Locator, str]:
+    """The one call waiting for a decision: its row and id (fails unless exactly one waits)."""
+    await expect(waiting(page)).to_have_count(1)
+    call_id = await waiting(page).get_attribute("data-tool-call-id")
+    assert call_id
+    return tool_call(page, call_id), call_id
+
+
+async def paused_on_one_call(page: Page) -> tuple[Locator, str]:
+    """Wait for the run to pause on one call; return that call's row and id."""
+    await expect(conversation(page)).to_have_attribute("data-status", "paused")
+    return await only_waiting(page)
