@@ -17,13 +17,13 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from interlock.models import ScriptedChatModel
 from interlock.settings import Settings
+from support.api_errors import error_of
 from support.live import live_server
 from support.slash_commands import (
     NOTES_CLAIM,
     assert_nothing_stored,
     conversation_detail,
     conversation_with,
-    error_of,
     events_until,
     note_texts,
     post_message,

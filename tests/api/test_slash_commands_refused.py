@@ -11,12 +11,12 @@ from sqlmodel import col, select
 from interlock.models import ScriptedChatModel
 from interlock.settings import Settings
 from interlock.storage import Message
+from support.api_errors import error_of
 from support.live import live_server
 from support.slash_commands import (
     NOTES_CLAIM,
     assert_nothing_stored,
     conversation_with,
-    error_of,
     events_until,
     post_message,
 )

@@ -40,14 +40,6 @@ async def conversation_detail(server: LiveServer, conversation_id: str) -> dict[
     return dict(response.json())
 
 
-def error_of(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
-    """The error of ``response``, which must have ``status`` and error ``code``."""
-    assert response.status_code == status, response.text
-    error = dict(response.json()["error"])
-    assert error["code"] == code, error
-    return error
-
-
 def note_texts(server: LiveServer) -> list[str]:
     """The texts of the stored notes, oldest first."""
     return [text for _, text in stored_notes(server.services.db)]
