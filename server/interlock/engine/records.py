@@ -232,6 +232,8 @@ def close_call(
     changes["finished_at"] = utcnow()
     if isinstance(call, CallValues):
         update_call(session, call, changes)
+        # With the call's update (locked first, as a bump locks), the message's insert below
+        bus.hold_soon(session, call.conversation_id)
     else:
         for key, value in changes.items():
             setattr(call, key, value)
