@@ -38,7 +38,7 @@ from support.sse import EventLog, collect, terminals
 
 MAX_ROUND_TRIPS = {
     "message": [6],
-    "model input": [4, 5],
+    "model input": [1, 1],
     "answer": [5, 3],
     "tools step": [3],
     "tool result": [3],

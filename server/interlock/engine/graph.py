@@ -49,7 +49,7 @@ from interlock.storage import (
     ToolCallStatus,
 )
 from interlock.storage.read_soon import Soon, read_soon
-from interlock.store import undone_calls_note
+from interlock.store import read_undone_calls, undone_calls_note
 from interlock.streaming import EventBus
 from interlock.streaming.deltas import DeltaBuffer
 from interlock.tools import ToolRegistry
@@ -188,11 +188,16 @@ class _Nodes:
         """
         d = self.d
         with d.db.session() as session:
+            # Every read queued first: on PostgreSQL they go out in one round trip.
             facts = read_soon(session, _CONVERSATION_FACTS, {"cid": conversation_id})
+            undone = read_undone_calls(session, conversation_id)
+            reads = self.history.read(session, conversation_id)
             conversation, employee, on = _conversation_facts(session, facts, d)
             plan = plan_turn(conversation, employee, d.catalog, d.registry, actions_on=on)
-            prompt = plan.system_prompt + undone_calls_note(session, d.registry, conversation_id)
-            history = self.history.model_messages(session, conversation_id, prompt)
+            note = undone_calls_note(session, d.registry, conversation_id, undone)
+            history = self.history.model_messages(
+                session, conversation_id, plan.system_prompt + note, reads
+            )
         return employee, plan, history
 
     # -- tools ---------------------------------------------------------------------------
