@@ -7,12 +7,13 @@ message, the model proposing ``notes.add`` (paused), the approval (counted in
 ``test_engine_decision_round_trips``), the resumed run's tools step, the tool's result stored,
 and the model's answer. What each step costs:
 
-* the message: the conversation read, the switch read, the run's claim with the sequence
-  held, the open calls read, the run and message rows, the events with the ``COMMIT``;
+* the message: the conversation with the person's switch; the run's claim with the sequence
+  held and whether a call is open; the run and message rows; the events with the ``COMMIT``;
 * a model step's input: the conversation with the owner's switch, the undone calls and the
   history (messages and their calls; a cached history also its count), in one round trip;
-* the model's answer: the answer's row, the grants and open calls read (with calls), the run's
-  end with the sequence held, the events with the ``COMMIT``;
+* the model's answer: the run held, the sequence held and the answer's row in one round trip;
+  with calls the grants and the calls declined before are read; the run's end, the new calls
+  and the events with the ``COMMIT``;
 * the resumed run's tools step: the conversation and the calls with their decisions in one
   round trip; the run held, the call claimed and the sequence held in a second; the events
   with the ``COMMIT``;
@@ -37,9 +38,9 @@ from support.round_trips import round_trips_of
 from support.sse import EventLog, collect, terminals
 
 MAX_ROUND_TRIPS = {
-    "message": [6],
+    "message": [4],
     "model input": [1, 1],
-    "answer": [5, 3],
+    "answer": [4, 2],
     "tools step": [3],
     "tool result": [3],
 }

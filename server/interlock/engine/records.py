@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import and_, bindparam, or_, update
+from sqlalchemy.sql import Executable
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
@@ -282,6 +283,12 @@ _ANY_OPEN_CALL = (
 no objects."""
 
 
+def any_open_call(conversation_id: str) -> tuple[Executable, dict[str, Any]]:
+    """The read of whether ``conversation_id`` has an open call (a row, or none), as a
+    ``(statement, parameters)`` pair to send with others."""
+    return _ANY_OPEN_CALL, {"conversation_id": conversation_id}
+
+
 def cancel_open_calls(
     session: Session,
     bus: EventBus,
@@ -292,18 +299,23 @@ def cancel_open_calls(
     *,
     decider: str = SYSTEM_DECIDER,
     channel: str = Channel.system,
+    any_open: bool | None = None,
 ) -> list[str]:
     """Close every pending, interrupted or running call of a conversation as ``cancelled``.
 
     ``run_id`` is the run doing it (each call's own run when omitted). Each closed call gets an
     audit record naming ``decider`` (a user id when a person caused it) and ``channel``.
+    ``any_open``: whether :func:`any_open_call` found one, when the caller read it in this
+    transaction (read here when None).
 
     Returns:
         The ids of the calls closed. The caller commits.
     """
     params = {"conversation_id": conversation_id}
     session.flush()  # what reading the calls through the session would flush first
-    if execute(session, _ANY_OPEN_CALL, params).first() is None:
+    if any_open is None:
+        any_open = execute(session, *any_open_call(conversation_id)).first() is not None
+    if not any_open:
         return []
     calls = sorted(
         session.exec(_OPEN_CALLS, params=params).all(),
