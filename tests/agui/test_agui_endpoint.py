@@ -182,6 +182,8 @@ async def test_bad_resumes_get_a_run_error_with_a_stable_code_and_write_nothing(
     )
     errors = invalid[0]["metadata"]["interlock"]["details"]["errors"]
     assert errors[0]["path"] == ["text"]
+    # The person reads the field by its title, not "do not match the tool's input schema".
+    assert invalid[0]["message"] == "The edit of “Add a note” cannot be used: Note must be text."
 
     # A new message while the call waits: the protocol wants a resume first.
     pending = await agui_run(

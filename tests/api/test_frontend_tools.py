@@ -215,7 +215,7 @@ async def test_bad_results_are_refused_and_nothing_is_written(api_settings: Sett
             )
         invalid = refusals[4][0].json()["error"]
         assert invalid["details"]["errors"] == [
-            {"path": ["time_zone"], "message": "Must be a string.", "rule": "type"}
+            {"path": ["time_zone"], "message": "Must be text.", "rule": "type"}
         ]
         assert _row(server, clock) == ("awaiting_client", 0)
         assert _row(server, note) == ("interrupted", 0)

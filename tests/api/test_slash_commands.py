@@ -413,3 +413,48 @@ async def test_a_typed_command_skips_the_skill_whose_tool_is_denied_as_the_menu_
         assert log.types[-1] == "run.completed", log.types
         assert _memos(memo_log) == ["buy milk"]
         assert _notes(server) == []
+
+
+async def test_a_command_reads_the_same_in_any_case(api_settings: Settings) -> None:
+    """Found in QA: ``/help`` was refused but ``/NOTES x`` went to the model as text. A command
+    word is read in any case (a phone capitalises it); the rest of the line keeps its case."""
+    async with live_server(api_settings) as server:
+        for content, claim in (
+            ("/NOTES Buy Milk", None),
+            ("/Notes Buy Milk", NOTES_CLAIM),
+            ("/nOtEs Buy Milk", {"skill": "notes", "command": "NOTES"}),
+        ):
+            conversation_id = await _conversation(server)
+            response = await _send(server, conversation_id, content, claim)
+            assert response.status_code == 202, (content, response.text)
+            log = await _events(server, conversation_id, 1)
+            [call] = [e["tool_call"] for e in log.of("tool_call.interrupted")]
+            assert (call["name"], call["proposed_args"]) == ("notes.add", {"text": "Buy Milk"})
+
+        conversation_id = await _conversation(server)
+        error = _error(await _send(server, conversation_id, "/NOTES"), 422, "invalid_args")
+        assert error["message"] == "/notes needs some text."
+        await _assert_nothing_stored(server, conversation_id)
+
+
+async def test_an_unknown_or_unavailable_command_in_any_case_names_the_commands_there_are(
+    api_settings: Settings,
+) -> None:
+    model = ScriptedChatModel(responses=[])
+    async with live_server(api_settings, model=model) as server:
+        ada = await _conversation(server)
+        for content in ("/help", "/HELP me", "/Help"):
+            error = _error(await _send(server, ada, content), 422, "slash_command_unknown")
+            assert error["message"] == (
+                "There is no command /help. Commands you can use here: /notes."
+            )
+        await _assert_nothing_stored(server, ada)
+
+        scout = await _conversation(server, "scout")
+        error = _error(await _send(server, scout, "/NOTES x"), 422, "slash_command_unavailable")
+        assert error["message"] == (
+            "/notes is not available to this employee. Scout has no commands; write your "
+            "request as a message instead."
+        )
+        await _assert_nothing_stored(server, scout)
+        assert model.calls_made == 0

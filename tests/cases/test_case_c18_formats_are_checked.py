@@ -75,5 +75,5 @@ async def test_case_c18_a_bad_uri_and_email_are_refused_before_any_card(
         assert answer.tool_call_id == completed["id"]
         text = str(answer.content)
         assert text.startswith("Error [invalid_args]"), text
-        assert "to: Must be a valid email." in text, text
-        assert "url: Must be a valid uri." in text, text
+        assert "to: Must be a valid email address." in text, text
+        assert "url: Must be a valid web address." in text, text

@@ -39,8 +39,8 @@ def _words(template: dict[str, Any] | None, args: dict[str, Any]) -> str:
 def test_empty_or_missing_text_reads_as_needing_some_text() -> None:
     assert _words(None, {"query": ""}) == "/find needs some text."
     assert _words({"color": "red"}, {"color": "red"}) == (
-        "/find cannot run: its skill gives the tool input it refuses (query): missing required "
-        "property 'query'. Tell an admin."
+        "/find cannot run: its skill gives the tool input it refuses (Query): is required. "
+        "Tell an admin."
     )
 
 
@@ -51,7 +51,7 @@ def test_each_rule_on_the_typed_text_reads_as_a_sentence_about_it() -> None:
     template = {"query": "x", "color": "{query}", "email": "{query}"}
     assert _words(template, {"query": "x", "color": "green", "email": "green"}) == (
         'The text after /find must be one of: "red", "blue". '
-        "The text after /find must be a valid email."
+        "The text after /find must be a valid email address."
     )
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from interlock.engine.proposals import field_hint, field_sentences
+from interlock.engine.proposals import field_hint
+from interlock.tools.schema import field_sentences
 
 
 def test_a_fields_messages_follow_its_path_once() -> None:

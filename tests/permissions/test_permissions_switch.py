@@ -84,7 +84,7 @@ async def test_off_denies_write_tools_and_on_gives_them_back(perm_settings: Sett
         assert ACTIONS_OFF_NOTE in str(model.received[0][0].content)
         call = only(log, "tool_call.completed")
         assert call["status"] == "failed" and call["error"]["code"] == "permission_denied"
-        assert "AI actions turned off" in call["error"]["message"]
+        assert "AI actions are turned off" in call["error"]["message"]
         assert notes(server) == []
 
         state = await _switch(server, True)

@@ -11,6 +11,10 @@ import pytest
 from interlock.tools import ToolContext, ToolError, ToolRegistry, ToolResult
 
 RELEASE_TIMEOUT_S = 10.0
+BROKEN_RESULT = (
+    "The tool “Echo” gave back a result in a form it should not, so the result was discarded. "
+    "This is a bug in the tool; the server log has the details."
+)
 
 
 async def test_a_sync_handler_runs_in_a_worker_thread_and_a_str_becomes_text(
@@ -134,7 +138,9 @@ async def test_any_other_exception_becomes_failed_with_its_type_and_text(
         await registry.execute(tool, {}, ctx)
 
     assert caught.value.code == "failed"
-    assert caught.value.message == "The tool “Echo” failed with an unexpected ValueError."
+    assert caught.value.message == (
+        "The tool “Echo” failed unexpectedly; the server log has the details."
+    )
     assert isinstance(caught.value.__cause__, ValueError)
 
 
@@ -150,7 +156,8 @@ async def test_a_timeout_error_raised_by_the_handler_itself_is_failed_not_timeou
         await registry.execute(tool, {}, ctx)
 
     assert caught.value.code == "failed"
-    assert "TimeoutError" in caught.value.message
+    assert caught.value.message.endswith("failed unexpectedly; the server log has the details.")
+    assert isinstance(caught.value.__cause__, TimeoutError)
 
 
 @pytest.mark.parametrize("returned", [None, 42, {"text": "x"}, ToolResult(text=5)])
@@ -161,7 +168,7 @@ async def test_a_return_that_is_not_a_result_or_text_fails(registry, make_tool, 
         await registry.execute(tool, {}, ctx)
 
     assert caught.value.code == "failed"
-    assert "expected ToolResult or str" in caught.value.message
+    assert caught.value.message == BROKEN_RESULT
 
 
 async def test_data_that_is_not_json_fails(registry, make_tool, ctx):
@@ -173,7 +180,7 @@ async def test_data_that_is_not_json_fails(registry, make_tool, ctx):
         await registry.execute(tool, {}, ctx)
 
     assert caught.value.code == "failed"
-    assert "returned data that is not JSON" in caught.value.message
+    assert caught.value.message == BROKEN_RESULT
 
 
 OUTPUT_SCHEMA = {
@@ -208,10 +215,7 @@ async def test_data_not_matching_the_output_schema_is_invalid_output_without_the
         await registry.execute(tool, {}, ctx)
 
     assert caught.value.code == "invalid_output"
-    assert caught.value.message == (
-        "The tool “Echo” returned data that does not match its output schema at id "
-        "(rule 'type'); the result was discarded."
-    )
+    assert caught.value.message == BROKEN_RESULT
     assert caught.value.details == [{"path": ["id"], "rule": "type"}]
     everything = f"{caught.value.message} {caught.value.hint} {caught.value.details}"
     assert "three" not in everything

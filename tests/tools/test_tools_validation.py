@@ -40,15 +40,13 @@ def test_valid_args_give_no_errors(registry, demo):
 def test_a_value_of_the_wrong_type_fails_type_at_its_path(registry, demo):
     errors = registry.validate_args(demo, {"text": 5})
 
-    assert errors == [FieldError(path=["text"], message="Must be a string.", rule="type")]
+    assert errors == [FieldError(path=["text"], message="Must be text.", rule="type")]
 
 
 def test_a_missing_required_property_fails_required_with_its_name_in_the_path(registry, demo):
     errors = registry.validate_args(demo, {})
 
-    assert errors == [
-        FieldError(path=["text"], message="Missing required property 'text'.", rule="required")
-    ]
+    assert errors == [FieldError(path=["text"], message="Is required.", rule="required")]
 
 
 def test_an_extra_property_fails_additional_properties_with_its_name_in_the_path(registry, demo):
@@ -58,7 +56,8 @@ def test_an_extra_property_fails_additional_properties_with_its_name_in_the_path
         (["extra"], "additionalProperties"),
         (["more"], "additionalProperties"),
     ]
-    assert errors[0].message == "Unexpected property 'extra' (allowed: count, items, text)."
+    # The fields it does take are named as the person reads them (titles, else keys in words).
+    assert errors[0].message == "Is not a field here (the fields are: Count, Items, Text)."
 
 
 @pytest.mark.parametrize("count", [2.5, "2", True, None, [2]])
@@ -217,7 +216,7 @@ def test_field_errors_serialize_to_the_api_shape(registry, demo):
 
     assert error.as_dict() == {
         "path": ["count"],
-        "message": "Must be an integer.",
+        "message": "Must be a whole number.",
         "rule": "type",
     }
 

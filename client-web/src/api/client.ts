@@ -84,6 +84,13 @@ export class ApiError extends Error {
   }
 }
 
+/** A request that never reached the server: the person reads what to do, the browser's own
+ * error (`TypeError: Failed to fetch`) goes to the console. */
+function networkError(e: unknown): ApiError {
+  console.warn("Request failed before reaching the server:", e);
+  return new ApiError(0, { code: "network", message: "Cannot reach the server. Check your connection, then try again." });
+}
+
 /** Any thrown value as an ApiError (status 0 when it did not come from the server). */
 export function asApiError(e: unknown): ApiError {
   return e instanceof ApiError ? e : new ApiError(0, { code: "error", message: String(e) });
@@ -118,7 +125,7 @@ export async function request<T>(method: string, path: string, body?: unknown): 
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (e) {
-    throw new ApiError(0, { code: "network", message: `Cannot reach the server (${String(e)})` });
+    throw networkError(e);
   }
   noteServerDate(res.headers.get("Date"));
   if (res.status === 401) notifyUnauthorized();
@@ -133,7 +140,7 @@ export async function requestWithHeaders<T>(path: string): Promise<[T, Headers]>
   try {
     res = await fetch(path, { headers: { Accept: "application/json", "X-Interlock-Client": "web", ...authHeaders() } });
   } catch (e) {
-    throw new ApiError(0, { code: "network", message: `Cannot reach the server (${String(e)})` });
+    throw networkError(e);
   }
   noteServerDate(res.headers.get("Date"));
   if (res.status === 401) notifyUnauthorized();
@@ -147,7 +154,7 @@ export async function requestText(path: string): Promise<string> {
   try {
     res = await fetch(path, { headers: { Accept: "text/plain", ...authHeaders() } });
   } catch (e) {
-    throw new ApiError(0, { code: "network", message: `Cannot reach the server (${String(e)})` });
+    throw networkError(e);
   }
   if (res.status === 401) notifyUnauthorized();
   if (!res.ok) throw await errorFromResponse(res);
@@ -172,7 +179,7 @@ export async function download(path: string, fallbackName: string): Promise<void
   try {
     res = await fetch(path, { headers: { ...authHeaders() } });
   } catch (e) {
-    throw new ApiError(0, { code: "network", message: `Cannot reach the server (${String(e)})` });
+    throw networkError(e);
   }
   if (res.status === 401) notifyUnauthorized();
   if (!res.ok) throw await errorFromResponse(res);

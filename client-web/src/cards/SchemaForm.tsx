@@ -85,7 +85,7 @@ export function SchemaForm({ schema, formData, fieldErrors, disabled, idPrefix, 
         <ul className="field-errors" aria-label={errorsLabel}>
           {fieldErrors.map((e, i) => (
             <li key={i} data-testid="field-error" data-path={pathLabel(e.path)} data-rule={e.rule}>
-              <strong>{pathWords(e.path)}</strong>: {e.message}
+              <strong>{pathWords(e.path, schema)}</strong>: {e.message}
             </li>
           ))}
         </ul>

@@ -45,6 +45,19 @@ describe("the edit form's labels", () => {
     expect(out).toContain('data-path="text"');
     expect(out).toContain("<strong>Text</strong>: Must not be only spaces.");
     expect(pathWords(["items", 0, "unit_price"])).toBe("Items › 1 › Unit price");
-    expect(pathWords([])).toBe("The arguments");
+    expect(pathWords([])).toBe("The details");
+  });
+
+  it("names an error's field by the schema's title, as the form labels it", () => {
+    const titled = {
+      type: "object",
+      properties: {
+        id: { type: "integer", title: "Note number" },
+        rows: { type: "array", items: { type: "object", properties: { sku: { title: "Product code" } } } },
+      },
+    };
+    expect(pathWords(["id"], titled)).toBe("Note number");
+    expect(pathWords(["rows", 1, "sku"], titled)).toBe("Rows › 2 › Product code");
+    expect(pathWords(["rows", 0, "unit_price"], titled)).toBe("Rows › 1 › Unit price");
   });
 });

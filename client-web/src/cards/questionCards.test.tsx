@@ -170,7 +170,7 @@ describe("form answers", () => {
       details: {
         errors: [
           { path: ["age"], message: "'x' is not of type 'integer'", rule: "type" },
-          { path: ["name"], message: "Missing required property 'name'.", rule: "required" },
+          { path: ["name"], message: "Is required.", rule: "required" },
           { path: [], message: "The answer must be a JSON object.", rule: "type" },
         ],
       },
@@ -180,7 +180,7 @@ describe("form answers", () => {
     expect(toErrorSchema(mapped.fieldErrors)).toEqual({
       __errors: ["The answer must be a JSON object."],
       age: { __errors: ["'x' is not of type 'integer'"] },
-      name: { __errors: ["Missing required property 'name'."] },
+      name: { __errors: ["Is required."] },
     });
     const plain = formErrors(new ApiError(409, { code: "not_interrupted", message: "Already decided." }));
     expect(plain).toEqual({ fieldErrors: [], message: "Already decided." });

@@ -10,7 +10,10 @@ describe("checks before sending (and before asking to cancel waiting decisions)"
   it("reads a command like the server", () => {
     expect(messageCommand("  /note buy milk")).toBe("note");
     expect(messageCommand("/note")).toBe("note");
-    expect(messageCommand("/Note x")).toBeNull();
+    // Any case: a phone capitalises the first letter, and the server reads /NOTE as /note.
+    expect(messageCommand("/Note x")).toBe("note");
+    expect(messageCommand("/NOTE x")).toBe("note");
+    expect(messageCommand("/ note")).toBeNull();
     expect(messageCommand("/usr/bin is a path")).toBeNull();
     expect(messageCommand("hello /note")).toBeNull();
   });
@@ -24,7 +27,11 @@ describe("checks before sending (and before asking to cancel waiting decisions)"
     expect(refusalBeforeSending("ok\u200b", undefined, commands, true)).toBeNull();
     const unknown = refusalBeforeSending("/nosuch x", undefined, commands, true);
     expect(unknown?.code).toBe("slash_command_unavailable");
-    expect(unknown?.message).toBe("/nosuch is not available to this employee. Type / to see the commands you can use.");
+    expect(unknown?.message).toBe("/nosuch is not available to this employee. Commands you can use here: /memo, /note.");
+    expect(refusalBeforeSending("/NOTE buy milk", undefined, commands, true)).toBeNull();
+    expect(refusalBeforeSending("/Nosuch", undefined, [], true)?.message).toBe(
+      "/nosuch is not available to this employee. This employee has no commands; write your request as a message instead.",
+    );
     const ambiguous = refusalBeforeSending("/memo x", undefined, commands, true);
     expect(ambiguous?.code).toBe("slash_command_ambiguous");
     expect((ambiguous?.details as { candidates: unknown[] }).candidates).toHaveLength(2);

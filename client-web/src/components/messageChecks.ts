@@ -8,12 +8,13 @@
 import { ApiError } from "../api/client";
 import type { CommandClaim, SlashCommandOut } from "../api/types";
 
-/** The command a message runs, read like the server (`engine.commands.COMMAND_RE` on the
- * trimmed text): `/word` (a lowercase letter, then up to 31 of a-z 0-9 _ -), then a space or the
- * end. Anything else (`/Notes`, `/usr/bin`) is an ordinary message. */
+/** The command a message runs, lowercase, read like the server (`engine.commands.COMMAND_RE`
+ * on the trimmed text): `/word` (a letter, then up to 31 of letters, digits, _ and -, in any
+ * case: `/Notes` is `/notes`), then a space or the end. Anything else (`/usr/bin`, `/ x`) is an
+ * ordinary message. */
 export function messageCommand(text: string): string | null {
-  const m = /^\/([a-z][a-z0-9_-]{0,31})(?:\s|$)/.exec(text.trim());
-  return m ? m[1] : null;
+  const m = /^\/([a-z][a-z0-9_-]{0,31})(?:\s|$)/i.exec(text.trim());
+  return m ? m[1].toLowerCase() : null;
 }
 
 /**
@@ -33,10 +34,7 @@ export function refusalBeforeSending(
   const offered = commands.filter((c) => c.command === name);
   if (offered.length === 0) {
     // Whether another employee has it or none does, this one cannot run it.
-    return refusal(
-      "slash_command_unavailable",
-      `/${name} is not available to this employee. Type / to see the commands you can use.`,
-    );
+    return refusal("slash_command_unavailable", `/${name} is not available to this employee. ${knownCommands(commands)}`);
   }
   if (offered.length > 1) {
     return refusal("slash_command_ambiguous", `/${name} is offered by several skills. Pick one:`, {
@@ -44,6 +42,13 @@ export function refusalBeforeSending(
     });
   }
   return null;
+}
+
+/** The commands the employee has, as the server names them in its refusal. */
+function knownCommands(commands: readonly SlashCommandOut[]): string {
+  const names = [...new Set(commands.map((c) => c.command))].sort();
+  if (names.length === 0) return "This employee has no commands; write your request as a message instead.";
+  return `Commands you can use here: ${names.map((n) => `/${n}`).join(", ")}.`;
 }
 
 /** Whitespace and characters that show nothing (zero-width spaces and joiners, bidi marks and

@@ -66,11 +66,13 @@ describe("claims", () => {
     expect(commandWord("/notes\nmore")).toBe("notes");
     expect(commandWord("notes")).toBeNull();
     expect(commandWord("/")).toBeNull();
+    expect(commandWord("/Notes buy milk")).toBe("notes");
   });
 
   it("claims the picked command while the text starts with it", () => {
     expect(claimFor("/notes buy milk", picked)).toEqual({ skill: "memo", command: "notes" });
     expect(claimFor("/notes", picked)).toEqual({ skill: "memo", command: "notes" });
+    expect(claimFor("/Notes buy milk", picked)).toEqual({ skill: "memo", command: "notes" });
   });
 
   it("sends no claim for typed commands or once the text no longer starts with the pick", () => {

@@ -36,10 +36,11 @@ export function completion(command: Pick<SlashCommandOut, "command">): string {
   return `/${command.command} `;
 }
 
-/** The `/word` a message starts with (like the server: surrounding whitespace ignored). */
+/** The `/word` a message starts with, lowercase (like the server: surrounding whitespace and
+ * the word's case ignored). */
 export function commandWord(text: string): string | null {
   const m = /^\/([^\s/]+)(?:\s|$)/.exec(text.trim());
-  return m ? m[1] : null;
+  return m ? m[1].toLowerCase() : null;
 }
 
 /** The claim to send: the picked command, while the text still starts with it. */

@@ -20,6 +20,7 @@ from interlock.errors import BadRequest, Conflict, NotFound, PayloadTooLarge
 from interlock.storage import ToolCallStatus
 from interlock.storage.views import ToolCallOut
 from interlock.text import text_problems
+from interlock.tools.schema import args_refused
 
 
 @dataclass
@@ -125,13 +126,11 @@ def _answer(engine: Engine, entry: ResumeEntry, call: ToolCallOut) -> _Answer:
     if decision.type == "edit" and tool is not None:
         errors = engine.registry.validate_args(tool, decision.args)
         if errors:
-            first = errors[0]
-            where = ".".join(str(p) for p in first.path) or "args"
-            raise BadRequest(
-                f"The edited arguments of “{call.title}” do not match the tool's input schema "
-                f"({where}: {first.message}).",
-                code="invalid_args",
-                details={"interrupt_id": call.id, "errors": [e.as_dict() for e in errors]},
+            raise args_refused(
+                f"The edit of “{call.title}” cannot be used:",
+                tool.input_schema,
+                errors,
+                interrupt_id=call.id,
             )
     return _Answer(call=call, decision=decision)
 

@@ -150,7 +150,7 @@ class AnswerStore:
                         text=error_text(item.code, item.problem, item.hint),
                         result_data={"errors": item.field_errors} if item.field_errors else None,
                         error_code=item.code,
-                        error_message=item.shown or item.problem,
+                        error_message=item.problem,
                     )
                 elif (
                     tool is not None

@@ -200,7 +200,7 @@ class CallExecutor:
     ) -> ToolError | None:
         """The refusals that need no tool code (:meth:`_refusal` without the ``check``)."""
         if tool is None:
-            return ToolError("not_found", f"The tool {call.name!r} is no longer registered.")
+            return ToolError("not_found", f"The tool {call.name!r} is no longer available.")
         if (
             tool.name == LOAD_SKILL
             and isinstance(args, dict)
@@ -214,7 +214,7 @@ class CallExecutor:
                 "permission_denied",
                 f"The tool {tool.display_name} is not allowed here."
                 if on or not is_action(tool)
-                else f"The tool {tool.display_name} is not allowed: AI actions are off.",
+                else f"The tool {tool.display_name} is not allowed: AI actions are turned off.",
             )
         return None
 

@@ -29,6 +29,7 @@ from interlock.storage.views import ToolCallOut
 from interlock.text import check_storable, clean_json
 from interlock.tools import TOOL_ERROR_CODES, ToolResult
 from interlock.tools.execution import cap_data
+from interlock.tools.schema import field_sentences
 
 log = logging.getLogger(__name__)
 
@@ -135,10 +136,12 @@ def _record(
             if tool is not None:
                 errors = engine.registry.output_errors(tool, data)
                 if errors:
+                    listed = [e.as_dict() for e in errors]
                     raise BadRequest(
-                        "The result data does not match the tool's output schema.",
+                        f"The browser's answer for {tool.title} is not in the form the tool "
+                        f"expects: {field_sentences(listed, tool.output_schema)}",
                         code="invalid_output",
-                        details={"errors": [e.as_dict() for e in errors]},
+                        details={"errors": listed},
                     )
             text = body.text
             cut = engine.registry.cut_text(text)

@@ -3,6 +3,12 @@
 The server parses the text and re-resolves the command against the skills the
 conversation's employee may use; the client's claim (skill and command it picked from the
 menu) is only checked, never trusted. Nothing is stored when resolution fails.
+
+A command word is read case-insensitively (``/Notes`` and ``/NOTES`` are ``/notes``: phones
+capitalise the first letter), so every ``/word`` at the start of a message is a command: one
+that does not exist or that this employee lacks is refused with a message naming the commands
+it has, never sent to the model as text. Text whose first word is not a command word
+(``/etc/hosts``, ``/ x``, ``/1``) is an ordinary message.
 """
 
 from __future__ import annotations
@@ -29,8 +35,10 @@ from interlock.storage.views import message_out
 from interlock.streaming import EventBus
 from interlock.streaming.events import MessageCompleted, ToolCallCreated
 from interlock.tools import FieldError, Tool, ToolRegistry
+from interlock.tools.schema import field_label
 
-COMMAND_RE = re.compile(r"^/([a-z][a-z0-9_-]{0,31})(?:\s+(.*))?\s*$", re.DOTALL)
+COMMAND_RE = re.compile(r"^/([a-z][a-z0-9_-]{0,31})(?:\s+(.*))?\s*$", re.DOTALL | re.IGNORECASE)
+"""``/<command> [rest]``; the command word in any case (declared commands are lowercase)."""
 QUERY = "{query}"
 
 
@@ -54,11 +62,14 @@ class ResolvedCommand:
 
 
 def parse_command(content: str) -> tuple[str, str] | None:
-    """Return ``(command, rest)`` when ``content`` is ``/<command> [rest]``, else None."""
+    """Return ``(command, rest)`` when ``content`` is ``/<command> [rest]``, else None.
+
+    The command comes back lowercase (``/NOTES x`` → ``("notes", "x")``); ``rest`` as typed.
+    """
     match = COMMAND_RE.match(content.strip())
     if match is None:
         return None
-    return match.group(1), (match.group(2) or "").strip()
+    return match.group(1).lower(), (match.group(2) or "").strip()
 
 
 def fill_args(template: dict[str, Any] | None, query: str) -> dict[str, Any]:
@@ -117,7 +128,7 @@ def resolve_command(
     if claim is None:
         usable = allowed  # a denied command is not a candidate, as in the menu
     if claim is not None:
-        if claim.command != name:
+        if claim.command.lower() != name:
             raise BadRequest(
                 f"The text runs /{name}, not /{claim.command}.", code="slash_command_mismatch"
             )
@@ -129,11 +140,13 @@ def resolve_command(
                 code="slash_command_unavailable",
             )
     elif not usable:
+        known = _known_commands(catalog, registry, employee, actions_on)
         if matches:
             raise BadRequest(
-                f"/{name} is not available to this employee.", code="slash_command_unavailable"
+                f"/{name} is not available to this employee. {known}",
+                code="slash_command_unavailable",
             )
-        raise BadRequest(f"There is no command /{name}.", code="slash_command_unknown")
+        raise BadRequest(f"There is no command /{name}. {known}", code="slash_command_unknown")
     elif len(usable) > 1:
         candidates = [{"skill": s.name, "command": c.command, "title": c.title} for s, c in usable]
         raise BadRequest(
@@ -184,7 +197,6 @@ def _problems_in_words(
         skill's mistake.
     """
     from_text = _fields_from_text(template)
-    props = tool.input_schema.get("properties") or {}
     said: dict[str, str] = {}
     for e in errors:
         key = str(e.path[0]) if e.path else ""
@@ -197,9 +209,7 @@ def _problems_in_words(
             else:
                 sentence = f"/{name} cannot use this text: {message}."
         else:
-            prop = props.get(key) if isinstance(props, dict) else None
-            title = prop.get("title") if isinstance(prop, dict) else None
-            label = title if isinstance(title, str) and title else key.replace("_", " ")
+            label = field_label(tool.input_schema, [key]) if key else ""
             where = f" ({label})" if label else ""
             sentence = (
                 f"/{name} cannot run: its skill gives the tool input it refuses{where}: "
@@ -280,6 +290,24 @@ def propose_command(
     if permission == "ASK" and call.grant_id is None:
         call.confirmation = command.confirmation
         deadlines.interrupt(session, bus, registry, call, employee, run_id)
+
+
+def _known_commands(
+    catalog: SkillCatalog, registry: ToolRegistry, employee: Employee, actions_on: bool
+) -> str:
+    """A sentence naming the commands this employee can run now (as typed, for the person):
+    ``Commands you can use here: /notes, /suggest.``, or that there are none."""
+    names = sorted(
+        {
+            c.command
+            for s, c in catalog.commands()
+            if employee.may_load(s.name)
+            and _permission(registry, c.tool, employee, actions_on) != "DENY"
+        }
+    )
+    if not names:
+        return f"{employee.name} has no commands; write your request as a message instead."
+    return "Commands you can use here: " + ", ".join(f"/{n}" for n in names) + "."
 
 
 def _permission(registry: ToolRegistry, name: str, employee: Employee, actions_on: bool) -> str:

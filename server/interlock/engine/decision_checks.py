@@ -22,7 +22,7 @@ from interlock.request_body import RequestBody
 from interlock.storage import DecisionType, ToolCall
 from interlock.text import check_storable, no_control_characters
 from interlock.tools import FieldError, Tool
-from interlock.tools.schema import control_character_errors
+from interlock.tools.schema import args_refused, control_character_errors
 
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
@@ -104,14 +104,10 @@ def check_content(engine: Engine, call: ToolCall, body: DecisionIn) -> None:
                 code="tool_not_ready",
             )
         if tool is None:
-            raise Conflict("The tool is no longer registered.", code="not_found")
+            raise Conflict("This tool is no longer available.", code="not_found")
         errors = engine.registry.validate_args(tool, body.args)
         if errors:
-            raise BadRequest(
-                "The edited arguments do not match the tool's input schema.",
-                code="invalid_args",
-                details={"errors": [e.as_dict() for e in errors]},
-            )
+            raise args_refused("The edit cannot be saved:", tool.input_schema, errors)
     if body.type == DecisionType.respond:
         tool = engine.registry.get(call.name)
         errors = response_errors(tool, call.proposed_args, body.message or "")

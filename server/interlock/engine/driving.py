@@ -62,10 +62,11 @@ async def drive(
     except InterlockError as exc:
         await db.run(engine.end_run, run_id, conversation_id, RunStatus.failed, error=exc)
         return
-    except Exception as exc:  # a model or provider failure: report it, keep the server up
+    except Exception:  # a model or provider failure: report it, keep the server up
         log.exception("run %s failed", run_id)
         error = InterlockError(  # provider text may hold internals: logged above only
-            f"The model call failed ({type(exc).__name__}); the server log has the details.",
+            "The AI model could not answer (its service failed or could not be reached); "
+            "the server log has the details.",
             code="model_error",
         )
         await db.run(engine.end_run, run_id, conversation_id, RunStatus.failed, error=error)

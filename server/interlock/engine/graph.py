@@ -120,7 +120,8 @@ class _Nodes:
         d = self.d
         if state["steps"] >= d.max_steps:
             raise InterlockError(
-                f"The run stopped after {d.max_steps} model calls (max_steps_per_turn).",
+                f"The assistant stopped after {d.max_steps} steps without finishing. Ask again, "
+                "perhaps in smaller parts.",
                 code="step_limit",
             )
         conversation_id, run_id = state["conversation_id"], state["run_id"]

@@ -334,7 +334,7 @@ class OutsideCalls(OutsideRuns):
                     text=error_text(item.code, item.problem or "", item.hint),
                     result_data={"errors": item.field_errors} if item.field_errors else None,
                     error_code=item.code,
-                    error_message=item.shown or item.problem,
+                    error_message=item.problem,
                 )
             elif permission == Permission.ALLOW:
                 record_automatic(session, call, ALLOW_DECIDER, Outcome.allowed, None, executed=True)

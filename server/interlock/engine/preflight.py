@@ -1,7 +1,9 @@
 """Before a proposed call is stored: validation, the tool's ``check`` and its confirmation.
 
 A proposal that fails here is stored ``failed`` with an error tool message for the model and
-never shows a card. For ``ASK`` calls the tool's ``confirmation(args, ctx)`` is computed now
+never shows a card. Its ``problem`` is written for the person (stored as the call's error, shown
+on it, and said back by the offline model); what only the model needs (the failed rules by
+argument name, what to call first) is its ``hint``, after " Hint: " in the tool message. For ``ASK`` calls the tool's ``confirmation(args, ctx)`` is computed now
 and stored with the call, so the card reads the same after a reload.
 """
 
@@ -11,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from interlock.engine.commands import ResolvedCommand
-from interlock.engine.proposals import Proposal, field_hint, field_sentences
+from interlock.engine.proposals import Proposal, field_hint
 from interlock.engine.turn import LOAD_SKILL, TurnPlan
 from interlock.errors import BadRequest
 from interlock.permissions import is_action
@@ -19,6 +21,7 @@ from interlock.storage import Database
 from interlock.storage.models import new_id
 from interlock.tools import Permission, Tool, ToolContext, ToolError, ToolRegistry
 from interlock.tools.hooks import make_confirmation, run_check
+from interlock.tools.schema import field_sentences
 
 
 @dataclass
@@ -29,12 +32,11 @@ class Prepared:
         proposal: What the model proposed.
         tool: The offered tool it names, or None.
         call_id: The id the stored call gets (known before, so ``check`` sees it).
-        problem: Why the call fails without a card; None when it goes ahead.
+        problem: Why the call fails without a card, in the person's words (stored as its
+            ``error_message``); None when it goes ahead.
         code: The tool error code of ``problem``.
-        hint: Extra text for the model's error tool message.
+        hint: Extra text for the model only, after ``problem`` in its error tool message.
         field_errors: ``[{"path", "message", "rule"}]`` for schema failures.
-        shown: The error the person reads on the call (stored as its ``error_message``):
-            the field failures in words for schema failures, else ``problem``.
         confirmation: The stored confirmation of an ``ASK`` call, or None.
     """
 
@@ -45,7 +47,6 @@ class Prepared:
     code: str = ""
     hint: str | None = None
     field_errors: list[dict[str, Any]] = field(default_factory=list)
-    shown: str | None = None
     confirmation: dict[str, Any] | None = None
 
 
@@ -84,12 +85,9 @@ async def prepare_calls(
             proposal.args = registry.model_args(tool, proposal.args)
         item = Prepared(proposal=proposal, tool=tool)
         out.append(item)
-        problem, code, errors = validate_proposal(registry, proposal, tool, plan)
-        if problem is not None:
-            item.problem, item.code, item.field_errors = problem, code, errors
-            item.hint = field_hint(errors)
-            schema = tool.input_schema if tool is not None else None
-            item.shown = field_sentences(errors, schema) or problem
+        refusal = validate_proposal(registry, proposal, tool, plan)
+        if refusal is not None:
+            item.problem, item.code, item.hint, item.field_errors = refusal
             continue
         assert tool is not None and isinstance(proposal.args, dict)
         # Checks and confirmations run before any approval: they may read, never write.
@@ -108,7 +106,6 @@ async def prepare_calls(
                 item.confirmation = await make_confirmation(tool, proposal.args, context, timeout)
         except ToolError as exc:
             item.problem, item.code, item.hint = exc.message, exc.code, exc.hint
-            item.shown = exc.message
     return out
 
 
@@ -150,41 +147,61 @@ async def prepare_command(
     return replace(command, confirmation=confirmation)
 
 
+Refusal = tuple[str, str, str | None, list[dict[str, Any]]]
+"""Why a proposal fails: ``(problem for the person, error code, hint for the model or None,
+field errors)``."""
+
+_UNREADABLE = "The details of this request could not be read, so nothing was done."
+
+
 def validate_proposal(
     registry: ToolRegistry, proposal: Proposal, tool: Tool | None, plan: TurnPlan
-) -> tuple[str | None, str, list[dict[str, Any]]]:
-    """Return ``(problem, error code, field errors)``; problem None means the call is fine."""
+) -> Refusal | None:
+    """Return why ``proposal`` fails before any card (see :data:`Refusal`), or None."""
     if tool is None:
-        known = registry.by_provider_name(proposal.name)
-        if known is not None and known.name in plan.denied:
-            if not plan.actions_on and is_action(known):
-                return (
-                    f"The tool {known.display_name} is not allowed: the person has AI actions "
-                    "turned off for you (they can turn them on under Permissions).",
-                    "permission_denied",
-                    [],
-                )
-            return f"The tool {known.display_name} is not allowed here.", "permission_denied", []
-        down = known.unavailable_reason() if known is not None else None
-        if down is not None:
-            return down, "upstream_error", []  # its MCP server is down: not offered now
-        if known is not None and known.skill is not None:
-            return (
-                f"The tool {known.display_name} belongs to the skill {known.skill!r}, "
-                "which is not loaded (call load_skill first).",
-                "not_found",
-                [],
-            )
-        return f"Unknown tool {proposal.name!r}: it is not offered here.", "not_found", []
+        return _not_offered(registry, proposal, plan)
     if proposal.args is None:
-        return f"The arguments are not valid JSON: {proposal.parse_error}", "invalid_args", []
+        hint = f"The arguments are not valid JSON ({proposal.parse_error}); send one JSON object."
+        return _UNREADABLE, "invalid_args", hint, []
     if not isinstance(proposal.args, dict):
-        return "The arguments must be a JSON object.", "invalid_args", []
+        return _UNREADABLE, "invalid_args", "The arguments must be a JSON object.", []
     errors = [e.as_dict() for e in registry.validate_args(tool, proposal.args)]
     if errors:
-        return "The arguments do not match the tool's input schema.", "invalid_args", errors
+        shown = field_sentences(errors, tool.input_schema) or _UNREADABLE
+        return shown, "invalid_args", field_hint(errors), errors
     if tool.name == LOAD_SKILL:
         wanted = proposal.args.get("name")
         if wanted not in plan.loadable_skills and wanted not in plan.active_skills:
-            return f"No skill {wanted!r} can be loaded here.", "not_found", []
-    return None, "", []
+            return f"No skill {wanted!r} can be loaded here.", "not_found", None, []
+    return None
+
+
+def _not_offered(registry: ToolRegistry, proposal: Proposal, plan: TurnPlan) -> Refusal:
+    """Why a call of a tool the turn does not offer fails."""
+    known = registry.by_provider_name(proposal.name)
+    if known is not None and known.name in plan.denied:
+        if not plan.actions_on and is_action(known):
+            return (
+                f"The tool {known.display_name} is not allowed: AI actions are turned off for "
+                "this employee (they can be turned on under Permissions).",
+                "permission_denied",
+                None,
+                [],
+            )
+        return f"The tool {known.display_name} is not allowed here.", "permission_denied", None, []
+    down = known.unavailable_reason() if known is not None else None
+    if down is not None:
+        return down, "upstream_error", None, []  # its MCP server is down: not offered now
+    if known is not None and known.skill is not None:
+        return (
+            f"The tool {known.display_name} is not available yet.",
+            "not_found",
+            f"It belongs to the skill {known.skill!r}, which is not loaded: call load_skill first.",
+            [],
+        )
+    return (
+        f"There is no tool {proposal.name!r} here.",
+        "not_found",
+        "Call only the tools you are offered.",
+        [],
+    )

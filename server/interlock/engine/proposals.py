@@ -14,7 +14,6 @@ from typing import Any
 from langchain_core.messages import AIMessageChunk
 
 from interlock.text import clean_json, clean_text
-from interlock.tools.schema.labels import field_label
 
 
 @dataclass
@@ -161,29 +160,3 @@ def field_hint(field_errors: list[dict[str, Any]]) -> str | None:
         if message not in messages:
             messages.append(message)
     return " ".join(f"{path}: {' '.join(messages)}" for path, messages in by_path.items())
-
-
-def field_sentences(field_errors: list[dict[str, Any]], schema: Any = None) -> str | None:
-    """Return the schema failures as sentences for a person (stored as the call's error).
-
-    One sentence per field, in the order of first mention, from its first message: the
-    field's label (its ``title`` in ``schema``, else its last key in words), then the rule
-    (``Text must not be empty.``); a failure of the whole object is its message as it is.
-    None when there are no field errors.
-    """
-    if not field_errors:
-        return None
-    by_label: dict[str, str] = {}
-    for error in field_errors:
-        label = field_label(schema, error["path"])
-        if label in by_label:
-            continue
-        message = str(error["message"]).strip()
-        message = message if message.endswith((".", "?", "!")) else f"{message}."
-        if not label:
-            by_label[label] = message
-        elif message.startswith("Must "):
-            by_label[label] = f"{label} {message[0].lower()}{message[1:]}"
-        else:
-            by_label[label] = f"{label}: {message}"
-    return " ".join(by_label.values())

@@ -29,6 +29,7 @@ from interlock.storage.lookup import by_id
 from interlock.storage.models import as_utc, utcnow
 from interlock.storage.write_behind import execute
 from interlock.tools import Tool, ToolRegistry
+from interlock.tools.schema import args_refused
 
 MAX_GRANT_DAYS = 30
 """The longest a grant may last, in days."""
@@ -160,10 +161,10 @@ def create_grant(
     if args is not None:
         errors = registry.validate_args(tool, args)
         if errors:
-            raise BadRequest(
-                "The args do not match the tool's input schema.",
-                code="invalid_args",
-                details={"errors": [e.as_dict() for e in errors]},
+            raise args_refused(
+                f"These details cannot be remembered for {tool.display_name}:",
+                tool.input_schema,
+                errors,
             )
     if scope == "conversation" and conversation is None:
         raise BadRequest("A conversation grant needs its conversation.")

@@ -31,6 +31,13 @@ from interlock.tools.schema import field_errors
 # Execution logs under the registry's logger name, as it did when this code lived there.
 logger = logging.getLogger("interlock.tools.registry")
 
+_BROKEN_RESULT = (
+    "The tool {tool} gave back a result in a form it should not, so the result was discarded. "
+    "This is a bug in the tool; the server log has the details."
+)
+"""What the person reads when a tool's result is not a ``ToolResult``, not JSON, or breaks
+its output schema (which rule is logged, and in the error's ``details``)."""
+
 
 async def run_handler(
     tool: Tool, args: dict[str, Any], ctx: ToolContext, timeout_s: float
@@ -81,7 +88,7 @@ async def _call(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> object:
         # The exception text may hold internals (SQL, paths, secrets): logged, not shown.
         raise ToolError(
             "failed",
-            f"The tool {tool.display_name} failed with an unexpected {type(exc).__name__}.",
+            f"The tool {tool.display_name} failed unexpectedly; the server log has the details.",
         ) from exc
 
 
@@ -109,17 +116,14 @@ def check_result(
     elif isinstance(raw, ToolResult) and isinstance(raw.text, str):
         result = ToolResult(text=clean_text(raw.text), data=clean_json(raw.data))
     else:
-        raise ToolError(
-            "failed",
-            f"The tool {tool.display_name} returned {type(raw).__name__}; expected ToolResult or str.",
-        )
+        logger.warning("Tool %r returned %s, not ToolResult or str", tool.name, type(raw).__name__)
+        raise ToolError("failed", _BROKEN_RESULT.format(tool=tool.display_name))
     if result.data is not None:
         try:
             json.dumps(result.data, allow_nan=False)
         except (TypeError, ValueError) as exc:
-            raise ToolError(
-                "failed", f"The tool {tool.display_name} returned data that is not JSON: {exc}"
-            ) from None
+            logger.warning("Tool %r returned data that is not JSON: %s", tool.name, exc)
+            raise ToolError("failed", _BROKEN_RESULT.format(tool=tool.display_name)) from None
     if tool.output_schema is not None:
         validator = output_validator(tool.output_schema)
         errors = field_errors(validator, result.data)
@@ -136,8 +140,7 @@ def check_result(
             )
             raise ToolError(
                 "invalid_output",
-                f"The tool {tool.display_name} returned data that does not match its output schema "
-                f"at {where} (rule '{first.rule}'); the result was discarded.",
+                _BROKEN_RESULT.format(tool=tool.display_name),
                 details=[{"path": list(e.path), "rule": e.rule} for e in errors],
             )
     return result

@@ -116,16 +116,20 @@ async def _run(
     except TimeoutError:
         raise ToolError(
             "timeout",
-            f"The {what} of the tool {tool.display_name} did not finish within {timeout_s:g} s.",
+            f"The tool {tool.display_name} took longer than {timeout_s:g} seconds to prepare "
+            "this request, so it was not shown or run.",
         ) from None
     except Exception as exc:
         logger.warning("%s of tool %r raised", what, tool.name, exc_info=True)
-        raise _bug(tool, what, f"failed with an unexpected {type(exc).__name__}") from exc
+        raise _bug(tool, what, "failed unexpectedly") from exc
 
 
 def _bug(tool: Tool, what: str, problem: str) -> ToolError:
+    """The ``internal`` error of a broken ``check`` or ``confirmation`` (``what``): the
+    person reads that the tool failed; which hook and how (``problem``) go to the log."""
+    logger.warning("The %s of tool %r %s", what, tool.name, problem)
     return ToolError(
         "internal",
-        f"The {what} of the tool {tool.display_name} {problem}, so the call was not shown or run. "
-        "This is a bug in the tool; the server log has the details.",
+        f"The tool {tool.display_name} could not prepare this request, so it was not shown or "
+        "run. This is a bug in the tool; the server log has the details.",
     )

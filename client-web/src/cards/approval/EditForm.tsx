@@ -35,7 +35,7 @@ export function EditForm({ schema, initial, fieldErrors, disabled, idPrefix, onS
         fieldErrors={fieldErrors}
         disabled={disabled}
         idPrefix={idPrefix}
-        errorsLabel="Errors in the arguments"
+        errorsLabel="What needs fixing"
         onChange={setFormData}
         onSubmit={onSubmit}
       >

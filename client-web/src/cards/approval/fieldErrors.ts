@@ -1,6 +1,6 @@
 import type { ErrorSchema } from "@rjsf/utils";
 import type { FieldError } from "../../api/types";
-import { humanise } from "../fields/schemaFields";
+import { pathLabels } from "../fields/schemaFields";
 
 /** Splits a field error path into keys: a list as sent by the server, or a pointer / dotted string. */
 export function pathSegments(path: FieldError["path"]): string[] {
@@ -17,11 +17,12 @@ export function pathLabel(path: FieldError["path"]): string {
   return segs.map((k, i) => (/^\d+$/.test(k) ? `[${k}]` : i === 0 ? k : `.${k}`)).join("");
 }
 
-/** The same path in the person's words, as the form labels it: "Text", "Items › 1 › Name". */
-export function pathWords(path: FieldError["path"]): string {
+/** The same path in the person's words, as the form labels it (titles from `schema` when
+ * given): "Note number", "Items › 1 › Name"; "The details" for the whole. */
+export function pathWords(path: FieldError["path"], schema?: unknown): string {
   const segs = pathSegments(path);
-  if (segs.length === 0) return "The arguments";
-  return segs.map((k) => (/^\d+$/.test(k) ? String(Number(k) + 1) : humanise(k))).join(" › ");
+  if (segs.length === 0) return "The details";
+  return pathLabels(schema, segs).join(" › ");
 }
 
 /** Server field errors as rjsf `extraErrors`, so each shows next to its field. */

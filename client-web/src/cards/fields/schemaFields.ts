@@ -121,6 +121,25 @@ export function fieldLabel(schema: unknown, key: string): string {
   return (Object.hasOwn(props, key) ? str(props[key].title) : null) ?? humanise(key);
 }
 
+/**
+ * The labels along a path of keys and list indexes, as the form shows them (the server's
+ * `tools.schema.labels.field_label`): each key's schema `title`, else the key in words; an
+ * index is the item's number from 1. `["items", "0", "unit_price"]` → `["Items", "1", "Unit price"]`.
+ */
+export function pathLabels(schema: unknown, segments: readonly string[]): string[] {
+  let node: unknown = schema;
+  return segments.map((key) => {
+    if (/^\d+$/.test(key)) {
+      node = isObject(node) ? node.items : undefined;
+      return String(Number(key) + 1);
+    }
+    const props = propertiesOf(node);
+    const label = fieldLabel(node, key);
+    node = Object.hasOwn(props, key) ? props[key] : undefined;
+    return label;
+  });
+}
+
 /** One line for a row: "Text: buy milk · Tags: a, b", cut at `limit` characters. */
 export function argsSummary(schema: unknown, args: JsonObject | null | undefined, limit = 120): string {
   const parts = schemaFields(schema, args).map((f) => `${f.label}: ${flat(f)}`);

@@ -14,11 +14,13 @@ is the import to use):
 * :mod:`~interlock.tools.schema.rules` - the supported subset and registration-time checks;
 * :mod:`~interlock.tools.schema.inline` - schemas from pydantic models, ``$ref`` inlined;
 * :mod:`~interlock.tools.schema.validation` - validators and person-readable field errors;
+* :mod:`~interlock.tools.schema.labels` - field labels and field errors as sentences;
 * :mod:`~interlock.tools.schema.formats` - the ``format`` checker and its start-up proof.
 """
 
 from interlock.tools.schema.formats import FORMAT_CHECKER, check_format_checkers
 from interlock.tools.schema.inline import model_schema
+from interlock.tools.schema.labels import args_refused, field_label, field_sentences, humanise
 from interlock.tools.schema.rules import (
     DRAFT_2020_12,
     MAX_SCHEMA_CHARS,
@@ -44,10 +46,14 @@ __all__ = [
     "MAX_SCHEMA_DEPTH",
     "SUPPORTED_SCHEMA_KEYWORDS",
     "SchemaRuleError",
+    "args_refused",
     "check_format_checkers",
     "check_schema_rules",
     "control_character_errors",
     "field_errors",
+    "field_label",
+    "field_sentences",
+    "humanise",
     "is_finite_number",
     "make_validator",
     "model_schema",

@@ -18,6 +18,7 @@ from referencing import Registry
 from interlock.text import CONTROL_CHARACTER, control_characters
 from interlock.tools.base import FieldError
 from interlock.tools.schema.formats import FORMAT_CHECKER
+from interlock.tools.schema.labels import field_label
 
 MAX_MESSAGE_CHARS = 500
 """Longest :class:`FieldError` message; longer ones (which quote a large instance) are cut."""
@@ -99,7 +100,7 @@ def field_errors(validator: Any, instance: Any) -> list[FieldError]:
         if rule == "required" and isinstance(error.instance, dict):
             for name in error.validator_value:
                 if name not in error.instance:
-                    add([*path, name], f"Missing required property {name!r}.", rule)
+                    add([*path, name], "Is required.", rule)
         elif (
             rule == "additionalProperties"
             and error.validator_value is False
@@ -108,11 +109,45 @@ def field_errors(validator: Any, instance: Any) -> list[FieldError]:
             allowed = error.schema.get("properties", {})
             for name in error.instance:
                 if name not in allowed:
-                    hint = ", ".join(sorted(allowed)) or "none"
-                    add([*path, name], f"Unexpected property {name!r} (allowed: {hint}).", rule)
+                    add([*path, name], _not_a_field(error.schema), rule)
         else:
             add(path, _friendly_message(rule, error.validator_value, error.message), rule)
     return sorted(out, key=_sort_key)
+
+
+_TYPE_WORDS = {
+    "integer": "a whole number",
+    "number": "a number",
+    "string": "text",
+    "boolean": "yes or no",
+    "array": "a list",
+    "object": "a group of fields",
+    "null": "left empty",
+}
+"""JSON Schema's type names in a person's words ("Must be a whole number.")."""
+
+_FORMAT_WORDS = {
+    "date-time": "date and time",
+    "uri": "web address",
+    "iri": "web address",
+    "email": "email address",
+    "idn-email": "email address",
+    "hostname": "host name",
+    "ipv4": "IPv4 address",
+    "ipv6": "IPv6 address",
+    "uuid": "UUID",
+}
+"""JSON Schema's format names in a person's words ("Must be a valid web address.")."""
+
+
+def _not_a_field(schema: Any) -> str:
+    """The message for a key ``schema`` (an object's) does not declare, naming those it does."""
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    names = sorted(props) if isinstance(props, dict) else []
+    if not names:
+        return "Is not a field here: nothing else is asked for."
+    labels = ", ".join(field_label(schema, [name]) for name in names)
+    return f"Is not a field here (the fields are: {labels})."
 
 
 _BLANK_PATTERNS = frozenset({r"\S", r".*\S.*", r"^.*\S.*$", r"[^\s]"})
@@ -123,11 +158,7 @@ def _friendly_message(rule: str, value: Any, default: str) -> str:
     plural = "" if value == 1 else "s"
     if rule == "type":
         names = value if isinstance(value, list) else [value]
-        return (
-            "Must be "
-            + " or ".join(f"{'an' if str(n)[0] in 'aeiou' else 'a'} {n}" for n in names)
-            + "."
-        )
+        return "Must be " + " or ".join(_TYPE_WORDS.get(str(n), str(n)) for n in names) + "."
     if rule == "minLength":
         return "Must not be empty." if value == 1 else f"Must have at least {value} characters."
     if rule == "maxLength":
@@ -147,7 +178,7 @@ def _friendly_message(rule: str, value: Any, default: str) -> str:
     if rule == "enum" and isinstance(value, list):
         return "Must be one of: " + ", ".join(json.dumps(v) for v in value) + "."
     if rule == "format":
-        return f"Must be a valid {value}."
+        return f"Must be a valid {_FORMAT_WORDS.get(str(value), value)}."
     if rule == "minItems":
         return f"Must have at least {value} item{plural}."
     if rule == "maxItems":
