@@ -1,6 +1,7 @@
 """cProfile of the server's every thread over fresh HITL cycles: Python calls and CPU per cycle.
 
     python bench/cycle_profile.py [--cycles 20] [--database-url URL] [--out FILE] [--top 40]
+                                  [--no-profile]
 
 Serves Interlock in this process on a thread of its own (its event loop), the load client on
 the main thread (not profiled). After a few warm-up cycles each server thread (the loop's,
@@ -9,6 +10,8 @@ Python call; the cycles are counted, the profiles merged. Prints the calls (prim
 all) and the profiled CPU per cycle (thread CPU time, profiler overhead included, so larger
 than without it; compare runs of this tool with each other), then the functions ranked by
 own time and by cumulative time. ``--out`` writes the merged stats for ``pstats``/snakeviz.
+``--no-profile`` installs no profiler on any thread and prints only the server's CPU per cycle
+(this process's CPU time less the client thread's).
 Not part of ``make bench``.
 """
 
@@ -72,11 +75,16 @@ def waits(stats: Any) -> float:
     return sum(value[2] for key, value in stats.stats.items() if key[0] == "~" and key[2] in WAITS)
 
 
-def serve(settings: Any, ready: Any, profiles: Profiles) -> None:
-    """The server thread: uvicorn on its own loop until the event it hands over is set."""
+def serve(settings: Any, ready: Any, hook: Any) -> None:
+    """The server thread: uvicorn on its own loop until the event it hands over is set.
+
+    ``hook`` (a :meth:`Profiles.hook`, or None for no profiling) is this thread's profile
+    function: :func:`threading.setprofile` reaches only the threads started after it.
+    """
     import sys
 
-    sys.setprofile(profiles.hook)
+    if hook is not None:
+        sys.setprofile(hook)
 
     async def main() -> None:
         async with inprocess_server(settings) as server:
@@ -118,15 +126,16 @@ def main() -> None:
     )
     args = parser.parse_args()
     profiles = Profiles()
-    if not args.no_profile:
-        threading.setprofile(profiles.hook)
+    hook = None if args.no_profile else profiles.hook
+    if hook is not None:
+        threading.setprofile(hook)  # the server's database and other threads started later
     from concurrent.futures import Future
 
     with tempfile.TemporaryDirectory(prefix="interlock-profile-") as tmp:
         url = args.database_url or prepare_database(Path(tmp))[1]
         ready: Future[Any] = Future()
         thread = threading.Thread(
-            target=serve, args=(bench_settings(url), ready, profiles), daemon=True
+            target=serve, args=(bench_settings(url), ready, hook), daemon=True
         )
         thread.start()
         server, loop, stop = ready.result(timeout=60)

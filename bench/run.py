@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 import traceback
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from failover import failover
 from hitl_http import CycleStats, Mode, interlock_cycles
 from load import run_load
 from paused import paused_conversations
+from plans import FULL, LEASE_S, QUICK, Plan
 from report import print_report
 from server import (
     ServerProcess,
@@ -45,67 +46,6 @@ from server import (
 )
 from storage_growth import at_turn, interlock_growth, report_turns
 from workers import cross_worker_problem, lease_problem
-
-LEASE_S = 5.0
-"""``INTERLOCK_RUN_LEASE_S`` for (e): shorter than the default 10 s to keep the run short."""
-
-
-@dataclass(frozen=True)
-class Plan:
-    rounds: int
-    cycles_per_round: int
-    turns: int
-    growth_runs: int
-    baseline_turns: int
-    idle_streams: int
-    active: int
-    load_s: float
-    single_s: float
-    idle_window_s: float
-    workers_active: int
-    workers_s: float
-    failover_conversations: int
-    before_kill_s: float
-    after_kill_s: float
-    paused: int
-
-
-FULL = Plan(
-    rounds=4,
-    cycles_per_round=50,
-    turns=200,
-    growth_runs=3,
-    baseline_turns=200,
-    idle_streams=500,
-    active=50,
-    load_s=60.0,
-    single_s=20.0,
-    idle_window_s=10.0,
-    workers_active=50,
-    workers_s=30.0,
-    failover_conversations=10,
-    before_kill_s=6.0,
-    after_kill_s=2 * LEASE_S + 5.0,
-    paused=1000,
-)
-QUICK = Plan(
-    rounds=2,
-    cycles_per_round=20,
-    turns=50,
-    growth_runs=3,
-    baseline_turns=50,
-    idle_streams=500,
-    active=50,
-    load_s=10.0,
-    single_s=5.0,
-    idle_window_s=3.0,
-    workers_active=50,
-    workers_s=10.0,
-    failover_conversations=10,
-    before_kill_s=3.0,
-    after_kill_s=LEASE_S + 3.0,
-    paused=200,
-)
 
 
 def log(message: str) -> None:
@@ -375,6 +315,8 @@ def main() -> None:
     if args.duration is not None:
         plan = replace(plan, load_s=args.duration, workers_s=args.duration)
     parts = {p.strip() for p in args.only.split(",") if p.strip()}
+    if not parts or not parts <= set(PARTS.split(",")):
+        parser.error(f"--only takes parts among {PARTS}, got {args.only!r}")
     started = time.perf_counter()
     results: dict[str, Any] = {
         "plan_name": "quick" if args.quick else "full",

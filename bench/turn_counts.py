@@ -5,7 +5,7 @@
 
 Drives one conversation (as part (b): "add a note t<i>" → run.paused → approve →
 run.completed, one stream kept open) against Interlock served in this process, and counts,
-for each turn named in ``--at`` (and the two turns before it, to take a median):
+for each turn named in ``--at`` (and the four turns before it, to take a median of five):
 
 * Python function calls of every thread (cProfile per thread, server and client together, as
   (b)'s turn CPU counts both), and of them the calls of functions written in Python ("of
@@ -198,13 +198,26 @@ async def measure(database_url: str | None, turns: int, at: list[int]) -> dict[i
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--turns", type=int, default=200)
-    parser.add_argument("--at", default="10,200")
-    parser.add_argument("--database-url", default=None)
-    parser.add_argument("--top", type=int, default=25)
-    parser.add_argument("--statements", action="store_true")
+    parser.add_argument("--turns", type=int, default=200, help="turns of the conversation")
+    parser.add_argument(
+        "--at", default="10,200", help="turns to count at, ascending, each at most --turns"
+    )
+    parser.add_argument(
+        "--database-url", default=None, help="a migrated database (default: SQLite)"
+    )
+    parser.add_argument("--top", type=int, default=25, help="rows of each list of growth")
+    parser.add_argument(
+        "--statements",
+        action="store_true",
+        help="also list the statements and SQLite VM steps that grew most",
+    )
     args = parser.parse_args()
-    at = [int(x) for x in args.at.split(",")]
+    try:
+        at = [int(x) for x in args.at.split(",")]
+    except ValueError:
+        parser.error(f"--at takes turn numbers separated by commas, got {args.at!r}")
+    if at != sorted(at) or at[0] < 1 or at[-1] > args.turns:
+        parser.error(f"--at takes ascending turns from 1 to --turns ({args.turns}), got {args.at}")
     profile = cProfile.Profile()
     _PROFILES.append(profile)
     threading.setprofile(_start_thread_profile)

@@ -109,7 +109,7 @@ def serve(
 
 def _refuse_a_second_sqlite_server(settings: Settings) -> None:
     """Fail before serving when another live process serves this SQLite database."""
-    from interlock.engine.leases import live_sqlite_server, sqlite_in_use_text
+    from interlock.engine.workers import live_sqlite_server, sqlite_in_use_text
 
     database = Database(settings.database_url)
     try:

@@ -253,7 +253,12 @@ async def test_badly_formed_employees_are_refused(team: Team, change: dict[str, 
 async def test_field_errors_read_as_words_for_the_admin_not_pydantic_prefixes(team: Team) -> None:
     cases = [
         ({"model": "no-colon"}, "The model must have the form", "server's model"),
-        ({"slug": "Help Desk"}, "slug: lowercase letters", ""),
+        ({"slug": "Help Desk"}, "The slug may use only lowercase letters", ""),
+        # Pydantic's own words reached the Admin page: "String should have at most 200
+        # characters", "List should have at most 10 items after validation, not 50".
+        ({"avatar": "x" * 300}, "Must have at most 200 characters.", ""),
+        ({"starter_prompts": ["p"] * 50}, "Must have at most 10 items; this has 50.", ""),
+        ({"disabled": "maybe"}, "Must be true or false.", ""),
         ({"approval_timeout_s": 0}, "approval_timeout_s must be a number of seconds", ""),
         ({"approval_timeout_s": -1}, "approval_timeout_s must be", "(2,592,000 seconds)"),
     ]
@@ -263,6 +268,9 @@ async def test_field_errors_read_as_words_for_the_admin_not_pydantic_prefixes(te
         messages = [e["message"] for e in errors]
         assert any(m.startswith(starts) for m in messages), messages
         assert mentions in " ".join(messages) and "Value error" not in " ".join(messages)
+        assert not any(
+            m.startswith(("Input should", "String should", "List should")) for m in messages
+        )
         assert "INTERLOCK_MODEL" not in " ".join(messages)
 
 

@@ -28,8 +28,8 @@ from sqlmodel import col, select
 
 from interlock.api.services import Services
 from interlock.engine.answers import AnswerStore
-from interlock.engine.leases import EXPIRY
 from interlock.engine.recovery import recover_runs, repair_run, stale_runs
+from interlock.engine.workers import EXPIRY
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from interlock.storage import Event, Message, Run, Worker

@@ -368,7 +368,7 @@ def test_serve_refuses_a_second_server_on_one_sqlite_database(
     import socket
     import subprocess
 
-    from interlock.engine.leases import live_sqlite_server
+    from interlock.engine.workers import live_sqlite_server
     from interlock.storage import Worker
 
     runs: list[Any] = []

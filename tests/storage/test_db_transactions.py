@@ -6,6 +6,12 @@ call and the conversation in opposite orders; PostgreSQL ended one of them and t
 transactions take two rows in opposite orders: through :meth:`Database.run` one of them fails
 with ``database_busy``; through :meth:`Database.run_transaction` both end committed, the loser
 after running again. A lock wait that times out is not run again.
+
+Nothing here leans on timing: PostgreSQL's deadlock check (``deadlock_timeout``, 1 s after the
+later of the two waits began) ends the crossing, well within the lock timeout, however late
+the load lets the second wait begin; and the loser runs again only once the winner holds both
+rows. Without that, the loser's new try could take the row its own abort freed before the
+winner (woken, but not yet scheduled) did, and the two deadlock anew: both then run twice.
 """
 
 from __future__ import annotations
@@ -21,13 +27,15 @@ from interlock.errors import DatabaseBusy
 from interlock.storage import Database
 
 BARRIER_S = 30.0
+"""Longest wait of a transaction for the other (a failing test must not hang)."""
 
 
 @pytest.fixture
 def pg_database(postgres_server: object) -> Iterator[Database]:
     """A Database on a new PostgreSQL database holding a table ``t`` of two rows."""
     url = postgres_server.create_database()  # type: ignore[attr-defined]
-    database = Database(url, lock_timeout_s=5.0)
+    # Lock waits longer than any load: the deadlock check must end the crossing, not a timeout.
+    database = Database(url, lock_timeout_s=BARRIER_S, statement_timeout_s=2 * BARRIER_S)
     with database.session() as session:
         session.execute(text("CREATE TABLE t (id int PRIMARY KEY, v int NOT NULL)"))
         session.execute(text("INSERT INTO t VALUES (1, 0), (2, 0)"))
@@ -41,22 +49,27 @@ def pg_database(postgres_server: object) -> Iterator[Database]:
 
 def _crossing(database: Database) -> tuple[Callable[[], str], Callable[[], str], list[str]]:
     """Two transactions updating rows 1 and 2 in opposite orders; each holds its first row
-    until the other holds its own (first try only), so one of them must deadlock."""
+    until the other holds its own (first try only), so one of them must deadlock. A try after
+    the first begins once the other transaction holds both rows (it won the deadlock)."""
     both_hold = threading.Barrier(2, timeout=BARRIER_S)
+    holds_both = {"a": threading.Event(), "b": threading.Event()}
     tries: list[str] = []
 
-    def crossing(name: str, first: int, second: int) -> str:
+    def crossing(name: str, other: str, first: int, second: int) -> str:
         first_try = name not in tries
         tries.append(name)
+        if not first_try:
+            assert holds_both[other].wait(BARRIER_S), f"{other} never took both rows"
         with database.session() as session:
             session.execute(text("UPDATE t SET v = v + 1 WHERE id = :id"), {"id": first})
             if first_try:
                 both_hold.wait()
             session.execute(text("UPDATE t SET v = v + 1 WHERE id = :id"), {"id": second})
+            holds_both[name].set()
             session.commit()
         return name
 
-    return (lambda: crossing("a", 1, 2)), (lambda: crossing("b", 2, 1)), tries
+    return (lambda: crossing("a", "b", 1, 2)), (lambda: crossing("b", "a", 2, 1)), tries
 
 
 def _values(database: Database) -> list[int]:

@@ -5,7 +5,7 @@ import { ApiError } from "../api/client";
 import type { ToolCallOut, ToolOut, ToolResultIn } from "../api/types";
 import { FOLD_CHARS, needsFold, previewOf } from "../components/FoldedText";
 import { decision } from "../test/decisions";
-import { toolCall } from "../test/fixtures";
+import { cardProps, toolCall } from "../test/fixtures";
 import { ApprovalCard } from "./approval/ApprovalCard";
 import { batchOf } from "./batch/batch";
 import { browserSelection, browserTimeZone, setSelectionForTest } from "./browser/browserTools";
@@ -19,7 +19,6 @@ import { ToolInvokeError } from "./frontend/types";
 import { cardFor, invokerFor, isQuestion, registerTool } from "./registry";
 import { StatusSentence } from "./status/StatusBadge";
 import { notRun, statusWords } from "./status/status";
-import type { CardProps } from "./types";
 
 const html = (node: React.ReactElement) => renderToStaticMarkup(node);
 
@@ -34,15 +33,7 @@ const schema = {
   },
 };
 
-const props = (over: Partial<CardProps>): CardProps => ({
-  call: toolCall({ status: "interrupted" }),
-  tool: undefined,
-  title: "Add a note",
-  live: true,
-  busy: false,
-  decide: async () => null,
-  ...over,
-});
+const props = cardProps;
 
 describe("schema fields", () => {
   it("labels by title, else the key humanised; help from description; schema order then extras", () => {
@@ -202,7 +193,12 @@ describe("confirmation cards", () => {
   it("uses the summary as the heading and action_label on a danger button placed after Reject", () => {
     const out = html(<ApprovalCard {...props({ call: deleteCall, title: "Delete a note" })} />);
     expect(out).toContain("Delete note #2: “&lt;b&gt;buy milk&lt;/b&gt;”. This cannot be undone.</h4>");
-    expect(out).toMatch(/data-testid="reject">Reject<\/button><button type="button" data-testid="edit">Edit<\/button><button type="button" class="danger solid" data-testid="approve">Delete<\/button>/);
+    // Each button names what it acts on (a screen reader lists buttons without their card).
+    const named = (action: string) => `aria-label="${action} — Delete note #2: “&lt;b&gt;buy milk&lt;/b&gt;”. This cannot be undone."`;
+    expect(out).toContain(
+      `data-testid="reject" ${named("Reject")}>Reject</button><button type="button" data-testid="edit" ${named("Edit")}>Edit</button>` +
+        `<button type="button" class="danger solid" data-testid="approve" ${named("Delete")}>Delete</button>`,
+    );
     expect(out).toContain('data-testid="view-json"');
     expect(out).not.toContain('"id"'); // raw JSON only behind View JSON
   });
@@ -210,7 +206,7 @@ describe("confirmation cards", () => {
   it("without a confirmation shows the args as fields and Approve", () => {
     const out = html(<ApprovalCard {...props({ call: toolCall({ status: "interrupted", proposed_args: { text: "hi" } }) })} />);
     expect(out).toContain('<span class="arg-label">Text</span>');
-    expect(out).toMatch(/class="primary" data-testid="approve">Approve</);
+    expect(out).toMatch(/class="primary" data-testid="approve" aria-label="Approve — [^"]+">Approve</);
   });
 
   it("documents.write: one-line summary and Review; approve unless the source was edited", () => {

@@ -1,9 +1,10 @@
 """A person's cancel: the active run (driven here or by another server process) or a pause.
 
 The run is cancelled where its task runs: here with ``task.cancel()``; on another live worker
-through ``engine.leases`` (a cancel request the owner sees at once by ``NOTIFY`` or at its next
-heartbeat), waiting for the run to end. Whatever happened, the run is then ended here unless
-it already was (a task cancelled before its first step, or lost with its worker).
+by a cancel request (``runs.cancel_requested``, sent as a ``NOTIFY`` too) that the owner sees
+at once or at its next heartbeat (:mod:`~interlock.engine.leases`), waiting for the run to
+end. Whatever happened, the run is then ended here unless it already was (a task cancelled
+before its first step, or lost with its worker).
 """
 
 from __future__ import annotations
@@ -11,8 +12,13 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from sqlalchemy import func, select
+
 from interlock.engine.records import cancel_open_calls, latest_assistant_calls
-from interlock.storage import RunStatus
+from interlock.engine.workers import dead_before
+from interlock.storage import Database, Run, RunStatus, Worker
+from interlock.storage.models import as_utc
+from interlock.streaming.listener import CONTROL_CHANNEL
 
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
@@ -37,8 +43,8 @@ async def cancel_run(engine: Engine, user_id: str, conversation_id: str) -> str 
     if task is not None:
         task.cancel()
         await asyncio.wait({task}, timeout=CANCEL_WAIT_S)
-    elif await engine.db.run(engine.leases.request_cancel, active):
-        await engine.leases.wait_ended(conversation_id, active, CANCEL_WAIT_S)
+    elif await engine.db.run(_request_cancel, engine, active):
+        await _wait_ended(engine, conversation_id, active, CANCEL_WAIT_S)
     else:  # claimed here, its task not started yet: it must not start after this
         engine.forbid_start(active)
     await engine.db.run(
@@ -70,3 +76,56 @@ def _cancel_pause(engine: Engine, user_id: str, conversation_id: str) -> str | N
         )
         engine.bus.commit(session)
     return calls[0].run_id if closed and calls else None
+
+
+def _request_cancel(engine: Engine, run_id: str) -> bool:
+    """Ask the live worker driving ``run_id`` to cancel it (a blocking call).
+
+    Sets ``runs.cancel_requested`` and sends ``NOTIFY interlock_control 'cancel <run>'``
+    in one transaction.
+
+    Returns:
+        True when another live worker owns the run (the caller waits for its end);
+        False when no other live worker does (the caller ends it itself).
+    """
+    db, me = engine.db, engine.worker_id
+    cutoff = dead_before(engine.leases.lease_s)
+    with db.session() as session:
+        run = session.get(Run, run_id)
+        if run is None or run.status != RunStatus.running or run.owner_id in (None, me):
+            return False
+        owner = session.get(Worker, run.owner_id)
+        if owner is None or as_utc(owner.heartbeat_at) < cutoff:
+            return False
+        run.cancel_requested = True
+        session.add(run)
+        if not db.is_sqlite:
+            session.exec(select(func.pg_notify(CONTROL_CHANNEL, f"cancel {run_id}")))  # type: ignore[call-overload]
+        session.commit()
+    return True
+
+
+def _is_running(db: Database, run_id: str) -> bool:
+    """Whether ``run_id`` is still ``running`` (a blocking call)."""
+    with db.session() as session:
+        run = session.get(Run, run_id)
+        return run is not None and run.status == RunStatus.running
+
+
+async def _wait_ended(engine: Engine, conversation_id: str, run_id: str, timeout_s: float) -> None:
+    """Wait until ``run_id`` is no longer running, at most ``timeout_s`` seconds.
+
+    Woken by the conversation's events (any process's, through the listener).
+    """
+    subscription = engine.bus.subscribe(conversation_id)
+    try:
+        async with asyncio.timeout(timeout_s):
+            while True:
+                subscription.wakeup.clear()
+                if not await engine.db.run(_is_running, engine.db, run_id):
+                    break
+                await subscription.wakeup.wait()
+    except TimeoutError:
+        pass
+    finally:
+        engine.bus.unsubscribe(subscription)

@@ -1,20 +1,22 @@
-"""Run leases between server processes: heartbeats, takeover, and cancels across processes.
+"""Run leases between server processes: heartbeats, takeover, and cancels from other processes.
 
-Every server process is a row in ``workers``; its heartbeat (every ``run_lease_s / 5``, on a
-thread and database connection of its own, so neither a busy event loop nor busy database
-pools delay it) renews the lease on every run it owns (``runs.owner_id``). A worker whose heartbeat is older
-than ``0.6 * run_lease_s`` is dead: a sweep, run by one process at a time (a PostgreSQL
-advisory lock; SQLite has one process), repairs its runs with the recovery rules
-(``engine.recovery``) and goes on with them here, so a process killed with ``-9`` has its runs
-taken over within ``run_lease_s``. The repair of each run checks again, in its own
-transaction, that the run still runs under that owner and that its heartbeat is still old;
-the run's steps hold its row while they write (``engine.fence``), so a worker that was only
-late writes nothing more for a run taken over. The start-up recovery is the first sweep. A graceful stop
-deletes the worker's row, so its runs are taken over at once.
+Every server process is a row in ``workers`` (:mod:`~interlock.engine.workers`); its
+heartbeat (every ``run_lease_s / 5``, on a thread and database connection of its own, so
+neither a busy event loop nor busy database pools delay it) renews the lease on every run it
+owns (``runs.owner_id``). A worker whose heartbeat is older than ``0.6 * run_lease_s`` is dead:
+a sweep, run by one process at a time (a PostgreSQL advisory lock; SQLite has one process),
+repairs its runs with the recovery rules (``engine.recovery``) and goes on with them here, so
+a process killed with ``-9`` has its runs taken over within ``run_lease_s``. The repair of each
+run checks again, in its own transaction, that the run still runs under that owner and that
+its heartbeat is still old; the run's steps hold its row while they write (``engine.fence``),
+so a worker that was only late writes nothing more for a run taken over. The start-up
+recovery is the first sweep. A graceful stop deletes the worker's row, so its runs are taken
+over at once.
 
-Every beat of the sweep also reads the runs this process drives: a cancel requested on another process
-(``runs.cancel_requested``, also sent as a ``NOTIFY``) cancels the task here; a run taken over
-meanwhile (this process was cut off too long) is abandoned without writing anything more.
+Every beat of the sweep also reads the runs this process drives: a cancel requested on another
+process (``runs.cancel_requested``, also sent as a ``NOTIFY``: :mod:`~interlock.engine.cancels`)
+cancels the task here; a run taken over meanwhile (this process was cut off too long) is
+abandoned without writing anything more.
 
 Clocks: heartbeats and the cutoff are the processes' UTC clocks (keep hosts in sync, NTP).
 """
@@ -23,12 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import timedelta
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from sqlalchemy import create_engine, delete, func, select, update
@@ -36,17 +35,15 @@ from sqlalchemy.engine import Engine as SaEngine
 from sqlmodel import Session, col
 
 from interlock.engine.recovery import Recovery, claim_takeover, recover_runs
-from interlock.storage import Run, RunStatus, Worker
+from interlock.engine.workers import dead_before, deregister, register, this_worker
+from interlock.storage import Run, Worker
 from interlock.storage.db import is_busy_error
 from interlock.storage.models import as_utc, utcnow
-from interlock.streaming.listener import CONTROL_CHANNEL
 
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
 
 HEARTBEATS_PER_LEASE = 5
-EXPIRY = 0.6
-"""A worker is dead when its heartbeat is older than this fraction of the lease."""
 SWEEP_LOCK = 7_270_011
 """PostgreSQL advisory lock key held while sweeping (one process at a time)."""
 
@@ -54,47 +51,6 @@ log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 T = TypeVar("T")
-
-
-def live_sqlite_server(session: Session, lease_s: float) -> Worker | None:
-    """Another server process alive on this SQLite database, if any (a blocking call).
-
-    SQLite takes one server process: a second one would take the first one's runs for a
-    dead worker's and end them. A row is alive when its heartbeat is younger than
-    ``EXPIRY * lease_s`` and, on this host, its process still exists. Rows of this very
-    process (tests run several engines in one) never count.
-    """
-    host, me = socket.gethostname()[:200], os.getpid()
-    cutoff = utcnow() - timedelta(seconds=EXPIRY * lease_s)
-    for row in session.scalars(select(Worker)):
-        if (row.host, row.pid) == (host, me) or as_utc(row.heartbeat_at) < cutoff:
-            continue
-        if row.host == host and not _process_exists(row.pid):
-            continue  # killed a moment ago: its lease has not lapsed yet, but it is gone
-        return row
-    return None
-
-
-def sqlite_in_use_text(other: Worker, url: str) -> str:
-    """Why this process may not serve the SQLite database ``url`` that ``other`` serves."""
-    return (
-        f"Another Interlock server (process {other.pid} on {other.host or 'this machine'}) "
-        f"is serving the SQLite database {url}; SQLite takes one server process. Stop that "
-        "one first, or set INTERLOCK_DATABASE_URL to another database (PostgreSQL for "
-        "several workers)."
-    )
-
-
-def _process_exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, another user's
-        return True
-    except OSError:
-        return False
-    return True
 
 
 class Leases:
@@ -128,7 +84,7 @@ class Leases:
         Returns:
             What the first sweep repaired, or None when another process was sweeping.
         """
-        await self._db.run(self._register)
+        await self._db.run(register, self._db, self._engine.worker_id, self.lease_s)
         found = await self.sweep(go_on_later=True)
         if self._renewer is None:
             self._stop_renewing.clear()
@@ -154,30 +110,9 @@ class Leases:
             self._renew_engine.dispose()
             self._renew_engine = None
         try:
-            await self._db.run(self._deregister)
+            await self._db.run(deregister, self._db, self._engine.worker_id)
         except Exception:  # the database is gone: the lease lapses instead
             log.warning("could not remove worker %s; its lease will lapse", self._engine.worker_id)
-
-    def _register(self) -> None:
-        with self._db.session() as session:
-            if self._db.is_sqlite:  # one process per SQLite database: any other row is stale
-                other = live_sqlite_server(session, self.lease_s)
-                if other is not None:  # ... unless it is alive: its runs are not ours to take
-                    raise RuntimeError(sqlite_in_use_text(other, str(self._db.url)))
-                session.exec(delete(Worker))  # type: ignore[call-overload]
-            else:
-                mine = delete(Worker).where(col(Worker.id) == self._engine.worker_id)
-                session.exec(mine)  # type: ignore[call-overload]
-            session.add(
-                Worker(id=self._engine.worker_id, host=socket.gethostname()[:200], pid=os.getpid())
-            )
-            session.commit()
-
-    def _deregister(self) -> None:
-        with self._db.session() as session:
-            statement = delete(Worker).where(col(Worker.id) == self._engine.worker_id)
-            session.exec(statement)  # type: ignore[call-overload]
-            session.commit()
 
     # -- heartbeat -----------------------------------------------------------------------
     def _renew_forever(self) -> None:
@@ -214,7 +149,7 @@ class Leases:
                 update(Worker).where(col(Worker.id) == me).values(heartbeat_at=utcnow())
             ).rowcount
             if renewed != 1:  # deleted as dead (cut off too long): back, with a new row
-                session.add(Worker(id=me, host=socket.gethostname()[:200], pid=os.getpid()))
+                session.add(this_worker(me))
             session.commit()
 
     def _renewal_engine(self) -> SaEngine:
@@ -326,7 +261,7 @@ class Leases:
         with self._sweep_lock() as held:
             if not held:
                 return None
-            cutoff = utcnow() - timedelta(seconds=self.lease_s * EXPIRY)
+            cutoff = dead_before(self.lease_s)
             with self._db.session() as session:
                 workers = session.exec(select(Worker.id, Worker.heartbeat_at)).all()  # type: ignore[call-overload]
                 live = {w for w, beat in workers if as_utc(beat) >= cutoff}
@@ -367,54 +302,3 @@ class Leases:
                 if held:
                     connection.execute(select(func.pg_advisory_unlock(SWEEP_LOCK)))
                     connection.commit()
-
-    # -- cancels across processes ----------------------------------------------------------
-    def request_cancel(self, run_id: str) -> bool:
-        """Ask the live worker driving ``run_id`` to cancel it (a blocking call).
-
-        Sets ``runs.cancel_requested`` and sends ``NOTIFY interlock_control 'cancel <run>'``
-        in one transaction.
-
-        Returns:
-            True when another live worker owns the run (the caller waits for its end);
-            False when no other live worker does (the caller ends it itself).
-        """
-        me = self._engine.worker_id
-        cutoff = utcnow() - timedelta(seconds=self.lease_s * EXPIRY)
-        with self._db.session() as session:
-            run = session.get(Run, run_id)
-            if run is None or run.status != RunStatus.running or run.owner_id in (None, me):
-                return False
-            owner = session.get(Worker, run.owner_id)
-            if owner is None or as_utc(owner.heartbeat_at) < cutoff:
-                return False
-            run.cancel_requested = True
-            session.add(run)
-            if not self._db.is_sqlite:
-                session.exec(select(func.pg_notify(CONTROL_CHANNEL, f"cancel {run_id}")))  # type: ignore[call-overload]
-            session.commit()
-        return True
-
-    def is_running(self, run_id: str) -> bool:
-        """Whether ``run_id`` is still ``running`` (a blocking call)."""
-        with self._db.session() as session:
-            run = session.get(Run, run_id)
-            return run is not None and run.status == RunStatus.running
-
-    async def wait_ended(self, conversation_id: str, run_id: str, timeout_s: float) -> None:
-        """Wait until ``run_id`` is no longer running, at most ``timeout_s``.
-
-        Woken by the conversation's events (any process's, through the listener).
-        """
-        subscription = self._engine.bus.subscribe(conversation_id)
-        try:
-            async with asyncio.timeout(timeout_s):
-                while True:
-                    subscription.wakeup.clear()
-                    if not await self._db.run(self.is_running, run_id):
-                        break
-                    await subscription.wakeup.wait()
-        except TimeoutError:
-            pass
-        finally:
-            self._engine.bus.unsubscribe(subscription)

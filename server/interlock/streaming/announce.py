@@ -25,7 +25,7 @@ _NO_RUN = "-"
 
 
 class Row(Protocol):
-    """What is announced of an event (a :class:`~interlock.streaming.bus.StoredEvent`)."""
+    """What is announced of an event (a :class:`~interlock.streaming.event_rows.StoredEvent`)."""
 
     @property
     def type(self) -> str: ...

@@ -2,11 +2,9 @@
 
 Events are staged on the caller's database session, so an event and the state change it
 reports are committed together (nothing half written), and are handed to live subscribers
-only after that commit. The events of a transaction are written in one batch just before it
-commits: per conversation one ``UPDATE ... RETURNING`` bumps ``conversations.last_event_seq``
-by their number (so sequences are gap-free per conversation), sent with the writes the
-transaction queued before (:mod:`~interlock.storage.write_behind`), and one multi-row
-``INSERT`` stores them all, sent with the ``COMMIT`` on PostgreSQL.
+only after that commit. The events of a transaction are numbered and written in one batch
+just before it commits (:mod:`~interlock.streaming.event_rows`: gap-free sequences per
+conversation, one ``INSERT`` sent with the ``COMMIT`` on PostgreSQL).
 
 Commits happen on the database thread pool; delivery to subscribers is handed back to the
 event loop thread: with the result of the ``db.run`` call that committed
@@ -37,48 +35,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, insert
 from sqlalchemy import event as sa_event
-from sqlalchemy import select as sa_select
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session
 
-from interlock.storage import Database, Event
+from interlock.storage import Database
 from interlock.storage.db import defer_to_caller
-from interlock.storage.models import utcnow
 from interlock.storage.pg_notify import WithCommit, forget_with_commit, notify_with_commit
-from interlock.storage.write_behind import defer
-from interlock.streaming import sequences
+from interlock.streaming import event_rows, sequences
 from interlock.streaming.announce import announcements
+from interlock.streaming.event_rows import StoredEvent
 from interlock.streaming.events import StreamEvent
 
 SUBSCRIBER_QUEUE_SIZE = 2_000
 
-# Prebuilt Core statements (an event is published per token: the ORM's overhead is avoided).
-_INSERT_EVENT = insert(Event.__table__)  # type: ignore[attr-defined]
-_events = Event.__table__  # type: ignore[attr-defined]
-_REPLAY = (
-    sa_select(_events.c.seq, _events.c.type, _events.c.data, _events.c.run_id)
-    .where(
-        _events.c.conversation_id == bindparam("conversation_id"),
-        _events.c.seq > bindparam("after_seq"),
-    )
-    .order_by(_events.c.seq)
-    .limit(bindparam("limit"))
-)
 _STAGED_KEY = "interlock_staged_events"
 EVENTS_CHANNEL = "interlock_events"
 """PostgreSQL channel: payload ``<origin> <conversation_id> <first seq> <last seq>``."""
-
-
-@dataclass(frozen=True)
-class StoredEvent:
-    """An event as stored and streamed: its sequence, type and JSON text (and its run)."""
-
-    seq: int
-    type: str
-    data: str
-    run_id: str | None = None
 
 
 @dataclass(eq=False)
@@ -166,7 +139,7 @@ class EventBus:
         notifier = self._db.notifier
         asked: WithCommit | None = None
         try:
-            staged, ranges = self._write(session, pending) if pending else ([], {})
+            staged, ranges = event_rows.write(session, pending) if pending else ([], {})
             if staged and notifier is not None:
                 # Sent in the COMMIT's round trip, right after it (storage.pg_notify).
                 info = session.connection().info
@@ -193,48 +166,6 @@ class EventBus:
             pass  # delivered when the database call returns: no extra wake-up of the loop
         elif self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._deliver_all, staged)
-
-    def _write(
-        self, session: Session, pending: list[tuple[str, StreamEvent]]
-    ) -> tuple[list[tuple[str, StoredEvent]], dict[str, tuple[int, int]]]:
-        """Number and insert ``pending`` (in order): one bump per conversation, one insert.
-
-        Returns:
-            The stored events with their conversations, and each conversation's
-            ``(first seq, last seq)``.
-        """
-        counts: dict[str, int] = {}
-        for conversation_id, _event in pending:
-            counts[conversation_id] = counts.get(conversation_id, 0) + 1
-        lasts = sequences.take(session, counts)
-        next_seq: dict[str, int] = {}
-        ranges: dict[str, tuple[int, int]] = {}
-        for conversation_id, count in counts.items():
-            last = lasts[conversation_id]
-            next_seq[conversation_id] = last - count + 1
-            ranges[conversation_id] = (last - count + 1, last)
-        now = utcnow()
-        rows: list[dict[str, Any]] = []
-        staged: list[tuple[str, StoredEvent]] = []
-        for conversation_id, event in pending:
-            seq = next_seq[conversation_id]
-            next_seq[conversation_id] = seq + 1
-            event.seq = seq
-            data = event.model_dump_json()
-            rows.append(
-                {
-                    "conversation_id": conversation_id,
-                    "seq": seq,
-                    "run_id": event.run_id,
-                    "type": event.type,
-                    "data": data,
-                    "created_at": now,
-                }
-            )
-            stored = StoredEvent(seq=seq, type=event.type, data=data, run_id=event.run_id)
-            staged.append((conversation_id, stored))
-        defer(session, _INSERT_EVENT, rows)  # sent with the COMMIT (PostgreSQL)
-        return staged, ranges
 
     def publish(self, conversation_id: str, event: StreamEvent) -> int:
         """Stage, commit and deliver one event in its own transaction (a blocking call).
@@ -329,13 +260,7 @@ class EventBus:
         session: Session, conversation_id: str, after_seq: int, limit: int = 1_000
     ) -> list[StoredEvent]:
         """:meth:`replay` in the caller's session (one prebuilt Core statement)."""
-        rows = session.connection().execute(
-            _REPLAY, {"conversation_id": conversation_id, "after_seq": after_seq, "limit": limit}
-        )
-        return [
-            StoredEvent(seq=seq, type=type_, data=data, run_id=run_id)
-            for seq, type_, data, run_id in rows
-        ]
+        return event_rows.read_after(session, conversation_id, after_seq, limit)
 
     async def areplay(
         self, conversation_id: str, after_seq: int, limit: int = 1_000

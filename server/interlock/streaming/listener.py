@@ -50,7 +50,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.engine import URL
 
 from interlock.streaming.announce import parse
-from interlock.streaming.bus import EVENTS_CHANNEL, EventBus, StoredEvent
+from interlock.streaming.bus import EVENTS_CHANNEL, EventBus
+from interlock.streaming.event_rows import StoredEvent
 
 if TYPE_CHECKING:
     import psycopg

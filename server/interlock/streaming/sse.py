@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from sse_starlette import ServerSentEvent
 
-from interlock.streaming.bus import EventBus, StoredEvent, Subscription
+from interlock.streaming.bus import EventBus, Subscription
+from interlock.streaming.event_rows import StoredEvent
 from interlock.streaming.events import ConversationDeleted
 
 REPLAY_BATCH = 1_000

@@ -8,6 +8,9 @@ tool once (name, permission, timeout, schemas; the rules are in
 1. ``registry.validate_args(tool, args)``: empty list, or field errors (the call fails with
    ``invalid_args`` and never runs);
 2. ``await registry.execute(tool, args, ctx)``: a :class:`ToolResult`, or a :class:`ToolError`.
+
+What a model is sent of the tools (``registry.provider_specs(tools)``) is built by
+:mod:`interlock.tools.provider_specs`.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from interlock.tools.base import FieldError, Permission, Tool, ToolContext, Tool
 from interlock.tools.execution import cap_data, check_result, run_handler
 from interlock.tools.execution import cut_text as _cut_text
 from interlock.tools.groups import ToolGroups
+from interlock.tools.provider_specs import ProviderSpecs
 from interlock.tools.registration import (
     MAX_TOOL_NAME_CHARS,
     PROVIDER_NAME_MAX,
@@ -41,7 +45,7 @@ from interlock.tools.schema import (
     is_finite_number,
     make_validator,
 )
-from interlock.tools.schema.strict import StrictForm, absent_for_nulls, strict_form
+from interlock.tools.schema.strict import StrictForm
 
 __all__ = [
     "MAX_TOOL_NAME_CHARS",
@@ -57,7 +61,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 
-class ToolRegistry(ToolGroups):
+class ToolRegistry(ToolGroups, ProviderSpecs):
     """The tools the engine may offer, by name and by provider name.
 
     Creating a registry first runs :func:`interlock.tools.schema.check_format_checkers`, so a
@@ -79,7 +83,8 @@ class ToolRegistry(ToolGroups):
         RuntimeError: When the ``uri`` or ``email`` format checks are not active.
 
     Groups of tools that change while the server runs (a remote MCP server's) are swapped and
-    awaited by the methods of :class:`interlock.tools.groups.ToolGroups`.
+    awaited by the methods of :class:`interlock.tools.groups.ToolGroups`; the specs a model is
+    sent are built by those of :class:`interlock.tools.provider_specs.ProviderSpecs`.
     """
 
     def __init__(
@@ -203,82 +208,6 @@ class ToolRegistry(ToolGroups):
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
-
-    def provider_specs(
-        self, tools: Iterable[Tool], *, strict: bool | None = None
-    ) -> list[dict[str, Any]]:
-        """Return ``tools`` in OpenAI's function format, for ``model.bind_tools(specs)``.
-
-        Each spec is ``{"type": "function", "function": {"name": <provider_name>,
-        "description": ..., "parameters": <input_schema>}}``. ``parameters`` is a copy without
-        the root ``$schema`` and ``$id`` (identity keywords some providers reject). With
-        ``strict_tools`` on, a tool whose schema has a strict form
-        (:func:`interlock.tools.schema.strict.strict_form`) is sent with that form as
-        ``parameters`` and ``"strict": true``; any other tool as above, without ``strict``.
-
-        Args:
-            tools: Registered tools, in the order the model should see them.
-            strict: Override ``strict_tools`` for these specs (False: none is strict).
-
-        Returns:
-            One spec per tool.
-
-        Raises:
-            ValueError: When a tool is not registered here (it would have no provider name).
-        """
-        specs: list[dict[str, Any]] = []
-        for tool in tools:
-            if self._tools.get(tool.name) is not tool:
-                raise ValueError(f"tool {tool.name!r} is not registered in this registry")
-            function: dict[str, Any] = {
-                "name": tool.provider_name,
-                "description": tool.description,
-            }
-            form = self.strict_form(tool) if strict is not False else None
-            if form is not None and form.parameters is not None:
-                function["parameters"] = copy.deepcopy(form.parameters)
-                function["strict"] = True
-            else:
-                parameters = copy.deepcopy(tool.input_schema)
-                parameters.pop("$schema", None)
-                parameters.pop("$id", None)
-                function["parameters"] = parameters
-            specs.append({"type": "function", "function": function})
-        return specs
-
-    def strict_form(self, tool: Tool) -> StrictForm | None:
-        """Return the strict form of a registered tool's schema; None with ``strict_tools`` off.
-
-        Computed once per tool; a tool without one is logged once with the reason.
-        """
-        if not self.strict_tools:
-            return None
-        form = self._strict_forms.get(tool.name)
-        if form is None:
-            form = strict_form(tool.input_schema)
-            if form.reason is not None:
-                logger.info("Tool %r is offered without strict: %s.", tool.name, form.reason)
-            self._strict_forms[tool.name] = form
-        return form
-
-    def model_args(self, tool: Tool, args: Any) -> Any:
-        """Read a model's arguments for ``tool`` as its own schema means them.
-
-        With the tool sent strict, a ``null`` the model gave for a property it may leave out
-        becomes an absent key (:func:`interlock.tools.schema.strict.absent_for_nulls`);
-        otherwise ``args`` is returned as it is.
-
-        Args:
-            tool: A registered tool.
-            args: The decoded arguments, of any JSON type.
-
-        Returns:
-            The arguments to validate against ``tool.input_schema``.
-        """
-        form = self.strict_form(tool)
-        if form is None or form.parameters is None or not isinstance(args, dict):
-            return args
-        return absent_for_nulls(tool.input_schema, args)
 
     # -- validation --------------------------------------------------------------------------
 

@@ -9,7 +9,9 @@ import { useId, useRef, useState } from "react";
 import type { DecisionIn } from "../../api/types";
 import { Markdown } from "../../components/Markdown";
 import { Modal } from "../../components/Modal";
+import { actionName } from "../actionName";
 import { DecisionSummary } from "../DecisionSummary";
+import { ReasonField } from "../ReasonField";
 import { TextDiff } from "../diff/ArgsDiff";
 import { ToolCardHeader } from "../ToolCardHeader";
 import type { CardProps } from "../types";
@@ -45,7 +47,7 @@ export function DocumentCard({ call, tool, title, live, busy, decide }: CardProp
       </p>
       {call.decision && <DecisionSummary call={call} schema={tool?.input_schema} />}
       <div className="actions">
-        <button type="button" className={live ? "primary" : undefined} data-testid="document-review" onClick={() => setOpen(true)}>
+        <button type="button" className={live ? "primary" : undefined} data-testid="document-review" aria-label={actionName(live ? "Review" : "View", summary)} onClick={() => setOpen(true)}>
           {live ? "Review" : "View"}
         </button>
       </div>
@@ -65,7 +67,6 @@ function DocumentModal({ call, tool, live, busy, decide, onClose }: CardProps & 
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [sent, setSent] = useState<"approve" | "reject" | null>(null);
-  const reasonId = useId();
   const tabsId = useId();
   const reasonRef = useRef<HTMLTextAreaElement>(null);
   const previous = call.confirmation?.previous ?? null;
@@ -84,6 +85,8 @@ function DocumentModal({ call, tool, live, busy, decide, onClose }: CardProps & 
     setError(err.message);
   };
 
+  const rejectNow = () => void run(reason.trim() ? { type: "reject", message: reason.trim() } : { type: "reject" }, "reject");
+
   const tabs: Array<[Tab, string]> = [
     ["preview", "Preview"],
     ["source", live ? "Edit source" : "Source"],
@@ -101,7 +104,7 @@ function DocumentModal({ call, tool, live, busy, decide, onClose }: CardProps & 
           className="danger"
           data-testid="document-reject-confirm"
           disabled={busy}
-          onClick={() => void run(reason.trim() ? { type: "reject", message: reason.trim() } : { type: "reject" }, "reject")}
+          onClick={rejectNow}
         >
           {sent === "reject" && <span className="spinner" aria-hidden="true" />}
           {sent === "reject" ? "Rejecting…" : "Confirm reject"}
@@ -175,8 +178,7 @@ function DocumentModal({ call, tool, live, busy, decide, onClose }: CardProps & 
       </div>
       {live && rejecting && (
         <div className="reject-form">
-          <label htmlFor={reasonId}>Reason (optional)</label>
-          <textarea id={reasonId} ref={reasonRef} data-testid="document-reject-reason" rows={2} value={reason} disabled={busy} onChange={(e) => setReason(e.target.value)} />
+          <ReasonField value={reason} onChange={setReason} onSubmit={rejectNow} disabled={busy} testId="document-reject-reason" inputRef={reasonRef} />
         </div>
       )}
       {call.decision && <DecisionSummary call={call} schema={tool?.input_schema} />}

@@ -15,7 +15,7 @@ from interlock.api.errors import ERROR_RESPONSES
 from interlock.engine import Engine
 from interlock.errors import NotFound
 from interlock.storage import Conversation
-from interlock.streaming.bus import StoredEvent
+from interlock.streaming.event_rows import StoredEvent
 from interlock.streaming.events import StreamEvent
 from interlock.streaming.sse import REPLAY_BATCH, Opened, event_chunks, parse_last_event_id
 
