@@ -159,6 +159,15 @@ describe("status words", () => {
     expect([failed.label, failed.sentence, failed.code]).toEqual(["Failed", "It took too long.", "timeout"]);
   });
 
+  it("does not say Done for a tool answered instead of run", () => {
+    // bob answered Ada's notes.add card with "hi": the badge said "Done", yet no note was added.
+    const answered = words({ name: "notes.add", card: "approval", status: "succeeded", started_at: null, decision: decision({ type: "respond", message: "hi" }) });
+    expect([answered.label, answered.sentence]).toEqual(["Answered, not run", "The person answered instead, so it did not run."]);
+    // A question's answer is its result: still Done.
+    expect(words({ name: "ask.choice", card: "choice", status: "succeeded", started_at: null, decision: decision({ type: "respond", message: "tea" }) }).label).toBe("Done");
+    expect(words({ name: "custom.pick", card: "choice", status: "succeeded", started_at: null, decision: decision({ type: "respond", message: "a" }) }).label).toBe("Done");
+  });
+
   it("says 'Not run: <reason>' for an approved call refused before its handler ran", () => {
     const call = toolCall({ status: "failed", executed_args: null, started_at: null, decision: decision({ type: "approve" }), error: { code: "permission_denied", message: "An admin turned this tool off." } });
     expect(notRun(call)).toBe(true);
