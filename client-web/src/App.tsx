@@ -16,6 +16,7 @@ import { EmployeePicker } from "./components/EmployeePicker";
 import { NewChatView } from "./components/NewChatView";
 import { Sidebar } from "./components/Sidebar";
 import { SignInGate } from "./components/SignInGate";
+import { SkipLink } from "./components/SkipLink";
 import { PermissionsPage } from "./permissions/PermissionsPage";
 import { AppDataContext, indexBy, type AppData } from "./state/appData";
 import { announceActivity, onActivity } from "./state/broadcast";
@@ -234,6 +235,7 @@ export function App() {
   return (
     <AppDataContext.Provider value={data}>
       <div className={drawerOpen ? "app drawer-open" : "app"}>
+        <SkipLink />
         <div className="mobile-bar">
           <button
             type="button"

@@ -129,20 +129,97 @@ def plain_message(message: str) -> str:
     return message
 
 
+def _count(n: Any) -> str:
+    return f"{n:,}" if isinstance(n, int) else str(n)
+
+
+def _items(n: Any) -> str:
+    return "1 item" if n == 1 else f"{_count(n)} items"
+
+
+def _length_words(ctx: Mapping[str, Any], bound: str) -> str:
+    if bound == "min":
+        n = ctx.get("min_length")
+        return "Must not be empty." if n == 1 else f"Must have at least {_count(n)} characters."
+    return f"Must have at most {_count(ctx.get('max_length'))} characters."
+
+
+def _list_words(ctx: Mapping[str, Any], bound: str) -> str:
+    if bound == "min":
+        return f"Must have at least {_items(ctx.get('min_length'))}."
+    has = ctx.get("actual_length")
+    tail = f"; this has {_count(has)}" if isinstance(has, int) else ""
+    return f"Must have at most {_items(ctx.get('max_length'))}{tail}."
+
+
+_PLAIN: dict[str, Any] = {
+    "missing": "Is required.",
+    "string_type": "Must be text.",
+    "int_type": "Must be a whole number.",
+    "int_parsing": "Must be a whole number.",
+    "int_from_float": "Must be a whole number.",
+    "float_type": "Must be a number.",
+    "float_parsing": "Must be a number.",
+    "bool_type": "Must be true or false.",
+    "bool_parsing": "Must be true or false.",
+    "list_type": "Must be a list.",
+    "dict_type": "Must be a group of fields.",
+    "model_type": "Must be a group of fields.",
+    "model_attributes_type": "Must be a group of fields.",
+    "extra_forbidden": "Is not a field here; remove it.",
+    "string_too_short": lambda ctx: _length_words(ctx, "min"),
+    "string_too_long": lambda ctx: _length_words(ctx, "max"),
+    "too_short": lambda ctx: _list_words(ctx, "min"),
+    "too_long": lambda ctx: _list_words(ctx, "max"),
+    "greater_than_equal": lambda ctx: f"Must be {_count(ctx.get('ge'))} or more.",
+    "less_than_equal": lambda ctx: f"Must be {_count(ctx.get('le'))} or less.",
+    "greater_than": lambda ctx: f"Must be more than {_count(ctx.get('gt'))}.",
+    "less_than": lambda ctx: f"Must be less than {_count(ctx.get('lt'))}.",
+}
+"""Pydantic's error types in a person's words, for those whose default message reads as the
+library's ("Input should be a valid integer, unable to parse string as an integer", "List
+should have at most 10 items after validation, not 50")."""
+
+
+def field_error_words(error: Mapping[str, Any]) -> str:
+    """The message of one pydantic error as a person reads it.
+
+    Args:
+        error: A ``ValidationError.errors()`` entry (``type``, ``msg``, optional ``ctx``).
+
+    Returns:
+        A sentence: the plain words of a known type (``"Must have at most 200
+        characters."``), else pydantic's message through :func:`plain_message` with "Input should
+        be" read as "Must be".
+    """
+    plain = _PLAIN.get(str(error.get("type", "")))
+    if isinstance(plain, str):
+        return plain
+    if plain is not None:
+        try:
+            return str(plain(error.get("ctx") or {}))
+        except (TypeError, ValueError):
+            pass
+    message = plain_message(str(error.get("msg", "")))
+    if message.startswith("Input should be "):
+        message = "Must be " + message[len("Input should be ") :]
+    return message
+
+
 def pydantic_field_errors(errors: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Pydantic's errors as the API's field errors (``details.errors``).
 
     Args:
-        errors: ``ValidationError.errors()`` entries (``loc``, ``msg``, ``type``).
+        errors: ``ValidationError.errors()`` entries (``loc``, ``msg``, ``type``, ``ctx``).
 
     Returns:
         ``[{"path": [...], "message": "...", "rule": "..."}]``, messages through
-        :func:`plain_message`.
+        :func:`field_error_words`; ``rule`` keeps pydantic's error type.
     """
     return [
         {
             "path": list(e.get("loc", ())),
-            "message": plain_message(str(e.get("msg", ""))),
+            "message": field_error_words(e),
             "rule": e.get("type", ""),
         }
         for e in errors

@@ -103,7 +103,11 @@ async def test_scalars_of_the_wrong_type_are_refused_in_words(
     assert error["code"] == "invalid_request"
     [field_error] = error["details"]["errors"]
     assert field_error["path"] == ["body", field]
-    assert field_error["message"].startswith("Input should be a valid ")
+    assert field_error["message"] in {
+        "Must be true or false.",
+        "Must be a whole number.",
+        "Must be text.",
+    }
 
 
 async def test_proper_types_and_iso_times_are_still_read(server: LiveServer) -> None:

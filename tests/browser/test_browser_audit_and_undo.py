@@ -12,7 +12,7 @@ from playwright.async_api import Locator, Page, expect
 
 from support.a11y import axe_violations, report
 from support.live import LiveServer
-from support.pages import conversation, notes, send, start_chat, tool_call
+from support.pages import conversation, notes, paused_on_one_call, send, start_chat
 from support.sse import collect, terminals
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -20,12 +20,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 async def _approve_the_card(page: Page, title: str) -> Locator:
     """Approve the one waiting call (of tool ``title``); return its row once it succeeded."""
-    await expect(conversation(page)).to_have_attribute("data-status", "paused")
-    waiting = page.locator('[data-testid="tool-call"][data-status="interrupted"]')
-    await expect(waiting).to_have_count(1)
-    call_id = await waiting.get_attribute("data-tool-call-id")
-    assert call_id
-    row = tool_call(page, call_id)
+    row, _call_id = await paused_on_one_call(page)
     await expect(row.locator(".tool-title")).to_contain_text(title)
     await row.get_by_test_id("approve").click()
     await expect(row).to_have_attribute("data-status", "succeeded")

@@ -19,7 +19,16 @@ import pytest
 from playwright.async_api import Locator, Page, expect
 
 from support.live import LiveServer
-from support.pages import conversation, messages, notes, stored_call, tool_call
+from support.pages import (
+    conversation,
+    messages,
+    notes,
+    only_waiting,
+    open_conversation,
+    stored_call,
+    tool_call,
+    waiting,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -58,11 +67,6 @@ async def shot(page: Page, tmp_path: Path, name: str, target: Locator | None = N
         shutil.copyfile(path, DOCS / name)
 
 
-async def open_conversation(page: Page, conversation_id: str) -> None:
-    await page.goto(f"/#/c/{conversation_id}")
-    await expect(conversation(page)).to_have_attribute("data-conversation-id", conversation_id)
-
-
 async def start(app: LiveServer, page: Page, text: str) -> str:
     """A new conversation with Ada, ``text`` sent, the run settled, opened in the page."""
     conversation_id = await app.new_conversation()
@@ -70,17 +74,6 @@ async def start(app: LiveServer, page: Page, text: str) -> str:
     await app.idle()
     await open_conversation(page, conversation_id)
     return conversation_id
-
-
-def waiting(page: Page) -> Locator:
-    return page.locator('[data-testid="tool-call"][data-status="interrupted"]')
-
-
-async def only_waiting(page: Page) -> tuple[Locator, str]:
-    await expect(waiting(page)).to_have_count(1)
-    call_id = await waiting(page).get_attribute("data-tool-call-id")
-    assert call_id
-    return tool_call(page, call_id), call_id
 
 
 def use(tool: str, args: dict[str, Any]) -> str:

@@ -1,171 +1,49 @@
-"""AI employees, slash commands, the ``ask`` skill's cards and the admin page, in Chromium.
+"""AI employees, slash commands and the admin page, in Chromium.
 
 Each test drives the real app (built ``client-web/dist`` + API + offline model + SQLite, see
-``conftest.py``): the employee picker and its starter prompts, Scout's form / choice / confirm
-cards (answered with the ``respond`` decision), Ada's ``/notes`` command through the slash
-menu, and an admin's per-tool permission switch. Each checks what the page shows and what the
-server stored. Every wait is a bounded Playwright ``expect``; no sleeps. One screenshot per
-flow lands in the test's ``tmp_path``.
+``conftest.py``): the employee picker and its starter prompts (Scout's form card answered with
+the ``respond`` decision), Ada's ``/notes`` command through the slash menu, and an admin's
+per-tool permission switch. Each checks what the page shows and what the server stored. Every
+wait is a bounded Playwright ``expect``; no sleeps. One screenshot per flow lands in the
+test's ``tmp_path``. The ``ask`` skill's cards: ``test_browser_ask_cards``.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
-from playwright.async_api import Locator, Page, Request, expect
+from playwright.async_api import Page, expect
 
 from interlock.storage import EmployeeRecord
+from support.employee_pages import (
+    ADA,
+    SCOUT,
+    decision_posts,
+    employee_option,
+    expect_avatar,
+    expect_form_closed,
+    finished,
+    form_field,
+    open_app,
+    opened,
+    paused_call,
+    posted_url_is_for,
+)
 from support.live import LiveServer
 from support.pages import (
-    STATUS_WORDS,
     conversation,
     messages,
     new_chat,
     notes,
-    send,
     start_chat,
     stored_call,
     tool_call,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
-
-
-@dataclass(frozen=True)
-class Shown:
-    """What the picker shows of a built-in employee (server/interlock/employees/builtin.yaml)."""
-
-    slug: str
-    avatar: str
-    name: str
-    title: str
-    about: str
-    starters: list[str]
-
-
-ADA = Shown(
-    slug="assistant",
-    avatar="🧭",
-    name="Ada",
-    title="General assistant",
-    about="Keeps your notes and helps you decide. Asks before changing anything.",
-    starters=[
-        "Give me ideas for a name for my cat",
-        "Add a note buy milk",
-        "What notes do I have?",
-    ],
-)
-SCOUT = Shown(
-    slug="scout",
-    avatar="🔭",
-    name="Scout",
-    title="Intake interviewer",
-    about=(
-        "Asks you structured questions (forms, choices, confirmations) and never touches "
-        "your notes."
-    ),
-    starters=[
-        "Ask me for my details",
-        "Ask me to choose between tea, coffee and juice",
-        "Ask me to confirm the booking for Friday",
-    ],
-)
-FORM_FIELDS = ["name", "email", "age", "newsletter", "plan"]
-"""The fields of the offline model's ``ask.form`` ("Your details"), in order."""
-
-
-# --------------------------------------------------------------------------------------------
-# Helpers
-# --------------------------------------------------------------------------------------------
-
-
-async def open_app(page: Page, path: str = "/") -> None:
-    """Load the app and wait until it is usable."""
-    await page.goto(path)
-    await expect(page.get_by_test_id("new-chat")).to_be_enabled()
-
-
-def employee_option(page: Page, slug: str) -> Locator:
-    """The employee's card in the picker."""
-    return page.locator(f'[data-testid="employee-option"][data-slug="{slug}"]')
-
-
-async def opened(page: Page, slug: str) -> str:
-    """Wait for a conversation with ``slug`` to be open; return its id."""
-    view = conversation(page)
-    await expect(view).to_have_attribute("data-conversation-id", re.compile(r".+"))
-    await expect(page.get_by_test_id("conversation-employee")).to_have_attribute("data-slug", slug)
-    conversation_id = await view.get_attribute("data-conversation-id")
-    assert conversation_id
-    return conversation_id
-
-
-async def expect_avatar(where: Locator, employee: Shown) -> None:
-    """The avatar is the emoji, or the initials where this browser has no font to draw it."""
-    avatar = where.locator(".avatar")
-    await expect(avatar).to_have_attribute("data-avatar", employee.avatar)
-    initials = "".join(word[0].upper() for word in employee.name.split()[:2])
-    await expect(avatar).to_have_text(re.compile(f"^({re.escape(employee.avatar)}|{initials})$"))
-
-
-def posted_url_is_for(request: Request, conversation_id: str) -> bool:
-    return request.url.endswith(f"/api/conversations/{conversation_id}/messages")
-
-
-async def paused_call(page: Page, title: str) -> tuple[Locator, str]:
-    """Wait for the run to pause on one call titled ``title``; return its row and id."""
-    await expect(conversation(page)).to_have_attribute("data-status", "paused")
-    waiting = page.locator('[data-testid="tool-call"][data-status="interrupted"]')
-    await expect(waiting).to_have_count(1)
-    call_id = await waiting.get_attribute("data-tool-call-id")
-    assert call_id
-    row = tool_call(page, call_id)
-    await expect(row.locator(".tool-title")).to_have_text(title)
-    return row, call_id
-
-
-async def finished(page: Page, row: Locator, status: str = "succeeded") -> None:
-    """Wait for the call to end with ``status`` and the conversation to be idle again."""
-    await expect(row).to_have_attribute("data-status", status)
-    await expect(row.get_by_test_id("tool-status")).to_have_text(STATUS_WORDS[status])
-    await expect(conversation(page)).to_have_attribute("data-status", "idle")
-    await expect(page.get_by_test_id("composer-input")).to_be_enabled()
-
-
-async def pending_ids(app: LiveServer, conversation_id: str) -> list[str]:
-    response = await app.client.get(f"/api/conversations/{conversation_id}/pending")
-    assert response.status_code == 200, response.text
-    return [c["id"] for c in response.json()]
-
-
-def decision_posts(page: Page) -> list[dict[str, Any]]:
-    """Bodies of the decision POSTs the page sends from now on."""
-    bodies: list[dict[str, Any]] = []
-
-    def record(request: Request) -> None:
-        if request.method == "POST" and request.url.endswith("/decision"):
-            bodies.append(json.loads(request.post_data or "null"))
-
-    page.on("request", record)
-    return bodies
-
-
-def form_field(row: Locator, call_id: str, name: str) -> Locator:
-    """One input of an ``ask.form`` card (rjsf ids are ``form_<call id>_<field>``)."""
-    return row.locator(f"#form_{call_id}_{name}")
-
-
-async def expect_form_closed(row: Locator, call_id: str) -> None:
-    """An answered form offers no input and no submit any more."""
-    await expect(row.get_by_test_id("form-submit")).to_have_count(0)
-    await expect(row.locator("form")).to_have_count(0)
-    for name in FORM_FIELDS:
-        await expect(form_field(row, call_id, name)).to_have_count(0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -381,134 +259,6 @@ async def test_scout_has_no_notes_command_and_a_typed_one_is_refused(
 
 
 # --------------------------------------------------------------------------------------------
-# ask.form: the server's check of the answer
-# --------------------------------------------------------------------------------------------
-
-
-async def test_form_answer_refused_by_the_server_shows_field_errors_then_a_valid_one_runs(
-    app: LiveServer, page: Page, tmp_path: Path
-) -> None:
-    # Ada does not pin the ask skill: the offline model loads it first (ALLOW, no card).
-    await open_app(page)
-    conversation_id = await start_chat(page, "ask me for my details", "assistant")
-
-    row, call_id = await paused_call(page, "Ask to fill in a form")
-    loaded = page.locator('[data-testid="tool-call"][data-status="succeeded"]')
-    await expect(loaded).to_have_count(1)
-    await expect(loaded.locator(".tool-args")).to_have_text("Skill: ask")
-    await expect(loaded.locator(".card")).to_have_count(0)
-    posts = decision_posts(page)
-    name, email, age = (form_field(row, call_id, f) for f in ("name", "email", "age"))
-
-    # The browser's own checks (required, min) stop an empty name and a negative age.
-    await email.fill("ada@example.com")
-    await age.fill("-1")
-    await row.get_by_test_id("form-submit").click()
-    assert await name.evaluate("el => el.validity.valueMissing") is True
-    assert await age.evaluate("el => el.validity.rangeUnderflow") is True
-    await expect(row.get_by_test_id("field-error")).to_have_count(0)
-    assert posts == []
-
-    # Past them (as a script or another client could be), the server's check refuses it.
-    await row.locator("form").evaluate("form => { form.noValidate = true; }")
-    await row.get_by_test_id("form-submit").click()
-    errors = row.get_by_test_id("field-error")
-    await expect(errors).to_have_count(2)
-    await expect(errors.nth(0)).to_have_attribute("data-path", "age")
-    await expect(errors.nth(0)).to_have_attribute("data-rule", "minimum")
-    await expect(errors.nth(1)).to_have_attribute("data-path", "name")
-    await expect(errors.nth(1)).to_have_attribute("data-rule", "required")
-    await expect(errors.nth(1)).to_contain_text("Name: Is required.")
-    # ... and each also shows next to its field.
-    await expect(row.locator(f"#form_{call_id}_age__error")).to_contain_text("0")
-    await expect(row.locator(f"#form_{call_id}_name__error")).to_contain_text("Is required.")
-    await page.screenshot(path=tmp_path / "form-invalid.png", full_page=True)
-
-    assert len(posts) == 1, posts
-    assert posts[0]["type"] == "respond"
-    assert json.loads(posts[0]["message"]) == {"email": "ada@example.com", "age": -1}
-
-    # The card stays live: still waiting, no decision recorded, the values kept.
-    await expect(row).to_have_attribute("data-status", "interrupted")
-    await expect(row.get_by_test_id("decision")).to_have_count(0)
-    await expect(row.get_by_test_id("form-submit")).to_be_enabled()
-    await expect(email).to_have_value("ada@example.com")
-    await expect(conversation(page)).to_have_attribute("data-status", "paused")
-    assert await pending_ids(app, conversation_id) == [call_id]
-    assert (await stored_call(app, conversation_id, call_id))["decision"] is None
-
-    await name.fill("Ada Lovelace")
-    await age.fill("36")
-    await row.get_by_test_id("form-submit").click()
-
-    await finished(page, row)
-    await expect(row.get_by_test_id("field-error")).to_have_count(0)
-    await expect(row.get_by_test_id("decision")).to_have_text(
-        "Answered: Name: Ada Lovelace · Email: ada@example.com · Age: 36"
-    )
-    await expect_form_closed(row, call_id)
-    await expect(messages(page, "assistant").last).to_contain_text("Thanks, Ada Lovelace!")
-    await page.screenshot(path=tmp_path / "form-valid.png", full_page=True)
-
-    assert len(posts) == 2, posts
-    stored = await stored_call(app, conversation_id, call_id)
-    assert stored["status"] == "succeeded"
-    assert json.loads(stored["decision"]["message"]) == {
-        "name": "Ada Lovelace",
-        "email": "ada@example.com",
-        "age": 36,
-    }
-    assert await pending_ids(app, conversation_id) == []
-
-
-async def test_form_email_the_browser_accepts_but_the_server_refuses_keeps_the_card_live(
-    app: LiveServer, page: Page
-) -> None:
-    # A form whose field has "format": "email": the browser's check (input type=email) is
-    # looser than the server's (email-validator: no special-use domains such as .test).
-    fields = {
-        "type": "object",
-        "properties": {"email": {"type": "string", "format": "email", "title": "Email"}},
-        "required": ["email"],
-    }
-    args = json.dumps({"title": "Contact", "fields": fields})
-    await open_app(page)
-    conversation_id = await start_chat(page, f"use ask.form with {args}", "scout")
-
-    row, call_id = await paused_call(page, "Ask to fill in a form")
-    await expect(row.locator("section.form-card h4")).to_have_text("Contact")
-    email = form_field(row, call_id, "email")
-    await expect(email).to_have_attribute("type", "email")
-    posts = decision_posts(page)
-
-    await email.fill("grace@mail.test")
-    assert await email.evaluate("el => el.validity.valid") is True
-    await row.get_by_test_id("form-submit").click()
-    error = row.get_by_test_id("field-error")
-    await expect(error).to_have_count(1)
-    await expect(error).to_have_attribute("data-path", "email")
-    await expect(error).to_have_attribute("data-rule", "format")
-    await expect(error).to_contain_text("Must be a valid email address.")
-    await expect(row).to_have_attribute("data-status", "interrupted")
-    await expect(row.get_by_test_id("decision")).to_have_count(0)
-    await expect(email).to_have_value("grace@mail.test")
-    assert await pending_ids(app, conversation_id) == [call_id]
-
-    await email.fill("grace@example.org")
-    await row.get_by_test_id("form-submit").click()
-    await finished(page, row)
-    await expect(row.get_by_test_id("field-error")).to_have_count(0)
-    await expect(row.get_by_test_id("decision")).to_have_text("Answered: Email: grace@example.org")
-    reply = messages(page, "assistant").last
-    await expect(reply).to_contain_text("Thanks! Here is what you told me:")
-    await expect(reply.locator("li")).to_have_text(["Email: grace@example.org"])
-    assert [json.loads(p["message"]) for p in posts] == [
-        {"email": "grace@mail.test"},
-        {"email": "grace@example.org"},
-    ]
-
-
-# --------------------------------------------------------------------------------------------
 # Admin: per-tool permission
 # --------------------------------------------------------------------------------------------
 
@@ -590,94 +340,3 @@ async def test_admin_allows_notes_add_for_ada_and_a_new_chat_adds_without_a_card
     assert stored["status"] == "succeeded"
     assert stored["decision"] is None
     assert stored["executed_args"] == {"text": "quick one"}
-
-
-# --------------------------------------------------------------------------------------------
-# ask.choice and ask.confirm
-# --------------------------------------------------------------------------------------------
-
-
-async def test_scout_choice_then_confirm_yes_and_no(
-    app: LiveServer, page: Page, tmp_path: Path
-) -> None:
-    await open_app(page)
-    await page.get_by_test_id("new-chat").click()
-    await (
-        employee_option(page, "scout")
-        .get_by_test_id("starter-prompt")
-        .filter(has_text="Ask me to choose between tea, coffee and juice")
-        .click()
-    )
-    conversation_id = await opened(page, "scout")
-    posts = decision_posts(page)
-
-    # ask.choice, single: one click answers.
-    choice, choice_id = await paused_call(page, "Ask to choose")
-    await expect(choice.locator(".card-question")).to_have_text("Which one do you choose?")
-    options = choice.get_by_test_id("choice-option")
-    await expect(options).to_have_text(["tea", "coffee", "juice"])
-    await expect(choice.get_by_test_id("choice-submit")).to_have_count(0)
-    await options.filter(has_text="coffee").click()
-
-    await finished(page, choice)
-    await expect(choice.get_by_test_id("decision")).to_have_text("Answered: coffee")
-    chosen = choice.locator('[data-testid="choice-option"][data-chosen="true"]')
-    await expect(chosen).to_have_text(["coffee"])
-    await expect(chosen).to_have_attribute("aria-pressed", "true")
-    for index in range(3):
-        await expect(options.nth(index)).to_be_disabled()
-    await expect(messages(page, "assistant").last).to_contain_text("You picked: coffee.")
-    await page.screenshot(path=tmp_path / "choice.png", full_page=True)
-    assert posts == [{"type": "respond", "message": "coffee"}]
-
-    # ask.confirm: Yes.
-    await send(page, "Ask me to confirm the booking for Friday")
-    confirm, confirm_id = await paused_call(page, "Ask to confirm")
-    await expect(confirm.locator(".card-question")).to_have_text("the booking for Friday")
-    await confirm.get_by_test_id("confirm-yes").click()
-    await finished(page, confirm)
-    await expect(confirm.get_by_test_id("decision")).to_have_text("Answered: yes")
-    await expect(confirm.get_by_test_id("confirm-yes")).to_have_count(0)
-    await expect(confirm.get_by_test_id("confirm-no")).to_have_count(0)
-    await expect(messages(page, "assistant").last).to_contain_text(
-        "Confirmed: the booking for Friday."
-    )
-    await page.screenshot(path=tmp_path / "confirm.png", full_page=True)
-
-    # ask.confirm: No.
-    await send(page, "ask me to confirm the refund")
-    refused, refused_id = await paused_call(page, "Ask to confirm")
-    await refused.get_by_test_id("confirm-no").click()
-    await finished(page, refused)
-    await expect(refused.get_by_test_id("decision")).to_have_text("Answered: no")
-    await expect(messages(page, "assistant").last).to_contain_text(
-        "Not confirmed, nothing was done."
-    )
-
-    assert posts[1:] == [
-        {"type": "respond", "message": "yes"},
-        {"type": "respond", "message": "no"},
-    ]
-    for call_id, message in ((choice_id, "coffee"), (confirm_id, "yes"), (refused_id, "no")):
-        stored = await stored_call(app, conversation_id, call_id)
-        assert stored["status"] == "succeeded"
-        assert stored["decision"]["type"] == "respond"
-        assert stored["decision"]["message"] == message
-
-    # After a reload every card is closed and shows its answer.
-    await page.reload()
-    await expect(conversation(page)).to_have_attribute("data-conversation-id", conversation_id)
-    await expect(tool_call(page, choice_id).get_by_test_id("decision")).to_have_text(
-        "Answered: coffee"
-    )
-    await expect(
-        tool_call(page, choice_id).locator('[data-testid="choice-option"][data-chosen="true"]')
-    ).to_have_text(["coffee"])
-    await expect(tool_call(page, confirm_id).get_by_test_id("decision")).to_have_text(
-        "Answered: yes"
-    )
-    await expect(tool_call(page, refused_id).get_by_test_id("decision")).to_have_text(
-        "Answered: no"
-    )
-    await expect(page.get_by_test_id("confirm-yes")).to_have_count(0)
-    await expect(page.locator('[data-testid="choice-option"]:enabled')).to_have_count(0)

@@ -11,21 +11,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Locator, Page, expect
+from playwright.async_api import Page, expect
 
 from support.live import LiveServer
-from support.pages import conversation, notes, start_chat, stored_call, tool_call
+from support.pages import (
+    conversation,
+    notes,
+    paused_on_one_call,
+    start_chat,
+    stored_call,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
-
-
-async def _waiting_card(page: Page) -> tuple[Locator, str]:
-    await expect(conversation(page)).to_have_attribute("data-status", "paused")
-    waiting = page.locator('[data-testid="tool-call"][data-status="interrupted"]')
-    await expect(waiting).to_have_count(1)
-    call_id = await waiting.get_attribute("data-tool-call-id")
-    assert call_id
-    return tool_call(page, call_id), call_id
 
 
 async def test_the_card_shows_the_time_left_with_the_servers_default(
@@ -33,7 +30,7 @@ async def test_the_card_shows_the_time_left_with_the_servers_default(
 ) -> None:
     await page.goto("/")
     await start_chat(page, "add a note buy milk")
-    card, _call_id = await _waiting_card(page)
+    card, _call_id = await paused_on_one_call(page)
     expiry = card.get_by_test_id("expiry")
     await expect(expiry).to_have_attribute("data-state", "ok")
     await expect(expiry).to_have_text("Decide within 23 h 59 min")
@@ -45,7 +42,7 @@ async def test_the_countdown_warns_in_the_last_minute(
 ) -> None:
     await page.goto("/")
     await start_chat(page, "add a note buy milk")
-    card, _call_id = await _waiting_card(page)
+    card, _call_id = await paused_on_one_call(page)
     expiry = card.get_by_test_id("expiry")
     await expect(expiry).to_contain_text("Decide within 1 min")
     await expect(expiry).to_have_attribute("data-state", "warn")
@@ -60,7 +57,7 @@ async def test_an_expired_call_shows_as_not_run_and_the_chat_goes_on(
 ) -> None:
     await page.goto("/")
     conversation_id = await start_chat(page, "add a note buy milk")
-    card, call_id = await _waiting_card(page)
+    card, call_id = await paused_on_one_call(page)
     await expect(card.get_by_test_id("expiry")).to_have_attribute("data-state", "warn")
     # The server's sweeper closes the call at its deadline; the page follows the stream.
     await expect(card).to_have_attribute("data-status", "expired")

@@ -22,6 +22,7 @@ from support.pages import (
     new_chat,
     notes,
     open_conversation_id,
+    paused_on_one_call,
     send,
     start_chat,
     stored_call,
@@ -56,12 +57,7 @@ def item(page: Page, conversation_id: str) -> Locator:
 
 async def paused_call(page: Page, name_hint: str | None = None) -> Locator:
     """Wait for the run to pause on one call; return that call's row (by its id)."""
-    await expect(conversation(page)).to_have_attribute("data-status", "paused")
-    waiting = page.locator('[data-testid="tool-call"][data-status="interrupted"]')
-    await expect(waiting).to_have_count(1)
-    call_id = await waiting.get_attribute("data-tool-call-id")
-    assert call_id
-    row = tool_call(page, call_id)
+    row, _call_id = await paused_on_one_call(page)
     if name_hint:
         await expect(row.locator(".tool-title")).to_contain_text(name_hint)
     return row

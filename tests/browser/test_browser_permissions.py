@@ -12,7 +12,14 @@ import pytest
 from playwright.async_api import Locator, Page, expect
 
 from support.live import LiveServer
-from support.pages import conversation, notes, send, start_chat, stored_call, tool_call
+from support.pages import (
+    conversation,
+    notes,
+    paused_on_one_call,
+    send,
+    start_chat,
+    stored_call,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -24,12 +31,8 @@ async def _open_app(page: Page) -> None:
 
 async def _waiting_card(page: Page) -> Locator:
     """The one call waiting for a decision (the run paused on it)."""
-    await expect(conversation(page)).to_have_attribute("data-status", "paused")
-    waiting = page.locator('[data-testid="tool-call"][data-status="interrupted"]')
-    await expect(waiting).to_have_count(1)
-    call_id = await waiting.get_attribute("data-tool-call-id")
-    assert call_id
-    return tool_call(page, call_id)
+    row, _call_id = await paused_on_one_call(page)
+    return row
 
 
 async def _idle(page: Page) -> None:

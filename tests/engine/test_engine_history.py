@@ -165,13 +165,15 @@ async def test_engine_respond_runs_nothing_and_the_persons_text_is_the_tool_mess
         assert completed["tool_call"]["id"] == call_id
         assert completed["tool_call"]["executed_args"] is None
         assert completed["tool_call"]["decision"]["message"] == answer
-        assert completed["tool_call"]["result_text"] == answer
+        # notes.add asks nothing: the model is told it did not run, with the person's words.
+        told = f"Not run: the person answered instead of running “Add a note”: {answer}"
+        assert completed["tool_call"]["result_text"] == told
         assert completed["message"]["content"] == ""  # the same text is not sent twice
         assert completed["message"]["tool_status"] == "success"
 
         assert_every_model_input_valid(model)
         (seen,) = [m for m in model.received[1] if isinstance(m, ToolMessage)]
-        assert seen.tool_call_id == call_id and seen.text == answer and seen.status == "success"
+        assert seen.tool_call_id == call_id and seen.text == told and seen.status == "success"
 
 
 async def test_engine_step_limit_fails_the_run_and_leaves_a_valid_history(

@@ -76,7 +76,11 @@ OK_URL = "https://127.0.0.1:9/mcp"  # allowed by the test settings below: only t
         ("docs", {"url": OK_URL, "title": "t" * 201}, "title"),
         ("docs", {"url": "https://127.0.0.1/" + "p" * 2000}, "url"),
         ("docs", {"url": OK_URL, "read_only": ["x"] * 1001}, "read_only"),
-        ("docs", {"url": OK_URL, "permissions": {f"t{i}": "ASK" for i in range(1001)}}, "1000"),
+        (
+            "docs",
+            {"url": OK_URL, "permissions": {f"t{i}": "ASK" for i in range(1001)}},
+            "at most 1,000 items",
+        ),
         ("docs", {"url": OK_URL, "permissions": {"x": "MAYBE"}}, "permissions"),
         ("docs", {"url": OK_URL, "extra": 1}, "extra"),
         ("docs", {"url": "https://127.0.0.1:99999/mcp"}, "Port out of range"),

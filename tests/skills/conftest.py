@@ -46,6 +46,12 @@ def write_skill_folder(
 
 
 @pytest.fixture
+def registry() -> ToolRegistry:
+    """An empty tool registry."""
+    return ToolRegistry()
+
+
+@pytest.fixture
 def write_skill(tmp_path: Path) -> WriteSkill:
     """``write_skill(folder, skill_md=..., tools=..., tools_yaml=...)`` under ``tmp_path``."""
 

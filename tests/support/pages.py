@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
-from playwright.async_api import Locator, Page, expect
+from playwright.async_api import Browser, BrowserContext, Locator, Page, expect
 
 from support.live import LiveServer
 from support.notes import stored_notes
@@ -86,3 +88,53 @@ async def stored_call(app: LiveServer, conversation_id: str, call_id: str) -> di
 def notes(app: LiveServer) -> list[tuple[int, str]]:
     """Every stored note as ``(id, text)``, straight from the server's database."""
     return stored_notes(app.services.db)
+
+
+async def open_conversation(page: Page, conversation_id: str) -> None:
+    """Open ``conversation_id`` in ``page`` and wait until it shows."""
+    await page.goto(f"/#/c/{conversation_id}")
+    await expect(conversation(page)).to_have_attribute("data-conversation-id", conversation_id)
+
+
+async def paused_with(app: LiveServer, text: str) -> tuple[str, list[str]]:
+    """A conversation with Ada where ``text`` was sent and the run paused; its waiting ids."""
+    conversation_id = await app.new_conversation()
+    await app.say(conversation_id, text)
+    await app.idle()
+    pending = (await app.client.get(f"/api/conversations/{conversation_id}/pending")).json()
+    assert pending, "the run did not pause on a call"
+    return conversation_id, [c["id"] for c in pending]
+
+
+def waiting(page: Page) -> Locator:
+    """The tool call rows waiting for a decision."""
+    return page.locator('[data-testid="tool-call"][data-status="interrupted"]')
+
+
+@asynccontextmanager
+async def new_page(browser: Browser, url: str, **options: object) -> AsyncIterator[Page]:
+    """A page in a fresh browser context bound to ``url`` (closed afterwards)."""
+    ctx: BrowserContext = await browser.new_context(base_url=url, **options)  # type: ignore[arg-type]
+    ctx.set_default_timeout(10_000)
+    errors: list[str] = []
+    try:
+        tab = await ctx.new_page()
+        tab.on("pageerror", lambda error: errors.append(str(error)))
+        yield tab
+    finally:
+        await ctx.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+async def only_waiting(page: Page) -> tuple[Locator, str]:
+    """The one call waiting for a decision: its row and id (fails unless exactly one waits)."""
+    await expect(waiting(page)).to_have_count(1)
+    call_id = await waiting(page).get_attribute("data-tool-call-id")
+    assert call_id
+    return tool_call(page, call_id), call_id
+
+
+async def paused_on_one_call(page: Page) -> tuple[Locator, str]:
+    """Wait for the run to pause on one call; return that call's row and id."""
+    await expect(conversation(page)).to_have_attribute("data-status", "paused")
+    return await only_waiting(page)

@@ -4,11 +4,11 @@
  * server's refusals (422 / 409 / 403) are shown with their details.
  */
 import { useId, useState, type ReactNode } from "react";
-import { api, asApiError, type ApiError } from "../api/client";
+import { ApiError, api, asApiError } from "../api/client";
 import type { EmployeeOut, SkillOut, ToolOut } from "../api/types";
 import { SkillChecklist } from "./SkillChecklist";
 import { ToolPermissions } from "./ToolPermissions";
-import { changes, createBody, draftOf, emptyDraft, errorLines, hasChanges, type Draft } from "./draft";
+import { changes, createBody, draftOf, emptyDraft, errorLines, hasChanges, minutesProblem, type Draft } from "./draft";
 
 interface Props {
   /** null: a new employee. */
@@ -72,6 +72,8 @@ export function EmployeeEditor({ employee, skills, tools, onSaved, onDeleted }: 
 
   const save = () =>
     act(async () => {
+      const problem = minutesProblem(draft.approval_minutes);
+      if (problem) throw new ApiError(422, { code: "invalid_request", message: problem });
       if (original == null) applySaved(await api.createEmployee(createBody(draft)), "Created.");
       else if (patch && hasChanges(patch)) applySaved(await api.updateEmployee(original.slug, patch), "Saved.");
     });

@@ -17,6 +17,7 @@ import {
   skillNames,
   toggled,
   withPermission,
+  minutesProblem,
 } from "./draft";
 import { SkillsPanel } from "./SkillsPanel";
 import { ToolPermissions } from "./ToolPermissions";
@@ -107,10 +108,30 @@ describe("employee draft", () => {
       message: "The employee is not valid.",
       details: { errors: [{ path: ["model"], message: "model must look like provider:model", rule: "value_error" }, { path: ["body", "name"], message: "Field required" }] },
     });
-    expect(errorLines(err)).toEqual(["The employee is not valid.", "model: model must look like provider:model", "name: Field required"]);
+    expect(errorLines(err)).toEqual(["The employee is not valid.", "Model: must look like provider:model", "Name: Field required"]);
+    // The raw keys reached the page: "slug: slug: lowercase ...", "starter_prompts: ...".
+    const listErr = new ApiError(422, {
+      code: "invalid_request",
+      message: "The request is not valid.",
+      details: { errors: [{ path: ["body", "starter_prompts", 2], message: "Must not be empty." }, { path: ["body", "tool_overrides", "notes.add"], message: "Must be 'ALLOW', 'ASK' or 'DENY'" }] },
+    });
+    expect(errorLines(listErr).slice(1)).toEqual(["Starter prompts › 3: Must not be empty.", "Tool permissions › notes.add: Must be 'ALLOW', 'ASK' or 'DENY'"]);
     expect(errorLines(new ApiError(409, { code: "employee_exists", message: "The employee 'scout' exists." }))).toEqual([
       "The employee 'scout' exists.",
     ]);
+  });
+});
+
+describe("the approval timeout field", () => {
+  it("refuses what is not a number of minutes instead of saving the server's default", () => {
+    // "abc" was sent as null: the employee was saved with the 24 h default and no word said.
+    expect(minutesProblem("abc")).toContain("“abc” is not a number of minutes");
+    expect(minutesProblem("-3")).toContain("from above 0 to 43,200 (30 days)");
+    expect(minutesProblem("0")).not.toBeNull();
+    expect(minutesProblem("43201")).not.toBeNull();
+    expect(minutesProblem("")).toBeNull();
+    expect(minutesProblem(" 90 ")).toBeNull();
+    expect(minutesProblem("43200")).toBeNull();
   });
 });
 

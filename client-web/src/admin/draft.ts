@@ -104,13 +104,60 @@ export function fieldsOf(d: Draft): EmployeeFields {
   };
 }
 
-/** "90" -> 5400 seconds; "" -> null (the server's default); anything else is sent as is for
- * the server to refuse with its reason (NaN becomes null, so a typo is caught here instead). */
+/** "90" -> 5400 seconds; "" -> null (the server's default). Check the text first with
+ * `minutesProblem`: a typo ("abc") would read as null here, the server's default. */
 export function minutesToSeconds(text: string): number | null {
   const t = text.trim();
   if (!t) return null;
   const minutes = Number(t);
   return Number.isFinite(minutes) ? Math.round(minutes * 60 * 1000) / 1000 : null;
+}
+
+/** The longest approval timeout the server takes: 30 days, in minutes. */
+export const MAX_APPROVAL_MINUTES = 30 * 24 * 60;
+
+/**
+ * Why the approval timeout text cannot be sent, in the admin's words, or null when it can
+ * ("" is the server's default). "abc" was sent as null and saved the default without a word.
+ */
+export function minutesProblem(text: string): string | null {
+  const t = text.trim();
+  if (!t) return null;
+  const minutes = Number(t);
+  if (Number.isFinite(minutes) && minutes > 0 && minutes <= MAX_APPROVAL_MINUTES) return null;
+  return (
+    `Approval timeout: “${t}” is not a number of minutes from above 0 to ${MAX_APPROVAL_MINUTES.toLocaleString("en-US")} (30 days). ` +
+    "Leave it empty for the server's default (24 hours)."
+  );
+}
+
+/** The editor's label of each field the server may name in an error. */
+const FIELD_LABELS: Record<string, string> = {
+  slug: "Slug",
+  name: "Name",
+  avatar: "Avatar",
+  title: "Title",
+  model: "Model",
+  about: "About",
+  greeting: "Greeting",
+  starter_prompts: "Starter prompts",
+  system_prompt: "System prompt",
+  disabled: "Disabled",
+  approvers: "Approvers",
+  approval_timeout_s: "Approval timeout",
+  pinned_skills: "Pinned skills",
+  available_skills: "Available skills",
+  tool_overrides: "Tool permissions",
+  tool_approvals: "Approval rules",
+};
+
+/** A field error's path as the editor labels it: "Starter prompts › 3", "Tool permissions › notes.add". */
+function fieldWords(path: unknown[]): string {
+  const keys = path.filter((p) => p !== "body").map(String);
+  if (keys.length === 0) return "";
+  const [first, ...rest] = keys;
+  const head = FIELD_LABELS[first] ?? first;
+  return [head, ...rest.map((k) => (/^\d+$/.test(k) ? String(Number(k) + 1) : k))].join(" › ");
 }
 
 export function createBody(d: Draft): EmployeeCreate {
@@ -162,8 +209,13 @@ export function errorLines(err: ApiError): string[] {
   const out = [err.message];
   if (Array.isArray(details.errors)) {
     for (const e of details.errors as { path?: unknown; message?: unknown }[]) {
-      const path = Array.isArray(e?.path) ? e.path.filter((p) => p !== "body").join(".") : "";
-      if (typeof e?.message === "string") out.push(path ? `${path}: ${e.message}` : e.message);
+      if (typeof e?.message !== "string") continue;
+      const keys = Array.isArray(e?.path) ? e.path.filter((p) => p !== "body").map(String) : [];
+      const label = Array.isArray(e?.path) ? fieldWords(e.path) : "";
+      // Some messages already start with the key ("approval_timeout_s must be ..."): say it once.
+      const own = keys.length ? keys[keys.length - 1] : "";
+      const message = own && e.message.startsWith(`${own} `) ? e.message.slice(own.length + 1) : e.message;
+      out.push(label ? `${label}: ${message}` : message);
     }
   }
   return out;

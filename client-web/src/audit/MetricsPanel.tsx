@@ -1,7 +1,7 @@
 /**
  * Tool metrics per tool and employee (GET /api/metrics/tools) over the page's time range: a
- * table whose outcome column is a small stacked bar (approved, edited, rejected, expired, ran
- * without asking), plus the calls as a bar scaled to the busiest tool.
+ * table whose outcome column is a small stacked bar (approved, edited, rejected, answered,
+ * expired, cancelled, ran without asking), plus the calls as a bar scaled to the busiest tool.
  */
 import type { ToolMetrics, ToolMetricsReport } from "../api/types";
 import { useAppData } from "../state/appData";
@@ -11,7 +11,9 @@ const SEGMENTS: { key: keyof ToolMetrics; label: string; className: string }[] =
   { key: "approved", label: "Approved", className: "seg-approved" },
   { key: "edited", label: "Edited", className: "seg-edited" },
   { key: "rejected", label: "Rejected", className: "seg-rejected" },
+  { key: "responded", label: "Answered", className: "seg-responded" },
   { key: "expired", label: "Expired", className: "seg-expired" },
+  { key: "cancelled", label: "Cancelled", className: "seg-cancelled" },
   { key: "auto_allowed_by_grant", label: "Remembered approval", className: "seg-grant" },
   { key: "auto_allowed", label: "Allowed by permission", className: "seg-allowed" },
 ];
@@ -65,7 +67,7 @@ export function MetricsPanel({ report, error }: { report: ToolMetricsReport | nu
                 </td>
                 <td>
                   {total === 0 ? (
-                    <span className="muted small">No decisions</span>
+                    <span className="muted small">{row.calls === 1 ? "Not decided yet" : "None decided yet"}</span>
                   ) : (
                     <div className="outcome-bar" role="img" aria-label={words} title={words}>
                       {SEGMENTS.map((seg) =>

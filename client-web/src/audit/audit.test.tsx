@@ -95,6 +95,23 @@ describe("MetricsPanel", () => {
       "No tool calls in this time range.",
     );
   });
+
+  it("counts answered and cancelled calls as outcomes instead of saying nobody decided", () => {
+    // Scout's answered questions read "No decisions" beside a median wait: answers were left out.
+    const row = {
+      tool: "ask.choice", title: "Ask to choose", employee: "scout", calls: 3,
+      approved: 0, edited: 0, rejected: 0, responded: 2, expired: 0, cancelled: 1,
+      auto_allowed: 0, auto_allowed_by_grant: 0, median_decision_ms: 1900, p95_decision_ms: 1900,
+    };
+    const report: ToolMetricsReport = { since: "2026-11-24T00:00:00Z", until: "2026-12-01T00:00:00Z", tools: [row] };
+    const html = renderToStaticMarkup(<MetricsPanel report={report} error={null} />);
+    expect(html).toContain('aria-label="Answered: 2, Cancelled: 1"');
+    expect(html).toContain("Answered</li>");
+    expect(html).not.toContain("No decisions");
+    const waiting = { ...row, calls: 1, responded: 0, cancelled: 0, median_decision_ms: null, p95_decision_ms: null };
+    const pending = renderToStaticMarkup(<MetricsPanel report={{ ...report, tools: [waiting] }} error={null} />);
+    expect(pending).toContain("Not decided yet");
+  });
 });
 
 describe("AuditRow", () => {

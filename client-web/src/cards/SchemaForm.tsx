@@ -11,6 +11,7 @@ import { useMemo, useState, type ReactNode } from "react";
 import type { FieldError, JsonObject } from "../api/types";
 import { pathLabel, pathWords, toErrorSchema } from "./approval/fieldErrors";
 import { humanise } from "./fields/schemaFields";
+import { AddItemButton, ItemButtons } from "./formButtons";
 
 interface Props {
   schema: JsonObject;
@@ -68,6 +69,9 @@ export function fieldTitles(schema: unknown, ui: UiSchema = {}): UiSchema {
   return ui;
 }
 
+/** Named buttons for list fields (see ./formButtons). */
+const templates = { ArrayFieldItemButtonsTemplate: ItemButtons, ButtonTemplates: { AddButton: AddItemButton } };
+
 /** rjsf's Ajv is draft-07; the server validates with its own 2020-12 schema, so drop `$schema`. */
 export function formSchema(schema: JsonObject): RJSFSchema {
   const { $schema: _ignored, ...rest } = schema;
@@ -93,6 +97,7 @@ export function SchemaForm({ schema, formData, fieldErrors, disabled, idPrefix, 
       <Form
         schema={rjsfSchema}
         uiSchema={uiSchema}
+        templates={templates}
         validator={validator}
         formData={formData}
         idPrefix={idPrefix}

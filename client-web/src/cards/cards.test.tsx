@@ -1,12 +1,11 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { DecisionOut } from "../api/types";
-import { toolCall } from "../test/fixtures";
+import { cardProps, toolCall } from "../test/fixtures";
 import { ApprovalCard } from "./approval/ApprovalCard";
 import { fieldErrorsFrom, pathLabel, pathSegments, toErrorSchema } from "./approval/fieldErrors";
 import { ChoiceCard } from "./choice/ChoiceCard";
 import { cardFor, fallbackCard, hasCard } from "./registry";
-import type { CardProps } from "./types";
 
 const decision = (over: Partial<DecisionOut>): DecisionOut => ({
   id: "dec_1",
@@ -20,15 +19,7 @@ const decision = (over: Partial<DecisionOut>): DecisionOut => ({
   ...over,
 });
 
-const props = (over: Partial<CardProps>): CardProps => ({
-  call: toolCall({ status: "interrupted" }),
-  tool: undefined,
-  title: "Add a note",
-  live: true,
-  busy: false,
-  decide: async () => null,
-  ...over,
-});
+const props = cardProps;
 
 describe("registry", () => {
   it("picks by tool name, then by card hint, then the approval card", () => {

@@ -5,13 +5,13 @@ import { ApiError } from "../api/client";
 import type { ToolCallOut, ToolOut, ToolResultIn } from "../api/types";
 import { FOLD_CHARS, needsFold, previewOf } from "../components/FoldedText";
 import { decision } from "../test/decisions";
-import { toolCall } from "../test/fixtures";
+import { cardProps, toolCall } from "../test/fixtures";
 import { ApprovalCard } from "./approval/ApprovalCard";
 import { batchOf } from "./batch/batch";
 import { browserSelection, browserTimeZone, setSelectionForTest } from "./browser/browserTools";
 import { decidedBy, DecisionSummary } from "./DecisionSummary";
 import { argsChanges, foldUnchanged, lineDiff } from "./diff/argsDiff";
-import { DocumentCard, documentDecision } from "./document/DocumentCard";
+import { DocumentCard, documentDecision, hasUnsavedEdits } from "./document/DocumentCard";
 import { ArgFields, foldText } from "./fields/ArgFields";
 import { argsSummary, humanise, schemaFields } from "./fields/schemaFields";
 import { forgetStarted, invokeToBody, runFrontendCall } from "./frontend/runner";
@@ -19,7 +19,6 @@ import { ToolInvokeError } from "./frontend/types";
 import { cardFor, invokerFor, isQuestion, registerTool } from "./registry";
 import { StatusSentence } from "./status/StatusBadge";
 import { notRun, statusWords } from "./status/status";
-import type { CardProps } from "./types";
 
 const html = (node: React.ReactElement) => renderToStaticMarkup(node);
 
@@ -34,15 +33,7 @@ const schema = {
   },
 };
 
-const props = (over: Partial<CardProps>): CardProps => ({
-  call: toolCall({ status: "interrupted" }),
-  tool: undefined,
-  title: "Add a note",
-  live: true,
-  busy: false,
-  decide: async () => null,
-  ...over,
-});
+const props = cardProps;
 
 describe("schema fields", () => {
   it("labels by title, else the key humanised; help from description; schema order then extras", () => {
@@ -168,6 +159,15 @@ describe("status words", () => {
     expect([failed.label, failed.sentence, failed.code]).toEqual(["Failed", "It took too long.", "timeout"]);
   });
 
+  it("does not say Done for a tool answered instead of run", () => {
+    // bob answered Ada's notes.add card with "hi": the badge said "Done", yet no note was added.
+    const answered = words({ name: "notes.add", card: "approval", status: "succeeded", started_at: null, decision: decision({ type: "respond", message: "hi" }) });
+    expect([answered.label, answered.sentence]).toEqual(["Answered, not run", "The person answered instead, so it did not run."]);
+    // A question's answer is its result: still Done.
+    expect(words({ name: "ask.choice", card: "choice", status: "succeeded", started_at: null, decision: decision({ type: "respond", message: "tea" }) }).label).toBe("Done");
+    expect(words({ name: "custom.pick", card: "choice", status: "succeeded", started_at: null, decision: decision({ type: "respond", message: "a" }) }).label).toBe("Done");
+  });
+
   it("says 'Not run: <reason>' for an approved call refused before its handler ran", () => {
     const call = toolCall({ status: "failed", executed_args: null, started_at: null, decision: decision({ type: "approve" }), error: { code: "permission_denied", message: "An admin turned this tool off." } });
     expect(notRun(call)).toBe(true);
@@ -202,7 +202,12 @@ describe("confirmation cards", () => {
   it("uses the summary as the heading and action_label on a danger button placed after Reject", () => {
     const out = html(<ApprovalCard {...props({ call: deleteCall, title: "Delete a note" })} />);
     expect(out).toContain("Delete note #2: “&lt;b&gt;buy milk&lt;/b&gt;”. This cannot be undone.</h4>");
-    expect(out).toMatch(/data-testid="reject">Reject<\/button><button type="button" data-testid="edit">Edit<\/button><button type="button" class="danger solid" data-testid="approve">Delete<\/button>/);
+    // Each button names what it acts on (a screen reader lists buttons without their card).
+    const named = (action: string) => `aria-label="${action} — Delete note #2: “&lt;b&gt;buy milk&lt;/b&gt;”. This cannot be undone."`;
+    expect(out).toContain(
+      `data-testid="reject" ${named("Reject")}>Reject</button><button type="button" data-testid="edit" ${named("Edit")}>Edit</button>` +
+        `<button type="button" class="danger solid" data-testid="approve" ${named("Delete")}>Delete</button>`,
+    );
     expect(out).toContain('data-testid="view-json"');
     expect(out).not.toContain('"id"'); // raw JSON only behind View JSON
   });
@@ -210,7 +215,7 @@ describe("confirmation cards", () => {
   it("without a confirmation shows the args as fields and Approve", () => {
     const out = html(<ApprovalCard {...props({ call: toolCall({ status: "interrupted", proposed_args: { text: "hi" } }) })} />);
     expect(out).toContain('<span class="arg-label">Text</span>');
-    expect(out).toMatch(/class="primary" data-testid="approve">Approve</);
+    expect(out).toMatch(/class="primary" data-testid="approve" aria-label="Approve — [^"]+">Approve</);
   });
 
   it("documents.write: one-line summary and Review; approve unless the source was edited", () => {
@@ -227,6 +232,13 @@ describe("confirmation cards", () => {
     expect(out).not.toContain("document-modal");
     expect(documentDecision(call.proposed_args, "# Plan\nline")).toEqual({ type: "approve" });
     expect(documentDecision(call.proposed_args, "# Plan 2")).toEqual({ type: "edit", args: { title: "Plan", markdown: "# Plan 2" } });
+  });
+
+  it("counts edits as unsaved only when the kept draft differs from the proposal", () => {
+    const proposed = { title: "Plan", markdown: "# Plan\nline" };
+    expect(hasUnsavedEdits(proposed, null)).toBe(false); // nothing typed
+    expect(hasUnsavedEdits(proposed, "# Plan\nline")).toBe(false); // typed back to the proposal
+    expect(hasUnsavedEdits(proposed, "# Plan\nline 2")).toBe(true);
   });
 });
 

@@ -258,9 +258,9 @@ describe("declining a question", () => {
 
   it("the form offers Decline next to Submit, disabled while busy", () => {
     const form = (disabled: boolean) =>
-      html(<AnswerForm schema={formQuestionOf(formCall).schema} fieldErrors={[]} disabled={disabled} idPrefix="f" onSubmit={() => {}} onDecline={() => {}} />);
+      html(<AnswerForm schema={formQuestionOf(formCall).schema} fieldErrors={[]} disabled={disabled} idPrefix="f" subject="Your details" onSubmit={() => {}} onDecline={() => {}} />);
     const out = form(false);
-    expect(out).toMatch(/<button type="button" class="danger" data-testid="form-decline">Decline<\/button>/);
+    expect(out).toMatch(/<button type="button" class="danger" data-testid="form-decline" aria-label="Decline — Your details">Decline<\/button>/);
     expect(out).toContain('data-testid="form-submit"');
     expect(form(true)).toMatch(/data-testid="form-decline" disabled=""/);
   });

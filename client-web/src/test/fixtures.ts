@@ -1,4 +1,5 @@
 import type { ConversationDetail, MessageOut, StreamEvent, ToolCallOut } from "../api/types";
+import type { CardProps } from "../cards/types";
 
 export const T0 = "2025-01-01T00:00:00Z";
 
@@ -65,4 +66,9 @@ export function detail(over: Partial<ConversationDetail> = {}): ConversationDeta
 export function sequence(start = 1) {
   let seq = start;
   return <E extends Omit<StreamEvent, "seq">>(e: E) => ({ ...e, seq: seq++ }) as unknown as StreamEvent;
+}
+
+/** A card's props: a waiting `notes.add` call titled "Add a note", live, whose decide succeeds. */
+export function cardProps(over: Partial<CardProps> = {}): CardProps {
+  return { call: toolCall({ status: "interrupted" }), tool: undefined, title: "Add a note", live: true, busy: false, decide: async () => null, ...over };
 }

@@ -135,7 +135,10 @@ class Employee(EmployeeFields):
     @classmethod
     def _slug(cls, value: str) -> str:
         if not SLUG_RE.match(value):
-            raise ValueError("slug: lowercase letters, digits, '_' and '-', 1 to 63 characters")
+            raise ValueError(
+                "The slug may use only lowercase letters, digits, '_' and '-', 1 to 63 "
+                "characters, starting with a letter or digit."
+            )
         return value
 
     def may_load(self, skill: str) -> bool:

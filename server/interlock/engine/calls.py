@@ -17,7 +17,14 @@ from sqlmodel import Session, col
 
 from interlock.employees import Employee
 from interlock.engine.fence import hold_run
-from interlock.engine.records import UNLOADED, close_call, error_text, rejected_text, view
+from interlock.engine.records import (
+    UNLOADED,
+    answer_text,
+    close_call,
+    error_text,
+    rejected_text,
+    view,
+)
 from interlock.engine.turn import LOAD_SKILL, effective_permission
 from interlock.permissions import actions_on, is_action
 from interlock.storage import Database, Decision, DecisionType, ToolCall, ToolCallStatus
@@ -376,7 +383,7 @@ class CallExecutor:
                     self.registry,
                     fresh,
                     status=ToolCallStatus.succeeded,
-                    text=decision.message or "",
+                    text=answer_text(self.registry, fresh, decision.message or ""),
                     run_id=run_id,
                     decision=decision,
                 )

@@ -62,6 +62,20 @@ def rejected_text(reason: str | None) -> str:
     )
 
 
+ANSWERED_INSTEAD = "Not run: the person answered instead of running"
+
+
+def answer_text(registry: ToolRegistry, call: ToolCall, answer: str) -> str:
+    """Tool message text of a call answered with ``respond``: the answer for a question tool
+    (one with ``check_response``); for any other, ``Not run: the person answered instead of
+    running “Add a note”: <answer>``, so the model does not take the words for the result."""
+    tool = registry.get(call.name)
+    if tool is not None and tool.check_response is not None:
+        return answer
+    title = tool.title if tool is not None and tool.title else call.name
+    return f"{ANSWERED_INSTEAD} “{title}”: {answer.strip()}"
+
+
 def expired_text(timeout_s: float, *, question: bool = False) -> str:
     """Tool message text for a call nobody decided before its deadline.
 

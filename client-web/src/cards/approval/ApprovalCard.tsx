@@ -9,7 +9,9 @@ import type { ApiError } from "../../api/client";
 import type { FieldError, JsonObject } from "../../api/types";
 import { ViewJson } from "../../components/JsonView";
 import { Markdown } from "../../components/Markdown";
+import { actionName } from "../actionName";
 import { DecisionSummary } from "../DecisionSummary";
+import { ReasonField } from "../ReasonField";
 import { ArgFields, LongText } from "../fields/ArgFields";
 import { isDestructive, ToolCardHeader } from "../ToolCardHeader";
 import type { CardProps } from "../types";
@@ -52,17 +54,35 @@ export function ApprovalCard({ call, tool, title, live, busy, decide, canApprove
   const remembered = rememberBody(remember);
   const [rememberSent, setRememberSent] = useState(false);
   const rejectRef = useRef<HTMLButtonElement>(null);
-  const reasonId = useId();
+  const editRef = useRef<HTMLButtonElement>(null);
+  /** The button to focus again once the form it opened is closed without deciding. */
+  const returnTo = useRef<"edit" | "reject" | null>(null);
   const detailId = useId();
   const args = call.proposed_args ?? {};
   const schema = tool?.input_schema;
   const confirmation = call.confirmation ?? null;
   const destructive = isDestructive(call, tool);
   const actionLabel = confirmation?.action_label || "Approve";
+  /** What the card's buttons act on, in their accessible names. */
+  const subject = confirmation?.summary ?? title;
 
   useEffect(() => {
     if (live && destructive && !typing()) rejectRef.current?.focus();
   }, [live, destructive]);
+
+  useEffect(() => {
+    if (mode !== "idle" || !returnTo.current) return;
+    (returnTo.current === "edit" ? editRef : rejectRef).current?.focus();
+    returnTo.current = null;
+  }, [mode]);
+
+  /** Closes the reject or edit form without deciding; the focus goes back to its button. */
+  const back = (from: "edit" | "reject") => {
+    returnTo.current = from;
+    setMode("idle");
+  };
+
+  const rejectNow = () => void run(reason.trim() ? { type: "reject", message: reason.trim() } : { type: "reject" });
 
   const run = async (body: Parameters<typeof decide>[0]) => {
     setError(null);
@@ -87,6 +107,7 @@ export function ApprovalCard({ call, tool, title, live, busy, decide, canApprove
       className={destructive ? "danger solid" : "primary"}
       data-testid="approve"
       disabled={busy}
+      aria-label={actionName(actionLabel, subject)}
       onClick={() => run(remembered ? { type: "approve", remember: remembered } : { type: "approve" })}
     >
       {busy ? <span className="spinner" aria-hidden="true" /> : null}
@@ -94,18 +115,18 @@ export function ApprovalCard({ call, tool, title, live, busy, decide, canApprove
     </button>
   );
   const editButton = canEdit(call) && (
-    <button type="button" data-testid="edit" disabled={busy} onClick={() => setMode("edit")}>
+    <button type="button" ref={editRef} data-testid="edit" disabled={busy} aria-label={actionName("Edit", subject)} onClick={() => setMode("edit")}>
       Edit
     </button>
   );
   const rejectButton = (
-    <button type="button" ref={rejectRef} className={destructive ? undefined : "danger"} data-testid="reject" disabled={busy} onClick={() => setMode("reject")}>
+    <button type="button" ref={rejectRef} className={destructive ? undefined : "danger"} data-testid="reject" disabled={busy} aria-label={actionName("Reject", subject)} onClick={() => setMode("reject")}>
       Reject
     </button>
   );
 
   return (
-    <section className={destructive ? "card approval-card destructive" : "card approval-card"} aria-label={`Approval: ${confirmation?.summary ?? title}`}>
+    <section className={destructive ? "card approval-card destructive" : "card approval-card"} aria-label={`Approval: ${subject}`}>
       <ToolCardHeader title={title} tool={tool} call={call} />
       {mode !== "edit" && (
         <>
@@ -169,27 +190,23 @@ export function ApprovalCard({ call, tool, title, live, busy, decide, canApprove
               className="reject-form"
               onSubmit={(e) => {
                 e.preventDefault();
-                void run(reason.trim() ? { type: "reject", message: reason.trim() } : { type: "reject" });
+                rejectNow();
               }}
             >
-              <label htmlFor={reasonId}>Reason (optional)</label>
-              <textarea
-                id={reasonId}
-                data-testid="reject-reason"
-                rows={2}
+              <ReasonField
                 value={reason}
+                onChange={setReason}
+                onSubmit={rejectNow}
+                onEscape={() => back("reject")}
                 disabled={busy}
+                testId="reject-reason"
                 autoFocus
-                onChange={(e) => setReason(e.target.value)}
-                onKeyDown={(e) => {
-                  if (e.key === "Escape") setMode("idle");
-                }}
               />
               <div className="actions">
-                <button type="submit" className="danger" data-testid="reject-confirm" disabled={busy}>
+                <button type="submit" className="danger" data-testid="reject-confirm" disabled={busy} aria-label={actionName("Confirm reject", subject)}>
                   Confirm reject
                 </button>
-                <button type="button" disabled={busy} onClick={() => setMode("idle")}>
+                <button type="button" disabled={busy} onClick={() => back("reject")}>
                   Back
                 </button>
               </div>
@@ -203,9 +220,10 @@ export function ApprovalCard({ call, tool, title, live, busy, decide, canApprove
                 fieldErrors={fieldErrors}
                 disabled={busy}
                 idPrefix={`edit_${call.id}`}
+                subject={subject}
                 onSubmit={submitEdit}
                 onCancel={() => {
-                  setMode("idle");
+                  back("edit");
                   setFieldErrors([]);
                   setError(null);
                 }}

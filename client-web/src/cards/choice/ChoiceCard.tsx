@@ -5,6 +5,7 @@
  * - `ask.choice` (args {question, options, multiple?}): answered with a respond (QuestionChoice).
  */
 import { useState } from "react";
+import { actionName } from "../actionName";
 import { DecisionSummary } from "../DecisionSummary";
 import { DECLINED, decline } from "../decline";
 import type { CardProps } from "../types";
@@ -70,7 +71,7 @@ function SuggestionChoice({ call, title, live, busy, decide }: CardProps) {
       </div>
       {live && (
         <div className="actions">
-          <button type="button" className="danger" data-testid="choice-decline" disabled={!clickable} onClick={() => void decline(decide).then(setError)}>
+          <button type="button" className="danger" data-testid="choice-decline" disabled={!clickable} aria-label={actionName("Decline", heading)} onClick={() => void decline(decide).then(setError)}>
             Decline
           </button>
         </div>

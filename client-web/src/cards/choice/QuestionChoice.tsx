@@ -5,6 +5,7 @@
  * question instead (shown as "Declined").
  */
 import { useId, useState } from "react";
+import { actionName } from "../actionName";
 import { DecisionSummary } from "../DecisionSummary";
 import { DECLINED, decline } from "../decline";
 import type { CardProps } from "../types";
@@ -30,7 +31,7 @@ export function QuestionChoice({ call, title, live, busy, decide }: CardProps) {
   };
 
   const declineButton = (
-    <button type="button" className="danger" data-testid="choice-decline" disabled={!clickable} onClick={() => void onDecline()}>
+    <button type="button" className="danger" data-testid="choice-decline" disabled={!clickable} aria-label={actionName("Decline", q.question || title)} onClick={() => void onDecline()}>
       Decline
     </button>
   );
@@ -43,7 +44,7 @@ export function QuestionChoice({ call, title, live, busy, decide }: CardProps) {
   };
 
   return (
-    <section className="card choice-card" aria-label={`Choice: ${title}`}>
+    <section className="card choice-card" aria-label={`Choice: ${q.question || title}`}>
       <header className="card-head">
         <h4>{title}</h4>
       </header>
@@ -73,7 +74,7 @@ export function QuestionChoice({ call, title, live, busy, decide }: CardProps) {
           </fieldset>
           {live && (
             <div className="actions">
-              <button type="submit" className="primary" data-testid="choice-submit" disabled={!clickable || selected.size === 0}>
+              <button type="submit" className="primary" data-testid="choice-submit" disabled={!clickable || selected.size === 0} aria-label={actionName("Submit", q.question)}>
                 Submit
               </button>
               {declineButton}

@@ -1,6 +1,7 @@
 /** `ask.confirm` (card hint `confirm`): a summary and Yes / No, answered with a respond "yes" / "no". */
 import { useId, useState } from "react";
 import type { ToolCallOut } from "../../api/types";
+import { actionName } from "../actionName";
 import { DecisionSummary } from "../DecisionSummary";
 import { statusWords } from "../status/status";
 import type { CardProps } from "../types";
@@ -22,7 +23,7 @@ export function ConfirmCard({ call, title, live, busy, decide }: CardProps) {
   };
 
   return (
-    <section className="card confirm-card" aria-label={`Confirm: ${title}`}>
+    <section className="card confirm-card" aria-label={`Confirm: ${summary || title}`}>
       <header className="card-head">
         <h4>{title}</h4>
       </header>
@@ -35,10 +36,10 @@ export function ConfirmCard({ call, title, live, busy, decide }: CardProps) {
         <DecisionSummary call={call} showArgs={false} />
       ) : live ? (
         <div className="actions" role="group" aria-labelledby={summary ? summaryId : undefined}>
-          <button type="button" className="primary" data-testid="confirm-yes" disabled={busy} onClick={() => void answer("yes")}>
+          <button type="button" className="primary" data-testid="confirm-yes" disabled={busy} aria-label={actionName("Yes", summary)} onClick={() => void answer("yes")}>
             Yes
           </button>
-          <button type="button" data-testid="confirm-no" disabled={busy} onClick={() => void answer("no")}>
+          <button type="button" data-testid="confirm-no" disabled={busy} aria-label={actionName("No", summary)} onClick={() => void answer("no")}>
             No
           </button>
         </div>

@@ -9,7 +9,9 @@ import { useId, useRef, useState } from "react";
 import type { DecisionIn } from "../../api/types";
 import { Markdown } from "../../components/Markdown";
 import { Modal } from "../../components/Modal";
+import { actionName } from "../actionName";
 import { DecisionSummary } from "../DecisionSummary";
+import { ReasonField } from "../ReasonField";
 import { TextDiff } from "../diff/ArgsDiff";
 import { ToolCardHeader } from "../ToolCardHeader";
 import type { CardProps } from "../types";
@@ -32,8 +34,23 @@ export function documentDecision(proposed: Record<string, unknown> | null, draft
   return draft === original ? { type: "approve" } : { type: "edit", args: { ...(proposed ?? {}), markdown: draft } };
 }
 
+/** Edits of the source the person made and has not saved: kept by the card while the modal is closed. */
+export interface Draft {
+  text: string | null;
+  set: (text: string | null) => void;
+}
+
+/** True when `draft` differs from the proposed text (the person has edits not saved yet). */
+export function hasUnsavedEdits(proposed: Record<string, unknown> | null, draft: string | null): boolean {
+  return draft !== null && draft !== documentArgs(proposed).markdown;
+}
+
 export function DocumentCard({ call, tool, title, live, busy, decide }: CardProps) {
   const [open, setOpen] = useState(false);
+  // Lives here, not in the modal: Escape, ✕, Cancel or a stray tap outside closes the modal
+  // without losing what the person typed.
+  const [draft, setDraft] = useState<string | null>(null);
+  const unsaved = live && hasUnsavedEdits(call.proposed_args, draft);
   const doc = documentArgs(call.executed_args ?? call.proposed_args);
   const summary = call.confirmation?.summary ?? (doc.title ? `Save the document “${doc.title}”` : title);
   return (
@@ -44,28 +61,35 @@ export function DocumentCard({ call, tool, title, live, busy, decide }: CardProp
         {call.confirmation && call.confirmation.previous == null && " · a new document"}
       </p>
       {call.decision && <DecisionSummary call={call} schema={tool?.input_schema} />}
+      {unsaved && (
+        <p className="muted small" data-testid="document-edits-kept">
+          Your edits are kept but not saved yet: open Review to save them or undo them.
+        </p>
+      )}
       <div className="actions">
-        <button type="button" className={live ? "primary" : undefined} data-testid="document-review" onClick={() => setOpen(true)}>
+        <button type="button" className={live ? "primary" : undefined} data-testid="document-review" aria-label={actionName(live ? "Review" : "View", summary)} onClick={() => setOpen(true)}>
           {live ? "Review" : "View"}
         </button>
       </div>
-      {open && <DocumentModal call={call} tool={tool} title={title} live={live} busy={busy} decide={decide} onClose={() => setOpen(false)} />}
+      {open && (
+        <DocumentModal call={call} tool={tool} title={title} live={live} busy={busy} decide={decide} draft={{ text: draft, set: setDraft }} onClose={() => setOpen(false)} />
+      )}
     </section>
   );
 }
 
 type Tab = "preview" | "source" | "changes";
 
-function DocumentModal({ call, tool, live, busy, decide, onClose }: CardProps & { onClose: () => void }) {
+function DocumentModal({ call, tool, live, busy, decide, draft: kept, onClose }: CardProps & { draft: Draft; onClose: () => void }) {
   const proposed = documentArgs(call.proposed_args);
   const shown = documentArgs(call.executed_args ?? call.proposed_args);
-  const [draft, setDraft] = useState(shown.markdown);
+  const draft = (live ? kept.text : null) ?? shown.markdown;
+  const setDraft = kept.set;
   const [tab, setTab] = useState<Tab>("preview");
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [sent, setSent] = useState<"approve" | "reject" | null>(null);
-  const reasonId = useId();
   const tabsId = useId();
   const reasonRef = useRef<HTMLTextAreaElement>(null);
   const previous = call.confirmation?.previous ?? null;
@@ -84,6 +108,8 @@ function DocumentModal({ call, tool, live, busy, decide, onClose }: CardProps & 
     setError(err.message);
   };
 
+  const rejectNow = () => void run(reason.trim() ? { type: "reject", message: reason.trim() } : { type: "reject" }, "reject");
+
   const tabs: Array<[Tab, string]> = [
     ["preview", "Preview"],
     ["source", live ? "Edit source" : "Source"],
@@ -101,7 +127,7 @@ function DocumentModal({ call, tool, live, busy, decide, onClose }: CardProps & 
           className="danger"
           data-testid="document-reject-confirm"
           disabled={busy}
-          onClick={() => void run(reason.trim() ? { type: "reject", message: reason.trim() } : { type: "reject" }, "reject")}
+          onClick={rejectNow}
         >
           {sent === "reject" && <span className="spinner" aria-hidden="true" />}
           {sent === "reject" ? "Rejecting…" : "Confirm reject"}
@@ -164,6 +190,11 @@ function DocumentModal({ call, tool, live, busy, decide, onClose }: CardProps & 
             onChange={(e) => setDraft(e.target.value)}
           />
         )}
+        {tab === "source" && edited && (
+          <button type="button" className="link small" data-testid="document-undo-edits" disabled={busy} onClick={() => setDraft(null)}>
+            Undo my edits
+          </button>
+        )}
         {tab === "changes" &&
           (previous == null ? (
             <p className="muted" data-testid="document-new">
@@ -175,8 +206,7 @@ function DocumentModal({ call, tool, live, busy, decide, onClose }: CardProps & 
       </div>
       {live && rejecting && (
         <div className="reject-form">
-          <label htmlFor={reasonId}>Reason (optional)</label>
-          <textarea id={reasonId} ref={reasonRef} data-testid="document-reject-reason" rows={2} value={reason} disabled={busy} onChange={(e) => setReason(e.target.value)} />
+          <ReasonField value={reason} onChange={setReason} onSubmit={rejectNow} disabled={busy} testId="document-reject-reason" inputRef={reasonRef} />
         </div>
       )}
       {call.decision && <DecisionSummary call={call} schema={tool?.input_schema} />}

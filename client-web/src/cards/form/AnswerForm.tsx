@@ -1,6 +1,7 @@
 /** The form the person fills in for `ask.form` (rjsf; loaded lazily by FormCard), with Submit and Decline. */
 import { useState } from "react";
 import type { FieldError, JsonObject } from "../../api/types";
+import { actionName } from "../actionName";
 import { SchemaForm } from "../SchemaForm";
 
 interface Props {
@@ -9,11 +10,13 @@ interface Props {
   disabled: boolean;
   idPrefix: string;
   onSubmit: (values: JsonObject) => void;
+  /** What the form asks (its title), named by its buttons for screen readers. */
+  subject: string;
   /** Declines to answer (a reject). */
   onDecline: () => void;
 }
 
-export function AnswerForm({ schema, fieldErrors, disabled, idPrefix, onSubmit, onDecline }: Props) {
+export function AnswerForm({ schema, fieldErrors, disabled, idPrefix, subject, onSubmit, onDecline }: Props) {
   const [values, setValues] = useState<JsonObject>({});
   return (
     <SchemaForm
@@ -27,10 +30,10 @@ export function AnswerForm({ schema, fieldErrors, disabled, idPrefix, onSubmit, 
       onSubmit={onSubmit}
     >
       <div className="actions">
-        <button type="submit" className="primary" data-testid="form-submit" disabled={disabled}>
+        <button type="submit" className="primary" data-testid="form-submit" disabled={disabled} aria-label={actionName("Submit", subject)}>
           Submit
         </button>
-        <button type="button" className="danger" data-testid="form-decline" disabled={disabled} onClick={onDecline}>
+        <button type="button" className="danger" data-testid="form-decline" disabled={disabled} aria-label={actionName("Decline", subject)} onClick={onDecline}>
           Decline
         </button>
       </div>

@@ -59,6 +59,7 @@ export function FormCard({ call, title, live, busy, decide }: CardProps) {
             fieldErrors={fieldErrors}
             disabled={busy}
             idPrefix={`form_${call.id}`}
+            subject={question.title || title}
             onSubmit={(values) => void submit(values)}
             onDecline={() => void onDecline()}
           />

@@ -3,12 +3,14 @@
  * They open in the modal rendered as safe markdown (no raw HTML, only http(s)/mailto
  * links), with Approve / Reject inside.
  */
-import { useId, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import type { DecisionIn } from "../../api/types";
 import { JsonView } from "../../components/JsonView";
 import { Markdown } from "../../components/Markdown";
 import { Modal } from "../../components/Modal";
+import { actionName } from "../actionName";
 import { DecisionSummary } from "../DecisionSummary";
+import { ReasonField } from "../ReasonField";
 import { fieldLabel } from "../fields/schemaFields";
 import { statusWords } from "../status/status";
 import { ToolCardHeader } from "../ToolCardHeader";
@@ -20,7 +22,6 @@ export function MarkdownCard({ call, tool, title, live, busy, decide }: CardProp
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
-  const reasonId = useId();
   const reasonRef = useRef<HTMLTextAreaElement>(null);
   const sections = argSections(call.executed_args ?? call.proposed_args);
   const actionLabel = call.confirmation?.action_label || "Approve";
@@ -36,6 +37,8 @@ export function MarkdownCard({ call, tool, title, live, busy, decide }: CardProp
     setError(err.message);
   };
 
+  const rejectNow = () => void run(reason.trim() ? { type: "reject", message: reason.trim() } : { type: "reject" });
+
   const actions = !live ? null : rejecting ? (
     <>
       <button type="button" disabled={busy} onClick={() => setRejecting(false)}>
@@ -46,7 +49,7 @@ export function MarkdownCard({ call, tool, title, live, busy, decide }: CardProp
         className="danger"
         data-testid="reject-confirm"
         disabled={busy}
-        onClick={() => void run(reason.trim() ? { type: "reject", message: reason.trim() } : { type: "reject" })}
+        onClick={rejectNow}
       >
         {busy && <span className="spinner" aria-hidden="true" />}
         Confirm reject
@@ -82,7 +85,7 @@ export function MarkdownCard({ call, tool, title, live, busy, decide }: CardProp
         !live && <p className="muted small">Not waiting for a decision ({statusWords(call).label.toLowerCase()}).</p>
       )}
       <div className="actions">
-        <button type="button" className={live ? "primary" : undefined} data-testid="markdown-open" onClick={() => setOpen(true)}>
+        <button type="button" className={live ? "primary" : undefined} data-testid="markdown-open" aria-label={actionName(live ? "Review" : "View", call.confirmation?.summary ?? title)} onClick={() => setOpen(true)}>
           {live ? "Review" : "View"}
         </button>
       </div>
@@ -102,8 +105,7 @@ export function MarkdownCard({ call, tool, title, live, busy, decide }: CardProp
           )}
           {live && rejecting && (
             <div className="reject-form">
-              <label htmlFor={reasonId}>Reason (optional)</label>
-              <textarea id={reasonId} ref={reasonRef} data-testid="reject-reason" rows={2} value={reason} disabled={busy} onChange={(e) => setReason(e.target.value)} />
+              <ReasonField value={reason} onChange={setReason} onSubmit={rejectNow} disabled={busy} testId="reject-reason" inputRef={reasonRef} />
             </div>
           )}
           {call.decision && <DecisionSummary call={call} showArgs={false} />}

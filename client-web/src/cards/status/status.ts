@@ -22,6 +22,12 @@ export function notRun(call: Pick<ToolCallOut, "status" | "executed_args" | "sta
   return call.status === "failed" && call.executed_args == null && call.started_at == null && d != null && (d.type === "approve" || d.type === "edit");
 }
 
+/** A call of a tool that asks nothing, answered with `respond`: it closed without running. */
+export function answeredInstead(call: Pick<ToolCallOut, "name" | "card" | "started_at" | "decision">): boolean {
+  const questionCard = call.card === "choice" || call.card === "form" || call.card === "confirm";
+  return call.decision?.type === "respond" && call.started_at == null && !call.name.startsWith("ask.") && !questionCard;
+}
+
 /** Refused before it was stored as a card (bad arguments, unknown tool, a failed check): never started. */
 function refusedUpFront(call: ToolCallOut): boolean {
   return call.status === "failed" && call.decision == null && call.executed_args == null && call.started_at == null;
@@ -47,6 +53,8 @@ export function statusWords(call: ToolCallOut): StatusWords {
     case "running":
       return word("Running", "run");
     case "succeeded":
+      // Answered instead of run: a tool that asks nothing (notes.add answered "hi") never ran.
+      if (answeredInstead(call)) return word("Answered, not run", "off", "The person answered instead, so it did not run.");
       return word("Done", "ok");
     case "failed": {
       const message = call.error?.message ?? "It stopped with an error.";

@@ -25,7 +25,12 @@ from typing_extensions import override
 
 from interlock.models.offline.disclosure import loadable_skills, loaded_this_turn, skill_of
 from interlock.models.offline.intents import Intent, parse_request
-from interlock.models.offline.results import describe_result, normalise, parse_note_lines
+from interlock.models.offline.results import (
+    ANSWERED_INSTEAD,
+    describe_result,
+    normalise,
+    parse_note_lines,
+)
 from interlock.models.offline.skill_requests import ToolRequest
 from interlock.models.offline.streaming import (
     OFFLINE_MODEL_NAME,
@@ -60,7 +65,7 @@ def _last_human_text(messages: Sequence[BaseMessage]) -> str:
 def _is_plain_success(message: ToolMessage) -> bool:
     """Whether a tool message is a result (not an error, rejection or cancellation)."""
     return message.status != "error" and not message.text.lstrip().startswith(
-        ("Rejected by the person:", "Error [", "Cancelled:")
+        ("Rejected by the person:", "Error [", "Cancelled:", ANSWERED_INSTEAD)
     )
 
 

@@ -29,6 +29,10 @@ _REJECTED_RE = re.compile(
 )
 _ERROR_RE = re.compile(r"^\s*Error \[([A-Za-z0-9_.-]+)\]:\s*(.*)$", re.DOTALL)
 _CANCELLED_RE = re.compile(r"^\s*Cancelled:\s*(.*?)\.?\s*$", re.DOTALL)
+ANSWERED_INSTEAD = "Not run: the person answered instead of running"
+"""How the tool message starts when the person answered a call of a tool that asks nothing
+(``interlock.engine.records.answer_text``): the tool did not run."""
+_ANSWERED_RE = re.compile(r"^\s*" + re.escape(ANSWERED_INSTEAD) + r" “[^”]*”:\s*(.*)$", re.DOTALL)
 _NOTE_DONE_RE = re.compile(r"^(Added|Deleted) note #(\d+):\s*(.*?)\s*$", re.DOTALL)
 _NOTE_LINE_RE = re.compile(r"#(\d{1,18})(?!\d)\s*[:.)\-]?\s*(.+?)\s*$")
 
@@ -137,6 +141,11 @@ def describe_result(
         return _describe_rejection(name, args, content, spoken)
     if content.lstrip().startswith("Error ["):
         return _describe_error(name, args, for_person(content), spoken)
+    answered = _ANSWERED_RE.match(content)
+    if answered:
+        said = answered.group(1).strip()
+        text = f"Understood — I did not {_action(name, args, spoken)}."
+        return f"{text} You answered: {with_stop(said)}" if said else f"{text} Nothing was done."
     if content.lstrip().startswith("Cancelled:"):
         found = _CANCELLED_RE.match(content)
         reason = for_person(found.group(1)) if found else ""
