@@ -17,7 +17,7 @@ from sqlalchemy import select as sa_select
 from interlock.engine.commands import CommandClaim, propose_command, resolve_command
 from interlock.engine.outside import MCP_CHANNEL
 from interlock.engine.preflight import prepare_command
-from interlock.engine.records import any_open_call, cancel_open_calls
+from interlock.engine.records import ANY_OPEN_CALL, cancel_open_calls
 from interlock.engine.resumes import claim_conversation
 from interlock.engine.turn import effective_permission
 from interlock.errors import Conflict, NotFound
@@ -115,7 +115,7 @@ def store_message(
             conversation_id,
             run.id,
             engine.bus.hold_seq(conversation_id),
-            any_open_call(conversation_id),
+            (ANY_OPEN_CALL, {"conversation_id": conversation_id}),
         )
         if not claimed:
             if execute(session, _OWNED, {"conversation_id": conversation_id}).first() is None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import and_, bindparam, or_, update
-from sqlalchemy.sql import Executable
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
@@ -285,7 +284,7 @@ _OPEN_CALLS = select(ToolCall).where(
 would lead SQLite to walk the conversation's calls in order on ``(conversation_id, message_id,
 index)`` rather than read only the open ones on ``(conversation_id, status)``; the few rows
 are sorted in Python."""
-_ANY_OPEN_CALL = (
+ANY_OPEN_CALL = (
     select(ToolCall.id)
     .where(
         ToolCall.conversation_id == bindparam("conversation_id"),
@@ -295,12 +294,6 @@ _ANY_OPEN_CALL = (
 )
 """Prebuilt, read with Core first: a new message usually finds no open call, and then loads
 no objects."""
-
-
-def any_open_call(conversation_id: str) -> tuple[Executable, dict[str, Any]]:
-    """The read of whether ``conversation_id`` has an open call (a row, or none), as a
-    ``(statement, parameters)`` pair to send with others."""
-    return _ANY_OPEN_CALL, {"conversation_id": conversation_id}
 
 
 def cancel_open_calls(
@@ -319,7 +312,7 @@ def cancel_open_calls(
 
     ``run_id`` is the run doing it (each call's own run when omitted). Each closed call gets an
     audit record naming ``decider`` (a user id when a person caused it) and ``channel``.
-    ``any_open``: whether :func:`any_open_call` found one, when the caller read it in this
+    ``any_open``: whether :data:`ANY_OPEN_CALL` found one, when the caller read it in this
     transaction (read here when None).
 
     Returns:
@@ -328,7 +321,7 @@ def cancel_open_calls(
     params = {"conversation_id": conversation_id}
     session.flush()  # what reading the calls through the session would flush first
     if any_open is None:
-        any_open = execute(session, *any_open_call(conversation_id)).first() is not None
+        any_open = execute(session, ANY_OPEN_CALL, params).first() is not None
     if not any_open:
         return []
     calls = sorted(
