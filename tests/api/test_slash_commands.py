@@ -11,21 +11,23 @@ from __future__ import annotations
 
 from pathlib import Path
 from textwrap import dedent
-from typing import Any
 
-import httpx
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from sqlmodel import col, select
 
 from interlock.models import ScriptedChatModel
 from interlock.settings import Settings
-from interlock.storage import Conversation, Message, Run
-from support.live import LiveServer, live_server
-from support.notes import stored_notes
-from support.sse import EventLog, collect, terminals
-
-NOTES_CLAIM = {"skill": "notes", "command": "notes"}
+from support.api_errors import error_of
+from support.live import live_server
+from support.slash_commands import (
+    NOTES_CLAIM,
+    assert_nothing_stored,
+    conversation_detail,
+    conversation_with,
+    note_texts,
+    post_message,
+    stored_counts,
+)
 
 MEMO_SKILL_MD = """
 ---
@@ -77,66 +79,8 @@ def memo_settings(api_settings: Settings, tmp_path: Path, memo_log: Path) -> Set
     return api_settings.model_copy(update={"skills_path": [folder.parent]})
 
 
-async def _conversation(server: LiveServer, employee: str = "assistant") -> str:
-    response = await server.client.post("/api/conversations", json={"employee": employee})
-    assert response.status_code == 201, response.text
-    return str(response.json()["id"])
-
-
-async def _send(
-    server: LiveServer, conversation_id: str, content: str, claim: dict[str, str] | None = None
-) -> httpx.Response:
-    body: dict[str, Any] = {"content": content}
-    if claim is not None:
-        body["command"] = claim
-    return await server.client.post(f"/api/conversations/{conversation_id}/messages", json=body)
-
-
-async def _detail(server: LiveServer, conversation_id: str) -> dict[str, Any]:
-    response = await server.client.get(f"/api/conversations/{conversation_id}")
-    assert response.status_code == 200, response.text
-    return dict(response.json())
-
-
-def _error(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    error = dict(response.json()["error"])
-    assert error["code"] == code, error
-    return error
-
-
 def _memos(log: Path) -> list[str]:
     return log.read_text(encoding="utf-8").splitlines()
-
-
-def _notes(server: LiveServer) -> list[str]:
-    return [text for _, text in stored_notes(server.services.db)]
-
-
-def _stored(server: LiveServer, conversation_id: str) -> tuple[int, int, list[str]]:
-    """Messages and runs of the conversation, and its loaded skills."""
-    with server.services.db.session() as session:
-        messages = session.exec(
-            select(Message.id).where(Message.conversation_id == conversation_id)
-        ).all()
-        runs = session.exec(select(Run.id).where(Run.conversation_id == conversation_id)).all()
-        conversation = session.get(Conversation, conversation_id)
-        assert conversation is not None
-        return len(messages), len(runs), list(conversation.loaded_skills)
-
-
-async def _assert_nothing_stored(server: LiveServer, conversation_id: str) -> None:
-    assert _stored(server, conversation_id) == (0, 0, [])
-    detail = await _detail(server, conversation_id)
-    assert detail["messages"] == [] and detail["last_event_seq"] == 0
-    assert detail["status"] == "idle" and detail["title"] == "New conversation"
-    assert _notes(server) == []
-
-
-async def _events(server: LiveServer, conversation_id: str, n: int) -> EventLog:
-    log = await collect(server.client, conversation_id, until=terminals(n))
-    await server.idle()
-    return log
 
 
 async def test_a_command_proposes_its_call_without_asking_the_model_and_ask_still_asks(
@@ -144,10 +88,10 @@ async def test_a_command_proposes_its_call_without_asking_the_model_and_ask_stil
 ) -> None:
     model = ScriptedChatModel(responses=["Saved your note."])
     async with live_server(api_settings, model=model) as server:
-        conversation_id = await _conversation(server)
-        response = await _send(server, conversation_id, "/notes buy milk")
+        conversation_id = await conversation_with(server)
+        response = await post_message(server, conversation_id, "/notes buy milk")
         assert response.status_code == 202, response.text
-        log = await _events(server, conversation_id, 1)
+        log = await server.events_until(conversation_id, 1)
 
         assert log.types[-1] == "run.paused", log.types
         assert model.calls_made == 0, "the model was called before the decision"
@@ -161,17 +105,17 @@ async def test_a_command_proposes_its_call_without_asking_the_model_and_ask_stil
         assert call["proposed_args"] == {"text": "buy milk"}
         assert call["message_id"] == assistant["id"] and call["run_id"] == response.json()["run_id"]
         assert log.of("run.paused")[0]["pending"] == [call["id"]]
-        assert _notes(server) == []
+        assert note_texts(server) == []
 
-        detail = await _detail(server, conversation_id)
+        detail = await conversation_detail(server, conversation_id)
         assert [m["role"] for m in detail["messages"]] == ["user", "assistant"]
         assert [c["id"] for c in detail["messages"][1]["tool_calls"]] == [call["id"]]
         assert detail["status"] == "paused"
 
         assert (await server.decide(call["id"], type="approve")).status_code == 200
-        log = await _events(server, conversation_id, 2)
+        log = await server.events_until(conversation_id, 2)
         assert log.types[-1] == "run.completed", log.types
-        assert _notes(server) == ["buy milk"]
+        assert note_texts(server) == ["buy milk"]
         assert model.calls_made == 1
         assert log.of("message.completed")[-1]["message"]["content"] == "Saved your note."
         history = model.received[0]
@@ -185,120 +129,13 @@ async def test_a_command_proposes_its_call_without_asking_the_model_and_ask_stil
 
 async def test_a_command_with_the_right_claim_runs(api_settings: Settings) -> None:
     async with live_server(api_settings) as server:
-        conversation_id = await _conversation(server)
-        response = await _send(server, conversation_id, "/notes  call mum  ", NOTES_CLAIM)
+        conversation_id = await conversation_with(server)
+        response = await post_message(server, conversation_id, "/notes  call mum  ", NOTES_CLAIM)
         assert response.status_code == 202, response.text
-        log = await _events(server, conversation_id, 1)
+        log = await server.events_until(conversation_id, 1)
         assert log.types[-1] == "run.paused", log.types
         [call] = [e["tool_call"] for e in log.of("tool_call.interrupted")]
         assert call["name"] == "notes.add" and call["proposed_args"] == {"text": "call mum"}
-
-
-async def test_a_claim_for_a_skill_the_employee_lacks_is_refused_and_nothing_is_stored(
-    api_settings: Settings,
-) -> None:
-    async with live_server(api_settings) as server:
-        conversation_id = await _conversation(server, "scout")
-        error = _error(
-            await _send(server, conversation_id, "/notes buy milk", NOTES_CLAIM),
-            422,
-            "slash_command_unavailable",
-        )
-        assert "notes" in error["message"]
-        _error(
-            await _send(server, conversation_id, "/notes buy milk"),
-            422,
-            "slash_command_unavailable",
-        )
-        ada = await _conversation(server)
-        _error(
-            await _send(server, ada, "/notes buy milk", {"skill": "ask", "command": "notes"}),
-            422,
-            "slash_command_unavailable",
-        )
-        for refused in (conversation_id, ada):
-            await _assert_nothing_stored(server, refused)
-
-
-async def test_unknown_commands_are_refused_and_paths_are_ordinary_text(
-    api_settings: Settings,
-) -> None:
-    model = ScriptedChatModel(responses=["Yes, it is."])
-    async with live_server(api_settings, model=model) as server:
-        conversation_id = await _conversation(server)
-        error = _error(
-            await _send(server, conversation_id, "/nope x"), 422, "slash_command_unknown"
-        )
-        assert "/nope" in error["message"]
-        _error(await _send(server, conversation_id, "/nope"), 422, "slash_command_unknown")
-        await _assert_nothing_stored(server, conversation_id)
-
-        response = await _send(server, conversation_id, "/etc/hosts is a file")
-        assert response.status_code == 202, response.text
-        log = await _events(server, conversation_id, 1)
-        assert log.types[-1] == "run.completed", log.types
-        assert log.of("tool_call.created") == []
-        assert model.calls_made == 1
-        assert model.received[0][-1].text == "/etc/hosts is a file"
-        assert log.of("message.completed")[-1]["message"]["content"] == "Yes, it is."
-
-
-async def test_a_claim_must_match_the_text(api_settings: Settings) -> None:
-    async with live_server(api_settings) as server:
-        conversation_id = await _conversation(server)
-        for content in ("/nope buy milk", "buy milk", "/notesx buy milk"):
-            response = await _send(server, conversation_id, content, NOTES_CLAIM)
-            assert response.status_code == 422, (content, response.text)
-        bad_claims: list[Any] = [
-            {"skill": "notes"},
-            {"skill": "notes", "command": "notes", "tool": "notes.delete"},
-            {"skill": "", "command": "notes"},
-            "notes",
-        ]
-        for claim in bad_claims:
-            response = await server.client.post(
-                f"/api/conversations/{conversation_id}/messages",
-                json={"content": "/notes buy milk", "command": claim},
-            )
-            assert response.status_code == 422, (claim, response.text)
-            assert response.json()["error"]["code"] == "invalid_request"
-        await _assert_nothing_stored(server, conversation_id)
-
-
-async def test_a_command_with_args_breaking_the_schema_is_refused(api_settings: Settings) -> None:
-    async with live_server(api_settings) as server:
-        conversation_id = await _conversation(server)
-        for content, rule, words in (
-            ("/notes", "minLength", "/notes needs some text."),
-            ("/notes   ", "minLength", "/notes needs some text."),
-            (
-                "/notes " + "x" * 2001,
-                "maxLength",
-                "The text after /notes must have at most 2000 characters.",
-            ),
-        ):
-            error = _error(await _send(server, conversation_id, content), 422, "invalid_args")
-            fields = error["details"]["errors"]
-            assert {f"{'/'.join(f['path'])}:{f['rule']}" for f in fields} >= {f"text:{rule}"}
-            # The person reads a sentence about what they typed, not a field and a rule.
-            assert error["message"] == words, error
-        await _assert_nothing_stored(server, conversation_id)
-
-
-async def test_a_command_bound_to_a_denied_tool_is_refused(api_settings: Settings) -> None:
-    async with live_server(api_settings) as server:
-        response = await server.client.patch(
-            "/api/employees/assistant", json={"tool_overrides": {"notes.add": "DENY"}}
-        )
-        assert response.status_code == 200, response.text
-        conversation_id = await _conversation(server)
-        for claim in (None, NOTES_CLAIM):
-            _error(
-                await _send(server, conversation_id, "/notes buy milk", claim),
-                403,
-                "permission_denied",
-            )
-        await _assert_nothing_stored(server, conversation_id)
 
 
 async def test_an_allowed_command_runs_at_once_then_the_model_answers(
@@ -310,9 +147,9 @@ async def test_an_allowed_command_runs_at_once_then_the_model_answers(
             "/api/employees/assistant", json={"tool_overrides": {"notes.add": "ALLOW"}}
         )
         assert response.status_code == 200, response.text
-        conversation_id = await _conversation(server)
-        assert (await _send(server, conversation_id, "/notes buy milk")).status_code == 202
-        log = await _events(server, conversation_id, 1)
+        conversation_id = await conversation_with(server)
+        assert (await post_message(server, conversation_id, "/notes buy milk")).status_code == 202
+        log = await server.events_until(conversation_id, 1)
         assert log.types[-1] == "run.completed", log.types
         assert log.of("tool_call.interrupted") == []
         [done] = [e["tool_call"] for e in log.of("tool_call.completed")]
@@ -321,7 +158,7 @@ async def test_an_allowed_command_runs_at_once_then_the_model_answers(
             "succeeded",
             "ALLOW",
         )
-        assert _notes(server) == ["buy milk"]
+        assert note_texts(server) == ["buy milk"]
         assert model.calls_made == 1
 
 
@@ -335,35 +172,39 @@ async def test_a_command_in_two_skills_needs_a_claim(
         menu = (await server.client.get("/api/employees/assistant/commands")).json()
         assert [(c["skill"], c["command"]) for c in menu] == [("notes", "notes"), ("memo", "notes")]
 
-        conversation_id = await _conversation(server)
-        error = _error(
-            await _send(server, conversation_id, "/notes buy milk"), 422, "slash_command_ambiguous"
+        conversation_id = await conversation_with(server)
+        error = error_of(
+            await post_message(server, conversation_id, "/notes buy milk"),
+            422,
+            "slash_command_ambiguous",
         )
         assert error["details"]["candidates"] == [
             {"skill": "notes", "command": "notes", "title": "Add a note"},
             {"skill": "memo", "command": "notes", "title": "Save a memo"},
         ]
-        await _assert_nothing_stored(server, conversation_id)
+        await assert_nothing_stored(server, conversation_id)
 
         # The claim picks memo: its ALLOW tool runs at once, then the model answers with the
         # memo skill loaded in the conversation.
         claim = {"skill": "memo", "command": "notes"}
-        assert (await _send(server, conversation_id, "/notes buy milk", claim)).status_code == 202
-        log = await _events(server, conversation_id, 1)
+        assert (
+            await post_message(server, conversation_id, "/notes buy milk", claim)
+        ).status_code == 202
+        log = await server.events_until(conversation_id, 1)
         assert log.types[-1] == "run.completed", log.types
         [done] = [e["tool_call"] for e in log.of("tool_call.completed")]
         assert (done["name"], done["status"]) == ("memo.save", "succeeded")
         assert _memos(memo_log) == ["buy milk"]
-        assert _notes(server) == []
-        assert _stored(server, conversation_id)[2] == ["memo"]
+        assert note_texts(server) == []
+        assert stored_counts(server, conversation_id)[2] == ["memo"]
         assert "memo_save" in model.bound_tool_names_seen[0]
         assert log.of("message.completed")[-1]["message"]["content"] == "Memo saved."
 
         # The claim picks notes: its ASK tool pauses.
         assert (
-            await _send(server, conversation_id, "/notes call mum", NOTES_CLAIM)
+            await post_message(server, conversation_id, "/notes call mum", NOTES_CLAIM)
         ).status_code == 202
-        log = await _events(server, conversation_id, 2)
+        log = await server.events_until(conversation_id, 2)
         assert log.types[-1] == "run.paused", log.types
         interrupted = [e["tool_call"] for e in log.of("tool_call.interrupted")]
         assert [(c["name"], c["proposed_args"]) for c in interrupted] == [
@@ -373,26 +214,11 @@ async def test_a_command_in_two_skills_needs_a_claim(
         assert model.calls_made == 1
 
         # Scout may use neither skill's /notes.
-        scout = await _conversation(server, "scout")
-        _error(await _send(server, scout, "/notes x", claim), 422, "slash_command_unavailable")
-        _error(await _send(server, scout, "/notes x"), 422, "slash_command_unavailable")
-
-
-async def test_a_refused_command_leaves_the_conversation_usable(api_settings: Settings) -> None:
-    async with live_server(api_settings) as server:
-        conversation_id = await _conversation(server)
-        _error(await _send(server, conversation_id, "/nope"), 422, "slash_command_unknown")
-        _error(await _send(server, conversation_id, "/notes"), 422, "invalid_args")
-        assert (await _send(server, conversation_id, "/notes fine")).status_code == 202
-        log = await _events(server, conversation_id, 1)
-        assert log.types[-1] == "run.paused", log.types
-        with server.services.db.session() as session:
-            contents = session.exec(
-                select(Message.content)
-                .where(Message.conversation_id == conversation_id)
-                .order_by(col(Message.id))
-            ).all()
-        assert list(contents) == ["/notes fine", ""]
+        scout = await conversation_with(server, "scout")
+        error_of(
+            await post_message(server, scout, "/notes x", claim), 422, "slash_command_unavailable"
+        )
+        error_of(await post_message(server, scout, "/notes x"), 422, "slash_command_unavailable")
 
 
 async def test_a_typed_command_skips_the_skill_whose_tool_is_denied_as_the_menu_does(
@@ -407,12 +233,12 @@ async def test_a_typed_command_skips_the_skill_whose_tool_is_denied_as_the_menu_
         menu = (await server.client.get("/api/employees/assistant/commands")).json()
         assert [(c["skill"], c["command"]) for c in menu] == [("memo", "notes")]
 
-        conversation_id = await _conversation(server)
-        assert (await _send(server, conversation_id, "/notes buy milk")).status_code == 202
-        log = await _events(server, conversation_id, 1)
+        conversation_id = await conversation_with(server)
+        assert (await post_message(server, conversation_id, "/notes buy milk")).status_code == 202
+        log = await server.events_until(conversation_id, 1)
         assert log.types[-1] == "run.completed", log.types
         assert _memos(memo_log) == ["buy milk"]
-        assert _notes(server) == []
+        assert note_texts(server) == []
 
 
 async def test_a_command_reads_the_same_in_any_case(api_settings: Settings) -> None:
@@ -424,37 +250,14 @@ async def test_a_command_reads_the_same_in_any_case(api_settings: Settings) -> N
             ("/Notes Buy Milk", NOTES_CLAIM),
             ("/nOtEs Buy Milk", {"skill": "notes", "command": "NOTES"}),
         ):
-            conversation_id = await _conversation(server)
-            response = await _send(server, conversation_id, content, claim)
+            conversation_id = await conversation_with(server)
+            response = await post_message(server, conversation_id, content, claim)
             assert response.status_code == 202, (content, response.text)
-            log = await _events(server, conversation_id, 1)
+            log = await server.events_until(conversation_id, 1)
             [call] = [e["tool_call"] for e in log.of("tool_call.interrupted")]
             assert (call["name"], call["proposed_args"]) == ("notes.add", {"text": "Buy Milk"})
 
-        conversation_id = await _conversation(server)
-        error = _error(await _send(server, conversation_id, "/NOTES"), 422, "invalid_args")
+        conversation_id = await conversation_with(server)
+        error = error_of(await post_message(server, conversation_id, "/NOTES"), 422, "invalid_args")
         assert error["message"] == "/notes needs some text."
-        await _assert_nothing_stored(server, conversation_id)
-
-
-async def test_an_unknown_or_unavailable_command_in_any_case_names_the_commands_there_are(
-    api_settings: Settings,
-) -> None:
-    model = ScriptedChatModel(responses=[])
-    async with live_server(api_settings, model=model) as server:
-        ada = await _conversation(server)
-        for content in ("/help", "/HELP me", "/Help"):
-            error = _error(await _send(server, ada, content), 422, "slash_command_unknown")
-            assert error["message"] == (
-                "There is no command /help. Commands you can use here: /notes."
-            )
-        await _assert_nothing_stored(server, ada)
-
-        scout = await _conversation(server, "scout")
-        error = _error(await _send(server, scout, "/NOTES x"), 422, "slash_command_unavailable")
-        assert error["message"] == (
-            "/notes is not available to this employee. Scout has no commands; write your "
-            "request as a message instead."
-        )
-        await _assert_nothing_stored(server, scout)
-        assert model.calls_made == 0
+        await assert_nothing_stored(server, conversation_id)

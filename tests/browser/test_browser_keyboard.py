@@ -145,3 +145,37 @@ async def test_on_a_phone_a_changed_field_shows_its_label_above_the_change(
     assert label and change
     assert change["y"] >= label["y"] + label["height"] - 1  # below, not beside
     assert change["width"] > 250  # the change gets the card's width, not a sliver
+
+
+async def test_escape_from_the_document_source_keeps_the_edits_until_undone(
+    app: LiveServer, page: Page
+) -> None:
+    document = {"title": "Trip", "markdown": "# Trip\n\n- Lisbon\n"}
+    card, conversation_id, call_id = await waiting_card(
+        app, page, f"use documents.write with {json.dumps(document)}"
+    )
+    review = card.get_by_test_id("document-review")
+    await review.click()
+    modal = page.get_by_test_id("document-modal")
+    await modal.get_by_test_id("document-tab-source").click()
+    source = modal.get_by_test_id("document-source")
+    await source.fill(document["markdown"] + "- Porto\n")
+
+    # Escape closes the modal without deciding, and without losing what was typed.
+    await page.keyboard.press("Escape")
+    await expect(modal).to_have_count(0)
+    await expect(card.get_by_test_id("document-edits-kept")).to_be_visible()
+    assert (await stored_call(app, conversation_id, call_id))["decision"] is None
+    await review.click()
+    await modal.get_by_test_id("document-tab-source").click()
+    await expect(source).to_have_value(document["markdown"] + "- Porto\n")
+    await expect(modal.get_by_test_id("document-approve")).to_have_text("Save edits and approve")
+
+    # Undo puts the proposal back; the card no longer says edits are waiting.
+    await modal.get_by_test_id("document-undo-edits").click()
+    await expect(source).to_have_value(document["markdown"])
+    await expect(modal.get_by_test_id("document-approve")).not_to_have_text(
+        "Save edits and approve"
+    )
+    await page.keyboard.press("Escape")
+    await expect(card.get_by_test_id("document-edits-kept")).to_have_count(0)

@@ -11,7 +11,7 @@ import { batchOf } from "./batch/batch";
 import { browserSelection, browserTimeZone, setSelectionForTest } from "./browser/browserTools";
 import { decidedBy, DecisionSummary } from "./DecisionSummary";
 import { argsChanges, foldUnchanged, lineDiff } from "./diff/argsDiff";
-import { DocumentCard, documentDecision } from "./document/DocumentCard";
+import { DocumentCard, documentDecision, hasUnsavedEdits } from "./document/DocumentCard";
 import { ArgFields, foldText } from "./fields/ArgFields";
 import { argsSummary, humanise, schemaFields } from "./fields/schemaFields";
 import { forgetStarted, invokeToBody, runFrontendCall } from "./frontend/runner";
@@ -232,6 +232,13 @@ describe("confirmation cards", () => {
     expect(out).not.toContain("document-modal");
     expect(documentDecision(call.proposed_args, "# Plan\nline")).toEqual({ type: "approve" });
     expect(documentDecision(call.proposed_args, "# Plan 2")).toEqual({ type: "edit", args: { title: "Plan", markdown: "# Plan 2" } });
+  });
+
+  it("counts edits as unsaved only when the kept draft differs from the proposal", () => {
+    const proposed = { title: "Plan", markdown: "# Plan\nline" };
+    expect(hasUnsavedEdits(proposed, null)).toBe(false); // nothing typed
+    expect(hasUnsavedEdits(proposed, "# Plan\nline")).toBe(false); // typed back to the proposal
+    expect(hasUnsavedEdits(proposed, "# Plan\nline 2")).toBe(true);
   });
 });
 

@@ -34,8 +34,23 @@ export function documentDecision(proposed: Record<string, unknown> | null, draft
   return draft === original ? { type: "approve" } : { type: "edit", args: { ...(proposed ?? {}), markdown: draft } };
 }
 
+/** Edits of the source the person made and has not saved: kept by the card while the modal is closed. */
+export interface Draft {
+  text: string | null;
+  set: (text: string | null) => void;
+}
+
+/** True when `draft` differs from the proposed text (the person has edits not saved yet). */
+export function hasUnsavedEdits(proposed: Record<string, unknown> | null, draft: string | null): boolean {
+  return draft !== null && draft !== documentArgs(proposed).markdown;
+}
+
 export function DocumentCard({ call, tool, title, live, busy, decide }: CardProps) {
   const [open, setOpen] = useState(false);
+  // Lives here, not in the modal: Escape, ✕, Cancel or a stray tap outside closes the modal
+  // without losing what the person typed.
+  const [draft, setDraft] = useState<string | null>(null);
+  const unsaved = live && hasUnsavedEdits(call.proposed_args, draft);
   const doc = documentArgs(call.executed_args ?? call.proposed_args);
   const summary = call.confirmation?.summary ?? (doc.title ? `Save the document “${doc.title}”` : title);
   return (
@@ -46,22 +61,30 @@ export function DocumentCard({ call, tool, title, live, busy, decide }: CardProp
         {call.confirmation && call.confirmation.previous == null && " · a new document"}
       </p>
       {call.decision && <DecisionSummary call={call} schema={tool?.input_schema} />}
+      {unsaved && (
+        <p className="muted small" data-testid="document-edits-kept">
+          Your edits are kept but not saved yet: open Review to save them or undo them.
+        </p>
+      )}
       <div className="actions">
         <button type="button" className={live ? "primary" : undefined} data-testid="document-review" aria-label={actionName(live ? "Review" : "View", summary)} onClick={() => setOpen(true)}>
           {live ? "Review" : "View"}
         </button>
       </div>
-      {open && <DocumentModal call={call} tool={tool} title={title} live={live} busy={busy} decide={decide} onClose={() => setOpen(false)} />}
+      {open && (
+        <DocumentModal call={call} tool={tool} title={title} live={live} busy={busy} decide={decide} draft={{ text: draft, set: setDraft }} onClose={() => setOpen(false)} />
+      )}
     </section>
   );
 }
 
 type Tab = "preview" | "source" | "changes";
 
-function DocumentModal({ call, tool, live, busy, decide, onClose }: CardProps & { onClose: () => void }) {
+function DocumentModal({ call, tool, live, busy, decide, draft: kept, onClose }: CardProps & { draft: Draft; onClose: () => void }) {
   const proposed = documentArgs(call.proposed_args);
   const shown = documentArgs(call.executed_args ?? call.proposed_args);
-  const [draft, setDraft] = useState(shown.markdown);
+  const draft = (live ? kept.text : null) ?? shown.markdown;
+  const setDraft = kept.set;
   const [tab, setTab] = useState<Tab>("preview");
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState("");
@@ -166,6 +189,11 @@ function DocumentModal({ call, tool, live, busy, decide, onClose }: CardProps & 
             rows={18}
             onChange={(e) => setDraft(e.target.value)}
           />
+        )}
+        {tab === "source" && edited && (
+          <button type="button" className="link small" data-testid="document-undo-edits" disabled={busy} onClick={() => setDraft(null)}>
+            Undo my edits
+          </button>
         )}
         {tab === "changes" &&
           (previous == null ? (

@@ -1,0 +1,174 @@
+"""Slash commands that cannot run are refused, and store nothing (no message, no run, no
+event): a claim the text or the employee does not back, an unknown command, arguments
+breaking the schema, a denied tool. The conversation stays usable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import col, select
+
+from interlock.models import ScriptedChatModel
+from interlock.settings import Settings
+from interlock.storage import Message
+from support.api_errors import error_of
+from support.live import live_server
+from support.slash_commands import (
+    NOTES_CLAIM,
+    assert_nothing_stored,
+    conversation_with,
+    post_message,
+)
+
+
+async def test_a_claim_for_a_skill_the_employee_lacks_is_refused_and_nothing_is_stored(
+    api_settings: Settings,
+) -> None:
+    async with live_server(api_settings) as server:
+        conversation_id = await conversation_with(server, "scout")
+        error = error_of(
+            await post_message(server, conversation_id, "/notes buy milk", NOTES_CLAIM),
+            422,
+            "slash_command_unavailable",
+        )
+        assert "notes" in error["message"]
+        error_of(
+            await post_message(server, conversation_id, "/notes buy milk"),
+            422,
+            "slash_command_unavailable",
+        )
+        ada = await conversation_with(server)
+        error_of(
+            await post_message(
+                server, ada, "/notes buy milk", {"skill": "ask", "command": "notes"}
+            ),
+            422,
+            "slash_command_unavailable",
+        )
+        for refused in (conversation_id, ada):
+            await assert_nothing_stored(server, refused)
+
+
+async def test_unknown_commands_are_refused_and_paths_are_ordinary_text(
+    api_settings: Settings,
+) -> None:
+    model = ScriptedChatModel(responses=["Yes, it is."])
+    async with live_server(api_settings, model=model) as server:
+        conversation_id = await conversation_with(server)
+        error = error_of(
+            await post_message(server, conversation_id, "/nope x"), 422, "slash_command_unknown"
+        )
+        assert "/nope" in error["message"]
+        error_of(await post_message(server, conversation_id, "/nope"), 422, "slash_command_unknown")
+        await assert_nothing_stored(server, conversation_id)
+
+        response = await post_message(server, conversation_id, "/etc/hosts is a file")
+        assert response.status_code == 202, response.text
+        log = await server.events_until(conversation_id, 1)
+        assert log.types[-1] == "run.completed", log.types
+        assert log.of("tool_call.created") == []
+        assert model.calls_made == 1
+        assert model.received[0][-1].text == "/etc/hosts is a file"
+        assert log.of("message.completed")[-1]["message"]["content"] == "Yes, it is."
+
+
+async def test_a_claim_must_match_the_text(api_settings: Settings) -> None:
+    async with live_server(api_settings) as server:
+        conversation_id = await conversation_with(server)
+        for content in ("/nope buy milk", "buy milk", "/notesx buy milk"):
+            response = await post_message(server, conversation_id, content, NOTES_CLAIM)
+            assert response.status_code == 422, (content, response.text)
+        bad_claims: list[Any] = [
+            {"skill": "notes"},
+            {"skill": "notes", "command": "notes", "tool": "notes.delete"},
+            {"skill": "", "command": "notes"},
+            "notes",
+        ]
+        for claim in bad_claims:
+            response = await server.client.post(
+                f"/api/conversations/{conversation_id}/messages",
+                json={"content": "/notes buy milk", "command": claim},
+            )
+            assert response.status_code == 422, (claim, response.text)
+            assert response.json()["error"]["code"] == "invalid_request"
+        await assert_nothing_stored(server, conversation_id)
+
+
+async def test_a_command_with_args_breaking_the_schema_is_refused(api_settings: Settings) -> None:
+    async with live_server(api_settings) as server:
+        conversation_id = await conversation_with(server)
+        for content, rule, words in (
+            ("/notes", "minLength", "/notes needs some text."),
+            ("/notes   ", "minLength", "/notes needs some text."),
+            (
+                "/notes " + "x" * 2001,
+                "maxLength",
+                "The text after /notes must have at most 2000 characters.",
+            ),
+        ):
+            error = error_of(
+                await post_message(server, conversation_id, content), 422, "invalid_args"
+            )
+            fields = error["details"]["errors"]
+            assert {f"{'/'.join(f['path'])}:{f['rule']}" for f in fields} >= {f"text:{rule}"}
+            # The person reads a sentence about what they typed, not a field and a rule.
+            assert error["message"] == words, error
+        await assert_nothing_stored(server, conversation_id)
+
+
+async def test_a_command_bound_to_a_denied_tool_is_refused(api_settings: Settings) -> None:
+    async with live_server(api_settings) as server:
+        response = await server.client.patch(
+            "/api/employees/assistant", json={"tool_overrides": {"notes.add": "DENY"}}
+        )
+        assert response.status_code == 200, response.text
+        conversation_id = await conversation_with(server)
+        for claim in (None, NOTES_CLAIM):
+            error_of(
+                await post_message(server, conversation_id, "/notes buy milk", claim),
+                403,
+                "permission_denied",
+            )
+        await assert_nothing_stored(server, conversation_id)
+
+
+async def test_a_refused_command_leaves_the_conversation_usable(api_settings: Settings) -> None:
+    async with live_server(api_settings) as server:
+        conversation_id = await conversation_with(server)
+        error_of(await post_message(server, conversation_id, "/nope"), 422, "slash_command_unknown")
+        error_of(await post_message(server, conversation_id, "/notes"), 422, "invalid_args")
+        assert (await post_message(server, conversation_id, "/notes fine")).status_code == 202
+        log = await server.events_until(conversation_id, 1)
+        assert log.types[-1] == "run.paused", log.types
+        with server.services.db.session() as session:
+            contents = session.exec(
+                select(Message.content)
+                .where(Message.conversation_id == conversation_id)
+                .order_by(col(Message.id))
+            ).all()
+        assert list(contents) == ["/notes fine", ""]
+
+
+async def test_an_unknown_or_unavailable_command_in_any_case_names_the_commands_there_are(
+    api_settings: Settings,
+) -> None:
+    model = ScriptedChatModel(responses=[])
+    async with live_server(api_settings, model=model) as server:
+        ada = await conversation_with(server)
+        for content in ("/help", "/HELP me", "/Help"):
+            error = error_of(await post_message(server, ada, content), 422, "slash_command_unknown")
+            assert error["message"] == (
+                "There is no command /help. Commands you can use here: /notes."
+            )
+        await assert_nothing_stored(server, ada)
+
+        scout = await conversation_with(server, "scout")
+        error = error_of(
+            await post_message(server, scout, "/NOTES x"), 422, "slash_command_unavailable"
+        )
+        assert error["message"] == (
+            "/notes is not available to this employee. Scout has no commands; write your "
+            "request as a message instead."
+        )
+        await assert_nothing_stored(server, scout)
+        assert model.calls_made == 0
