@@ -38,6 +38,13 @@ def _quoted(text: str) -> str:
     return f"“{line if len(line) <= QUOTE_CHARS else line[: QUOTE_CHARS - 1] + '…'}”"
 
 
+def _note_text(note_id: int, ctx: ToolContext) -> str | None:
+    """Return the text of note ``note_id`` of ``ctx.user_id``; None when there is no such note
+    or another person owns it (the two cases read the same)."""
+    value = ctx.store.get(NAMESPACE, str(note_id))
+    return str(value.get("text", "")) if isinstance(value, dict) else None
+
+
 def _owned_note(note_id: int, ctx: ToolContext) -> str:
     """Return the text of note ``note_id`` of ``ctx.user_id``.
 
@@ -45,14 +52,14 @@ def _owned_note(note_id: int, ctx: ToolContext) -> str:
         ToolError: ``not_found`` when no such note exists or another person owns it (the two
             cases read the same, so ids of others' notes are not revealed).
     """
-    value = ctx.store.get(NAMESPACE, str(note_id))
-    if not isinstance(value, dict):
+    text = _note_text(note_id, ctx)
+    if text is None:
         raise ToolError(
             "not_found",
             f"There is no note #{note_id}.",
             hint="Call notes.list to see the ids of the person's notes.",
         )
-    return str(value.get("text", ""))
+    return text
 
 
 def _label(note_id: int | str, text: str) -> str:
@@ -77,9 +84,17 @@ def check_delete(args: dict[str, Any], ctx: ToolContext) -> None:
 
 
 def confirm_delete(args: dict[str, Any], ctx: ToolContext) -> Confirmation:
-    """The card of ``notes.delete``: names the note's text; says how to take it back."""
+    """The card of ``notes.delete``: names the note's text as it is now; says how to take it
+    back. A waiting card is described again when it is read, so a note changed or deleted
+    since the call was proposed shows its new text, or that it no longer exists."""
     note_id = int(args["id"])
-    text = _owned_note(note_id, ctx)
+    text = _note_text(note_id, ctx)
+    if text is None:
+        return Confirmation(
+            title="Delete a note",
+            summary=f"Delete note #{note_id} (this note no longer exists).",
+            action_label="Delete",
+        )
     return Confirmation(
         title="Delete a note",
         # Read by the owner and by approvers, who cannot undo: say it can be, not by whom.

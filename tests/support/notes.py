@@ -42,3 +42,16 @@ def remove_note(db: Database, note_id: int) -> None:
         ).one()
         session.delete(entry)
         session.commit()
+
+
+def change_note(db: Database, note_id: int, text: str) -> None:
+    """Change a note's text directly (as if changed elsewhere; no undo step)."""
+    with db.session() as session:
+        entry = session.exec(
+            select(StoreEntry).where(
+                StoreEntry.namespace == "notes", StoreEntry.key == str(note_id)
+            )
+        ).one()
+        entry.value = {"text": text}
+        session.add(entry)
+        session.commit()

@@ -222,6 +222,8 @@ export const api = {
   conversation: (id: string) => request<ConversationDetail>("GET", `/api/conversations/${enc(id)}`),
   renameConversation: (id: string, title: string) =>
     request<ConversationSummary>("PATCH", `/api/conversations/${enc(id)}`, { title } satisfies ConversationPatch),
+  /** The conversation's calls waiting for the caller, their cards read as things are now. */
+  pending: (id: string) => request<ToolCallOut[]>("GET", `/api/conversations/${enc(id)}/pending`),
   /** Every call waiting for the caller across their conversations, newest first. */
   approvals: () => request<ApprovalOut[]>("GET", "/api/approvals"),
   deleteConversation: (id: string) => request<void>("DELETE", `/api/conversations/${enc(id)}`),

@@ -135,7 +135,8 @@ export interface paths {
          * List Approvals
          * @description Calls waiting for the caller (interrupted and undecided, or awaiting the browser's
          *     result) across their conversations, then those waiting for them as an approver, each
-         *     part newest first (at most 500 in all).
+         *     part newest first (at most 500 in all); their cards read as things are now (see
+         *     :mod:`interlock.engine.current_cards`).
          */
         get: operations["list_approvals_api_approvals_get"];
         put?: never;
@@ -259,6 +260,9 @@ export interface paths {
         /**
          * Get Conversation
          * @description Everything a client needs after a reload: messages, tool calls, decisions, status.
+         *
+         *     Cards still waiting for a decision read as things are now (see
+         *     :mod:`interlock.engine.current_cards`).
          */
         get: operations["get_conversation_api_conversations__conversation_id__get"];
         put?: never;
@@ -288,7 +292,8 @@ export interface paths {
         /**
          * List Pending
          * @description Tool calls waiting for this person (interrupted and undecided, or awaiting the
-         *     browser's result), in call order.
+         *     browser's result), in call order, their cards read as things are now (see
+         *     :mod:`interlock.engine.current_cards`).
          */
         get: operations["list_pending_api_conversations__conversation_id__pending_get"];
         put?: never;

@@ -430,3 +430,31 @@ describe("a deleted conversation", () => {
     expect(s.deleted).toBe(false);
   });
 });
+
+describe("waiting cards read again", () => {
+  const confirmation = (summary: string) => ({ title: "Delete a note", summary, action_label: "Delete", detail: null, previous: null });
+  const waiting = (summary: string, over: Parameters<typeof toolCall>[0] = {}) =>
+    toolCall({ name: "notes.delete", status: "interrupted", confirmation: confirmation(summary), ...over });
+  const loaded = (...calls: ReturnType<typeof toolCall>[]) =>
+    load(detail({ status: "paused", messages: [message({ id: 2, role: "assistant", content: "", tool_calls: calls })] }));
+
+  it("takes a waiting card's current sentence (the note changed or was deleted elsewhere)", () => {
+    const s = loaded(waiting("Delete note #2: “buy milk”."));
+    const next = reducer(s, { type: "local.cards", toolCalls: [waiting("Delete note #2 (this note no longer exists).")] });
+    expect(next.toolCalls.call_1.confirmation?.summary).toBe("Delete note #2 (this note no longer exists).");
+    // The same sentence again changes nothing.
+    expect(reducer(next, { type: "local.cards", toolCalls: [waiting("Delete note #2 (this note no longer exists).")] })).toBe(next);
+  });
+
+  it("leaves a card decided meanwhile, and everything but the sentence, as the stream has them", () => {
+    const decided = waiting("Delete note #2: “buy milk”.", {
+      decision: { id: "d1", type: "approve", user_id: "u1", user_name: "Ada", args: null, message: null, proposed_args: { id: 2 }, created_at: "2026-01-01T00:00:00Z" },
+    });
+    const s = loaded(decided);
+    expect(reducer(s, { type: "local.cards", toolCalls: [waiting("Delete note #2 (this note no longer exists).")] })).toBe(s);
+    const other = loaded(waiting("Delete note #2: “buy milk”.", { expires_at: "2026-01-01T00:05:00Z" }));
+    const next = reducer(other, { type: "local.cards", toolCalls: [waiting("Delete note #2: “buy bread”.", { expires_at: null })] });
+    expect(next.toolCalls.call_1.expires_at).toBe("2026-01-01T00:05:00Z");
+    expect(next.toolCalls.call_1.confirmation?.summary).toBe("Delete note #2: “buy bread”.");
+  });
+});

@@ -54,6 +54,8 @@ export type Action =
   | { type: "local.sent"; runId: string }
   /** A tool call returned by the decision POST. */
   | { type: "local.toolCall"; toolCall: ToolCallOut }
+  /** Waiting calls read again (GET /pending): their cards' sentences as things are now. */
+  | { type: "local.cards"; toolCalls: ToolCallOut[] }
   | { type: "local.dismissError" }
   /** The stream's reconnect found the conversation gone (404): it was deleted meanwhile. */
   | { type: "local.deleted" };
@@ -119,6 +121,8 @@ export function reducer(state: ConversationState, action: Action): ConversationS
       if (known && isNewer(known, action.toolCall)) return state;
       return upsertToolCall(state, action.toolCall);
     }
+    case "local.cards":
+      return currentCards(state, action.toolCalls);
     case "local.dismissError":
       return { ...state, runError: null };
     case "local.deleted":
@@ -186,6 +190,27 @@ function upsertMessage(state: ConversationState, message: MessageOut): Conversat
     delete drafts[message.run_id];
   }
   return { ...state, messages, toolCalls, drafts };
+}
+
+/** A card still waiting for a decision (its sentence is described again when read). */
+export function waitingCard(tc: ToolCallOut): boolean {
+  return tc.status === "interrupted" && tc.decision == null && tc.confirmation != null;
+}
+
+/**
+ * Takes the current sentence (`confirmation`) of each card that still waits, here and in the
+ * answer; nothing else of the call, which the stream may already have moved on.
+ */
+function currentCards(state: ConversationState, fresh: ToolCallOut[]): ConversationState {
+  let toolCalls: Record<string, ToolCallOut> | null = null;
+  for (const tc of fresh) {
+    const known = state.toolCalls[tc.id];
+    if (!known || !waitingCard(known) || !waitingCard(tc)) continue;
+    if (JSON.stringify(known.confirmation) === JSON.stringify(tc.confirmation)) continue;
+    toolCalls = toolCalls ?? { ...state.toolCalls };
+    toolCalls[tc.id] = { ...known, confirmation: tc.confirmation };
+  }
+  return toolCalls ? { ...state, toolCalls } : state;
 }
 
 function upsertToolCall(state: ConversationState, toolCall: ToolCallOut): ConversationState {

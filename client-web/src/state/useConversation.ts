@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { ApiError, api } from "../api/client";
 import { openEventStream, type StreamState } from "../api/events";
-import { initialState, reducer, type Action, type ConversationState } from "./reducer";
+import { initialState, reducer, waitingCard, type Action, type ConversationState } from "./reducer";
 
 export interface ConversationHandle {
   state: ConversationState;
@@ -74,6 +74,28 @@ export function useConversation(id: string, replayAll = false): ConversationHand
       close?.();
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps -- replayAll is read once, at open
+  }, [id]);
+
+  // A waiting card names things as they were when it was proposed; back on the page (another
+  // tab or conversation may have changed them), read its sentence again.
+  const stateRef = useRef(state);
+  stateRef.current = state;
+  useEffect(() => {
+    const reread = () => {
+      const current = stateRef.current;
+      if (document.visibilityState !== "visible" || current.id !== id) return;
+      if (!Object.values(current.toolCalls).some(waitingCard)) return;
+      api.pending(id).then(
+        (toolCalls) => dispatch({ type: "local.cards", toolCalls }),
+        () => {}, // a failed re-read keeps the cards as they are; the stream reports outages
+      );
+    };
+    window.addEventListener("focus", reread);
+    document.addEventListener("visibilitychange", reread);
+    return () => {
+      window.removeEventListener("focus", reread);
+      document.removeEventListener("visibilitychange", reread);
+    };
   }, [id]);
 
   return {

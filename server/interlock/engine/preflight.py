@@ -3,8 +3,10 @@
 A proposal that fails here is stored ``failed`` with an error tool message for the model and
 never shows a card. Its ``problem`` is written for the person (stored as the call's error, shown
 on it, and said back by the offline model); what only the model needs (the failed rules by
-argument name, what to call first) is its ``hint``, after " Hint: " in the tool message. For ``ASK`` calls the tool's ``confirmation(args, ctx)`` is computed now
-and stored with the call, so the card reads the same after a reload.
+argument name, what to call first) is its ``hint``, after " Hint: " in the tool message.
+
+For ``ASK`` calls the tool's ``confirmation(args, ctx)`` is computed now and stored with the
+call (the routes reading waiting cards describe them again: :mod:`interlock.engine.current_cards`).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from interlock.api.errors import ERROR_RESPONSES
 from interlock.api.summaries import summaries
 from interlock.approvals.access import waiting_for_approver
 from interlock.engine import Engine
+from interlock.engine.current_cards import describe_now, with_current
 from interlock.engine.records import view, waiting_for_person
 from interlock.storage import Conversation, Decision, ToolCall, User
 from interlock.storage.views import ConversationSummary, ToolCallOut, conversation_status
@@ -43,12 +44,25 @@ class ApprovalOut(BaseModel):
 
 
 @router.get("/approvals")
-def list_approvals(user: CurrentUser, engine: EngineDep) -> list[ApprovalOut]:
+async def list_approvals(user: CurrentUser, engine: EngineDep) -> list[ApprovalOut]:
     """Calls waiting for the caller (interrupted and undecided, or awaiting the browser's
     result) across their conversations, then those waiting for them as an approver, each
-    part newest first (at most 500 in all)."""
+    part newest first (at most 500 in all); their cards read as things are now (see
+    :mod:`interlock.engine.current_cards`)."""
+    listed = await engine.db.run(_listed, engine, user)
+    current = await describe_now(
+        engine, ((a.tool_call, owner, a.conversation.id) for a, owner in listed)
+    )
+    return [
+        a.model_copy(update={"tool_call": with_current(a.tool_call, current)}) if current else a
+        for a, _owner in listed
+    ]
+
+
+def _listed(engine: Engine, user: User) -> list[tuple[ApprovalOut, str]]:
+    """The approvals as stored, each with the id of its conversation's owner."""
     with engine.db.session() as session:
-        own = _own(session, engine, user)
+        own = [(a, user.id) for a in _own(session, engine, user)]
         return own + _as_approver(session, engine, user, MAX_APPROVALS - len(own))
 
 
@@ -76,24 +90,29 @@ def _own(session: Session, engine: Engine, user: User) -> list[ApprovalOut]:
     ]
 
 
-def _as_approver(session: Session, engine: Engine, user: User, limit: int) -> list[ApprovalOut]:
+def _as_approver(
+    session: Session, engine: Engine, user: User, limit: int
+) -> list[tuple[ApprovalOut, str]]:
     if limit <= 0:
         return []
     rows = waiting_for_approver(session, user, engine.employees.list(), limit)
     return [
-        ApprovalOut(
-            tool_call=view(session, engine.registry, call, None),
-            conversation=ConversationSummary(
-                id=conversation.id,
-                title=f"{owner}'s conversation",
-                employee=conversation.employee,
-                status=conversation_status(conversation, True),  # type: ignore[arg-type]
-                created_at=conversation.created_at,
-                updated_at=conversation.updated_at,
+        (
+            ApprovalOut(
+                tool_call=view(session, engine.registry, call, None),
+                conversation=ConversationSummary(
+                    id=conversation.id,
+                    title=f"{owner}'s conversation",
+                    employee=conversation.employee,
+                    status=conversation_status(conversation, True),  # type: ignore[arg-type]
+                    created_at=conversation.created_at,
+                    updated_at=conversation.updated_at,
+                ),
+                role="approver",
+                requested_by=owner,
+                message=text,
             ),
-            role="approver",
-            requested_by=owner,
-            message=text,
+            conversation.owner_id,
         )
         for call, conversation, owner, text in rows
     ]

@@ -23,10 +23,13 @@ from interlock.api.summaries import summaries, summary
 from interlock.employees import DEFAULT_EMPLOYEE
 from interlock.engine import deletion
 from interlock.engine.commands import CommandClaim
+from interlock.engine.current_cards import describe_now, with_current
 from interlock.engine.records import approvals_of, view, waiting_for_person
+from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.models import describe_model
 from interlock.request_body import RequestBody
+from interlock.settings import Settings
 from interlock.storage import (
     Conversation,
     Decision,
@@ -206,12 +209,33 @@ def list_conversations(
 
 
 @router.get("/{conversation_id}")
-def get_conversation(
+async def get_conversation(
     conversation_id: str, user: CurrentUser, engine: EngineDep, settings: SettingsDep
 ) -> ConversationDetail:
-    """Everything a client needs after a reload: messages, tool calls, decisions, status."""
+    """Everything a client needs after a reload: messages, tool calls, decisions, status.
+
+    Cards still waiting for a decision read as things are now (see
+    :mod:`interlock.engine.current_cards`).
+    """
+    detail = await engine.db.run(_detail, engine, user.id, conversation_id, settings)
+    current = await describe_now(
+        engine,
+        ((c, user.id, conversation_id) for m in detail.messages for c in m.tool_calls),
+    )
+    if current:
+        detail.messages = [
+            m.model_copy(update={"tool_calls": [with_current(c, current) for c in m.tool_calls]})
+            for m in detail.messages
+        ]
+    return detail
+
+
+def _detail(
+    engine: Engine, user_id: str, conversation_id: str, settings: Settings
+) -> ConversationDetail:
+    """The conversation's detail as stored (:func:`get_conversation` without the refresh)."""
     with engine.db.session() as session:
-        conversation = engine.owned_conversation(session, user.id, conversation_id)
+        conversation = engine.owned_conversation(session, user_id, conversation_id)
         messages = session.exec(
             select(Message)
             .where(Message.conversation_id == conversation_id)
@@ -315,11 +339,20 @@ async def post_message(
 
 
 @router.get("/{conversation_id}/pending")
-def list_pending(conversation_id: str, user: CurrentUser, engine: EngineDep) -> list[ToolCallOut]:
+async def list_pending(
+    conversation_id: str, user: CurrentUser, engine: EngineDep
+) -> list[ToolCallOut]:
     """Tool calls waiting for this person (interrupted and undecided, or awaiting the
-    browser's result), in call order."""
+    browser's result), in call order, their cards read as things are now (see
+    :mod:`interlock.engine.current_cards`)."""
+    calls = await engine.db.run(_pending, engine, user.id, conversation_id)
+    current = await describe_now(engine, ((c, user.id, conversation_id) for c in calls))
+    return [with_current(c, current) for c in calls]
+
+
+def _pending(engine: Engine, user_id: str, conversation_id: str) -> list[ToolCallOut]:
     with engine.db.session() as session:
-        engine.owned_conversation(session, user.id, conversation_id)
+        engine.owned_conversation(session, user_id, conversation_id)
         calls = session.exec(
             select(ToolCall)
             .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
