@@ -33,6 +33,25 @@ async def test_once_a_user_exists_requests_need_a_valid_token(api_settings: Sett
         assert ok.status_code == 200 and ok.json()["name"] == "ann"
 
 
+async def test_a_header_that_is_not_a_bearer_token_says_how_to_send_it(
+    api_settings: Settings,
+) -> None:
+    # "Authorization: Basic <token>" and a bare token were told "The bearer token is not
+    # valid.", though the token itself was right: the header was what to fix.
+    db = Database(api_settings.database_url)
+    _user, token = create_user(db, "ann")
+    db.dispose()
+    async with live_server(api_settings) as server:
+        for header in (f"Basic {token}", token, f"Token {token}"):
+            response = await server.client.get("/api/me", headers={"Authorization": header})
+            assert response.status_code == 401
+            error = response.json()["error"]
+            assert error["code"] == "unauthorized"
+            assert error["message"].startswith("Send the token as 'Authorization: Bearer <token>'")
+        wrong = await server.client.get("/api/me", headers={"Authorization": "Bearer nope"})
+        assert wrong.json()["error"]["message"] == "The bearer token is not valid."
+
+
 async def test_another_user_cannot_see_stream_or_decide_on_a_conversation(
     api_settings: Settings,
 ) -> None:

@@ -8,7 +8,6 @@ size-capped, checked against ``output_schema``; a bad post writes nothing.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import httpx
 from langchain_core.messages import ToolMessage
@@ -16,91 +15,20 @@ from sqlmodel import select
 
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import Database, Message, Run, RunStatus, ToolCall
+from interlock.storage import Database, Run, RunStatus
 from interlock.storage.users import create_user
-from interlock.tools import Confirmation, Permission, ToolContext, ToolError, tool
-from support.live import LiveServer, live_server
-from support.sse import EventLog, collect, terminals
-
-
-def _confirm(args: dict[str, Any], ctx: ToolContext) -> Confirmation:
-    return Confirmation(title="Share", summary="Share it.", action_label="Share")
-
-
-def _never(args: dict[str, Any], ctx: ToolContext) -> str:
-    raise ToolError("internal", "runs in the browser")
-
-
-CLOCK = tool(
-    name="test.clock",
-    title="Read the clock",
-    description="Browser clock.",
-    output_schema={
-        "type": "object",
-        "properties": {"time_zone": {"type": "string", "minLength": 1}},
-        "required": ["time_zone"],
-        "additionalProperties": False,
-    },
-    permission=Permission.ALLOW,
-    execution="frontend",
-)(_never)
-PICK = tool(
-    name="test.pick",
-    title="Pick text",
-    description="Browser selection.",
-    input_schema={
-        "type": "object",
-        "properties": {"purpose": {"type": "string"}},
-        "additionalProperties": False,
-    },
-    output_schema={
-        "type": "object",
-        "properties": {"text": {"type": "string"}},
-        "required": ["text"],
-    },
-    permission=Permission.ASK,
-    confirmation=_confirm,
-    execution="frontend",
-)(_never)
-
-
-async def _started(server: LiveServer, *replies: Any) -> tuple[str, ScriptedChatModel]:
-    model = ScriptedChatModel(responses=list(replies))
-    server.services.engine.model = model
-    if server.services.registry.get("test.clock") is None:
-        server.services.registry.register_many([CLOCK, PICK])
-    conversation_id = await server.new_conversation()
-    await server.say(conversation_id, "go")
-    return conversation_id, model
-
-
-async def _until_terminals(server: LiveServer, conversation_id: str, count: int) -> EventLog:
-    log = await collect(server.client, conversation_id, until=terminals(count))
-    await server.idle()
-    return log
-
-
-async def _post(server: LiveServer, call_id: str, body: Any, **kw: Any) -> httpx.Response:
-    return await server.client.post(f"/api/tool-calls/{call_id}/result", json=body, **kw)
-
-
-def _row(server: LiveServer, call_id: str) -> tuple[str, int]:
-    """The call's status and its number of tool messages."""
-    with server.services.db.session() as session:
-        call = session.get(ToolCall, call_id)
-        assert call is not None
-        messages = session.exec(select(Message).where(Message.tool_call_id == call_id)).all()
-        return call.status, len(messages)
+from support.frontend_tools import call_row, post_result, started_with
+from support.live import live_server
 
 
 async def test_an_allow_frontend_call_pauses_the_run_and_its_result_resumes_it(
     api_settings: Settings,
 ) -> None:
     async with live_server(api_settings, model=ScriptedChatModel(responses=[])) as server:
-        conversation_id, model = await _started(
+        conversation_id, model = await started_with(
             server, scripted_message("Checking.", ("test_clock", {})), "It is Oslo time."
         )
-        log = await _until_terminals(server, conversation_id, 1)
+        log = await server.events_until(conversation_id, 1)
 
         assert log.types[-1] == "run.paused", log.types
         (waiting,) = log.of("tool_call.awaiting_client")
@@ -120,7 +48,7 @@ async def test_an_allow_frontend_call_pauses_the_run_and_its_result_resumes_it(
         pending = (await server.client.get(f"/api/conversations/{conversation_id}/pending")).json()
         assert [p["id"] for p in pending] == [call["id"]]
 
-        posted = await _post(
+        posted = await post_result(
             server,
             call["id"],
             {"text": "The time zone is Europe/Oslo.", "data": {"time_zone": "Europe/Oslo"}},
@@ -132,7 +60,7 @@ async def test_an_allow_frontend_call_pauses_the_run_and_its_result_resumes_it(
             "The time zone is Europe/Oslo.",
             {"time_zone": "Europe/Oslo"},
         )
-        log = await _until_terminals(server, conversation_id, 2)
+        log = await server.events_until(conversation_id, 2)
         after = log.types[log.types.index("run.paused") + 1 :]
         assert after[:2] == ["tool_call.completed", "run.started"], after
         assert log.types[-1] == "run.completed", log.types
@@ -143,14 +71,14 @@ async def test_an_allow_frontend_call_pauses_the_run_and_its_result_resumes_it(
 
 async def test_an_ask_frontend_call_runs_with_the_edited_args(api_settings: Settings) -> None:
     async with live_server(api_settings, model=ScriptedChatModel(responses=[])) as server:
-        conversation_id, _model = await _started(
+        conversation_id, _model = await started_with(
             server, scripted_message("", ("test_pick", {"purpose": "quote it"})), "Thanks."
         )
-        log = await _until_terminals(server, conversation_id, 1)
+        log = await server.events_until(conversation_id, 1)
         (interrupted,) = log.of("tool_call.interrupted")
         call_id = interrupted["tool_call"]["id"]
         assert interrupted["tool_call"]["confirmation"]["action_label"] == "Share"
-        early = await _post(server, call_id, {"text": "too early", "data": {"text": "x"}})
+        early = await post_result(server, call_id, {"text": "too early", "data": {"text": "x"}})
         assert early.status_code == 409
         assert early.json()["error"] == {
             "code": "not_awaiting_result",
@@ -160,15 +88,15 @@ async def test_an_ask_frontend_call_runs_with_the_edited_args(api_settings: Sett
 
         decided = await server.decide(call_id, type="edit", args={"purpose": "summarise it"})
         assert decided.status_code == 200, decided.text
-        log = await _until_terminals(server, conversation_id, 2)
+        log = await server.events_until(conversation_id, 2)
         (waiting,) = log.of("tool_call.awaiting_client")
         assert waiting["tool_call"]["executed_args"] == {"purpose": "summarise it"}
         assert waiting["tool_call"]["proposed_args"] == {"purpose": "quote it"}
         assert log.types[-1] == "run.paused"
 
-        posted = await _post(server, call_id, {"text": "hello", "data": {"text": "hello"}})
+        posted = await post_result(server, call_id, {"text": "hello", "data": {"text": "hello"}})
         assert posted.status_code == 200, posted.text
-        log = await _until_terminals(server, conversation_id, 3)
+        log = await server.events_until(conversation_id, 3)
         assert log.types[-1] == "run.completed"
 
 
@@ -184,10 +112,10 @@ async def test_bad_results_are_refused_and_nothing_is_written(api_settings: Sett
     bob = {"Authorization": f"Bearer {bob_token}"}
     model = ScriptedChatModel(responses=[])
     async with live_server(settings, model=model, headers=ann) as server:
-        conversation_id, _ = await _started(
+        conversation_id, _ = await started_with(
             server, scripted_message("", ("test_clock", {}), ("notes_add", {"text": "x"}))
         )
-        log = await _until_terminals(server, conversation_id, 1)
+        log = await server.events_until(conversation_id, 1)
         clock = log.of("tool_call.awaiting_client")[0]["tool_call"]["id"]
         note = log.of("tool_call.interrupted")[0]["tool_call"]["id"]
         seq = (await server.client.get(f"/api/conversations/{conversation_id}")).json()[
@@ -196,18 +124,18 @@ async def test_bad_results_are_refused_and_nothing_is_written(api_settings: Sett
         good = {"text": "Oslo", "data": {"time_zone": "Europe/Oslo"}}
 
         refusals: list[tuple[httpx.Response, int, str]] = [
-            (await _post(server, note, good), 409, "not_frontend"),
-            (await _post(server, clock, good, headers=bob), 404, "not_found"),
-            (await _post(server, "call_nope", good), 404, "not_found"),
-            (await _post(server, clock, {"text": "x" * 4000}), 413, "payload_too_large"),
-            (await _post(server, clock, {"text": "Oslo", "data": {"time_zone": 5}}), 422, "invalid_output"),
-            (await _post(server, clock, {"text": "Oslo", "data": {"zone": "x"}}), 422, "invalid_output"),
-            (await _post(server, clock, {"text": "Oslo"}), 422, "invalid_output"),
-            (await _post(server, clock, {"error": {"code": "oops", "message": "x"}}), 422, "invalid_request"),
-            (await _post(server, clock, {"text": "a", "error": {"code": "failed", "message": "x"}}), 422, "invalid_request"),
-            (await _post(server, clock, {}), 422, "invalid_request"),
-            (await _post(server, clock, {"text": "a\u0000"}), 422, "invalid_request"),
-            (await _post(server, clock, {"text": "a", "extra": 1}), 422, "invalid_request"),
+            (await post_result(server, note, good), 409, "not_frontend"),
+            (await post_result(server, clock, good, headers=bob), 404, "not_found"),
+            (await post_result(server, "call_nope", good), 404, "not_found"),
+            (await post_result(server, clock, {"text": "x" * 4000}), 413, "payload_too_large"),
+            (await post_result(server, clock, {"text": "Oslo", "data": {"time_zone": 5}}), 422, "invalid_output"),
+            (await post_result(server, clock, {"text": "Oslo", "data": {"zone": "x"}}), 422, "invalid_output"),
+            (await post_result(server, clock, {"text": "Oslo"}), 422, "invalid_output"),
+            (await post_result(server, clock, {"error": {"code": "oops", "message": "x"}}), 422, "invalid_request"),
+            (await post_result(server, clock, {"text": "a", "error": {"code": "failed", "message": "x"}}), 422, "invalid_request"),
+            (await post_result(server, clock, {}), 422, "invalid_request"),
+            (await post_result(server, clock, {"text": "a\u0000"}), 422, "invalid_request"),
+            (await post_result(server, clock, {"text": "a", "extra": 1}), 422, "invalid_request"),
         ]  # fmt: skip
         for response, status, code in refusals:
             assert (response.status_code, response.json()["error"]["code"]) == (status, code), (
@@ -217,38 +145,38 @@ async def test_bad_results_are_refused_and_nothing_is_written(api_settings: Sett
         assert invalid["details"]["errors"] == [
             {"path": ["time_zone"], "message": "Must be text.", "rule": "type"}
         ]
-        assert _row(server, clock) == ("awaiting_client", 0)
-        assert _row(server, note) == ("interrupted", 0)
+        assert call_row(server, clock) == ("awaiting_client", 0)
+        assert call_row(server, note) == ("interrupted", 0)
         after = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
         assert after["last_event_seq"] == seq
 
-        ok = await _post(server, clock, good)
+        ok = await post_result(server, clock, good)
         assert ok.status_code == 200, ok.text
-        twice = await _post(server, clock, good)
+        twice = await post_result(server, clock, good)
         assert twice.status_code == 409
         assert twice.json()["error"]["code"] == "not_awaiting_result"
         assert twice.json()["error"]["details"] == {"status": "succeeded"}
-        assert _row(server, clock) == ("succeeded", 1)
+        assert call_row(server, clock) == ("succeeded", 1)
 
 
 async def test_two_racing_results_exactly_one_wins(api_settings: Settings) -> None:
     async with live_server(api_settings, model=ScriptedChatModel(responses=[])) as server:
-        conversation_id, model = await _started(
+        conversation_id, model = await started_with(
             server, scripted_message("", ("test_clock", {})), "Done."
         )
-        log = await _until_terminals(server, conversation_id, 1)
+        log = await server.events_until(conversation_id, 1)
         call_id = log.of("tool_call.awaiting_client")[0]["tool_call"]["id"]
 
         first, second = await asyncio.gather(
-            _post(server, call_id, {"text": "A", "data": {"time_zone": "Europe/Oslo"}}),
-            _post(server, call_id, {"text": "B", "data": {"time_zone": "Asia/Tokyo"}}),
+            post_result(server, call_id, {"text": "A", "data": {"time_zone": "Europe/Oslo"}}),
+            post_result(server, call_id, {"text": "B", "data": {"time_zone": "Asia/Tokyo"}}),
         )
 
         assert sorted([first.status_code, second.status_code]) == [200, 409]
         winner = first if first.status_code == 200 else second
-        status, messages = _row(server, call_id)
+        status, messages = call_row(server, call_id)
         assert (status, messages) == ("succeeded", 1)
-        log = await _until_terminals(server, conversation_id, 2)
+        log = await server.events_until(conversation_id, 2)
         assert log.types.count("tool_call.completed") == 1
         assert (
             log.of("tool_call.completed")[0]["tool_call"]["result_text"]
@@ -259,20 +187,20 @@ async def test_two_racing_results_exactly_one_wins(api_settings: Settings) -> No
 
 async def test_an_error_result_fails_the_call_and_the_run_goes_on(api_settings: Settings) -> None:
     async with live_server(api_settings, model=ScriptedChatModel(responses=[])) as server:
-        conversation_id, model = await _started(
+        conversation_id, model = await started_with(
             server, scripted_message("", ("test_clock", {})), "Could not read it."
         )
-        log = await _until_terminals(server, conversation_id, 1)
+        log = await server.events_until(conversation_id, 1)
         call_id = log.of("tool_call.awaiting_client")[0]["tool_call"]["id"]
 
-        posted = await _post(
+        posted = await post_result(
             server, call_id, {"error": {"code": "permission_denied", "message": "Blocked."}}
         )
 
         assert posted.status_code == 200, posted.text
         assert posted.json()["status"] == "failed"
         assert posted.json()["error"] == {"code": "permission_denied", "message": "Blocked."}
-        log = await _until_terminals(server, conversation_id, 2)
+        log = await server.events_until(conversation_id, 2)
         assert log.types[-1] == "run.completed"
         (seen,) = [m for m in model.received[1] if isinstance(m, ToolMessage)]
         assert seen.content == "Error [permission_denied]: Blocked." and seen.status == "error"
@@ -282,33 +210,33 @@ async def test_cancel_and_a_new_message_close_waiting_frontend_calls(
     api_settings: Settings,
 ) -> None:
     async with live_server(api_settings, model=ScriptedChatModel(responses=[])) as server:
-        conversation_id, _ = await _started(server, scripted_message("", ("test_clock", {})))
-        log = await _until_terminals(server, conversation_id, 1)
+        conversation_id, _ = await started_with(server, scripted_message("", ("test_clock", {})))
+        log = await server.events_until(conversation_id, 1)
         call_id = log.of("tool_call.awaiting_client")[0]["tool_call"]["id"]
 
         cancelled = await server.client.post(f"/api/conversations/{conversation_id}/cancel")
         assert cancelled.status_code == 200
-        assert _row(server, call_id) == ("cancelled", 1)
-        late = await _post(server, call_id, {"text": "x", "data": {"time_zone": "UTC"}})
+        assert call_row(server, call_id) == ("cancelled", 1)
+        late = await post_result(server, call_id, {"text": "x", "data": {"time_zone": "UTC"}})
         assert late.status_code == 409
 
         server.services.engine.model = ScriptedChatModel(
             responses=[scripted_message("", ("test_clock", {})), "Fine."]
         )
         await server.say(conversation_id, "again")
-        log = await _until_terminals(server, conversation_id, 2)
+        log = await server.events_until(conversation_id, 2)
         second = log.of("tool_call.awaiting_client")[-1]["tool_call"]["id"]
         await server.say(conversation_id, "never mind")
-        await _until_terminals(server, conversation_id, 3)
-        assert _row(server, second) == ("cancelled", 1)
+        await server.events_until(conversation_id, 3)
+        assert call_row(server, second) == ("cancelled", 1)
 
 
 async def test_a_restart_keeps_frontend_calls_waiting(api_settings: Settings) -> None:
     async with live_server(api_settings, model=ScriptedChatModel(responses=[])) as server:
-        conversation_id, _ = await _started(
+        conversation_id, _ = await started_with(
             server, scripted_message("", ("test_clock", {})), "After the restart."
         )
-        log = await _until_terminals(server, conversation_id, 1)
+        log = await server.events_until(conversation_id, 1)
         call_id = log.of("tool_call.awaiting_client")[0]["tool_call"]["id"]
         # As if the server stopped while the run was still active.
         with server.services.db.session() as session:
@@ -326,94 +254,8 @@ async def test_a_restart_keeps_frontend_calls_waiting(api_settings: Settings) ->
 
         await server.services.engine.recover()
 
-        assert _row(server, call_id) == ("awaiting_client", 0)
-        posted = await _post(server, call_id, {"text": "UTC", "data": {"time_zone": "UTC"}})
+        assert call_row(server, call_id) == ("awaiting_client", 0)
+        posted = await post_result(server, call_id, {"text": "UTC", "data": {"time_zone": "UTC"}})
         assert posted.status_code == 200, posted.text
-        log = await _until_terminals(server, conversation_id, 3)
+        log = await server.events_until(conversation_id, 3)
         assert log.types[-1] == "run.completed", log.types
-
-
-async def test_the_browser_skill_time_zone_through_load_skill(api_settings: Settings) -> None:
-    async with live_server(api_settings, model=ScriptedChatModel(responses=[])) as server:
-        conversation_id, _model = await _started(
-            server,
-            scripted_message("", ("load_skill", {"name": "browser"})),
-            scripted_message("", ("browser_time_zone", {})),
-            "You are on Oslo time.",
-        )
-        log = await _until_terminals(server, conversation_id, 1)
-        (waiting,) = log.of("tool_call.awaiting_client")
-        assert waiting["tool_call"]["name"] == "browser.time_zone"
-        bad = await _post(
-            server, waiting["tool_call"]["id"], {"text": "x", "data": {"time_zone": "<b>"}}
-        )
-        assert bad.status_code == 422
-        ok = await _post(
-            server,
-            waiting["tool_call"]["id"],
-            {"text": "Oslo", "data": {"time_zone": "Europe/Oslo"}},
-        )
-        assert ok.status_code == 200, ok.text
-        log = await _until_terminals(server, conversation_id, 2)
-        assert log.types[-1] == "run.completed"
-        tools = {t["name"]: t for t in (await server.client.get("/api/tools")).json()}
-        assert (
-            tools["browser.time_zone"]["execution"],
-            tools["browser.time_zone"]["permission"],
-        ) == (
-            "frontend",
-            "ALLOW",
-        )
-        assert tools["browser.selection"]["permission"] == "ASK"
-
-
-async def test_the_offline_model_asks_the_browser_and_drafts_documents(server: LiveServer) -> None:
-    conversation_id = await server.new_conversation()
-    await server.say(conversation_id, "what is my time zone?")
-    log = await _until_terminals(server, conversation_id, 1)
-    (waiting,) = log.of("tool_call.awaiting_client")
-    assert waiting["tool_call"]["name"] == "browser.time_zone"
-    posted = await _post(
-        server,
-        waiting["tool_call"]["id"],
-        {"text": "The person's time zone is Europe/Oslo.", "data": {"time_zone": "Europe/Oslo"}},
-    )
-    assert posted.status_code == 200, posted.text
-    log = await _until_terminals(server, conversation_id, 2)
-    assert log.types[-1] == "run.completed", log.types
-    assert "Europe/Oslo" in log.of("message.completed")[-1]["message"]["content"]
-
-    await server.say(conversation_id, "write a document titled Trip plan")
-    log = await _until_terminals(server, conversation_id, 3)
-    (interrupted,) = log.of("tool_call.interrupted")
-    call = interrupted["tool_call"]
-    assert (call["name"], call["modal"]) == ("documents.write", True)
-    assert call["confirmation"]["summary"] == "Create the document “Trip plan” (4 lines)."
-
-
-async def test_a_browser_result_with_data_over_the_cap_keeps_its_text_not_the_data(
-    api_settings: Settings,
-) -> None:
-    settings = api_settings.model_copy(update={"max_tool_result_chars": 1_000})
-    async with live_server(settings, model=ScriptedChatModel(responses=[])) as server:
-        conversation_id, _model = await _started(
-            server, scripted_message("Checking.", ("test_clock", {})), "Done."
-        )
-        log = await _until_terminals(server, conversation_id, 1)
-        (waiting,) = log.of("tool_call.awaiting_client")
-        call_id = waiting["tool_call"]["id"]
-
-        big = {"time_zone": "Z" * 5_000}  # valid for the output schema, over the cap
-        posted = await _post(server, call_id, {"text": "A long zone.", "data": big})
-        assert posted.status_code == 200, posted.text
-        body = posted.json()
-        assert body["result_data"] is None
-        assert body["result_text"] == (
-            "A long zone.\n\n[Result data dropped: 5,016 characters of data; the limit is 1,000.]"
-        )
-        log = await _until_terminals(server, conversation_id, 2)
-        (completed,) = log.of("tool_call.completed")
-        assert completed["tool_call"]["result_data"] is None
-        with server.services.db.session() as session:
-            stored = session.get(ToolCall, call_id)
-            assert stored is not None and stored.result_data is None

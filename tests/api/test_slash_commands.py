@@ -24,7 +24,6 @@ from support.slash_commands import (
     assert_nothing_stored,
     conversation_detail,
     conversation_with,
-    events_until,
     note_texts,
     post_message,
     stored_counts,
@@ -92,7 +91,7 @@ async def test_a_command_proposes_its_call_without_asking_the_model_and_ask_stil
         conversation_id = await conversation_with(server)
         response = await post_message(server, conversation_id, "/notes buy milk")
         assert response.status_code == 202, response.text
-        log = await events_until(server, conversation_id, 1)
+        log = await server.events_until(conversation_id, 1)
 
         assert log.types[-1] == "run.paused", log.types
         assert model.calls_made == 0, "the model was called before the decision"
@@ -114,7 +113,7 @@ async def test_a_command_proposes_its_call_without_asking_the_model_and_ask_stil
         assert detail["status"] == "paused"
 
         assert (await server.decide(call["id"], type="approve")).status_code == 200
-        log = await events_until(server, conversation_id, 2)
+        log = await server.events_until(conversation_id, 2)
         assert log.types[-1] == "run.completed", log.types
         assert note_texts(server) == ["buy milk"]
         assert model.calls_made == 1
@@ -133,7 +132,7 @@ async def test_a_command_with_the_right_claim_runs(api_settings: Settings) -> No
         conversation_id = await conversation_with(server)
         response = await post_message(server, conversation_id, "/notes  call mum  ", NOTES_CLAIM)
         assert response.status_code == 202, response.text
-        log = await events_until(server, conversation_id, 1)
+        log = await server.events_until(conversation_id, 1)
         assert log.types[-1] == "run.paused", log.types
         [call] = [e["tool_call"] for e in log.of("tool_call.interrupted")]
         assert call["name"] == "notes.add" and call["proposed_args"] == {"text": "call mum"}
@@ -150,7 +149,7 @@ async def test_an_allowed_command_runs_at_once_then_the_model_answers(
         assert response.status_code == 200, response.text
         conversation_id = await conversation_with(server)
         assert (await post_message(server, conversation_id, "/notes buy milk")).status_code == 202
-        log = await events_until(server, conversation_id, 1)
+        log = await server.events_until(conversation_id, 1)
         assert log.types[-1] == "run.completed", log.types
         assert log.of("tool_call.interrupted") == []
         [done] = [e["tool_call"] for e in log.of("tool_call.completed")]
@@ -191,7 +190,7 @@ async def test_a_command_in_two_skills_needs_a_claim(
         assert (
             await post_message(server, conversation_id, "/notes buy milk", claim)
         ).status_code == 202
-        log = await events_until(server, conversation_id, 1)
+        log = await server.events_until(conversation_id, 1)
         assert log.types[-1] == "run.completed", log.types
         [done] = [e["tool_call"] for e in log.of("tool_call.completed")]
         assert (done["name"], done["status"]) == ("memo.save", "succeeded")
@@ -205,7 +204,7 @@ async def test_a_command_in_two_skills_needs_a_claim(
         assert (
             await post_message(server, conversation_id, "/notes call mum", NOTES_CLAIM)
         ).status_code == 202
-        log = await events_until(server, conversation_id, 2)
+        log = await server.events_until(conversation_id, 2)
         assert log.types[-1] == "run.paused", log.types
         interrupted = [e["tool_call"] for e in log.of("tool_call.interrupted")]
         assert [(c["name"], c["proposed_args"]) for c in interrupted] == [
@@ -236,7 +235,7 @@ async def test_a_typed_command_skips_the_skill_whose_tool_is_denied_as_the_menu_
 
         conversation_id = await conversation_with(server)
         assert (await post_message(server, conversation_id, "/notes buy milk")).status_code == 202
-        log = await events_until(server, conversation_id, 1)
+        log = await server.events_until(conversation_id, 1)
         assert log.types[-1] == "run.completed", log.types
         assert _memos(memo_log) == ["buy milk"]
         assert note_texts(server) == []
@@ -254,7 +253,7 @@ async def test_a_command_reads_the_same_in_any_case(api_settings: Settings) -> N
             conversation_id = await conversation_with(server)
             response = await post_message(server, conversation_id, content, claim)
             assert response.status_code == 202, (content, response.text)
-            log = await events_until(server, conversation_id, 1)
+            log = await server.events_until(conversation_id, 1)
             [call] = [e["tool_call"] for e in log.of("tool_call.interrupted")]
             assert (call["name"], call["proposed_args"]) == ("notes.add", {"text": "Buy Milk"})
 

@@ -17,7 +17,6 @@ from support.slash_commands import (
     NOTES_CLAIM,
     assert_nothing_stored,
     conversation_with,
-    events_until,
     post_message,
 )
 
@@ -65,7 +64,7 @@ async def test_unknown_commands_are_refused_and_paths_are_ordinary_text(
 
         response = await post_message(server, conversation_id, "/etc/hosts is a file")
         assert response.status_code == 202, response.text
-        log = await events_until(server, conversation_id, 1)
+        log = await server.events_until(conversation_id, 1)
         assert log.types[-1] == "run.completed", log.types
         assert log.of("tool_call.created") == []
         assert model.calls_made == 1
@@ -139,7 +138,7 @@ async def test_a_refused_command_leaves_the_conversation_usable(api_settings: Se
         error_of(await post_message(server, conversation_id, "/nope"), 422, "slash_command_unknown")
         error_of(await post_message(server, conversation_id, "/notes"), 422, "invalid_args")
         assert (await post_message(server, conversation_id, "/notes fine")).status_code == 202
-        log = await events_until(server, conversation_id, 1)
+        log = await server.events_until(conversation_id, 1)
         assert log.types[-1] == "run.paused", log.types
         with server.services.db.session() as session:
             contents = session.exec(

@@ -18,9 +18,7 @@ from support.employee_pages import (
     decision_posts,
     employee_option,
     expect_form_closed,
-    finished,
     form_field,
-    open_app,
     opened,
     paused_call,
     pending_ids,
@@ -28,7 +26,9 @@ from support.employee_pages import (
 from support.live import LiveServer
 from support.pages import (
     conversation,
+    finished,
     messages,
+    open_app,
     send,
     start_chat,
     stored_call,

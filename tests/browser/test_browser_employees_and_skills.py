@@ -25,9 +25,7 @@ from support.employee_pages import (
     employee_option,
     expect_avatar,
     expect_form_closed,
-    finished,
     form_field,
-    open_app,
     opened,
     paused_call,
     posted_url_is_for,
@@ -35,9 +33,11 @@ from support.employee_pages import (
 from support.live import LiveServer
 from support.pages import (
     conversation,
+    finished,
     messages,
     new_chat,
     notes,
+    open_app,
     start_chat,
     stored_call,
     tool_call,

@@ -15,6 +15,7 @@ from support.live import LiveServer
 from support.pages import (
     conversation,
     notes,
+    open_app,
     paused_on_one_call,
     send,
     start_chat,
@@ -22,11 +23,6 @@ from support.pages import (
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
-
-
-async def _open_app(page: Page) -> None:
-    await page.goto("/")
-    await expect(page.get_by_test_id("new-chat")).to_be_enabled()
 
 
 async def _waiting_card(page: Page) -> Locator:
@@ -52,7 +48,7 @@ async def _approve_remembering(page: Page, row: Locator, scope: str) -> None:
 async def test_dont_ask_again_then_no_card_on_the_next_call(
     app: LiveServer, page: Page, tmp_path: Path
 ) -> None:
-    await _open_app(page)
+    await open_app(page)
     conversation_id = await start_chat(page, "add a note buy milk")
     first = await _waiting_card(page)
     await expect(first.get_by_test_id("remember-choice")).to_be_visible()
@@ -89,7 +85,7 @@ async def test_dont_ask_again_then_no_card_on_the_next_call(
 async def test_the_permissions_page_revokes_and_switches_actions_off(
     app: LiveServer, page: Page, tmp_path: Path
 ) -> None:
-    await _open_app(page)
+    await open_app(page)
     conversation_id = await start_chat(page, "add a note buy milk")
     await _approve_remembering(page, await _waiting_card(page), "employee")
 

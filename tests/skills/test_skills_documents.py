@@ -18,9 +18,7 @@ PLAN_V2 = "# Trip\n\n* pack\n* book the ferry\n"
 
 async def _turn(server: LiveServer, conversation_id: str, text: str, count: int) -> Any:
     await server.say(conversation_id, text)
-    log = await collect(server.client, conversation_id, until=terminals(count))
-    await server.idle()
-    return log
+    return await server.events_until(conversation_id, count)
 
 
 async def test_documents_write_then_read_round_trip_with_review(make_settings: Any) -> None:

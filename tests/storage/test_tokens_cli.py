@@ -4,9 +4,7 @@ form (digest only, revoked tokens unknown)."""
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 
-import pytest
 from sqlmodel import select
 from typer.testing import CliRunner
 
@@ -15,13 +13,6 @@ from interlock.storage import AccessToken, Database
 from interlock.storage.tokens import principal_by_token
 
 runner = CliRunner()
-
-
-@pytest.fixture
-def sqlite_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    url = f"sqlite:///{tmp_path / 'interlock.db'}"
-    monkeypatch.setenv("INTERLOCK_DATABASE_URL", url)
-    return url
 
 
 def test_create_list_and_revoke(sqlite_url: str) -> None:

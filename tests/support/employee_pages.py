@@ -11,7 +11,7 @@ from typing import Any
 from playwright.async_api import Locator, Page, Request, expect
 
 from support.live import LiveServer
-from support.pages import STATUS_WORDS, conversation, paused_on_one_call
+from support.pages import conversation, paused_on_one_call
 
 
 @dataclass(frozen=True)
@@ -57,12 +57,6 @@ FORM_FIELDS = ["name", "email", "age", "newsletter", "plan"]
 """The fields of the offline model's ``ask.form`` ("Your details"), in order."""
 
 
-async def open_app(page: Page, path: str = "/") -> None:
-    """Load the app and wait until it is usable."""
-    await page.goto(path)
-    await expect(page.get_by_test_id("new-chat")).to_be_enabled()
-
-
 def employee_option(page: Page, slug: str) -> Locator:
     """The employee's card in the picker."""
     return page.locator(f'[data-testid="employee-option"][data-slug="{slug}"]')
@@ -96,14 +90,6 @@ async def paused_call(page: Page, title: str) -> tuple[Locator, str]:
     row, call_id = await paused_on_one_call(page)
     await expect(row.locator(".tool-title")).to_have_text(title)
     return row, call_id
-
-
-async def finished(page: Page, row: Locator, status: str = "succeeded") -> None:
-    """Wait for the call to end with ``status`` and the conversation to be idle again."""
-    await expect(row).to_have_attribute("data-status", status)
-    await expect(row.get_by_test_id("tool-status")).to_have_text(STATUS_WORDS[status])
-    await expect(conversation(page)).to_have_attribute("data-status", "idle")
-    await expect(page.get_by_test_id("composer-input")).to_be_enabled()
 
 
 async def pending_ids(app: LiveServer, conversation_id: str) -> list[str]:

@@ -73,6 +73,13 @@ class LiveServer:
         await self.idle()
         return log
 
+    async def events_until(self, conversation_id: str, runs: int) -> EventLog:
+        """The conversation's events from its start up to the end of its ``runs``-th run
+        (paused, completed, failed or cancelled), once the engine is idle."""
+        log = await collect(self.client, conversation_id, until=terminals(runs))
+        await self.idle()
+        return log
+
     async def decide(self, tool_call_id: str, **body: Any) -> httpx.Response:
         return await self.client.post(f"/api/tool-calls/{tool_call_id}/decision", json=body)
 

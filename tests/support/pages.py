@@ -138,3 +138,26 @@ async def paused_on_one_call(page: Page) -> tuple[Locator, str]:
     """Wait for the run to pause on one call; return that call's row and id."""
     await expect(conversation(page)).to_have_attribute("data-status", "paused")
     return await only_waiting(page)
+
+
+async def open_app(page: Page, conversation_id: str | None = None) -> None:
+    """Load the app (optionally straight into a conversation) and wait until it is usable."""
+    await page.goto(f"/#/c/{conversation_id}" if conversation_id else "/")
+    await expect(page.get_by_test_id("new-chat")).to_be_enabled()
+    if conversation_id:
+        await expect(conversation(page)).to_have_attribute("data-conversation-id", conversation_id)
+
+
+def sidebar_item(page: Page, conversation_id: str) -> Locator:
+    """The conversation's entry in the sidebar."""
+    return page.locator(
+        f'[data-testid="conversation-item"][data-conversation-id="{conversation_id}"]'
+    )
+
+
+async def finished(page: Page, row: Locator, status: str = "succeeded") -> None:
+    """Wait for the call to end with ``status`` and the conversation to be idle again."""
+    await expect(row).to_have_attribute("data-status", status)
+    await expect(row.get_by_test_id("tool-status")).to_have_text(STATUS_WORDS[status])
+    await expect(conversation(page)).to_have_attribute("data-status", "idle")
+    await expect(page.get_by_test_id("composer-input")).to_be_enabled()

@@ -10,7 +10,6 @@ from sqlmodel import select
 from interlock.storage import Conversation, Message, Run
 from support.live import LiveServer
 from support.notes import stored_notes
-from support.sse import EventLog, collect, terminals
 
 NOTES_CLAIM = {"skill": "notes", "command": "notes"}
 """The client's claim for Ada's ``/notes`` command."""
@@ -64,10 +63,3 @@ async def assert_nothing_stored(server: LiveServer, conversation_id: str) -> Non
     assert detail["messages"] == [] and detail["last_event_seq"] == 0
     assert detail["status"] == "idle" and detail["title"] == "New conversation"
     assert note_texts(server) == []
-
-
-async def events_until(server: LiveServer, conversation_id: str, n: int) -> EventLog:
-    """The conversation's events up to its ``n``-th run end, once the server is idle."""
-    log = await collect(server.client, conversation_id, until=terminals(n))
-    await server.idle()
-    return log

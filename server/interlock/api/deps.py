@@ -114,6 +114,12 @@ async def authenticate(request: Request, services: Services) -> Principal:
             if scheme.lower() == "bearer" and token.strip()
             else None
         )
+        if principal is None and scheme.lower() != "bearer":
+            # "Basic ..." or a bare token: not a bearer token that failed, a header to fix.
+            raise Unauthorized(
+                "Send the token as 'Authorization: Bearer <token>'; this request's "
+                "Authorization header does not start with 'Bearer '."
+            )
         if principal is None:
             raise Unauthorized("The bearer token is not valid.")
         return principal
