@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Locator, Page, expect
+from playwright.async_api import Browser, Locator, Page, expect
 
 from support.live import LiveServer
 from support.pages import conversation, notes, stored_call, tool_call
@@ -179,3 +179,23 @@ async def test_escape_from_the_document_source_keeps_the_edits_until_undone(
     )
     await page.keyboard.press("Escape")
     await expect(card.get_by_test_id("document-edits-kept")).to_have_count(0)
+
+
+async def test_a_touch_phone_is_not_offered_the_keyboard_shortcut(
+    app: LiveServer, browser: Browser, page: Page
+) -> None:
+    _card, conversation_id, _call_id = await waiting_card(app, page, "add a note on the go")
+    await expect(page.get_by_test_id("jump-to-decision")).to_have_text(
+        "Go to the decision (Alt+J)", use_inner_text=True
+    )
+    phone = await browser.new_context(
+        base_url=app.url, viewport={"width": 360, "height": 740}, has_touch=True, is_mobile=True
+    )
+    try:
+        tab = await phone.new_page()
+        await tab.goto(f"/#/c/{conversation_id}")
+        jump = tab.get_by_test_id("jump-to-decision")
+        await expect(jump).to_have_text("Go to the decision", use_inner_text=True)
+        await expect(jump).to_have_attribute("aria-keyshortcuts", "Alt+J")
+    finally:
+        await phone.close()

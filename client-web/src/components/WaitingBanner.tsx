@@ -13,7 +13,9 @@ export function WaitingBanner({ name, count, onJump }: { name: string; count: nu
         <span className="muted"> · {count === 1 ? "1 decision" : `${count} decisions`}</span>
       </span>
       <button type="button" className="link" data-testid="jump-to-decision" aria-keyshortcuts="Alt+J" onClick={onJump}>
-        Go to {count === 1 ? "the decision" : "the first decision"} ({JUMP_KEY_LABEL})
+        Go to {count === 1 ? "the decision" : "the first decision"}
+        {/* The shortcut means nothing on a touch screen without a keyboard: shown where there is a mouse. */}
+        <span className="shortcut-hint"> ({JUMP_KEY_LABEL})</span>
       </button>
     </div>
   );
