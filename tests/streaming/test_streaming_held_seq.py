@@ -7,6 +7,8 @@ sequence numbers of the conversation meanwhile:
 
 * another transaction publishing to the conversation waits until the holder commits, then
   numbers its events after the holder's: each sequence once, none missing, in commit order;
+* the same when the hold was queued (``EventBus.hold_soon``) and went out with the
+  transaction's next statement;
 * a rollback of the holder uses up no number and leaves nothing held for the session's next
   transaction.
 """
@@ -21,7 +23,7 @@ from sqlalchemy import text, update
 from sqlmodel import Session, select
 
 from interlock.storage import Conversation, Database, Event
-from interlock.storage.write_behind import send
+from interlock.storage.write_behind import execute, send
 from interlock.streaming import EventBus
 from interlock.streaming.events import MessageDelta
 from support.waits import wait_until
@@ -52,16 +54,22 @@ def _stored(database: Database, conversation_id: str) -> tuple[int, list[tuple[i
         return conversation.last_event_seq, [(int(seq), str(data)) for seq, data in rows]
 
 
-def _hold(bus: EventBus, session: Session, conversation_id: str) -> None:
+def _hold(bus: EventBus, session: Session, conversation_id: str, how: str = "sent") -> None:
     """Write first (on SQLite that takes the write lock; on PostgreSQL the row written is
     another conversation's, so only the read locks this one), then hold the sequence, as a
-    decision does."""
+    decision does (``how="sent"``: with the write), or as closing a call does (``"soon"``:
+    queued before the write, which carries it)."""
     other = _conversation(bus.db)
     touch = (
         update(_conversations)
         .where(_conversations.c.id == other)
         .values(title=_conversations.c.title)
     )
+    if how == "soon":
+        execute(session, touch)  # the first write (SQLite's write lock)
+        bus.hold_soon(session, conversation_id)
+        execute(session, touch)  # carries the queued hold (PostgreSQL)
+        return
     _, held = send(session, (touch, None), bus.hold_seq(conversation_id))
     bus.held(session, conversation_id, held)
 
@@ -88,8 +96,9 @@ def _lock_waiters(db_url: str) -> int:
         engine.dispose()
 
 
+@pytest.mark.parametrize("how", ["sent", "soon"])
 async def test_a_held_sequence_makes_other_publishers_wait_and_number_after_it(
-    database: Database, db_url: str
+    database: Database, db_url: str, how: str
 ) -> None:
     bus = EventBus(database)
     conversation_id = _conversation(database)
@@ -98,7 +107,7 @@ async def test_a_held_sequence_makes_other_publishers_wait_and_number_after_it(
 
     def holder() -> None:
         with database.session() as session:
-            _hold(bus, session, conversation_id)
+            _hold(bus, session, conversation_id, how)
             bus.stage(session, conversation_id, MessageDelta(run_id=RUN_ID, delta="held 1"))
             bus.stage(session, conversation_id, MessageDelta(run_id=RUN_ID, delta="held 2"))
             holding.set()

@@ -162,7 +162,7 @@ describe("status words", () => {
   it("does not say Done for a tool answered instead of run", () => {
     // bob answered Ada's notes.add card with "hi": the badge said "Done", yet no note was added.
     const answered = words({ name: "notes.add", card: "approval", status: "succeeded", started_at: null, decision: decision({ type: "respond", message: "hi" }) });
-    expect([answered.label, answered.sentence]).toEqual(["Answered, not run", "The person answered instead, so it did not run."]);
+    expect([answered.label, answered.sentence]).toEqual(["Answered, not run", null]);
     // A question's answer is its result: still Done.
     expect(words({ name: "ask.choice", card: "choice", status: "succeeded", started_at: null, decision: decision({ type: "respond", message: "tea" }) }).label).toBe("Done");
     expect(words({ name: "custom.pick", card: "choice", status: "succeeded", started_at: null, decision: decision({ type: "respond", message: "a" }) }).label).toBe("Done");

@@ -13,7 +13,7 @@ import { argsSummary } from "../cards/fields/schemaFields";
 import { runFrontendCall, wantsRun } from "../cards/frontend/runner";
 import { hasCard, isQuestion } from "../cards/registry";
 import { StatusBadge, StatusSentence } from "../cards/status/StatusBadge";
-import { notRun } from "../cards/status/status";
+import { answeredInstead, notRun } from "../cards/status/status";
 import { GrantNote } from "../permissions/GrantNote";
 import { toolTitle, useAppData } from "../state/appData";
 import { LOAD_SKILL, skillLoadedText } from "../state/skillLoaded";
@@ -85,8 +85,10 @@ function SkillLoaded({ call, tools }: { call: ToolCallOut; tools: Record<string,
 }
 
 function ResultSummary({ call, toolMessage, title }: { call: ToolCallOut; toolMessage?: MessageOut; title: string }) {
-  // Failures are worded by StatusSentence; a reject or cancel by the badge and the card.
-  if (call.status !== "succeeded") return null;
+  // Failures are worded by StatusSentence; a reject or cancel by the badge and the card; an
+  // answer instead of running by the badge and the decision ("Answered: ..."): its result
+  // text is what the model was told ("Not run: the person answered instead of ...").
+  if (call.status !== "succeeded" || answeredInstead(call)) return null;
   const text = call.result_text ?? toolMessage?.content ?? null;
   if (!text) return null;
   if (needsFold(text) || call.result_cut) {

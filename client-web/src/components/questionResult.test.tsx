@@ -60,4 +60,23 @@ describe("an answered question", () => {
     );
     expect(out).toContain("Added note #1: buy milk");
   });
+
+  it("words a note answered instead of added by its badge and answer, not the model's text", () => {
+    // The card read "Done" above "hi"; then the model's "Not run: the person answered ..." line.
+    const out = render(
+      toolCall({
+        name: "notes.add",
+        card: "approval",
+        status: "succeeded",
+        started_at: null,
+        executed_args: null,
+        decision: decision({ type: "respond", message: "no thanks" }),
+        result_text: "Not run: the person answered instead of running “Add a note”: no thanks",
+      }),
+    );
+    expect(out).toContain("Answered, not run");
+    expect(out).toContain("Answered: no thanks");
+    expect(out).not.toContain('data-testid="tool-result"');
+    expect(out).not.toContain("Not run: the person answered");
+  });
 });

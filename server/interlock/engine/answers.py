@@ -80,8 +80,11 @@ class AnswerStore:
         d = self.d
         conversation_id, run_id = state["conversation_id"], state["run_id"]
         with d.db.session() as session:
-            # Written only while this worker still runs the run (engine.fence).
+            # Written only while this worker still runs the run (engine.fence); the
+            # conversation's event sequence held after it (the order every writer takes
+            # them in), both with the answer's insert below.
             hold_run(session, run_id, d.bus.origin)
+            d.bus.hold_soon(session, conversation_id)
             for delta in tail:
                 d.bus.stage(session, conversation_id, delta)
             message = new_row(
@@ -174,7 +177,14 @@ class AnswerStore:
                 waiting = [c.id for c, _ in calls if c.status == ToolCallStatus.interrupted]
                 status = RunStatus.paused if outcome == "paused" else RunStatus.completed
                 stage_end(
-                    session, d.bus, d.registry, run_id, conversation_id, status, pending=waiting
+                    session,
+                    d.bus,
+                    d.registry,
+                    run_id,
+                    conversation_id,
+                    status,
+                    pending=waiting,
+                    run_held=True,
                 )
             _insert_new_calls(session, [call for call, _ in calls])
             d.bus.commit(session)

@@ -30,7 +30,7 @@ from interlock.permissions import actions_on, is_action
 from interlock.storage import Database, Decision, DecisionType, ToolCall, ToolCallStatus
 from interlock.storage.call_rows import CallValues, call_values
 from interlock.storage.models import utcnow
-from interlock.storage.write_behind import execute
+from interlock.storage.write_behind import send
 from interlock.streaming import EventBus
 from interlock.streaming.events import ToolCallAwaitingClient, ToolCallRunning
 from interlock.tools import Tool, ToolContext, ToolError, ToolRegistry
@@ -327,13 +327,14 @@ class CallExecutor:
         if fenced:
             hold_run(session, run_id, self.bus.origin)
         status = ToolCallStatus.awaiting_client if frontend else ToolCallStatus.running
-        claimed = execute(
-            session,
-            _CLAIM,
-            {"call_id": call.id, "new_status": str(status), "args": args, "now": utcnow()},
-        ).first()
+        # One round trip: the claim, and the conversation's event sequence held after it (in
+        # the order a bump locks: the call, then the conversation), for the event below.
+        claim = {"call_id": call.id, "new_status": str(status), "args": args, "now": utcnow()}
+        sent = send(session, (_CLAIM, claim), self.bus.hold_seq(call.conversation_id))
+        claimed = sent[0].first()
         if claimed is None:
             return False
+        self.bus.held(session, call.conversation_id, sent[1])
         fresh = CallValues(claimed._asdict())
         decision, decided_by = decided
         out = view(session, self.registry, fresh, decision, decided_by=decided_by)

@@ -48,7 +48,8 @@ from interlock.storage import (
     ToolCall,
     ToolCallStatus,
 )
-from interlock.store import undone_calls_note
+from interlock.storage.read_soon import Soon, read_soon
+from interlock.store import read_undone_calls, undone_calls_note
 from interlock.streaming import EventBus
 from interlock.streaming.deltas import DeltaBuffer
 from interlock.tools import ToolRegistry
@@ -188,10 +189,16 @@ class _Nodes:
         """
         d = self.d
         with d.db.session() as session:
-            conversation, employee, on = _conversation_facts(session, conversation_id, d)
+            # Every read queued first: on PostgreSQL they go out in one round trip.
+            facts = read_soon(session, _CONVERSATION_FACTS, {"cid": conversation_id})
+            undone = read_undone_calls(session, conversation_id)
+            reads = self.history.read(session, conversation_id)
+            conversation, employee, on = _conversation_facts(session, facts, d)
             plan = plan_turn(conversation, employee, d.catalog, d.registry, actions_on=on)
-            prompt = plan.system_prompt + undone_calls_note(session, d.registry, conversation_id)
-            history = self.history.model_messages(session, conversation_id, prompt)
+            note = undone_calls_note(session, d.registry, conversation_id, undone)
+            history = self.history.model_messages(
+                session, conversation_id, plan.system_prompt + note, reads
+            )
         return employee, plan, history
 
     # -- tools ---------------------------------------------------------------------------
@@ -254,8 +261,9 @@ class _Nodes:
             None)``.
         """
         with self.d.db.session() as session:
-            _conversation, employee, on = _conversation_facts(session, conversation_id, self.d)
-            calls = latest_assistant_calls_decided(session, conversation_id)
+            facts = read_soon(session, _CONVERSATION_FACTS, {"cid": conversation_id})
+            calls = latest_assistant_calls_decided(session, conversation_id)  # with the facts
+            _conversation, employee, on = _conversation_facts(session, facts, self.d)
             if not calls:
                 return employee, [], False, None
             first = _first_to_act_on(calls)
@@ -313,19 +321,20 @@ loaded conversation), with the owner's "AI actions" switch for the employee."""
 
 
 def _conversation_facts(
-    session: Session, conversation_id: str, deps: GraphDeps
+    session: Session, facts: Soon, deps: GraphDeps
 ) -> tuple[_ConversationFacts, Employee, bool]:
-    """The owner, employee and loaded skills of ``conversation_id`` (which exists: its run
-    holds it), its employee, and whether the owner's "AI actions" are on for that employee."""
-    row = session.connection().execute(_CONVERSATION_FACTS, {"cid": conversation_id}).first()
+    """The owner, employee and loaded skills of the conversation (which exists: its run holds
+    it) as ``facts`` (:data:`_CONVERSATION_FACTS`, queued) read them, its employee, and whether
+    the owner's "AI actions" are on for that employee."""
+    row = facts.result().first()
     assert row is not None
-    facts = cast(_ConversationFacts, row)
-    employee = deps.employee_of(facts.employee)
-    if employee.slug == facts.employee:
-        on = on_from_columns(facts.switch_changed_by, facts.switch_on_until)
+    read = cast(_ConversationFacts, row)
+    employee = deps.employee_of(read.employee)
+    if employee.slug == read.employee:
+        on = on_from_columns(read.switch_changed_by, read.switch_on_until)
     else:  # the employee no longer exists: the default one stands in, with its own switch
-        on = actions_on(session, facts.owner_id, employee.slug)
-    return facts, employee, on
+        on = actions_on(session, read.owner_id, employee.slug)
+    return read, employee, on
 
 
 def _args_to_run(call: ToolCall, decision: Decision | None) -> Any:

@@ -33,7 +33,7 @@ from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from interlock.storage import Conversation, Message, MessageRole, ToolCall
-from interlock.storage.write_behind import execute
+from interlock.storage.read_soon import Soon, read_soon
 from interlock.tools import ToolRegistry, provider_safe_name
 
 DEFAULT_MAX_CONVERSATIONS = 256
@@ -139,12 +139,26 @@ def _history_rows(
     session: Session, conversation_id: str, after_id: int
 ) -> tuple[list[_StoredMessage], dict[int, list[_StoredCall]]]:
     """:func:`load_history`'s messages and calls as rows of the columns converted."""
+    return _rows_read(*_read_rows(session, conversation_id, after_id))
+
+
+def _read_rows(session: Session, conversation_id: str, after_id: int) -> tuple[Soon, Soon]:
+    """The reads of :func:`_history_rows`, queued (:mod:`~interlock.storage.read_soon`)."""
     params = {"cid": conversation_id, "after": after_id}
-    messages = cast(list[_StoredMessage], execute(session, _MESSAGE_ROWS_AFTER, params).rows)
-    calls: dict[int, list[_StoredCall]] = defaultdict(list)
-    for call in execute(session, _CALL_ROWS_AFTER, params).rows:
-        calls[call.message_id].append(cast(_StoredCall, call))
-    return messages, calls
+    return read_soon(session, _MESSAGE_ROWS_AFTER, params), read_soon(
+        session, _CALL_ROWS_AFTER, params
+    )
+
+
+def _rows_read(
+    messages: Soon, calls: Soon
+) -> tuple[list[_StoredMessage], dict[int, list[_StoredCall]]]:
+    """What the reads of :func:`_read_rows` returned (sent now if nothing took them yet)."""
+    by_message: dict[int, list[_StoredCall]] = defaultdict(list)
+    rows = cast(list[_StoredMessage], messages.result().rows)
+    for call in calls.result().rows:
+        by_message[call.message_id].append(cast(_StoredCall, call))
+    return rows, by_message
 
 
 def to_model_messages(
@@ -226,6 +240,19 @@ def settled_length(
 
 
 @dataclass(frozen=True)
+class HistoryReads:
+    """The reads of one :meth:`HistoryCache.model_messages`, queued by
+    :meth:`HistoryCache.read`."""
+
+    entry: _Entry | None
+    """The cached prefix they read after (None: none, the whole history is read)."""
+    count: Soon | None
+    """The conversation's ``message_count`` (with a prefix only)."""
+    messages: Soon
+    calls: Soon
+
+
+@dataclass(frozen=True)
 class _Entry:
     last_id: int
     """Id of the last message of the settled prefix."""
@@ -256,24 +283,43 @@ class HistoryCache:
     def __len__(self) -> int:
         return len(self._entries)
 
+    def read(self, session: Session, conversation_id: str) -> HistoryReads:
+        """Queue the reads :meth:`model_messages` needs (:mod:`~interlock.storage.read_soon`):
+        they go out with the transaction's next round trip."""
+        with self._lock:
+            entry = self._entries.get(conversation_id)
+        if entry is None:
+            return HistoryReads(None, None, *_read_rows(session, conversation_id, 0))
+        # The count is read first: a row committed between the two reads makes them differ
+        # (after the prefix) or is counted by the next check (under it).
+        count = read_soon(session, _MESSAGE_COUNT, {"cid": conversation_id})
+        return HistoryReads(entry, count, *_read_rows(session, conversation_id, entry.last_id))
+
     def model_messages(
-        self, session: Session, conversation_id: str, system_prompt: str
+        self,
+        session: Session,
+        conversation_id: str,
+        system_prompt: str,
+        reads: HistoryReads | None = None,
     ) -> list[BaseMessage]:
         """Return the history for a model call: the system message, then every message.
 
         Same result as ``to_model_messages(*load_history(session, id), ...)``, reading only
-        the messages after the cached prefix.
+        the messages after the cached prefix. ``reads``: the reads queued by :meth:`read`
+        (made here when None).
 
         Raises:
             RuntimeError: A tool call has no tool message (the engine never calls the model then).
         """
-        with self._lock:
-            entry = self._entries.get(conversation_id)
-        messages, calls = self._rows_after(session, conversation_id, entry)
-        if entry is not None and messages is None:
+        reads = reads or self.read(session, conversation_id)
+        entry = reads.entry
+        messages, calls = _rows_read(reads.messages, reads.calls)
+        # The prefix is valid when the conversation's ``message_count`` is the prefix's
+        # messages plus the rows read after it; else the whole history is read again.
+        count = reads.count.result().scalar() if reads.count is not None else None
+        if entry is not None and count != entry.count + len(messages):
             entry = None
             messages, calls = _history_rows(session, conversation_id, 0)
-        assert messages is not None
         cut = settled_length(messages, calls)
         prefix = entry.messages if entry else ()
         if cut:
@@ -294,25 +340,6 @@ class HistoryCache:
         """Drop a conversation's entry (e.g. when it is deleted)."""
         with self._lock:
             self._entries.pop(conversation_id, None)
-
-    @staticmethod
-    def _rows_after(
-        session: Session, conversation_id: str, entry: _Entry | None
-    ) -> tuple[list[_StoredMessage] | None, dict[int, list[_StoredCall]]]:
-        """The rows after ``entry``'s prefix; ``(None, {})`` when the prefix is no longer valid.
-
-        Valid when the conversation's ``message_count`` is the prefix's messages plus the rows
-        read after it. The count is read first: a row committed between the two reads makes
-        them differ (after the prefix) or is counted by the next check (under it).
-        """
-        if entry is None:
-            return _history_rows(session, conversation_id, 0)
-        # Compiled once, on the driver: SQLAlchemy's execution costs more than the read itself.
-        stored = execute(session, _MESSAGE_COUNT, {"cid": conversation_id}).scalar()
-        messages, calls = _history_rows(session, conversation_id, entry.last_id)
-        if stored != entry.count + len(messages):
-            return None, {}
-        return messages, calls
 
 
 def _shown_args(call: _StoredCall) -> dict[str, object]:

@@ -17,11 +17,11 @@ from sqlalchemy import select as sa_select
 from interlock.engine.commands import CommandClaim, propose_command, resolve_command
 from interlock.engine.outside import MCP_CHANNEL
 from interlock.engine.preflight import prepare_command
-from interlock.engine.records import cancel_open_calls
+from interlock.engine.records import ANY_OPEN_CALL, cancel_open_calls
 from interlock.engine.resumes import claim_conversation
 from interlock.engine.turn import effective_permission
 from interlock.errors import Conflict, NotFound
-from interlock.permissions import start_switch
+from interlock.permissions import read_switch_of, start_switch
 from interlock.storage import Conversation, Message, MessageRole, Run
 from interlock.storage.models import utcnow
 from interlock.storage.rows import defer_rows, insert_rows, new_row
@@ -58,6 +58,7 @@ def store_message(
 ) -> tuple[str, int]:
     """The transaction of :meth:`post_message` (database thread); starts the run's task."""
     with engine.db.session() as session:
+        switch_read = read_switch_of(session, user_id, conversation_id)  # with the next read
         conversation = execute(session, _OWNED, {"conversation_id": conversation_id}).first()
         if conversation is None or conversation.owner_id != user_id:
             raise NotFound("No such conversation.")
@@ -79,7 +80,11 @@ def store_message(
                 code="employee_disabled",
             )
         switch = start_switch(
-            session, user_id, employee.slug, days=engine.settings.actions_grant_days
+            session,
+            user_id,
+            employee.slug,
+            days=engine.settings.actions_grant_days,
+            read=switch_read,
         )
         command = resolve_command(
             content, claim, employee, engine.catalog, engine.registry, actions_on=switch.on
@@ -103,9 +108,14 @@ def store_message(
             Run, conversation_id=conversation_id, trigger="message", owner_id=engine.worker_id
         )
         # The conversation's event sequence is held with the claim (same row, same round
-        # trip): this transaction's events are numbered without a bump of their own.
-        claimed, (held,) = claim_conversation(
-            session, conversation_id, run.id, engine.bus.hold_seq(conversation_id)
+        # trip): this transaction's events are numbered without a bump of their own; whether
+        # a call is open is read there too, once the conversation is held.
+        claimed, (held, open_call) = claim_conversation(
+            session,
+            conversation_id,
+            run.id,
+            engine.bus.hold_seq(conversation_id),
+            (ANY_OPEN_CALL, {"conversation_id": conversation_id}),
         )
         if not claimed:
             if execute(session, _OWNED, {"conversation_id": conversation_id}).first() is None:
@@ -125,6 +135,7 @@ def store_message(
             NEW_MESSAGE_REASON,
             run.id,
             decider=user_id,
+            any_open=open_call.first() is not None,
         )
         message = new_row(
             Message,

@@ -246,6 +246,8 @@ def close_call(
     changes["finished_at"] = utcnow()
     if isinstance(call, CallValues):
         update_call(session, call, changes)
+        # With the call's update (locked first, as a bump locks), the message's insert below
+        bus.hold_soon(session, call.conversation_id)
     else:
         for key, value in changes.items():
             setattr(call, key, value)
@@ -282,7 +284,7 @@ _OPEN_CALLS = select(ToolCall).where(
 would lead SQLite to walk the conversation's calls in order on ``(conversation_id, message_id,
 index)`` rather than read only the open ones on ``(conversation_id, status)``; the few rows
 are sorted in Python."""
-_ANY_OPEN_CALL = (
+ANY_OPEN_CALL = (
     select(ToolCall.id)
     .where(
         ToolCall.conversation_id == bindparam("conversation_id"),
@@ -304,18 +306,23 @@ def cancel_open_calls(
     *,
     decider: str = SYSTEM_DECIDER,
     channel: str = Channel.system,
+    any_open: bool | None = None,
 ) -> list[str]:
     """Close every pending, interrupted or running call of a conversation as ``cancelled``.
 
     ``run_id`` is the run doing it (each call's own run when omitted). Each closed call gets an
     audit record naming ``decider`` (a user id when a person caused it) and ``channel``.
+    ``any_open``: whether :data:`ANY_OPEN_CALL` found one, when the caller read it in this
+    transaction (read here when None).
 
     Returns:
         The ids of the calls closed. The caller commits.
     """
     params = {"conversation_id": conversation_id}
     session.flush()  # what reading the calls through the session would flush first
-    if execute(session, _ANY_OPEN_CALL, params).first() is None:
+    if any_open is None:
+        any_open = execute(session, ANY_OPEN_CALL, params).first() is not None
+    if not any_open:
         return []
     calls = sorted(
         session.exec(_OPEN_CALLS, params=params).all(),

@@ -93,11 +93,15 @@ def stage_end(
     keep_interrupted: bool = False,
     decider: str = SYSTEM_DECIDER,
     pending: list[str] | None = None,
+    run_held: bool = False,
 ) -> bool:
     """Stage the end of a run on ``session`` (see :func:`end_run`); the caller commits.
 
     ``pending``: the ids of the calls a paused run waits on, when the caller has them (else
-    they are read).
+    they are read). ``run_held``: the caller's transaction holds the running run's row
+    (:func:`~interlock.engine.fence.hold_run`, its check passed): the run's end is sent with
+    the ``COMMIT`` (the caller holds the conversation's sequence itself if it wants, with
+    :meth:`~interlock.streaming.bus.EventBus.hold_soon`).
 
     Returns:
         False when the run was no longer running (another ender won): nothing was staged.
@@ -114,13 +118,18 @@ def stage_end(
         "code": error.code if failed and error else None,
         "message": error.message if failed and error else None,
     }
-    # The conversation's event sequence is held in the same round trip (after the run's row,
-    # the order every writer takes them in): the terminal event is numbered without a trip
-    # of its own, its bump sent with the COMMIT (EventBus.hold_seq).
-    claimed, held = send(session, (_END_RUN, params), bus.hold_seq(conversation_id))
-    bus.held(session, conversation_id, held)
-    if claimed.rowcount != 1:
-        return False
+    if run_held:
+        # Held by this transaction while running (engine.fence): the compare-and-set cannot
+        # miss, so it goes out with the COMMIT.
+        defer(session, _END_RUN, params)
+    else:
+        # The conversation's event sequence is held in the same round trip (after the run's
+        # row, the order every writer takes them in): the terminal event is numbered without
+        # a trip of its own, its bump sent with the COMMIT (EventBus.hold_seq).
+        claimed, held = send(session, (_END_RUN, params), bus.hold_seq(conversation_id))
+        bus.held(session, conversation_id, held)
+        if claimed.rowcount != 1:
+            return False
     terminal: Any
     if status == RunStatus.paused:
         if pending is None:

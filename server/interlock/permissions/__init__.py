@@ -18,6 +18,7 @@ from interlock.permissions.levels import effective_permission, is_action
 from interlock.permissions.switch import (
     SwitchState,
     actions_on,
+    read_switch_of,
     set_switch,
     start_switch,
     switch_state,
@@ -33,6 +34,7 @@ __all__ = [
     "grant_state",
     "is_action",
     "live_grants",
+    "read_switch_of",
     "revoke_grant",
     "set_switch",
     "start_switch",

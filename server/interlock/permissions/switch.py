@@ -19,8 +19,9 @@ from sqlalchemy import bindparam
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from interlock.storage import ActionSwitch
+from interlock.storage import ActionSwitch, Conversation
 from interlock.storage.models import as_utc, utcnow
+from interlock.storage.read_soon import Soon, read_soon
 from interlock.storage.write_behind import execute
 
 
@@ -75,13 +76,19 @@ def on_from_columns(
     return until is not None and (now or utcnow()) < until
 
 
-def start_switch(session: Session, user_id: str, employee: str, *, days: int) -> SwitchState:
+def start_switch(
+    session: Session, user_id: str, employee: str, *, days: int, read: Soon | None = None
+) -> SwitchState:
     """Start the first period (``days`` long) when the switch has never been set; else no-op.
 
     Runs inside the caller's transaction (flushed, not committed). Of two concurrent
-    starts one insert wins; the other reads the winner's row.
+    starts one insert wins; the other reads the winner's row. ``read``: the switch's row as
+    the caller queued its read (:func:`read_switch_of`); read here when None.
     """
-    stored = _switch_row(session, user_id, employee)
+    if read is not None:
+        stored = cast("_SwitchRow | None", read.result().first())
+    else:
+        stored = _switch_row(session, user_id, employee)
     if stored is not None:
         return _state(stored, utcnow())
     now = utcnow()
@@ -136,11 +143,32 @@ class _SwitchRow(Protocol):
 
 
 _switches = ActionSwitch.__table__  # type: ignore[attr-defined]
+_conversations = Conversation.__table__  # type: ignore[attr-defined]
 _SWITCH = select(_switches.c.on_until, _switches.c.changed_by, _switches.c.changed_at).where(
     _switches.c.user_id == bindparam("user_id"), _switches.c.employee == bindparam("employee")
 )
 """Prebuilt: read by every model step, tools step, message and decision (a Core select: the
 row's three fields, without building an object)."""
+
+
+_SWITCH_OF_CONVERSATION = select(
+    _switches.c.on_until, _switches.c.changed_by, _switches.c.changed_at
+).where(
+    _switches.c.user_id == bindparam("user_id"),
+    _switches.c.employee
+    == select(_conversations.c.employee)
+    .where(_conversations.c.id == bindparam("conversation_id"))
+    .scalar_subquery(),
+)
+""":data:`_SWITCH` for the employee of a conversation, prebuilt."""
+
+
+def read_switch_of(session: Session, user_id: str, conversation_id: str) -> Soon:
+    """Queue the read of ``user_id``'s switch for the employee of ``conversation_id``, to go
+    out with the transaction's next round trip (:mod:`~interlock.storage.read_soon`); for
+    :func:`start_switch`."""
+    params = {"user_id": user_id, "conversation_id": conversation_id}
+    return read_soon(session, _SWITCH_OF_CONVERSATION, params)
 
 
 def _switch_row(session: Session, user_id: str, employee: str) -> _SwitchRow | None:

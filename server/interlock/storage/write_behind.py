@@ -14,6 +14,8 @@ seeing what the ones before it did):
   the ``COMMIT``.
 - :func:`send` runs several statements (the queued writes first) in one round trip and
   returns each one's rows and row count; :func:`execute` runs one.
+- :func:`~interlock.storage.read_soon.read_soon` queues a read whose rows are wanted a little
+  later: it goes out with the next round trip like a deferred write.
 
 Any other statement run on the connection (an ORM flush, a plain ``connection.execute``)
 takes the queue with it, in its own round trip and after the queued writes, so writes always
@@ -49,7 +51,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql import Executable
 
 from interlock.storage import pg_begin, pg_notify
-from interlock.storage.pg_begin import begin_in_pipeline, needs_begin
+from interlock.storage.pg_begin import begin_in_pipeline, is_plain_read, needs_begin
 from interlock.storage.statements import (
     Params,
     Sent,
@@ -67,15 +69,19 @@ __all__ = [
     "defer",
     "execute",
     "install",
+    "queue_of",
     "queued",
     "send",
+    "send_queue",
     "send_queued_in_pipeline",
 ]
 
 
 _QUEUE = "interlock_write_behind"
-"""``Connection.info`` key: the queued writes, ``(sql, parameters, many)`` and for a checked
-one its check, oldest first."""
+"""``Connection.info`` key: the queued statements, oldest first: ``(sql, parameters, many)``,
+and for a checked write or a read whose rows are wanted ``(..., after, before_commit)``, where
+``after(cursor)`` is called when the round trip returns and ``before_commit`` says the entry
+must not go out with the ``COMMIT`` (a checked write)."""
 
 
 def install(engine: Engine) -> None:
@@ -123,8 +129,24 @@ def defer(
             check(rowcount)
         return
     tell(connection, None, form, parameters, many)
-    entry = (form.sql, parameters, many)
-    connection.info.setdefault(_QUEUE, []).append(entry if check is None else (*entry, check))
+    entry: tuple[Any, ...] = (form.sql, parameters, many)
+    if check is not None:
+        entry = (*entry, lambda cursor: check(cursor.rowcount), True)
+    connection.info.setdefault(_QUEUE, []).append(entry)
+
+
+def queue_of(connection: Connection) -> list[Any]:
+    """The statements queued on ``connection`` (PostgreSQL), oldest first, to append to: each
+    ``(sql, parameters, many)`` or ``(sql, parameters, many, after, before_commit)`` (see
+    :data:`_QUEUE`)."""
+    return connection.info.setdefault(_QUEUE, [])  # type: ignore[no-any-return]
+
+
+def send_queue(connection: Connection) -> None:
+    """Send what is queued on ``connection`` now, in one round trip (nothing when empty)."""
+    queue = connection.info.get(_QUEUE)
+    if queue:
+        _run(connection, queue)
 
 
 def queued(session: Session) -> bool:
@@ -226,7 +248,8 @@ def _handle(cursor: Any, statement: str, parameters: Any, context: Any, how: str
     if not queue and not needs_begin(driver, statement):
         return False
     with driver.pipeline():
-        begin_in_pipeline(driver)
+        if not (is_plain_read(statement) and _plain(queue)):
+            begin_in_pipeline(driver)
         cursors = _execute(driver, queue)
         if how == "many":
             cursor.executemany(statement, parameters)
@@ -243,8 +266,8 @@ def _send_queue_with_commit(connection: Connection) -> None:
     driver's own ``commit()`` then finds no transaction open and sends nothing), and the
     notifications asked to go with it (:func:`~interlock.storage.pg_notify.notify_with_commit`)."""
     queue = connection.info.get(_QUEUE)
-    if queue and _checked(queue):  # checked first, before anything may commit
-        _run(connection, queue)
+    if queue and any(len(entry) > 3 and entry[4] for entry in queue):
+        _run(connection, queue)  # checked writes first, before anything may commit
     if queue or pg_notify.asked_with_commit(connection.info):
         queue = connection.info.setdefault(_QUEUE, [])
         queue.append(("COMMIT", None, False))
@@ -274,15 +297,18 @@ def send_queued_in_pipeline(connection: Connection, driver: Any) -> None:
         driver: Its psycopg connection, in pipeline mode.
     """
     queue = connection.info.pop(_QUEUE, None) or []
-    if _checked(queue):  # checked before the caller's statements (it may commit)
-        _run(connection, queue)  # a pipeline of its own, synced when it ends
+    if any(len(entry) > 3 for entry in queue):
+        # checked writes before the caller's statements (it may commit), and reads whose
+        # rows are wanted: a pipeline of their own, synced when it ends
+        _run(connection, queue)
         return
     begin_in_pipeline(driver)
     _execute(driver, queue)
 
 
-def _checked(queue: list[Any]) -> bool:
-    return any(len(entry) > 3 for entry in queue)
+def _plain(entries: list[Any]) -> bool:
+    """Whether every queued entry is a plain read (no ``BEGIN`` needed for them)."""
+    return all(is_plain_read(entry[0]) for entry in entries)
 
 
 def _execute(driver: Any, entries: list[Any]) -> list[Any]:
@@ -318,7 +344,8 @@ def _run(connection: Connection, queue: list[Any], *, notify: bool = False) -> l
     after: pg_notify.AfterCommit | None = None
     try:
         with driver.pipeline():
-            begin_in_pipeline(driver)
+            if not _plain(entries):
+                begin_in_pipeline(driver)
             cursors = _execute(driver, entries)
             if notify:
                 after = pg_notify.queue_after_commit(connection.info, driver)
@@ -340,7 +367,8 @@ def _run(connection: Connection, queue: list[Any], *, notify: bool = False) -> l
 
 
 def _check(entries: list[Any], cursors: list[Any]) -> None:
-    """Run the checks of the checked ``entries`` (see :func:`defer`) on their row counts."""
+    """Run the checks of the checked ``entries`` (see :func:`defer`) on their row counts and
+    hand the queued reads (:mod:`~interlock.storage.read_soon`) their rows."""
     for entry, cursor in zip(entries, cursors, strict=True):
         if len(entry) > 3:
-            entry[3](cursor.rowcount)
+            entry[3](cursor)

@@ -23,6 +23,7 @@ from interlock.storage import (
     ToolCallStatus,
 )
 from interlock.storage.models import utcnow
+from interlock.storage.read_soon import Soon, read_soon
 from interlock.storage.write_behind import execute
 from interlock.store.tool_store import UNDO_AVAILABLE, UNDO_UNDONE
 from interlock.tools import ToolRegistry
@@ -102,13 +103,22 @@ _UNDONE_CALLS = (
 Core select of the two columns the note shows (usually no row: no ORM query for nothing)."""
 
 
-def undone_calls_note(session: Session, registry: ToolRegistry, conversation_id: str) -> str:
+def read_undone_calls(session: Session, conversation_id: str) -> Soon:
+    """The read :func:`undone_calls_note` needs, queued to go out with the transaction's next
+    round trip (:mod:`~interlock.storage.read_soon`)."""
+    return read_soon(session, _UNDONE_CALLS, {"cid": conversation_id})
+
+
+def undone_calls_note(
+    session: Session, registry: ToolRegistry, conversation_id: str, undone: Soon | None = None
+) -> str:
     """Return the system prompt section listing the conversation's undone calls ("" for none).
 
     The model reads it on every step, so from its next turn on it knows the changes are gone
-    even though the calls' tool messages still report them.
+    even though the calls' tool messages still report them. ``undone``: its read, queued by
+    the caller (:func:`read_undone_calls`); made here when None.
     """
-    calls = execute(session, _UNDONE_CALLS, {"cid": conversation_id}).rows
+    calls = (undone or read_undone_calls(session, conversation_id)).result().rows
     if not calls:
         return ""
     lines = []

@@ -123,6 +123,9 @@ class EventBus:
     makes anyway (:mod:`~interlock.streaming.sequences`)."""
     held = staticmethod(sequences.held)
     """Record what :attr:`hold_seq` read (:mod:`~interlock.streaming.sequences`)."""
+    hold_soon = staticmethod(sequences.hold_soon)
+    """Hold a conversation's event sequence with the transaction's next round trip
+    (:mod:`~interlock.streaming.sequences`)."""
 
     def commit(self, session: Session) -> None:
         """Write the staged events, commit ``session``, then deliver the events.

@@ -6,7 +6,8 @@ locked until the transaction ends). That is a round trip of its own, before the 
 ``COMMIT`` can go out. A transaction that locks the conversation's row anyway, in a round trip
 it makes anyway, can read the sequence there instead (:func:`hold_seq`, then :func:`held`):
 its events are numbered from what it read, and their bump is sent with the ``COMMIT``
-(:func:`~interlock.storage.write_behind.defer`). Nobody can take numbers of the conversation
+(:func:`~interlock.storage.write_behind.defer`). :func:`hold_soon` queues that read to go out
+with the transaction's next round trip, whatever it is. Nobody can take numbers of the conversation
 meanwhile: on PostgreSQL the read locks the row as the bump would (``FOR NO KEY UPDATE``; a
 row lock that lets other transactions insert rows referring to it); on SQLite the transaction
 holds the database's write lock once it wrote, so the read goes after its first write. The
@@ -26,9 +27,11 @@ from sqlalchemy.sql import Executable
 from sqlmodel import Session
 
 from interlock.storage import Conversation
+from interlock.storage.read_soon import read_soon
+from interlock.storage.statements import connection_of
 from interlock.storage.write_behind import Params, Sent, defer, send
 
-__all__ = ["held", "hold_seq", "take"]
+__all__ = ["held", "hold_seq", "hold_soon", "take"]
 
 _conversations = Conversation.__table__  # type: ignore[attr-defined]
 # Prebuilt Core statements: an event is published per token, so the ORM's per-statement
@@ -77,6 +80,23 @@ def held(session: Session, conversation_id: str, sent: Sent) -> None:
         session.info.setdefault(_HELD_KEY, {}).setdefault(conversation_id, int(last))
 
 
+def hold_soon(session: Session, conversation_id: str) -> None:
+    """Hold ``conversation_id``'s sequence with the transaction's next round trip, on
+    PostgreSQL (:func:`~interlock.storage.read_soon.read_soon`): its events are numbered
+    from what that read returned, if it came back before they are (else they are bumped as
+    usual). Nothing on SQLite, where the bump costs no round trip.
+
+    Call it where the transaction locks its rows in the order a bump would (after the rows it
+    locks before the conversation's, such as the call's), since the read locks the row.
+    """
+    if connection_of(session).dialect.name == "postgresql":
+        read_soon(
+            session,
+            *hold_seq(conversation_id),
+            then=lambda sent: held(session, conversation_id, sent),
+        )
+
+
 def take(session: Session, counts: dict[str, int]) -> dict[str, int]:
     """Take ``counts[conversation]`` numbers of each conversation; return each one's last.
 
@@ -99,7 +119,11 @@ def take(session: Session, counts: dict[str, int]) -> dict[str, int]:
             last = bumped.scalar()
             if last is None:
                 raise LookupError(f"conversation {conversation_id} does not exist")
-            lasts[conversation_id] = int(last)
+            # the bump holds the row now: a later take of this transaction numbers from here
+            # (and not from a hold that went out with the bump, read before it)
+            lasts[conversation_id] = session.info.setdefault(_HELD_KEY, {})[conversation_id] = int(
+                last
+            )
     return lasts
 
 

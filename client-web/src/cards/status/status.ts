@@ -54,7 +54,7 @@ export function statusWords(call: ToolCallOut): StatusWords {
       return word("Running", "run");
     case "succeeded":
       // Answered instead of run: a tool that asks nothing (notes.add answered "hi") never ran.
-      if (answeredInstead(call)) return word("Answered, not run", "off", "The person answered instead, so it did not run.");
+      if (answeredInstead(call)) return word("Answered, not run", "off");
       return word("Done", "ok");
     case "failed": {
       const message = call.error?.message ?? "It stopped with an error.";
