@@ -25,3 +25,17 @@ describe("a server that does not answer", () => {
     expect(warn).toHaveBeenCalledWith(expect.any(String), expect.any(TypeError));
   });
 });
+
+describe("a failed answer without the server's error", () => {
+  it.each([
+    [502, "The server could not answer just now. Try again in a moment."],
+    [404, "The server refused this request. Reload the page and try again."],
+  ])("HTTP %i reads as a sentence, not its status text", async (status, words) => {
+    vi.stubGlobal("fetch", () => Promise.resolve(new Response("<html>Bad Gateway</html>", { status, statusText: "Bad Gateway" })));
+    const error = await request("GET", "/api/health").then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ status, code: `http_${status}`, message: words });
+  });
+});

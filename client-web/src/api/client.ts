@@ -96,9 +96,16 @@ export function asApiError(e: unknown): ApiError {
   return e instanceof ApiError ? e : new ApiError(0, { code: "error", message: String(e) });
 }
 
-/** Reads `{"error": {...}}` from a failed response; falls back to the status text. */
+/** What the person reads for a failed answer that carries no error of the server's. */
+export function withoutBody(status: number): string {
+  if (status >= 500) return "The server could not answer just now. Try again in a moment.";
+  return "The server refused this request. Reload the page and try again.";
+}
+
+/** Reads `{"error": {...}}` from a failed response; falls back to `withoutBody`. */
 export async function errorFromResponse(res: Response): Promise<ApiError> {
-  let body: ApiErrorBody = { code: `http_${res.status}`, message: res.statusText || `HTTP ${res.status}` };
+  // No error body (a proxy's page, a crash): a sentence, not "Bad Gateway" or "HTTP 502".
+  let body: ApiErrorBody = { code: `http_${res.status}`, message: withoutBody(res.status) };
   try {
     const json: unknown = await res.json();
     const err = (json as { error?: ApiErrorBody } | null)?.error;

@@ -1,6 +1,7 @@
 /**
  * The head of a tool's card. With a confirmation (from the server) its summary is the
- * heading sentence and the tool's title a small label above it; without one, the title.
+ * heading sentence (the tool's title is on the row above the card, with its status); without
+ * one, the title.
  * The tool's description is written for the model, so it only shows when nothing better is
  * known.
  */
@@ -47,12 +48,10 @@ export function ToolCardHeader({ title, tool, call, summary: given }: Props) {
     </>
   );
   if (summary) {
+    // The tool's title is already on the row above the card (ToolCallRow): not said again here.
     return (
       <header className="card-head stacked">
-        <p className="card-kicker">
-          <span>{title}</span>
-          {tags}
-        </p>
+        {(destructive || isWrite(call, tool)) && <p className="card-kicker">{tags}</p>}
         <h4 className="card-summary" data-testid="card-summary">
           {summary}
         </h4>

@@ -212,6 +212,14 @@ describe("confirmation cards", () => {
     expect(out).not.toContain('"id"'); // raw JSON only behind View JSON
   });
 
+  it("does not repeat the tool's title above the summary (the row above the card shows it)", () => {
+    const out = html(<ApprovalCard {...props({ call: deleteCall, title: "Delete a note" })} />);
+    expect(out).not.toContain(">Delete a note<");
+    expect(out).toContain('<p class="card-kicker"><span class="tag danger">deletes data</span></p>');
+    const quiet = toolCall({ ...deleteCall, destructive: false, write: false });
+    expect(html(<ApprovalCard {...props({ call: quiet, title: "Delete a note" })} />)).not.toContain("card-kicker");
+  });
+
   it("without a confirmation shows the args as fields and Approve", () => {
     const out = html(<ApprovalCard {...props({ call: toolCall({ status: "interrupted", proposed_args: { text: "hi" } }) })} />);
     expect(out).toContain('<span class="arg-label">Text</span>');

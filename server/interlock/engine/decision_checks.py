@@ -122,14 +122,17 @@ def check_content(engine: Engine, call: ToolCall, body: DecisionIn) -> None:
 def check_shape(body: DecisionIn) -> None:
     if body.type == DecisionType.edit and body.args is None:
         raise BadRequest(
-            "An edit needs args.",
+            "An edit needs the changed details (args).",
             code="invalid_args",
             details={
                 "errors": [{"path": [], "message": "args is required for edit", "rule": "required"}]
             },
         )
     if body.type != DecisionType.edit and body.args is not None:
-        raise BadRequest("Only an edit carries args.", code="invalid_request")
+        raise BadRequest(
+            "Only an edit carries changed details (args); approve or reject without them.",
+            code="invalid_request",
+        )
     if body.type == DecisionType.respond and not (body.message and body.message.strip()):
         raise BadRequest("A respond decision needs a message.", code="invalid_request")
     if body.remember is not None and body.type not in (DecisionType.approve, DecisionType.edit):

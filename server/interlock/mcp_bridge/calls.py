@@ -72,8 +72,8 @@ def invalid_output(server: str, remote_name: str) -> ToolError:
     """``invalid_output``: the call ran, but its data does not fit the declared output schema."""
     return ToolError(
         "invalid_output",
-        f"The MCP server '{server}' answered the call to '{remote_name}' with data "
-        "that does not fit the output schema it declares.",
+        f"The MCP server '{server}' answered the call to '{remote_name}' with a result in a "
+        "different form than it promised, so the result was discarded.",
     )
 
 
