@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -12,9 +13,10 @@ import mcp_types as types
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from sqlmodel import col, select
 
 from interlock.settings import Settings
-from interlock.storage import Database
+from interlock.storage import AuditRecord, Database, ToolCall
 from interlock.storage.users import create_user
 from support.live import LiveServer, live_server
 
@@ -82,3 +84,44 @@ async def serve_mcp(
         settings, headers={"Authorization": f"Bearer {token}"}, **options
     ) as live:
         yield McpServer(live=live, user_id=user.id, token=token)
+
+
+MCP_WAIT_S = 40.0
+"""Bound of a wait on an MCP call, seconds: generous for a loaded machine, yet under the 50 s
+MCP approval timeout."""
+
+
+async def waiting_call(server: McpServer) -> dict[str, Any]:
+    """The one MCP call waiting in the person's Approvals view (bounded poll of the API)."""
+    found: list[dict[str, Any]] = []
+
+    async def look() -> bool:
+        approvals = (await server.live.client.get("/api/approvals")).json()
+        found[:] = [a for a in approvals if a["tool_call"]["client_name"] is not None]
+        return bool(found)
+
+    async with asyncio.timeout(MCP_WAIT_S):
+        while not await look():  # noqa: ASYNC110 (an HTTP read between sleeps)
+            await asyncio.sleep(0.05)
+    assert len(found) == 1
+    return found[0]
+
+
+def audit_of(server: McpServer, call_id: str) -> list[AuditRecord]:
+    """The audit records of ``call_id``, in order."""
+    with server.live.services.db.session() as session:
+        return list(
+            session.exec(
+                select(AuditRecord)
+                .where(AuditRecord.tool_call_id == call_id)
+                .order_by(col(AuditRecord.seq))
+            ).all()
+        )
+
+
+def call_of(server: McpServer, call_id: str) -> ToolCall:
+    """The stored row of ``call_id``."""
+    with server.live.services.db.session() as session:
+        call = session.get(ToolCall, call_id)
+        assert call is not None
+        return call
