@@ -14,7 +14,7 @@ from langchain_core.messages import ToolMessage
 from interlock.engine.cancels import CANCEL_REASON
 from interlock.engine.loop_guard import repeat_text
 from interlock.engine.messages import NEW_MESSAGE_REASON
-from interlock.engine.records import cancelled_text, error_text, expired_text, rejected_text
+from interlock.engine.tool_texts import cancelled_text, error_text, expired_text, rejected_text
 from interlock.models.offline.results import describe_result
 from interlock.tools import Permission, tool
 

@@ -26,8 +26,9 @@ from interlock.engine.loop_guard import (
     run_repeats,
 )
 from interlock.engine.preflight import Prepared
-from interlock.engine.records import close_call, error_text, view
+from interlock.engine.records import close_call, view
 from interlock.engine.terminals import stage_end
+from interlock.engine.tool_texts import error_text
 from interlock.engine.turn import TurnPlan
 from interlock.storage import Message, MessageRole, RunStatus, ToolCall, ToolCallStatus
 from interlock.storage.rows import defer_rows, insert_rows, new_row

@@ -17,14 +17,8 @@ from sqlmodel import Session, col
 
 from interlock.employees import Employee
 from interlock.engine.fence import hold_run
-from interlock.engine.records import (
-    UNLOADED,
-    answer_text,
-    close_call,
-    error_text,
-    rejected_text,
-    view,
-)
+from interlock.engine.records import UNLOADED, close_call, view
+from interlock.engine.tool_texts import answer_text, error_text, rejected_text
 from interlock.engine.turn import LOAD_SKILL, effective_permission
 from interlock.permissions import actions_on, is_action
 from interlock.storage import Database, Decision, DecisionType, ToolCall, ToolCallStatus

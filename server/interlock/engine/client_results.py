@@ -20,8 +20,9 @@ from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col
 
-from interlock.engine.records import close_call, error_text, view
+from interlock.engine.records import close_call, view
 from interlock.engine.runner import Engine
+from interlock.engine.tool_texts import error_text
 from interlock.errors import BadRequest, Conflict, NotFound, PayloadTooLarge
 from interlock.request_body import RequestBody
 from interlock.storage import Conversation, ToolCall, ToolCallStatus

@@ -35,7 +35,8 @@ from sqlmodel import Session, col, select
 from interlock.approvals.policy import ApprovalRule, apply_rule, rule_for
 from interlock.audit import TIMEOUT_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
-from interlock.engine.records import close_call, expired_text, view
+from interlock.engine.records import close_call, view
+from interlock.engine.tool_texts import expired_text
 from interlock.settings import Settings
 from interlock.storage import ToolCall, ToolCallStatus
 from interlock.storage.models import utcnow

@@ -44,7 +44,8 @@ from interlock.engine.loop_guard import (
 from interlock.engine.outside_runs import OutsideRuns, record_automatic
 from interlock.engine.preflight import Prepared, prepare_calls
 from interlock.engine.proposals import Proposal
-from interlock.engine.records import close_call, error_text, view
+from interlock.engine.records import close_call, view
+from interlock.engine.tool_texts import error_text
 from interlock.engine.turn import LOAD_SKILL, TurnPlan, plan_turn
 from interlock.errors import Conflict, InterlockError
 from interlock.permissions import start_switch

@@ -16,7 +16,8 @@ from sqlmodel import Session, col, select
 from interlock.audit import SYSTEM_DECIDER, Channel, Outcome, record_outcome
 from interlock.employees import Employee
 from interlock.engine.calls import CallExecutor
-from interlock.engine.records import cancelled_text, close_call, view
+from interlock.engine.records import close_call, view
+from interlock.engine.tool_texts import cancelled_text
 from interlock.storage import (
     Conversation,
     Decision,

@@ -17,8 +17,9 @@ from sqlmodel import Session, col, select
 
 from interlock.audit import Channel, Outcome, record_outcome
 from interlock.employees import Employee
-from interlock.engine.records import cancelled_text, close_call
+from interlock.engine.records import close_call
 from interlock.engine.runner import Engine
+from interlock.engine.tool_texts import cancelled_text
 from interlock.errors import BadRequest, NotFound
 from interlock.permissions import (
     create_grant,

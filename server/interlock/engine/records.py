@@ -1,8 +1,8 @@
 """Writes that close tool calls, shared by the graph, decisions, cancellation and recovery.
 
 A call is closed in one transaction: its final status and result, its one tool message, and
-the ``tool_call.completed`` event. The tool message texts are the contract with the model
-(see docs/architecture.md).
+the ``tool_call.completed`` event. The tool message texts, the contract with the model, are
+in :mod:`~interlock.engine.tool_texts`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
 from interlock.audit import SYSTEM_DECIDER, Channel, Outcome, record_outcome
+from interlock.engine.tool_texts import cancelled_text
 from interlock.storage import (
     Decision,
     Message,
@@ -45,68 +46,6 @@ OPEN_STATUSES = (
     ToolCallStatus.running,
     ToolCallStatus.awaiting_client,
 )
-
-
-def error_text(code: str, message: str, hint: str | None = None) -> str:
-    """Tool message text for a failed call: ``Error [code]: message Hint: hint``."""
-    text = f"Error [{code}]: {message}"
-    return f"{text} Hint: {hint}" if hint else text
-
-
-def rejected_text(reason: str | None) -> str:
-    """Tool message text for a rejected call; tells the model not to retry."""
-    why = reason.strip() if reason and reason.strip() else "no reason given"
-    return (
-        f"Rejected by the person: {why}. They declined this call; do not retry it unless they ask."
-    )
-
-
-ANSWERED_INSTEAD = "Not run: the person answered instead of running"
-
-
-def answer_text(registry: ToolRegistry, call: ToolCall, answer: str) -> str:
-    """Tool message text of a call answered with ``respond``: the answer for a question tool
-    (one with ``check_response``); for any other, ``Not run: the person answered instead of
-    running “Add a note”: <answer>``, so the model does not take the words for the result."""
-    tool = registry.get(call.name)
-    if tool is not None and tool.check_response is not None:
-        return answer
-    title = tool.title if tool is not None and tool.title else call.name
-    return f"{ANSWERED_INSTEAD} “{title}”: {answer.strip()}"
-
-
-def expired_text(timeout_s: float, *, question: bool = False) -> str:
-    """Tool message text for a call nobody decided before its deadline.
-
-    ``question``: the call asked the person something (a tool answered with ``respond``).
-    """
-    if question:
-        return (
-            f"Not answered in time: nobody answered within {describe_duration(timeout_s)}. "
-            "Do not ask again unless the person brings it up."
-        )
-    return (
-        f"Not approved in time: nobody decided within {describe_duration(timeout_s)}, so the "
-        "call did not run. Do not retry it unless the person asks for it again."
-    )
-
-
-def describe_duration(seconds: float) -> str:
-    """``90`` -> ``1 minute 30 seconds``; ``86400`` -> ``24 hours``; ``2`` -> ``2 seconds``."""
-    total = max(0, round(seconds))
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    parts = [
-        f"{value} {unit}{'' if value == 1 else 's'}"
-        for value, unit in ((hours, "hour"), (minutes, "minute"), (secs, "second"))
-        if value
-    ]
-    return " ".join(parts) or "0 seconds"
-
-
-def cancelled_text(reason: str) -> str:
-    """Tool message text for a cancelled call."""
-    return f"Cancelled: {reason}."
 
 
 UNLOADED: object = object()

@@ -22,8 +22,9 @@ from sqlalchemy import func, literal_column, update
 from sqlalchemy.orm import aliased
 from sqlmodel import col, select
 
-from interlock.engine.records import close_call, error_text, waiting_for_person
+from interlock.engine.records import close_call, waiting_for_person
 from interlock.engine.terminals import stage_end
+from interlock.engine.tool_texts import error_text
 from interlock.errors import InterlockError
 from interlock.storage import (
     Conversation,

@@ -31,7 +31,7 @@ _ERROR_RE = re.compile(r"^\s*Error \[([A-Za-z0-9_.-]+)\]:\s*(.*)$", re.DOTALL)
 _CANCELLED_RE = re.compile(r"^\s*Cancelled:\s*(.*?)\.?\s*$", re.DOTALL)
 ANSWERED_INSTEAD = "Not run: the person answered instead of running"
 """How the tool message starts when the person answered a call of a tool that asks nothing
-(``interlock.engine.records.answer_text``): the tool did not run."""
+(``interlock.engine.tool_texts.answer_text``): the tool did not run."""
 _ANSWERED_RE = re.compile(r"^\s*" + re.escape(ANSWERED_INSTEAD) + r" “[^”]*”:\s*(.*)$", re.DOTALL)
 _NOTE_DONE_RE = re.compile(r"^(Added|Deleted) note #(\d+):\s*(.*?)\s*$", re.DOTALL)
 _NOTE_LINE_RE = re.compile(r"#(\d{1,18})(?!\d)\s*[:.)\-]?\s*(.+?)\s*$")
