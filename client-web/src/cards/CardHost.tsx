@@ -8,6 +8,14 @@ import { ApprovalProgress } from "./approval/ApprovalProgress";
 import { ExpiryCountdown } from "./approval/ExpiryCountdown";
 import { cardFor } from "./registry";
 
+/** What a card says when its decision met a 409: the server's sentence, punctuated once. */
+export function notAppliedSentence(message: string): string {
+  const reason = message.trim();
+  const stopped = /[.!?]$/.test(reason) ? reason : `${reason}.`;
+  const parts = ["Your decision was not applied.", reason && stopped, "The recorded decision is shown."];
+  return parts.filter(Boolean).join(" ");
+}
+
 export function CardHost({ call }: { call: ToolCallOut }) {
   const { tools, me } = useAppData();
   const { dispatch, refresh, owned, connected } = useConversationActions();
@@ -52,7 +60,7 @@ export function CardHost({ call }: { call: ToolCallOut }) {
       {waiting && call.expires_at && <ExpiryCountdown expiresAt={call.expires_at} />}
       {conflict && (
         <p className="notice" role="status">
-          Your decision was not applied ({conflict}). The recorded decision is shown.
+          {notAppliedSentence(conflict)}
         </p>
       )}
     </div>
