@@ -10,10 +10,13 @@ HITL cycle) is unchanged.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+import pytest
 from sqlmodel import select
 
+from interlock.engine import current_cards
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from interlock.storage import ToolCall
@@ -92,13 +95,17 @@ async def test_a_waiting_delete_names_the_note_as_it_is_now_or_that_it_is_gone(
         assert done["confirmation"]["summary"] == proposed
 
 
-async def test_a_card_the_tool_can_no_longer_describe_says_so(engine_settings: Settings) -> None:
+async def test_a_card_the_tool_can_no_longer_describe_says_so(
+    engine_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A tool whose confirmation now refuses (the thing it names is gone) keeps its card's
-    title and says why instead of the old sentence; a confirmation that fails as a bug keeps
-    the stored sentence."""
+    title and says why instead of the old sentence; one that fails as a bug, or is slower than
+    a read waits (not the tool's own hour), keeps the stored sentence."""
     state = {"file": "present"}
 
-    def confirm(args: dict[str, Any], ctx: ToolContext) -> Confirmation:
+    async def confirm(args: dict[str, Any], ctx: ToolContext) -> Confirmation:
+        if state["file"] == "slow":
+            await asyncio.Event().wait()  # never set: only the read's own limit ends it
         if state["file"] == "gone":
             raise ToolError("not_found", "The file report.txt was removed.")
         if state["file"] == "broken":
@@ -113,6 +120,7 @@ async def test_a_card_the_tool_can_no_longer_describe_says_so(engine_settings: S
         description="Archive a file.",
         permission=Permission.ASK,
         confirmation=confirm,
+        timeout_s=3600,
     )
     def archive(args: dict[str, Any], ctx: ToolContext) -> str:
         return "archived"
@@ -137,3 +145,8 @@ async def test_a_card_the_tool_can_no_longer_describe_says_so(engine_settings: S
 
         state["file"] = "broken"
         assert await _summaries(server, conversation_id, call["id"]) == ["Archive report.txt."] * 3
+
+        state["file"] = "slow"
+        monkeypatch.setattr(current_cards, "READ_TIMEOUT_S", 0.05)
+        read = _summaries(server, conversation_id, call["id"])
+        assert await asyncio.wait_for(read, 30) == ["Archive report.txt."] * 3

@@ -27,6 +27,11 @@ from interlock.tools.hooks import make_confirmation
 MAX_AT_ONCE = 8
 """Confirmations computed at the same time for one read (the Approvals view lists up to 500)."""
 
+READ_TIMEOUT_S = 2.0
+"""Longest wait, in seconds, for one card's confirmation while a read waits (or the tool's own
+timeout when shorter): a confirmation is the developer's code and may be slow, and a page of
+cards must not wait for it; a slower one keeps the stored sentence."""
+
 _KEEP_STORED = frozenset({"timeout", "internal"})
 """Error codes of a confirmation that say nothing about the call (it is slow or broken)."""
 
@@ -98,7 +103,8 @@ async def _describe(
         writable=False,
         tool_name=tool.name,
     )
-    timeout = tool.timeout_s if tool.timeout_s is not None else engine.registry.default_timeout_s
+    own = tool.timeout_s if tool.timeout_s is not None else engine.registry.default_timeout_s
+    timeout = min(own, READ_TIMEOUT_S)
     try:
         fields = await make_confirmation(tool, call.proposed_args, context, timeout)
     except ToolError as exc:
