@@ -55,21 +55,21 @@ async def _all_events(server: LiveServer, conversation_id: str) -> EventLog:
     )
 
 
-DECISIONS_LOG = "interlock.engine.decisions"
+DECISIONS_LOGS = {"interlock.engine.decisions", "interlock.engine.decision_refusals"}
 
 
 def _refusals(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [
         r.getMessage()
         for r in caplog.records
-        if r.name == DECISIONS_LOG and r.getMessage().startswith("decision refused")
+        if r.name in DECISIONS_LOGS and r.getMessage().startswith("decision refused")
     ]
 
 
 async def test_case_c04_a_decision_for_a_made_up_id_is_404_and_calls_no_model(
     case_settings: Settings, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger=DECISIONS_LOG)
+    caplog.set_level(logging.INFO, logger="interlock.engine")
     model = ScriptedChatModel(responses=[])
     async with live_server(case_settings, model=model) as server:
         conversation_id = await server.new_conversation()
@@ -98,7 +98,7 @@ async def test_case_c04_a_decision_for_a_made_up_id_is_404_and_calls_no_model(
 async def test_case_c04_b_the_same_decision_twice_gets_409_with_the_recorded_decision(
     case_settings: Settings, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger=DECISIONS_LOG)
+    caplog.set_level(logging.INFO, logger="interlock.engine")
     model = ScriptedChatModel(
         responses=[scripted_message("Adding.", ("notes_add", {"text": "once"})), "Added."]
     )

@@ -15,7 +15,7 @@ What a decision body must hold (its shape, and its content against the tool) is 
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import bindparam, func, or_, update
 from sqlalchemy.exc import IntegrityError
@@ -32,7 +32,7 @@ from interlock.engine.decision_checks import (
     check_shape,
 )
 from interlock.engine.decision_read import read_call_to_decide
-from interlock.engine.expiry import expire_call
+from interlock.engine.decision_refusals import refusal
 from interlock.engine.outside import MCP_CHANNEL
 from interlock.engine.records import view
 from interlock.engine.resumes import claim_resume_in, resume_claim, settle_resume_claim
@@ -167,7 +167,7 @@ def _record(
             or (call.expires_at is not None and call.expires_at <= now)
         ):
             session.rollback()
-            raise _refusal(engine, tool_call_id, now)
+            raise refusal(engine, tool_call_id, now)
         if employee is not None and employee.disabled:
             raise Conflict(f"{employee.name} is disabled; nothing runs.", code="employee_disabled")
         approving = body.type in (DecisionType.approve, DecisionType.edit)
@@ -238,7 +238,7 @@ def _record(
             locked = 0
         if locked != 1:
             session.rollback()
-            raise _refusal(engine, tool_call_id, now)
+            raise refusal(engine, tool_call_id, now)
         if sent:
             engine.bus.held(session, call.conversation_id, sent[2])
         if several:
@@ -264,7 +264,7 @@ def _record(
                 remember(engine, session, user_id, call, conversation, employee, body)
         except IntegrityError:
             session.rollback()
-            raise _refusal(engine, tool_call_id, now) from None
+            raise refusal(engine, tool_call_id, now) from None
         runs = body.type in (DecisionType.approve, DecisionType.edit)
         record_outcome(
             session,
@@ -332,29 +332,6 @@ def _add_approval(session: Session, call: ToolCall, user_id: str) -> int:
     )
 
 
-def _refusal(engine: Engine, tool_call_id: str, now: datetime) -> Conflict | NotFound:
-    """The 409 for a call that cannot be decided now, with its recorded outcome.
-
-    A call past its deadline that no sweep closed yet is closed as ``expired`` here first
-    (exactly once, like the sweeper), so a late decision always meets the recorded outcome.
-    A call gone meanwhile (its conversation deleted between the decision's read and its
-    lock, perhaps by another worker) is the 404 a decision on a deleted conversation gets.
-    """
-    where = expire_call(engine, tool_call_id, now)
-    if where is not None:
-        engine.resume_after_close(*where)
-    with engine.db.session() as session:
-        call = session.get(ToolCall, tool_call_id)
-        if call is None:
-            log.info("decision refused (not_found): tool call %s deleted meanwhile", tool_call_id)
-            return NotFound("No such tool call.")
-        decision = session.exec(
-            select(Decision).where(Decision.tool_call_id == tool_call_id)
-        ).first()
-        out = view(session, engine.registry, call, decision)
-    return _not_interrupted(out, decision)
-
-
 def remember(
     engine: Engine,
     session: Session,
@@ -392,28 +369,4 @@ def remember(
         source_call_id=call.id,
         actions_on=actions_on(session, conversation.owner_id, employee.slug),
         now=now,
-    )
-
-
-def _not_interrupted(call: ToolCallOut, decision: Decision | None) -> Conflict:
-    log.info(
-        "decision refused (not_interrupted): tool call %s is %s, decided %s",
-        call.id,
-        call.status,
-        decision.type if decision else "never",
-    )
-    if call.status == ToolCallStatus.expired:
-        message = "Too late: nobody decided in time, so this call expired and did not run."
-    elif call.status == ToolCallStatus.cancelled and call.error and call.client_name:
-        message = f"Too late: this call was closed. {call.error.message}"
-    else:
-        message = "This tool call is not waiting for a decision."
-    return Conflict(
-        message,
-        code="not_interrupted",
-        details={
-            "status": call.status,
-            "decision": call.decision.model_dump(mode="json") if call.decision else None,
-            "tool_call": call.model_dump(mode="json"),
-        },
     )
