@@ -17,8 +17,8 @@ and the model's answer. What each step costs:
 * the resumed run's tools step: the conversation and the calls with their decisions in one
   round trip; the run held, the call claimed and the sequence held in a second; the events
   with the ``COMMIT``;
-* the tool's result: the call read; its update, the sequence held and its tool message in a
-  second; the events with the ``COMMIT``.
+* the tool's result: the call closed only if still running (its row comes back), the
+  sequence held and its tool message, in one round trip; the events with the ``COMMIT``.
 
 The run's events are checked too (every sequence once, in order), so a round trip saved by
 skipping work fails here.
@@ -42,7 +42,7 @@ MAX_ROUND_TRIPS = {
     "model input": [1, 1],
     "answer": [4, 2],
     "tools step": [3],
-    "tool result": [3],
+    "tool result": [2],
 }
 """Most round trips of each call of each step, in the order the cycle makes them."""
 

@@ -17,12 +17,13 @@ from sqlmodel import Session, col
 
 from interlock.employees import Employee
 from interlock.engine.fence import hold_run
+from interlock.engine.outcomes import close_running
 from interlock.engine.records import UNLOADED, close_call, view
 from interlock.engine.tool_texts import answer_text, error_text, rejected_text
 from interlock.engine.turn import LOAD_SKILL, effective_permission
 from interlock.permissions import actions_on, is_action
 from interlock.storage import Database, Decision, DecisionType, ToolCall, ToolCallStatus
-from interlock.storage.call_rows import CallValues, call_values
+from interlock.storage.call_rows import CallValues
 from interlock.storage.models import utcnow
 from interlock.storage.write_behind import send
 from interlock.streaming import EventBus
@@ -141,36 +142,36 @@ class CallExecutor:
                 "result_data": result.data,
                 "full_text": result.full_text,
             }
-        await self.db.run(self._store_outcome, run_id, call.id, outcome, decision, decided_by)
+        await self.db.run(self._store_outcome, run_id, call, outcome, decision, decided_by)
         return False
 
     def _store_outcome(
         self,
         run_id: str,
-        call_id: str,
+        call: ToolCall,
         outcome: dict[str, Any],
         decision: Decision | object | None,
         decided_by: str | object | None,
     ) -> None:
         """Close a call that ran with its outcome, unless it was cancelled meanwhile.
 
-        A blocking call (database thread).
+        A blocking call (database thread): two round trips on PostgreSQL, the close with the
+        tool message (:func:`~interlock.engine.outcomes.close_running`), then the events with
+        the ``COMMIT``.
         """
         with self.db.session() as session:
-            fresh = call_values(session, call_id)
-            assert fresh is not None
-            if fresh.status != ToolCallStatus.running:  # cancelled meanwhile
-                return
-            close_call(
+            if not close_running(
                 session,
                 self.bus,
                 self.registry,
-                fresh,
+                call,
+                run_id,
                 **outcome,
-                run_id=run_id,
                 decision=decision,
                 decided_by=decided_by,
-            )
+            ):
+                session.rollback()  # cancelled meanwhile: the tool message is undone
+                return
             self.bus.commit(session)
 
     async def _refusal(
