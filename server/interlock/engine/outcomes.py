@@ -9,10 +9,11 @@ with the ``COMMIT``. Reading the call first, as before, cost a round trip of its
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from sqlalchemy import bindparam, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.sql import Executable
 from sqlmodel import Session
 
 from interlock.engine.records import (
@@ -43,13 +44,21 @@ _CLOSE_RUNNING = (
 """A running call's close, prebuilt; the parameters other than ``call_id`` name the columns
 set; the row as closed comes back."""
 _messages = Message.__table__  # type: ignore[attr-defined]
-_MESSAGE_ONCE = {
-    "postgresql": postgresql.insert(_messages).on_conflict_do_nothing(),
-    "sqlite": sqlite.insert(_messages).on_conflict_do_nothing(),
-}
-"""The tool message's insert, by dialect: nothing when the call has one already (a call
-closed meanwhile has its own; a call has one tool message), as it goes out before it is known
-whether the close matched."""
+
+
+@functools.cache
+def _message_once(dialect: str) -> Executable:
+    """The tool message's insert for ``dialect`` (``postgresql`` or ``sqlite``): nothing when
+    the call has one already (a call closed meanwhile has its own; a call has one tool
+    message), as it goes out before it is known whether the close matched. Built at first use:
+    importing the other dialect's module would cost every start."""
+    if dialect == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        return postgresql.insert(_messages).on_conflict_do_nothing()
+    from sqlalchemy.dialects import sqlite
+
+    return sqlite.insert(_messages).on_conflict_do_nothing()
 
 
 def close_running(
@@ -97,7 +106,7 @@ def close_running(
         (_CLOSE_RUNNING, {"call_id": call.id, **setting}),
         *([bus.hold_seq(call.conversation_id)] if hold else []),
         *[insert_statement(row) for row in output],
-        (_MESSAGE_ONCE[dialect], new_row_insert(tool_message)[1]),
+        (_message_once(dialect), new_row_insert(tool_message)[1]),
     )
     closed = sent[0].first()
     if closed is None:  # closed meanwhile, with its own tool message: nothing was inserted
