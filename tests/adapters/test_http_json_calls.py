@@ -259,8 +259,10 @@ async def test_errors_do_not_show_the_query_string_or_credentials(server):
     assert error.code == "upstream_error"
     assert error.details == {"status": 401}
     assert error.message == (
-        f"The tool “Weather”: GET https://localhost:{server.port}/v1/current answered HTTP 401."
+        "The service behind “Weather” refused the request (it needs new credentials). "
+        "Ask your admin."
     )
+    assert error.detail == (f"GET https://localhost:{server.port}/v1/current answered HTTP 401.")
 
 
 async def test_through_the_registry_a_valid_answer_passes_the_output_schema(server, ctx):

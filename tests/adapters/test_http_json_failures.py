@@ -86,7 +86,7 @@ async def test_a_missing_path_is_invalid_output(server, response, answer, words)
     error = await failure(http_tool(server, response=response))
 
     assert error.code == "invalid_output"
-    assert words in error.message
+    assert words in (error.detail or "")
 
 
 @pytest.mark.parametrize("body", [b"<html>hi</html>", b"", b'{"a": NaN}', b"\xff\xfe"])
@@ -96,7 +96,7 @@ async def test_an_answer_that_is_not_json_is_invalid_output(server, body):
     error = await failure(http_tool(server))
 
     assert error.code == "invalid_output"
-    assert "is not JSON" in error.message
+    assert "is not JSON" in (error.detail or "")
 
 
 async def _reply(reply: Reply) -> Reply:
@@ -110,7 +110,7 @@ async def test_an_answer_over_the_size_limit_is_invalid_output(server, monkeypat
     error = await failure(http_tool(server))
 
     assert error.code == "invalid_output"
-    assert "over 1,000 bytes" in error.message
+    assert "over 1,000 bytes" in (error.detail or "")
 
 
 @pytest.mark.parametrize("status", [400, 404, 429, 500, 503])
@@ -121,7 +121,7 @@ async def test_a_non_2xx_status_is_upstream_error_with_the_status(server, status
 
     assert error.code == "upstream_error"
     assert error.details == {"status": status}
-    assert error.message.endswith(f"answered HTTP {status}.")
+    assert (error.detail or "").endswith(f"answered HTTP {status}.")
 
 
 @pytest.mark.parametrize("method", ["GET", "POST"])
@@ -135,7 +135,7 @@ async def test_a_redirect_is_not_followed(server, method):
 
     assert error.code == "upstream_error"
     assert error.details == {"status": 302}
-    assert "redirects are not followed" in error.message
+    assert "redirects are not followed" in (error.detail or "")
     assert server.hits("/target") == []
     assert len(server.hits("/x")) == 1
 
@@ -148,7 +148,7 @@ async def test_a_read_that_times_out_is_timeout(server):
     error = await failure(tool)
 
     assert error.code == "timeout"
-    assert "did not finish within 0.3 seconds" in error.message
+    assert "did not finish within 0.3 seconds" in (error.detail or "")
     assert time.monotonic() - started < 20  # the tool's 0.3 s, not a 30 s default
 
 
@@ -170,7 +170,7 @@ async def test_a_write_sent_without_a_confirmed_answer_is_outcome_unknown(
     error = await failure(tool, {"q": "pay 10 EUR"})
 
     assert error.code == "outcome_unknown"
-    assert "may or may not have taken effect" in error.message
+    assert "may or may not have taken effect" in (error.detail or "")
     assert "not retried" in (error.hint or "")
     assert len(server.hits("/x")) == 1  # sent once, never retried
 
@@ -200,7 +200,7 @@ async def test_a_write_that_never_connected_is_upstream_error_not_unknown(server
     error = await failure(tool)
 
     assert error.code == "upstream_error"
-    assert "ConnectError" in error.message
+    assert "ConnectError" in (error.detail or "")
 
 
 async def test_through_the_registry_the_tools_own_timeout_wins(server, ctx):
@@ -233,7 +233,7 @@ async def test_params_over_the_limits_are_invalid_args_and_nothing_is_sent(
     error = await failure(tool, args)
 
     assert error.code == "invalid_args"
-    assert words in error.message
+    assert words in (error.detail or "")
     assert server.requests == []
 
 
@@ -250,4 +250,4 @@ async def test_path_values_cannot_climb_or_vanish(server, value):
 async def test_a_missing_path_argument_is_invalid_args(server):
     error = await failure(http_tool(server, path="/items/{arguments.id}"), {})
 
-    assert (error.code, "'id'" in error.message) == ("invalid_args", True)
+    assert (error.code, "'id'" in (error.detail or "")) == ("invalid_args", True)

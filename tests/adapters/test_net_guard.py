@@ -174,8 +174,8 @@ async def test_non_public_destinations_are_refused_before_connecting(no_sockets,
         await tool.handler({}, None)
 
     assert caught.value.code == "permission_denied"
-    assert caught.value.message.startswith("destination not allowed: ")
-    assert reason in caught.value.message
+    assert (caught.value.detail or "").startswith("destination not allowed: ")
+    assert reason in (caught.value.detail or "")
     assert no_sockets == []
 
 
@@ -198,7 +198,7 @@ async def test_plain_http_is_refused_at_run_time_too(no_sockets):
         await run(plain, {})
 
     assert caught.value.code == "permission_denied"
-    assert "only https:// URLs are allowed" in caught.value.message
+    assert "only https:// URLs are allowed" in (caught.value.detail or "")
     assert no_sockets == []
 
 
@@ -239,7 +239,7 @@ async def test_without_the_allowlist_a_name_resolving_to_loopback_is_refused(
     with pytest.raises(ToolError) as caught:
         await tool.handler({}, None)
 
-    assert caught.value.message == (
+    assert caught.value.detail == (
         "destination not allowed: api.test (resolves to 127.0.0.1, a loopback address)"
     )
 
@@ -258,5 +258,5 @@ async def test_a_certificate_for_another_name_fails_verification(monkeypatch, tm
             await tool.handler({}, None)
 
     assert caught.value.code == "upstream_error"
-    assert "ConnectError" in caught.value.message
+    assert "ConnectError" in (caught.value.detail or "")
     assert server.requests == []

@@ -30,6 +30,7 @@ import anyio
 import httpx
 
 from interlock import __version__
+from interlock.adapters import http_words
 from interlock.adapters.json_mapping import ListResponse, SingleResponse, map_response, redact
 from interlock.adapters.net_guard import DestinationRefused, DestinationUnresolved, guarded_client
 from interlock.adapters.templating import MISSING, Template, ValueTemplate, text_of
@@ -87,8 +88,8 @@ class HttpJsonRequest:
         return await run(self, args)
 
 
-def _bad_args(message: str) -> ToolError:
-    return ToolError("invalid_args", message)
+def _bad_args(request: HttpJsonRequest, said: str, detail: str) -> ToolError:
+    return http_words.bad_request(request.tool_name, said, detail)
 
 
 def build_url(request: HttpJsonRequest, arguments: dict[str, Any]) -> str:
@@ -105,11 +106,19 @@ def build_url(request: HttpJsonRequest, arguments: dict[str, Any]) -> str:
             continue
         value = arguments.get(part.key, MISSING)
         if value is MISSING or value is None or isinstance(value, dict | list) or value == "":
-            raise _bad_args(f"Argument '{part.key}' must be a non-empty value: it is in the URL.")
+            raise _bad_args(
+                request,
+                f"the value for “{part.key}” is missing or empty",
+                f"Argument '{part.key}' must be a non-empty value: it is in the URL.",
+            )
         out.append(quote(text_of(value), safe=""))
     path = "".join(out)
     if any(seg in (".", "..") for seg in path.split("/")):
-        raise _bad_args("The URL path may not contain '.' or '..' segments.")
+        raise _bad_args(
+            request,
+            "a value in it is not allowed in a web address",
+            "The URL path may not contain '.' or '..' segments.",
+        )
     return request.origin + path
 
 
@@ -127,13 +136,25 @@ def render_params(request: HttpJsonRequest, arguments: dict[str, Any]) -> QueryI
             if item is None or item is MISSING:
                 continue
             if isinstance(item, dict | list):
-                raise _bad_args(f"Query parameter '{name}' cannot hold an object or nested list.")
+                raise _bad_args(
+                    request,
+                    f"the value for “{name}” has the wrong shape",
+                    f"Query parameter '{name}' cannot hold an object or nested list.",
+                )
             out.append((name, text_of(item)))
     if len(out) > MAX_PARAMS:
-        raise _bad_args(f"The request would have {len(out)} query parameters, over {MAX_PARAMS}.")
+        raise _bad_args(
+            request,
+            "it has too many values",
+            f"The request would have {len(out)} query parameters, over {MAX_PARAMS}.",
+        )
     size = len(str(httpx.QueryParams(out)).encode())
     if size > MAX_QUERY_BYTES:
-        raise _bad_args(f"The query string would be {size:,} bytes, over {MAX_QUERY_BYTES:,}.")
+        raise _bad_args(
+            request,
+            "it is too long",
+            f"The query string would be {size:,} bytes, over {MAX_QUERY_BYTES:,}.",
+        )
     return out
 
 
@@ -148,7 +169,11 @@ def render_body(request: HttpJsonRequest, arguments: dict[str, Any]) -> bytes | 
     value = request.body.render(arguments)
     data = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
     if len(data) > MAX_BODY_BYTES:
-        raise _bad_args(f"The request body would be {len(data):,} bytes, over {MAX_BODY_BYTES:,}.")
+        raise _bad_args(
+            request,
+            "it is too large",
+            f"The request body would be {len(data):,} bytes, over {MAX_BODY_BYTES:,}.",
+        )
     return data
 
 
@@ -201,23 +226,21 @@ async def run(request: HttpJsonRequest, arguments: dict[str, Any]) -> ToolResult
                 _check_status(name, where, response.status_code)
                 raw = await _read_capped(name, where, response)
     except DestinationRefused as exc:
-        raise ToolError("permission_denied", str(exc)) from None
+        raise http_words.refused_destination(name, str(exc)) from None
     except DestinationUnresolved as exc:
-        raise ToolError("upstream_error", f"The tool “{name}”: {where} failed: {exc}.") from None
+        raise http_words.unreachable(name, f"{where} failed: {exc}.") from None
     except (TimeoutError, httpx.TimeoutException):
         if request.write and backend.request_sent:
-            raise _unknown(name, where, f"no answer within {request.timeout_s:g} seconds") from None
-        raise ToolError(
-            "timeout",
-            f"The tool “{name}” did not finish within {request.timeout_s:g} seconds ({where}).",
-            hint="Try again later.",
-        ) from None
+            what = f"no answer within {request.timeout_s:g} seconds"
+            raise http_words.outcome_unknown(name, where, what) from None
+        raise http_words.timed_out(name, where, request.timeout_s) from None
     except httpx.HTTPError as exc:
         if request.write and backend.request_sent:
-            raise _unknown(name, where, f"the connection failed ({type(exc).__name__})") from None
+            what = f"the connection failed ({type(exc).__name__})"
+            raise http_words.outcome_unknown(name, where, what) from None
         detail = f": {str(exc)[:200]}" if isinstance(exc, httpx.ConnectError) else ""
-        raise ToolError(
-            "upstream_error", f"The tool “{name}”: {where} failed ({type(exc).__name__}{detail})."
+        raise http_words.unreachable(
+            name, f"{where} failed ({type(exc).__name__}{detail})."
         ) from None
     document = _parse_json(name, where, raw)
     result = map_response(name, request.response, document)
@@ -225,22 +248,8 @@ async def run(request: HttpJsonRequest, arguments: dict[str, Any]) -> ToolResult
 
 
 def _check_status(name: str, where: str, status: int) -> None:
-    if 200 <= status < 300:
-        return
-    note = " (redirects are not followed)" if 300 <= status < 400 else ""
-    raise ToolError(
-        "upstream_error",
-        f"The tool “{name}”: {where} answered HTTP {status}{note}.",
-        details={"status": status},
-    )
-
-
-def _unknown(name: str, where: str, what: str) -> ToolError:
-    return ToolError(
-        "outcome_unknown",
-        f"The tool “{name}”: {where} was sent but {what}; it may or may not have taken effect.",
-        hint="Check whether the change happened before asking to try again; it was not retried.",
-    )
+    if not 200 <= status < 300:
+        raise http_words.status_error(name, where, status)
 
 
 async def _read_capped(name: str, where: str, response: httpx.Response) -> bytes:
@@ -249,9 +258,8 @@ async def _read_capped(name: str, where: str, response: httpx.Response) -> bytes
     async for chunk in response.aiter_bytes():
         size += len(chunk)
         if size > MAX_RESPONSE_BYTES:
-            raise ToolError(
-                "invalid_output",
-                f"The tool “{name}”: the answer of {where} is over {MAX_RESPONSE_BYTES:,} bytes.",
+            raise http_words.unreadable_answer(
+                name, f"The answer of {where} is over {MAX_RESPONSE_BYTES:,} bytes."
             )
         chunks.append(chunk)
     return b"".join(chunks)
@@ -264,6 +272,4 @@ def _parse_json(name: str, where: str, raw: bytes) -> Any:
     try:
         return json.loads(raw, parse_constant=refuse)
     except (ValueError, UnicodeDecodeError, RecursionError):
-        raise ToolError(
-            "invalid_output", f"The tool “{name}”: the answer of {where} is not JSON."
-        ) from None
+        raise http_words.unreadable_answer(name, f"The answer of {where} is not JSON.") from None

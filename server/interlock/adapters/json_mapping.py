@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from interlock.adapters.http_words import unreadable_answer
 from interlock.adapters.templating import text_of
 from interlock.tools.base import ToolError, ToolResult
 
@@ -184,7 +185,7 @@ def map_response(name: str, mapping: SingleResponse | ListResponse, document: An
     """
 
     def missing(what: str) -> ToolError:
-        return ToolError("invalid_output", f"The tool “{name}”: the answer has no {what}.")
+        return unreadable_answer(name, f"The answer has no {what}.")
 
     if isinstance(mapping, SingleResponse):
         try:
@@ -203,9 +204,7 @@ def map_response(name: str, mapping: SingleResponse | ListResponse, document: An
     except _Missing:
         raise missing(f"'{'.'.join(mapping.collection_path)}' (response.collection_path)") from None
     if not isinstance(collection, list):
-        raise ToolError(
-            "invalid_output", f"The tool “{name}”: response.collection_path is no list."
-        )
+        raise unreadable_answer(name, "The answer's response.collection_path is no list.")
     items: list[dict[str, Any]] = []
     for index, item in enumerate(collection[: mapping.max_items]):
         try:

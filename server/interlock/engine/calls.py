@@ -10,6 +10,7 @@ meanwhile, its ``check`` fails now) ends ``failed`` without ever being claimed, 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from sqlalchemy import bindparam, update
@@ -30,6 +31,8 @@ from interlock.streaming import EventBus
 from interlock.streaming.events import ToolCallAwaitingClient, ToolCallRunning
 from interlock.tools import Tool, ToolContext, ToolError, ToolRegistry
 from interlock.tools.hooks import run_check
+
+logger = logging.getLogger(__name__)
 
 _CLAIMABLE = [ToolCallStatus.pending, ToolCallStatus.interrupted]
 _tool_calls = ToolCall.__table__  # type: ignore[attr-defined]
@@ -386,10 +389,16 @@ class CallExecutor:
 
 
 def failure(exc: ToolError) -> dict[str, Any]:
-    """``close_call`` keyword arguments for a call failed with ``exc``."""
+    """``close_call`` keyword arguments for a call failed with ``exc``.
+
+    The card shows ``exc.message`` (the person's sentence); the admin's ``exc.detail``, when
+    there is one, goes to the server log and the model's tool message.
+    """
+    if exc.detail:
+        logger.warning("Tool call failed [%s]: %s (%s)", exc.code, exc.message, exc.detail)
     return {
         "status": ToolCallStatus.failed,
-        "text": error_text(exc.code, exc.message, exc.hint),
+        "text": error_text(exc.code, exc.message, exc.hint, exc.detail),
         "error_code": exc.code,
         "error_message": exc.message,
     }

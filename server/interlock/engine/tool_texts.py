@@ -9,11 +9,18 @@ from __future__ import annotations
 
 from interlock.storage import ToolCall
 from interlock.tools import ToolRegistry
+from interlock.tools.base import DETAIL_MARK
 
 
-def error_text(code: str, message: str, hint: str | None = None) -> str:
-    """Tool message text for a failed call: ``Error [code]: message Hint: hint``."""
+def error_text(code: str, message: str, hint: str | None = None, detail: str | None = None) -> str:
+    """Tool message text for a failed call: ``Error [code]: message Detail: detail Hint: hint``.
+
+    ``message`` is the person's sentence; ``detail`` (optional) the admin's technical detail
+    (:attr:`interlock.tools.ToolError.detail`), so the model still knows what went wrong.
+    """
     text = f"Error [{code}]: {message}"
+    if detail:
+        text = f"{text}{DETAIL_MARK}{detail}"
     return f"{text} Hint: {hint}" if hint else text
 
 

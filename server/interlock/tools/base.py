@@ -171,18 +171,34 @@ class Confirmation:
     previous: str | None = None
 
 
+DETAIL_MARK = " Detail: "
+"""Starts :attr:`ToolError.detail` in a failed call's tool message (after the person's
+sentence, before the hint); a model saying the error back to the person leaves it out."""
+
+
 class ToolError(Exception):
     """Raised by a handler (or the registry) when a call fails.
 
     Args:
         code: One of :data:`TOOL_ERROR_CODES`.
-        message: English sentence shown to the model and the person.
+        message: English sentence shown to the model and the person, in the person's terms
+            ("The service behind “Weather” refused the request (it needs new credentials).
+            Ask your admin.").
         hint: Optional suggestion for what to do instead.
         details: Optional JSON-able data, e.g. a list of field errors.
+        detail: Optional technical detail for the admin ("GET https://… answered HTTP
+            401"): kept in the tool message for the model and in the server log, never
+            shown on the person's card.
     """
 
     def __init__(
-        self, code: str, message: str, *, hint: str | None = None, details: Any = None
+        self,
+        code: str,
+        message: str,
+        *,
+        hint: str | None = None,
+        details: Any = None,
+        detail: str | None = None,
     ) -> None:
         super().__init__(message)
         if code not in TOOL_ERROR_CODES:
@@ -191,6 +207,7 @@ class ToolError(Exception):
         self.message = message
         self.hint = hint
         self.details = details
+        self.detail = detail
 
 
 Handler = Callable[..., "ToolResult | str | Awaitable[ToolResult | str]"]

@@ -22,6 +22,7 @@ from interlock.models.offline.tool_names import (
     spoken_name,
 )
 from interlock.models.offline.wording import clean_text, for_person, with_stop
+from interlock.tools.base import DETAIL_MARK
 
 _CHOSE_RE = re.compile(r"^\s*The person chose:\s*(.+)", re.IGNORECASE)
 _REJECTED_RE = re.compile(
@@ -86,9 +87,10 @@ def _describe_error(name: str, args: dict[str, Any], content: str, spoken: str) 
     found = _ERROR_RE.match(content)
     if not found:
         return f"Sorry — I could not {_action(name, args, spoken)}: {with_stop(content)}"
-    # The error code (group 1) is for programs and the hint for the model ("Call notes.list
-    # to see the ids of the person's notes."); the person reads the message, as on the card.
-    message = found.group(2).strip().partition(" Hint: ")[0]
+    # The error code (group 1) is for programs, the detail for the admin ("GET https://…
+    # answered HTTP 401") and the hint for the model ("Call notes.list to see the ids of the
+    # person's notes."); the person reads the message, as on the card.
+    message = found.group(2).strip().partition(" Hint: ")[0].partition(DETAIL_MARK)[0]
     return f"Sorry — I could not {_action(name, args, spoken)}: {with_stop(message)}"
 
 
