@@ -176,6 +176,31 @@ def clean_json(value: Any) -> Any:
     return value
 
 
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+"""Bidirectional embeddings, overrides and isolates (LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI,
+PDI): characters that reorder the text after them, not marks such as U+200F."""
+
+
+def reveal_bidi_controls(text: str) -> str:
+    """Return ``text`` with each bidirectional embedding, override or isolate character written
+    as ``[U+202E]`` instead of obeying it.
+
+    For a sentence that quotes values a model or a person wrote (a card's summary): an override
+    left open in a quoted value (``Add a note: “\u202eevil”``) would otherwise reverse the rest
+    of the sentence, so the card would not read as what the call does. Marks (U+200E, U+200F),
+    joiners and every other character are kept.
+
+    Args:
+        text: A one-line sentence.
+
+    Returns:
+        ``"Add a note: “[U+202E]evil”"``; ``text`` itself when it holds none.
+    """
+    if not _BIDI_CONTROLS.search(text):
+        return text
+    return _BIDI_CONTROLS.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+
+
 _INVISIBLE_ONLY = re.compile(
     "[\\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
     "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e0fff]*"

@@ -8,7 +8,6 @@ from interlock.settings import Settings
 from interlock.storage import Database
 from interlock.storage.users import create_user
 from support.live import live_server
-from support.sse import collect, terminals
 
 
 async def test_without_users_loopback_requests_act_as_the_local_user(
@@ -63,8 +62,7 @@ async def test_another_user_cannot_see_stream_or_decide_on_a_conversation(
     bob = {"Authorization": f"Bearer {bob_token}"}
     async with live_server(api_settings, headers=ann) as server:
         conversation_id = await server.new_conversation()
-        await server.say(conversation_id, "add a note secret")
-        log = await collect(server.client, conversation_id, until=terminals(1))
+        log = await server.turn(conversation_id, "add a note secret")
         call_id = log.of("tool_call.interrupted")[0]["tool_call"]["id"]
 
         async with httpx.AsyncClient(base_url=server.url, headers=bob, timeout=10) as other:

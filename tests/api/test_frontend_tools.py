@@ -223,11 +223,9 @@ async def test_cancel_and_a_new_message_close_waiting_frontend_calls(
         server.services.engine.model = ScriptedChatModel(
             responses=[scripted_message("", ("test_clock", {})), "Fine."]
         )
-        await server.say(conversation_id, "again")
-        log = await server.events_until(conversation_id, 2)
+        log = await server.turn(conversation_id, "again")
         second = log.of("tool_call.awaiting_client")[-1]["tool_call"]["id"]
-        await server.say(conversation_id, "never mind")
-        await server.events_until(conversation_id, 3)
+        await server.turn(conversation_id, "never mind")
         assert call_row(server, second) == ("cancelled", 1)
 
 

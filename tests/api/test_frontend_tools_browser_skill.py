@@ -46,8 +46,7 @@ async def test_the_browser_skill_time_zone_through_load_skill(api_settings: Sett
 
 async def test_the_offline_model_asks_the_browser_and_drafts_documents(server: LiveServer) -> None:
     conversation_id = await server.new_conversation()
-    await server.say(conversation_id, "what is my time zone?")
-    log = await server.events_until(conversation_id, 1)
+    log = await server.turn(conversation_id, "what is my time zone?")
     (waiting,) = log.of("tool_call.awaiting_client")
     assert waiting["tool_call"]["name"] == "browser.time_zone"
     posted = await post_result(
@@ -60,8 +59,7 @@ async def test_the_offline_model_asks_the_browser_and_drafts_documents(server: L
     assert log.types[-1] == "run.completed", log.types
     assert "Europe/Oslo" in log.of("message.completed")[-1]["message"]["content"]
 
-    await server.say(conversation_id, "write a document titled Trip plan")
-    log = await server.events_until(conversation_id, 3)
+    log = await server.turn(conversation_id, "write a document titled Trip plan")
     (interrupted,) = log.of("tool_call.interrupted")
     call = interrupted["tool_call"]
     assert (call["name"], call["modal"]) == ("documents.write", True)

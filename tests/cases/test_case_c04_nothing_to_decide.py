@@ -104,8 +104,7 @@ async def test_case_c04_b_the_same_decision_twice_gets_409_with_the_recorded_dec
     )
     async with live_server(case_settings, model=model) as server:
         conversation_id = await server.new_conversation()
-        await server.say(conversation_id, "add a note once")
-        log = await collect(server.client, conversation_id, until=terminals(1))
+        log = await server.turn(conversation_id, "add a note once")
         assert log.types[-1] == "run.paused", log.types
         call = log.of("tool_call.interrupted")[0]["tool_call"]
 
@@ -124,9 +123,8 @@ async def test_case_c04_b_the_same_decision_twice_gets_409_with_the_recorded_dec
             f"{again.json()['error']['details']['status']}, decided approve"
         ]
 
-        log = await collect(server.client, conversation_id, until=terminals(2))
+        log = await server.events_until(conversation_id, 2)
         assert log.types[-1] == "run.completed", log.types
-        await server.idle()
         seq_before = (await _detail(server, conversation_id))["last_event_seq"]
 
         # Sent again after the run ended: 409 with the recorded decision and final status.

@@ -15,7 +15,6 @@ from interlock.settings import Settings
 from interlock.storage import Message, ToolCall
 from support.live import live_server
 from support.notes import stored_notes
-from support.sse import collect, terminals
 
 
 async def test_an_answer_instead_of_running_a_note_tells_the_model_nothing_ran(
@@ -23,16 +22,14 @@ async def test_an_answer_instead_of_running_a_note_tells_the_model_nothing_ran(
 ) -> None:
     async with live_server(make_settings()) as server:
         conversation_id = await server.new_conversation()
-        await server.say(conversation_id, "Add a note team lunch")
-        log = await collect(server.client, conversation_id, until=terminals(1))
+        log = await server.turn(conversation_id, "Add a note team lunch")
         [interrupted] = log.of("tool_call.interrupted")
         call_id = interrupted["tool_call"]["id"]
 
         response = await server.decide(call_id, type="respond", message="hi")
         assert response.status_code == 200, response.text
-        log = await collect(server.client, conversation_id, until=terminals(2))
+        log = await server.events_until(conversation_id, 2)
         assert log.types[-1] == "run.completed", log.types
-        await server.idle()
 
         db = server.services.db
         assert stored_notes(db) == []
@@ -55,14 +52,12 @@ async def test_a_question_answered_keeps_the_answer_as_its_result(
 ) -> None:
     async with live_server(make_settings()) as server:
         conversation_id = await server.new_conversation()
-        await server.say(conversation_id, "Ask me to choose between tea, coffee and juice")
-        log = await collect(server.client, conversation_id, until=terminals(1))
+        log = await server.turn(conversation_id, "Ask me to choose between tea, coffee and juice")
         [interrupted] = log.of("tool_call.interrupted")
         call_id = interrupted["tool_call"]["id"]
         response = await server.decide(call_id, type="respond", message="coffee")
         assert response.status_code == 200, response.text
-        await collect(server.client, conversation_id, until=terminals(2))
-        await server.idle()
+        await server.events_until(conversation_id, 2)
         with server.services.db.session() as session:
             [tool_message] = session.exec(
                 select(Message).where(Message.tool_call_id == call_id)

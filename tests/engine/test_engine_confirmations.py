@@ -281,3 +281,22 @@ async def test_engine_notes_add_card_shows_the_text_and_a_slash_command_gets_it_
         confirmation = log.of("tool_call.interrupted")[0]["tool_call"]["confirmation"]
         assert confirmation["summary"] == "Add a note: “buy milk”"
         assert confirmation["action_label"] == "Add note"
+
+
+async def test_engine_a_card_sentence_shows_a_bidi_override_in_the_args_instead_of_obeying_it(
+    engine_settings: Settings,
+) -> None:
+    """An override left open in a quoted value would reverse the rest of the card's sentence
+    (``Add a note: “”live``); the card names it instead, and the call keeps the args as sent."""
+    text = "\u202eevil \u2067x\u200f \U0001f468\u200d\U0001f469"
+    model = ScriptedChatModel(responses=[scripted_message("", ("notes_add", {"text": text}))])
+    async with live_server(engine_settings, model=model) as server:
+        conversation_id = await server.new_conversation()
+        log = await _run(server, conversation_id, "remember this")
+        call = log.of("tool_call.interrupted")[0]["tool_call"]
+        expected = "Add a note: “[U+202E]evil [U+2067]x\u200f \U0001f468\u200d\U0001f469”"
+        assert call["confirmation"]["summary"] == expected
+        assert call["proposed_args"] == {"text": text}
+        assert (await _detail_call(server, conversation_id))["confirmation"] == call["confirmation"]
+        pending = (await server.client.get(f"/api/conversations/{conversation_id}/pending")).json()
+        assert pending[0]["confirmation"]["summary"] == expected

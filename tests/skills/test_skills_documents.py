@@ -9,16 +9,10 @@ from langchain_core.messages import ToolMessage
 
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from support.live import LiveServer, live_server
-from support.sse import collect, terminals
+from support.live import live_server
 
 PLAN = "# Trip\n\n* pack\n* <script>alert(1)</script>\n"
 PLAN_V2 = "# Trip\n\n* pack\n* book the ferry\n"
-
-
-async def _turn(server: LiveServer, conversation_id: str, text: str, count: int) -> Any:
-    await server.say(conversation_id, text)
-    return await server.events_until(conversation_id, count)
 
 
 async def test_documents_write_then_read_round_trip_with_review(make_settings: Any) -> None:
@@ -38,7 +32,7 @@ async def test_documents_write_then_read_round_trip_with_review(make_settings: A
     )
     async with live_server(settings, model=model) as server:
         conversation_id = await server.new_conversation()
-        log = await _turn(server, conversation_id, "write my trip plan", 1)
+        log = await server.turn(conversation_id, "write my trip plan")
         (interrupted,) = log.of("tool_call.interrupted")
         call = interrupted["tool_call"]
         assert (call["name"], call["modal"], call["write"]) == ("documents.write", True, True)
@@ -50,13 +44,12 @@ async def test_documents_write_then_read_round_trip_with_review(make_settings: A
             "previous": None,
         }
         assert (await server.decide(call["id"], type="approve")).status_code == 200
-        log = await collect(server.client, conversation_id, until=terminals(2))
-        await server.idle()
+        log = await server.events_until(conversation_id, 2)
         assert log.of("tool_call.completed")[-1]["tool_call"]["result_text"] == (
             "Created the document “Trip plan” (4 lines)."
         )
 
-        log = await _turn(server, conversation_id, "change it", 3)
+        log = await server.turn(conversation_id, "change it")
         call = log.of("tool_call.interrupted")[-1]["tool_call"]
         assert call["confirmation"]["previous"] == PLAN
         assert call["confirmation"]["detail"] == "x"
@@ -67,13 +60,12 @@ async def test_documents_write_then_read_round_trip_with_review(make_settings: A
             call["id"], type="edit", args={"title": "Trip plan", "markdown": PLAN_V2}
         )
         assert edited.status_code == 200, edited.text
-        log = await collect(server.client, conversation_id, until=terminals(4))
-        await server.idle()
+        log = await server.events_until(conversation_id, 4)
         done = log.of("tool_call.completed")[-1]["tool_call"]
         assert done["executed_args"] == {"title": "Trip plan", "markdown": PLAN_V2}
         assert done["result_text"] == "Saved the document “Trip plan” (4 lines)."
 
-        log = await _turn(server, conversation_id, "show it", 5)
+        log = await server.turn(conversation_id, "show it")
         listing, read = (e["tool_call"] for e in log.of("tool_call.completed")[-2:])
         assert listing["result_text"] == "Trip plan (4 lines)"
         assert [d["title"] for d in listing["result_data"]["documents"]] == ["Trip plan"]
@@ -99,7 +91,7 @@ async def test_documents_are_private_and_a_missing_title_is_not_found(make_setti
             session.add(Document(owner_id="user_other", title="Secret", markdown="their text"))
             session.commit()
         conversation_id = await server.new_conversation()
-        log = await _turn(server, conversation_id, "read Secret", 1)
+        log = await server.turn(conversation_id, "read Secret")
 
         read, listing = (e["tool_call"] for e in log.of("tool_call.completed")[-2:])
         assert read["error"]["code"] == "not_found"

@@ -5,7 +5,9 @@ call and the conversation in opposite orders; PostgreSQL ended one of them and t
 503 ``database_busy`` for a request that, run again, simply meets the other's outcome. Here two
 transactions take two rows in opposite orders: through :meth:`Database.run` one of them fails
 with ``database_busy``; through :meth:`Database.run_transaction` both end committed, the loser
-after running again. A lock wait that times out is not run again.
+after running again. A lock wait that times out is not run again, nor does a try start once
+the lock timeout has passed; each try after the first waits a little, so the winner goes
+first; conflicts that go on end in ``database_busy`` after the last try.
 
 Nothing here leans on timing: PostgreSQL's deadlock check (``deadlock_timeout``, 1 s after the
 later of the two waits began) ends the crossing, well within the lock timeout, however late
@@ -18,13 +20,17 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable, Iterator
+from itertools import pairwise
 
 import pytest
 from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
 
 from interlock.errors import DatabaseBusy
 from interlock.storage import Database
+from interlock.storage.db import RETRY_WAIT_S, TRANSACTION_TRIES
 
 BARRIER_S = 30.0
 """Longest wait of a transaction for the other (a failing test must not hang)."""
@@ -120,3 +126,50 @@ async def test_a_lock_wait_that_times_out_is_not_run_again(postgres_server: obje
         database.dispose()
         holder.dispose()
         postgres_server.drop_database(url)  # type: ignore[attr-defined]
+
+
+class _Deadlock(Exception):
+    """What psycopg raises for PostgreSQL's deadlock (its SQLSTATE only)."""
+
+    sqlstate = "40P01"
+
+
+def _conflicting(tries: list[float]) -> Callable[[], None]:
+    """A transaction PostgreSQL ends as a deadlock at every try (as ``Database.session``
+    raises it); ``tries`` gets the time each try began."""
+
+    def conflicting() -> None:
+        tries.append(time.monotonic())
+        busy = DatabaseBusy("The database is busy; nothing was written. Try again.")
+        busy.__cause__ = OperationalError("UPDATE t", {}, _Deadlock("deadlock detected"))
+        raise busy
+
+    return conflicting
+
+
+async def test_conflicts_that_go_on_end_in_database_busy_each_try_after_a_wait(
+    tmp_path: object,
+) -> None:
+    database = Database(f"sqlite:///{tmp_path}/t.db", lock_timeout_s=30.0)
+    tries: list[float] = []
+    try:
+        with pytest.raises(DatabaseBusy):
+            await database.run_transaction(_conflicting(tries))
+    finally:
+        database.dispose()
+    assert len(tries) == TRANSACTION_TRIES
+    waits = [later - earlier for earlier, later in pairwise(tries)]
+    # at least half the mean wait, doubled per try (the loop's clock may wake a little early)
+    assert all(w >= 0.9 * RETRY_WAIT_S * 2**i / 2 for i, w in enumerate(waits)), waits
+
+
+async def test_no_try_starts_once_the_lock_timeout_has_passed(tmp_path: object) -> None:
+    # Shorter than any wait before a second try: the first conflict is the answer.
+    database = Database(f"sqlite:///{tmp_path}/t.db", lock_timeout_s=RETRY_WAIT_S / 2)
+    tries: list[float] = []
+    try:
+        with pytest.raises(DatabaseBusy):
+            await database.run_transaction(_conflicting(tries))
+    finally:
+        database.dispose()
+    assert len(tries) == 1

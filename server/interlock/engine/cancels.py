@@ -38,7 +38,7 @@ async def cancel_run(engine: Engine, user_id: str, conversation_id: str) -> str 
     """
     active = await engine.db.run(_active_run, engine, user_id, conversation_id)
     if active is None:
-        return await engine.db.run(_cancel_pause, engine, user_id, conversation_id)
+        return await engine.db.run_transaction(_cancel_pause, engine, user_id, conversation_id)
     task = engine.task_of(active)
     if task is not None:
         task.cancel()
@@ -47,7 +47,7 @@ async def cancel_run(engine: Engine, user_id: str, conversation_id: str) -> str 
         await _wait_ended(engine, conversation_id, active, CANCEL_WAIT_S)
     else:  # claimed here, its task not started yet: it must not start after this
         engine.forbid_start(active)
-    await engine.db.run(
+    await engine.db.run_transaction(
         engine.end_run,
         active,
         conversation_id,

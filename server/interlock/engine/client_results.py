@@ -90,7 +90,7 @@ async def submit_result(
     limit = engine.settings.max_client_result_bytes
     if size > limit:
         raise PayloadTooLarge(f"The result is {size:,} bytes; the limit is {limit:,}.")
-    out, conversation_id, message_id, owner_id = await engine.db.run(
+    out, conversation_id, message_id, owner_id = await engine.db.run_transaction(
         _record, engine, user_id, tool_call_id, body
     )
     # Resume in a task of its own: the answer and the completed event go out first.

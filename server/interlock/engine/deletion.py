@@ -100,6 +100,7 @@ def _delete(engine: Engine, user_id: str, conversation_id: str) -> None:
             session.exec(
                 select(ToolCall.id)
                 .where(col(ToolCall.conversation_id) == conversation_id)
+                .order_by(col(ToolCall.message_id), col(ToolCall.index))  # as closers lock them
                 .with_for_update()
             ).all()
         # Staged before the guarded DELETE (record_outcome reads the conversation); a refused

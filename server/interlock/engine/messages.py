@@ -17,13 +17,14 @@ from sqlalchemy import select as sa_select
 from interlock.engine.commands import CommandClaim, propose_command, resolve_command
 from interlock.engine.outside import MCP_CHANNEL
 from interlock.engine.preflight import prepare_command
-from interlock.engine.records import ANY_OPEN_CALL, cancel_open_calls
+from interlock.engine.records import ANY_OPEN_CALL, cancel_open_calls, lock_open_calls
 from interlock.engine.resumes import claim_conversation
 from interlock.engine.turn import effective_permission
 from interlock.errors import Conflict, NotFound
 from interlock.permissions import read_switch_of, start_switch
 from interlock.storage import Conversation, Message, MessageRole, Run
 from interlock.storage.models import utcnow
+from interlock.storage.read_soon import read_soon
 from interlock.storage.rows import defer_rows, insert_rows, new_row
 from interlock.storage.views import message_out
 from interlock.storage.write_behind import defer, execute
@@ -107,6 +108,10 @@ def store_message(
         run = new_row(
             Run, conversation_id=conversation_id, trigger="message", owner_id=engine.worker_id
         )
+        if not engine.db.is_sqlite:
+            # Its open calls locked first, in the same round trip (engine.records'
+            # lock order: a decision locks its call, then the conversation).
+            read_soon(session, *lock_open_calls(conversation_id))
         # The conversation's event sequence is held with the claim (same row, same round
         # trip): this transaction's events are numbered without a bump of their own; whether
         # a call is open is read there too, once the conversation is held.

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import and_, bindparam, or_, update
+from sqlalchemy.sql import Executable
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
@@ -35,7 +36,7 @@ from interlock.storage.views import (
     message_out,
     tool_call_out,
 )
-from interlock.storage.write_behind import execute
+from interlock.storage.write_behind import Params, execute
 from interlock.streaming import EventBus
 from interlock.streaming.events import ToolCallCompleted
 from interlock.tools import ToolRegistry
@@ -233,6 +234,33 @@ ANY_OPEN_CALL = (
 )
 """Prebuilt, read with Core first: a new message usually finds no open call, and then loads
 no objects."""
+_LOCK_OPEN_CALLS = (
+    select(ToolCall.id)
+    .where(
+        ToolCall.conversation_id == bindparam("conversation_id"),
+        col(ToolCall.status).in_([s.value for s in OPEN_STATUSES]),
+    )
+    .order_by(col(ToolCall.message_id), col(ToolCall.index))
+    .with_for_update(key_share=True)
+)
+"""Locks a conversation's open calls (``FOR NO KEY UPDATE``, as their ``UPDATE`` does), in
+the order :func:`cancel_open_calls` closes them (prebuilt)."""
+
+
+def lock_open_calls(conversation_id: str) -> tuple[Executable, Params]:
+    """The statement locking ``conversation_id``'s open calls, for a transaction that locks
+    the conversation's row before it closes them (PostgreSQL; send it with the round trip
+    that locks the conversation, before that lock).
+
+    The lock order of every transaction writing a conversation is its run's row, then its
+    tool calls (by message, then index), then the conversation's row (a decision locks its
+    call, then claims the conversation; events are numbered at the commit). A transaction
+    that claims the conversation and then closes its open calls (a new message, a cancelled
+    or failed run's end) would otherwise hold the conversation while waiting for a call a
+    decision holds, and the decision wait for the conversation: a deadlock, which
+    PostgreSQL ends by failing one of them.
+    """
+    return _LOCK_OPEN_CALLS, {"conversation_id": conversation_id}
 
 
 def cancel_open_calls(

@@ -193,7 +193,9 @@ class Engine:
             The new run's id, or None when calls still wait or another run holds the claim.
         """
         self._loop = asyncio.get_running_loop()
-        return await self.db.run(self.claim_resume, conversation_id, message_id, user_id)
+        return await self.db.run_transaction(
+            self.claim_resume, conversation_id, message_id, user_id
+        )
 
     def claim_resume(self, conversation_id: str, message_id: int, user_id: str) -> str | None:
         """Start a resume run if every call of ``message_id`` is decided (``engine.resumes``).

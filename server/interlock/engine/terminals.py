@@ -8,10 +8,11 @@ from sqlalchemy import bindparam, update
 from sqlmodel import Session
 
 from interlock.audit import SYSTEM_DECIDER
-from interlock.engine.records import cancel_open_calls, latest_assistant_calls
+from interlock.engine.records import cancel_open_calls, latest_assistant_calls, lock_open_calls
 from interlock.errors import InterlockError, error_body
 from interlock.storage import Conversation, Run, RunStatus, ToolCallStatus
 from interlock.storage.models import utcnow
+from interlock.storage.statements import connection_of
 from interlock.storage.write_behind import defer, send
 from interlock.streaming import EventBus
 from interlock.streaming.events import RunCancelled, RunCompleted, RunFailed, RunPaused
@@ -124,9 +125,12 @@ def stage_end(
         defer(session, _END_RUN, params)
     else:
         # The conversation's event sequence is held in the same round trip (after the run's
-        # row, the order every writer takes them in): the terminal event is numbered without
-        # a trip of its own, its bump sent with the COMMIT (EventBus.hold_seq).
-        claimed, held = send(session, (_END_RUN, params), bus.hold_seq(conversation_id))
+        # row and the calls it closes, the order every writer takes them in: see
+        # engine.records.lock_open_calls): the terminal event is numbered without a trip of
+        # its own, its bump sent with the COMMIT (EventBus.hold_seq).
+        closing = status not in (RunStatus.paused, RunStatus.completed) and not keep_interrupted
+        locks = [lock_open_calls(conversation_id)] if closing and not _is_sqlite(session) else []
+        claimed, *_, held = send(session, (_END_RUN, params), *locks, bus.hold_seq(conversation_id))
         bus.held(session, conversation_id, held)
         if claimed.rowcount != 1:
             return False
@@ -161,3 +165,7 @@ def stage_end(
     defer(session, _RELEASE, {"conversation_id": conversation_id, "run_id": run_id, "now": now})
     bus.stage(session, conversation_id, terminal)
     return True
+
+
+def _is_sqlite(session: Session) -> bool:
+    return connection_of(session).dialect.name == "sqlite"

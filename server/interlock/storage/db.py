@@ -21,7 +21,9 @@ import asyncio
 import functools
 import logging
 import os
+import random
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -75,6 +77,18 @@ _PG_CONFLICT_STATES = {"40001", "40P01"}
 """Serialization and deadlock failures: PostgreSQL ended the transaction to let another
 through; run again, it meets that one's outcome (:meth:`Database.run_transaction`)."""
 TRANSACTION_TRIES = 3
+RETRY_WAIT_S = 0.1
+"""Mean wait, in seconds, before a transaction PostgreSQL ended for a conflict runs again
+(doubled for each further try, each wait drawn between half and one and a half times it).
+
+On a deadlock PostgreSQL fails one transaction and wakes the other, whose backend must still
+be scheduled to take the row the failed one freed. Run again at once, the failed one could
+take that row first and deadlock anew (the winner then failing, after another
+``deadlock_timeout``): one try in 30 did so under CPU load (commit aaf9365). The loser has
+waited ``deadlock_timeout`` (1 s by default) already; a tenth of that lets the woken winner
+take the row (one scheduling of its process, milliseconds) and go on, so the next try waits
+for its commit instead of crossing it. The jitter keeps transactions that failed together
+from trying again together."""
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -196,21 +210,35 @@ class Database:
         commit: run again (at most :data:`TRANSACTION_TRIES` times in all) when PostgreSQL
         ended it to break a deadlock or a serialization conflict with another transaction.
 
-        Two requests racing on one conversation (a decision locking its call, then the
-        conversation to resume; a new message claiming the conversation, then closing that
-        call) can deadlock: the one PostgreSQL picks would otherwise answer 503
-        ``database_busy``, though run again it simply meets the other's outcome (409).
+        The transactions of one conversation take its rows in one order, so they do not
+        deadlock with each other (:func:`~interlock.engine.records.lock_open_calls`); this is
+        for what remains (another order, a serialization failure): the one PostgreSQL picks
+        would otherwise answer 503 ``database_busy``, though run again it simply meets the
+        other's outcome. Each try after the first waits a little first (:data:`RETRY_WAIT_S`),
+        so the transaction that won goes first; none starts once ``lock_timeout_s`` has passed
+        since the first began, and a lock wait that timed out is never run again: what is
+        stuck ends in 503 ``database_busy``, every try rolled back.
 
         Raises:
             DatabaseBusy: A lock or connection wait timed out, or the conflicts went on.
         """
+        started = time.monotonic()
         for attempt in range(1, TRANSACTION_TRIES + 1):
             try:
                 return await self.run(fn, *args, **kwargs)
             except DatabaseBusy as exc:
                 if attempt == TRANSACTION_TRIES or not _is_conflict(exc.__cause__):
                     raise
-                log.info("transaction %s run again after %s", fn.__name__, exc.__cause__)
+                wait_s = retry_wait_s(attempt)
+                if time.monotonic() - started + wait_s >= self.lock_timeout_s:
+                    raise
+                log.info(
+                    "transaction %s run again in %.3f s after %s",
+                    fn.__name__,
+                    wait_s,
+                    exc.__cause__,
+                )
+                await asyncio.sleep(wait_s)
         raise AssertionError("unreachable")
 
     def _pools(self) -> tuple[ThreadPoolExecutor, ThreadPoolExecutor]:
@@ -284,6 +312,12 @@ def _run_deferred(deferred: list[Callable[[], None]]) -> None:
             callback()
         except Exception:  # like a callback the loop runs: logged, the call's result stands
             log.exception("deferred callback %r failed", callback)
+
+
+def retry_wait_s(attempt: int) -> float:
+    """The wait, in seconds, before the try after try ``attempt`` (1 for the first) of
+    :meth:`Database.run_transaction`: :data:`RETRY_WAIT_S` doubled per try, jittered."""
+    return RETRY_WAIT_S * float(2 ** (attempt - 1)) * random.uniform(0.5, 1.5)
 
 
 def is_busy_error(exc: BaseException) -> bool:

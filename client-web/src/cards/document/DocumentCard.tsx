@@ -45,6 +45,24 @@ export function hasUnsavedEdits(proposed: Record<string, unknown> | null, draft:
   return draft !== null && draft !== documentArgs(proposed).markdown;
 }
 
+/** Python's `str.splitlines` breaks: the server counts a document's lines with it. */
+const LINE_BREAK = /\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
+
+/**
+ * "5 lines · 42 characters", counted as the server counts them in the card's sentence
+ * ("Create the document “Plan” (5 lines)."): a final line break ends the last line rather than
+ * starting another, an empty document is 1 line, and characters are code points (an emoji is
+ * one, not two UTF-16 units).
+ */
+export function documentSize(markdown: string): string {
+  const parts = markdown.split(LINE_BREAK);
+  if (parts.length > 1 && parts[parts.length - 1] === "") parts.pop();
+  const lines = Math.max(parts.length, 1);
+  const chars = [...markdown].length;
+  const plural = (n: number, word: string) => `${n.toLocaleString()} ${word}${n === 1 ? "" : "s"}`;
+  return `${plural(lines, "line")} · ${plural(chars, "character")}`;
+}
+
 export function DocumentCard({ call, tool, title, live, busy, decide }: CardProps) {
   const [open, setOpen] = useState(false);
   // Lives here, not in the modal: Escape, ✕, Cancel or a stray tap outside closes the modal
@@ -57,7 +75,7 @@ export function DocumentCard({ call, tool, title, live, busy, decide }: CardProp
     <section className="card document-card" aria-label={`Document: ${summary}`}>
       <ToolCardHeader title={title} tool={tool} call={call} summary={summary} />
       <p className="muted small">
-        {doc.markdown.split("\n").length.toLocaleString()} lines · {doc.markdown.length.toLocaleString()} characters
+        {documentSize(doc.markdown)}
         {call.confirmation && call.confirmation.previous == null && " · a new document"}
       </p>
       {call.decision && <DecisionSummary call={call} schema={tool?.input_schema} />}

@@ -5,6 +5,7 @@
 import type { ApiError } from "../../api/client";
 import type { FieldError, JsonObject, ToolCallOut } from "../../api/types";
 import { fieldErrorsFrom } from "../approval/fieldErrors";
+import { bidiIsolated } from "../bidi";
 
 export interface FormQuestion {
   title: string;
@@ -73,8 +74,8 @@ const EMPTY = "—";
 function display(value: unknown): string {
   if (value === undefined || value === null || value === "") return EMPTY;
   if (typeof value === "boolean") return value ? "Yes" : "No";
-  if (typeof value === "object") return JSON.stringify(value);
-  return String(value);
+  if (typeof value === "object") return bidiIsolated(JSON.stringify(value));
+  return bidiIsolated(String(value));
 }
 
 function isObject(value: unknown): value is JsonObject {
