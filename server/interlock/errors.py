@@ -173,8 +173,23 @@ _PLAIN: dict[str, Any] = {
     "too_long": lambda ctx: _list_words(ctx, "max"),
     "greater_than_equal": lambda ctx: f"Must be {_count(ctx.get('ge'))} or more.",
     "less_than_equal": lambda ctx: f"Must be {_count(ctx.get('le'))} or less.",
+    "union_tag_invalid": lambda ctx: (
+        f"Its {ctx.get('discriminator', 'kind')} is {ctx.get('tag')!r}, which is not one of: "
+        f"{ctx.get('expected_tags')}."
+    ),
     "greater_than": lambda ctx: f"Must be more than {_count(ctx.get('gt'))}.",
     "less_than": lambda ctx: f"Must be less than {_count(ctx.get('lt'))}.",
+    **dict.fromkeys(
+        (
+            "datetime_type",
+            "datetime_parsing",
+            "datetime_from_date_parsing",
+            "date_type",
+            "date_parsing",
+            "date_from_datetime_parsing",
+        ),
+        "Must be a date and time such as 2026-12-02T09:30:00Z, or a date such as 2026-12-02.",
+    ),
 }
 """Pydantic's error types in a person's words, for those whose default message reads as the
 library's ("Input should be a valid integer, unable to parse string as an integer", "List
@@ -203,7 +218,28 @@ def field_error_words(error: Mapping[str, Any]) -> str:
     message = plain_message(str(error.get("msg", "")))
     if message.startswith("Input should be "):
         message = "Must be " + message[len("Input should be ") :]
-    return message
+    return _sentence(message)
+
+
+def _sentence(message: str) -> str:
+    """``message`` with a closing full stop (pydantic's ``"Must be 'a' or 'b'"``). The first
+    letter stays: a message may start with a field's name (``approval_timeout_s must be``)."""
+    message = message.strip()
+    return message if not message or message[-1] in ".!?…" else message + "."
+
+
+def _json_error(error: Mapping[str, Any]) -> dict[str, Any]:
+    """A JSON syntax error of the body (FastAPI's ``json_invalid``, located at ``("body",
+    offset)``) in words, at the path ``["body"]`` as every other unreadable body."""
+    loc = list(error.get("loc", ()))
+    offset = loc[1] if len(loc) == 2 and isinstance(loc[1], int) else None
+    reason = str((error.get("ctx") or {}).get("error", "")).strip()
+    words = "The body is not valid JSON"
+    if reason:  # "Expecting value" reads "expecting value"; "EOF while parsing" stays
+        words += ": " + (reason[0].lower() if reason[1:2].islower() else reason[0]) + reason[1:]
+    if offset is not None:
+        words += f" (at character {offset + 1:,})"
+    return {"path": loc[:1] or ["body"], "message": words + ".", "rule": "json_invalid"}
 
 
 def pydantic_field_errors(errors: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -217,7 +253,9 @@ def pydantic_field_errors(errors: Iterable[Mapping[str, Any]]) -> list[dict[str,
         :func:`field_error_words`; ``rule`` keeps pydantic's error type.
     """
     return [
-        {
+        _json_error(e)
+        if e.get("type") == "json_invalid"
+        else {
             "path": list(e.get("loc", ())),
             "message": field_error_words(e),
             "rule": e.get("type", ""),

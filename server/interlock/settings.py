@@ -132,7 +132,7 @@ class McpServerSpec(BaseModel):
         if (self.url is None) == (self.command is None):
             raise ValueError("give either url (Streamable HTTP) or command (stdio), not both")
         if self.url is not None and not re.match(r"https?://[^/?#\s]+", self.url):
-            raise ValueError("url must start with https:// or http:// and name a host")
+            raise ValueError("The url must start with https:// or http:// and name a host.")
         if self.command is not None and (not self.command or not self.command[0].strip()):
             raise ValueError("command must name a program")
         if self.connection is not None and self.url is None:

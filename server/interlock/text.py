@@ -91,8 +91,9 @@ def check_storable(value: Any) -> Any:
     """
     problems = text_problems(value)
     if problems:
-        where = "/".join(map(str, problems[0])) or "the text"
-        raise ValueError(f"{where} contains a NUL character or an unpaired surrogate")
+        where = "/".join(map(str, problems[0]))
+        text = f"The text at {where}" if where else "The text"
+        raise ValueError(f"{text} contains a NUL character or an unpaired surrogate.")
     return value
 
 

@@ -165,3 +165,36 @@ def test_an_event_holding_a_lone_surrogate_goes_out_as_a_replacement_character()
         "messageId": "m1",
         "delta": "a\ufffdb\U0001f600",
     }
+
+
+async def test_a_body_that_is_no_run_input_is_refused_in_words_not_pydantics(
+    server: LiveServer,
+) -> None:
+    """Broken JSON and an unknown role read as sentences ("Input tag 'wizard' found using
+    'role' does not match any of the expected tags: ..." before)."""
+    conversation_id = await server.new_conversation()
+    url = f"/api/ag-ui/{conversation_id}"
+    response = await server.client.post(
+        url, content=b"{", headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["details"]["errors"] == [
+        {
+            "path": ["body"],
+            "message": "The body is not valid JSON: EOF while parsing an object at line 1 "
+            "column 1.",
+            "rule": "json_invalid",
+        }
+    ]
+    body = {
+        "threadId": conversation_id,
+        "runId": "r1",
+        "messages": [{"id": "m1", "role": "wizard", "content": "hi"}],
+    }
+    response = await server.client.post(url, json=body)
+    assert response.status_code == 422, response.text
+    [error] = response.json()["error"]["details"]["errors"]
+    assert error["message"] == (
+        "Its 'role' is 'wizard', which is not one of: 'developer', 'system', 'assistant', "
+        "'user', 'tool', 'activity', 'reasoning'."
+    )

@@ -270,3 +270,45 @@ async def test_a_json_body_that_cannot_even_be_decoded_is_422_json_invalid(
         assert "cannot be read as JSON" in error["message"]
     detail = (await server.client.get(path)).json()
     assert detail["messages"] == [] and detail["last_event_seq"] == 0, detail
+
+
+async def test_field_errors_read_as_sentences_not_the_libraries_words(server: LiveServer) -> None:
+    """A JSON syntax error said "JSON decode error" at the path ``["body", 1]``, a bad date
+    "Must be a valid datetime or date, input is too short", a NUL "args/text contains a NUL
+    character or an unpaired surrogate" (lowercase, no full stop); each is a sentence now."""
+    conversation_id = await server.new_conversation()
+    json_headers = {"content-type": "application/json"}
+
+    def only_error(response: httpx.Response) -> dict[str, object]:
+        assert _code(response, 422) == "invalid_request"
+        [error] = response.json()["error"]["details"]["errors"]
+        return dict(error)
+
+    response = await server.client.post(
+        f"/api/conversations/{conversation_id}/messages", content=b"{not json", headers=json_headers
+    )
+    assert only_error(response) == {
+        "path": ["body"],
+        "message": "The body is not valid JSON: expecting property name enclosed in double "
+        "quotes (at character 2).",
+        "rule": "json_invalid",
+    }
+    error = only_error(await server.client.get("/api/audit", params={"since": "yesterday"}))
+    assert error["message"] == (
+        "Must be a date and time such as 2026-12-02T09:30:00Z, or a date such as 2026-12-02."
+    )
+    error = only_error(
+        await server.client.post("/api/tool-calls/call_x/decision", json={"type": "yolo"})
+    )
+    assert error["message"] == "Must be 'approve', 'edit', 'reject' or 'respond'."
+    response = await server.client.post(
+        "/api/tool-calls/call_x/decision",
+        content=b'{"type": "edit", "args": {"text": "a\\u0000b"}}',
+        headers=json_headers,
+    )
+    error = only_error(response)
+    assert error["message"] == (
+        "The text at args/text contains a NUL character or an unpaired surrogate."
+    )
+    detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+    assert detail["messages"] == []

@@ -179,3 +179,43 @@ async def test_a_client_name_is_shown_without_control_characters(
     assert call.client_name is not None
     assert call.client_name.startswith("Evil Client z")
     assert len(call.client_name) == 200
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        (b"[]", "The body is a JSON array (a batch)"),
+        (b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', "The body is a JSON array (a batch)"),
+        (b'{"foo": 1}', "The body is not a JSON-RPC 2.0 message"),
+        (
+            b'{"jsonrpc": "1.0", "id": 1, "method": "ping"}',
+            "The body is not a JSON-RPC 2.0 message",
+        ),
+        (b'{"jsonrpc": "2.0", "id": 1}', "The body is not a JSON-RPC 2.0 message"),
+        (b'"ping"', "The body is not a JSON-RPC 2.0 message"),
+    ],
+)
+async def test_json_that_is_no_json_rpc_message_is_refused_in_words_not_pydantics(
+    make_settings: Callable[..., Settings], body: bytes, words: str
+) -> None:
+    """The library answered these with pydantic's whole report ("Validation error: 11
+    validation errors for union[JSONRPCRequest,...] ... https://errors.pydantic.dev/...")."""
+    async with serve_mcp(make_settings()) as server:
+        headers = {
+            **ACCEPT,
+            "Content-Type": "application/json",
+            "Authorization": f"Bearer {server.token}",
+        }
+        async with httpx.AsyncClient(base_url=server.url) as http:
+            response = await http.post("/mcp", content=body, headers=headers)
+            assert response.status_code == 400, response.text
+            error = response.json()["error"]
+            assert error["message"].startswith(f"[invalid_request] {words}"), error
+            assert "pydantic" not in response.text and "JSONRPCRequest" not in response.text
+            # Not JSON at all keeps the library's answer, which names the place.
+            response = await http.post("/mcp", content=b"{", headers=headers)
+            assert response.status_code == 400
+            assert response.json()["error"]["message"].startswith("Parse error")
+        # A real client still connects and calls on the same server.
+        async with server.client() as client:
+            assert not (await client.call_tool("notes_list", {})).is_error

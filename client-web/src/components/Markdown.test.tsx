@@ -27,6 +27,15 @@ describe("safeUrl", () => {
 describe("Markdown", () => {
   const html = (text: string) => renderToStaticMarkup(<Markdown text={text} />);
 
+  it("shows a bidi override as [U+202E] instead of reversing the rest of the line", () => {
+    const out = html("Thanks, Zoë \u202eevil! Here is what you told me:\n\n- **\u2067x** [\u202elink](https://example.com/\u202e)");
+    expect(out).toContain("Thanks, Zoë [U+202E]evil! Here is what you told me:");
+    expect(out).toContain("<strong>[U+2067]x</strong>");
+    expect(out).toContain(">[U+202E]link</a>");
+    expect(out).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    expect(html("שלום\u200f עולם")).toContain("שלום\u200f עולם"); // marks stay
+  });
+
   it("renders markdown", () => {
     expect(html("**bold** and `code`")).toContain("<strong>bold</strong>");
   });

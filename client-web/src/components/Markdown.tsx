@@ -47,6 +47,31 @@ function imageAsLink(img: Element, inLink: boolean): ElementContent {
   };
 }
 
+/** Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069). */
+const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Rehype plugin: a bidirectional override or embedding in the text reads `[U+202E]` instead of
+ * reordering what follows it. Untrusted text (a model's reply quoting "Zoë\u202eevil! Here is
+ * what you told me", a document under review) would otherwise show reversed, so it would not
+ * read as written; the server shows them the same way on cards.
+ */
+export function rehypeRevealBidi() {
+  return (tree: Root) => {
+    reveal(tree);
+  };
+}
+
+function reveal(parent: Root | Element): void {
+  for (const child of parent.children) {
+    if (child.type === "text") {
+      child.value = child.value.replace(BIDI_CONTROL, (c) => `[U+${c.charCodeAt(0).toString(16).toUpperCase()}]`);
+    } else if (child.type === "element") {
+      reveal(child);
+    }
+  }
+}
+
 const components: Components = {
   a: ({ node: _node, href, children, ...rest }) =>
     href ? (
@@ -67,7 +92,7 @@ const components: Components = {
     ),
 };
 
-const rehypePlugins = [rehypeImagesAsLinks];
+const rehypePlugins = [rehypeImagesAsLinks, rehypeRevealBidi];
 
 /**
  * Markdown without raw HTML (no rehype-raw: tags show as text), with only http(s)/mailto

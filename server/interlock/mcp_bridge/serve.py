@@ -40,7 +40,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.types import Message, Receive, Scope, Send
 
 from interlock import __version__
@@ -48,6 +48,7 @@ from interlock.api.deps import authenticate, host_of, is_loopback
 from interlock.api.services import Services
 from interlock.employees import DEFAULT_EMPLOYEE
 from interlock.errors import InterlockError, jsonrpc_error_body
+from interlock.mcp_bridge.bodies import message_problem, replaying
 from interlock.mcp_bridge.callers import (
     CALLER_KEY,
     LEFT_KEY,
@@ -170,6 +171,16 @@ class McpEndpoint:
         )
         # Sessions belong to the user who opened them (the library compares this principal).
         scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=user.id, scopes=[]))
+        if request.method == "POST":
+            try:
+                body = await request.body()
+            except ClientDisconnect:
+                return  # nobody is left to answer
+            problem = message_problem(body)
+            if problem is not None:
+                await _error(send, 400, "invalid_request", problem)
+                return
+            receive = replaying(body, receive)
         left = scope[LEFT_KEY] = asyncio.Event()
 
         async def watched() -> Message:

