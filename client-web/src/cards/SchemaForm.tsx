@@ -12,6 +12,7 @@ import type { FieldError, JsonObject } from "../api/types";
 import { pathLabel, pathWords, toErrorSchema } from "./approval/fieldErrors";
 import { humanise } from "./fields/schemaFields";
 import { AddItemButton, ItemButtons } from "./formButtons";
+import { ListItemField } from "./formItems";
 
 interface Props {
   schema: JsonObject;
@@ -54,7 +55,8 @@ export function textAreas(schema: JsonObject, data: JsonObject): UiSchema {
 /**
  * Labels in the person's words: rjsf labels a property without a `title` by its raw key
  * ("due_date"); give it the same label the card's details show ("Due date"), at every
- * level of nested objects. Merged into `ui` (the text areas), which it returns.
+ * level of nested objects, lists of objects included. Merged into `ui` (the text areas),
+ * which it returns.
  */
 export function fieldTitles(schema: unknown, ui: UiSchema = {}): UiSchema {
   const props = schema && typeof schema === "object" ? (schema as JsonObject).properties : undefined;
@@ -64,6 +66,8 @@ export function fieldTitles(schema: unknown, ui: UiSchema = {}): UiSchema {
     const p = prop as JsonObject;
     const own = (ui[key] ?? {}) as UiSchema;
     const titled = typeof p.title === "string" && p.title ? own : { ...own, "ui:title": humanise(key) };
+    const items = p.type === "array" && p.items && typeof p.items === "object" ? (p.items as JsonObject) : null;
+    if (items?.type === "object") titled.items = fieldTitles(items, (titled.items ?? {}) as UiSchema);
     ui[key] = p.type === "object" ? fieldTitles(p, titled) : titled;
   }
   return ui;
@@ -71,6 +75,9 @@ export function fieldTitles(schema: unknown, ui: UiSchema = {}): UiSchema {
 
 /** Named buttons for list fields (see ./formButtons). */
 const templates = { ArrayFieldItemButtonsTemplate: ItemButtons, ButtonTemplates: { AddButton: AddItemButton } };
+
+/** List items labelled "Tag 1", "Tag 2" (see ./formItems). */
+const fields = { ArraySchemaField: ListItemField };
 
 /** rjsf's Ajv is draft-07; the server validates with its own 2020-12 schema, so drop `$schema`. */
 export function formSchema(schema: JsonObject): RJSFSchema {
@@ -98,6 +105,7 @@ export function SchemaForm({ schema, formData, fieldErrors, disabled, idPrefix, 
         schema={rjsfSchema}
         uiSchema={uiSchema}
         templates={templates}
+        fields={fields}
         validator={validator}
         formData={formData}
         idPrefix={idPrefix}
