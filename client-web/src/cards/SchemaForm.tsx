@@ -65,10 +65,33 @@ export function fieldTitles(schema: unknown, ui: UiSchema = {}): UiSchema {
     if (!prop || typeof prop !== "object") continue;
     const p = prop as JsonObject;
     const own = (ui[key] ?? {}) as UiSchema;
-    const titled = typeof p.title === "string" && p.title ? own : { ...own, "ui:title": humanise(key) };
+    const titled = choiceNames(p, typeof p.title === "string" && p.title ? own : { ...own, "ui:title": humanise(key) });
     const items = p.type === "array" && p.items && typeof p.items === "object" ? (p.items as JsonObject) : null;
     if (items?.type === "object") titled.items = fieldTitles(items, (titled.items ?? {}) as UiSchema);
+    else if (items) titled.items = choiceNames(items, (titled.items ?? {}) as UiSchema);
     ui[key] = p.type === "object" ? fieldTitles(p, titled) : titled;
+  }
+  return ui;
+}
+
+/**
+ * The options of a choice field in words: rjsf lists a plain `enum`'s raw values ("free",
+ * "pro") and a `oneOf`/`anyOf` option without a `title` by its raw `const`. Each option gets
+ * its humanised value ("Free", "Pro plus") unless the schema titles it. Merged into `ui`,
+ * which it returns.
+ */
+export function choiceNames(prop: JsonObject, ui: UiSchema): UiSchema {
+  const word = (value: unknown) => (typeof value === "string" ? humanise(value) : String(value));
+  if (Array.isArray(prop.enum) && !ui["ui:enumNames"]) return { ...ui, "ui:enumNames": prop.enum.map(word) };
+  for (const alt of ["oneOf", "anyOf"] as const) {
+    const options = prop[alt];
+    if (!Array.isArray(options) || ui[alt]) continue;
+    const named = options.map((o) => {
+      const opt = o && typeof o === "object" ? (o as JsonObject) : {};
+      const titled = typeof opt.title === "string" && opt.title;
+      return titled || !("const" in opt) ? {} : { "ui:title": word(opt.const) };
+    });
+    if (named.some((n) => "ui:title" in n)) return { ...ui, [alt]: named };
   }
   return ui;
 }
