@@ -44,7 +44,7 @@ describe("the edit form's labels", () => {
     expect(out).not.toMatch(/>text\*?</);
     expect(out).toContain('data-path="text"');
     expect(out).toContain("<strong>Text</strong>: Must not be only spaces.");
-    expect(pathWords(["items", 0, "unit_price"])).toBe("Items › 1 › Unit price");
+    expect(pathWords(["items", 0, "unit_price"])).toBe("Item 1 › Unit price");
     expect(pathWords([])).toBe("The details");
   });
 
@@ -57,7 +57,15 @@ describe("the edit form's labels", () => {
       },
     };
     expect(pathWords(["id"], titled)).toBe("Note number");
-    expect(pathWords(["rows", 1, "sku"], titled)).toBe("Rows › 2 › Product code");
-    expect(pathWords(["rows", 0, "unit_price"], titled)).toBe("Rows › 1 › Unit price");
+    expect(pathWords(["rows", 1, "sku"], titled)).toBe("Row 2 › Product code");
+    expect(pathWords(["rows", 0, "unit_price"], titled)).toBe("Row 1 › Unit price");
+    // The item words of the form (formItems): "Tag 2", not "Tags › 2"; an item title wins.
+    expect(pathWords(["tags", 1], { type: "object", properties: { tags: { type: "array", items: { type: "string" } } } })).toBe(
+      "Tag 2",
+    );
+    expect(pathWords(["tags", "0"])).toBe("Tag 1");
+    expect(pathWords([0])).toBe("Item 1");
+    const labelled = { type: "object", properties: { who: { title: "Attendees", type: "array", items: { title: "Guest" } } } };
+    expect(pathWords(["who", 2], labelled)).toBe("Guest 3");
   });
 });

@@ -6,27 +6,9 @@
  * Used by SchemaForm as rjsf's `ArraySchemaField`.
  */
 import type { FieldProps } from "@rjsf/utils";
-import { humanise } from "./fields/schemaFields";
+import { humanise, itemLabel } from "./fields/schemaFields";
 
-/** "Tags" → "Tag", "Categories" → "Category", "Boxes" → "Box"; a title that is not a plural is kept. */
-export function singular(title: string): string {
-  const t = title.trim();
-  if (/[^aeiou]ies$/i.test(t)) return `${t.slice(0, -3)}y`;
-  if (/(ss|us|is)$/i.test(t)) return t; // "Address", "Status", "Analysis": not plurals
-  if (/(ches|shes|sses|xes|zes)$/i.test(t)) return t.slice(0, -2);
-  if (/[^s]s$/i.test(t)) return t.slice(0, -1);
-  return t;
-}
-
-/** The label of item `index` (from 0) of the list titled `list`: "Tag 1", "Attendee list item 1", "Item 1". */
-export function itemLabel(list: string, index: number, itemTitle?: string): string {
-  const n = index + 1;
-  if (itemTitle?.trim()) return `${itemTitle.trim()} ${n}`;
-  const base = list.trim();
-  if (!base) return `Item ${n}`;
-  const one = singular(base);
-  return one === base ? `${base} item ${n}` : `${one} ${n}`;
-}
+export { itemLabel, singular } from "./fields/schemaFields";
 
 /** rjsf's field for one list item: the default field, labelled "Tag 1" and not marked required. */
 export function ListItemField(props: FieldProps) {

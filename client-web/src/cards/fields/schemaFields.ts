@@ -124,20 +124,45 @@ export function fieldLabel(schema: unknown, key: string): string {
 /**
  * The labels along a path of keys and list indexes, as the form shows them (the server's
  * `tools.schema.labels.field_label`): each key's schema `title`, else the key in words; an
- * index is the item's number from 1. `["items", "0", "unit_price"]` → `["Items", "1", "Unit price"]`.
+ * index names the item as the form does, replacing its list's label (`itemLabel`):
+ * `["items", "0", "unit_price"]` → `["Item 1", "Unit price"]`, `["tags", "1"]` → `["Tag 2"]`.
  */
 export function pathLabels(schema: unknown, segments: readonly string[]): string[] {
   let node: unknown = schema;
-  return segments.map((key) => {
+  const labels: string[] = [];
+  for (const key of segments) {
     if (/^\d+$/.test(key)) {
+      // An item is named as the form labels it: "Tag 2", not "Tags › 2".
       node = isObject(node) ? node.items : undefined;
-      return String(Number(key) + 1);
+      const title = isObject(node) && typeof node.title === "string" ? node.title : undefined;
+      labels.push(itemLabel(labels.pop() ?? "", Number(key), title));
+      continue;
     }
     const props = propertiesOf(node);
-    const label = fieldLabel(node, key);
+    labels.push(fieldLabel(node, key));
     node = Object.hasOwn(props, key) ? props[key] : undefined;
-    return label;
-  });
+  }
+  return labels;
+}
+
+/** "Tags" → "Tag", "Categories" → "Category", "Boxes" → "Box"; a title that is not a plural is kept. */
+export function singular(title: string): string {
+  const t = title.trim();
+  if (/[^aeiou]ies$/i.test(t)) return `${t.slice(0, -3)}y`;
+  if (/(ss|us|is)$/i.test(t)) return t; // "Address", "Status", "Analysis": not plurals
+  if (/(ches|shes|sses|xes|zes)$/i.test(t)) return t.slice(0, -2);
+  if (/[^s]s$/i.test(t)) return t.slice(0, -1);
+  return t;
+}
+
+/** The label of item `index` (from 0) of the list titled `list`: "Tag 1", "Attendee list item 1", "Item 1". */
+export function itemLabel(list: string, index: number, itemTitle?: string): string {
+  const n = index + 1;
+  if (itemTitle?.trim()) return `${itemTitle.trim()} ${n}`;
+  const base = list.trim();
+  if (!base) return `Item ${n}`;
+  const one = singular(base);
+  return one === base ? `${base} item ${n}` : `${one} ${n}`;
 }
 
 /** One line for a row: "Text: buy milk · Tags: a, b", cut at `limit` characters. */
