@@ -155,14 +155,25 @@ class CallExecutor:
         decision: Decision | object | None,
         decided_by: str | object | None,
     ) -> None:
-        """Close a call that ran with its outcome, unless it was cancelled meanwhile.
+        """Close a call that ran with its outcome, unless it was closed meanwhile.
 
-        A blocking call (database thread).
+        A call closed while its tool ran (its run cancelled or failed, a new message) is
+        already ``failed`` with ``outcome_unknown`` (:func:`~interlock.engine.records.
+        cancel_open_calls`): it keeps that one tool message and event, and the outcome that
+        came too late is only logged. A blocking call (database thread).
         """
         with self.db.session() as session:
             fresh = call_values(session, call_id)
             assert fresh is not None
-            if fresh.status != ToolCallStatus.running:  # cancelled meanwhile
+            if fresh.status != ToolCallStatus.running:  # closed meanwhile
+                logger.warning(
+                    "Tool call %s (%s) finished %s after it was closed as %s [%s]; not stored",
+                    call_id,
+                    fresh.name,
+                    outcome["status"],
+                    fresh.status,
+                    fresh.error_code,
+                )
                 return
             close_call(
                 session,
