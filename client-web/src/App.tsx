@@ -8,7 +8,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { AdminPage } from "./admin/AdminPage";
 import { AuditPage } from "./audit/AuditPage";
-import { api, asApiError, getToken, onUnauthorized, setToken } from "./api/client";
+import { api, asApiError, getToken, onUnauthorized, setToken, type ApiError } from "./api/client";
 import type { CommandClaim, ConversationSummary, EmployeeOut, HealthOut, MeOut, ToolOut } from "./api/types";
 import { ApprovalsView } from "./components/ApprovalsView";
 import { ConversationView } from "./components/ConversationView";
@@ -37,7 +37,7 @@ export function App() {
   const [ownWaiting, setOwnWaiting] = useState<Array<{ id: string; pending: number }>>([]);
   const [health, setHealth] = useState<HealthOut | null>(null);
   const [me, setMe] = useState<MeOut | null>(null); // null: not signed in (yet)
-  const [meError, setMeError] = useState<string | null>(null);
+  const [meError, setMeError] = useState<ApiError | null>(null);
   const [tools, setTools] = useState<ToolOut[]>([]);
   const [employees, setEmployees] = useState<EmployeeOut[] | null>(null); // null: loading
   const [needToken, setNeedToken] = useState(false);
@@ -109,7 +109,7 @@ export function App() {
     setMeError(null);
     api.me().then(setMe, (e: unknown) => {
       const err = asApiError(e);
-      if (err.status !== 401) setMeError(err.message); // a 401 asks for a token instead
+      if (err.status !== 401) setMeError(err); // a 401 asks for a token instead
     });
     loadCatalog();
     loadConversations();

@@ -12,9 +12,9 @@ import pytest
 from interlock.adapters import net_guard
 from interlock.adapters.declarative import build_declarative_tool
 from interlock.adapters.http_json import HttpJsonRequest, run
+from interlock.adapters.net_backend import GuardedNetworkBackend
 from interlock.adapters.net_guard import (
     DestinationRefused,
-    GuardedNetworkBackend,
     address_problem,
     checked_addresses,
 )

@@ -67,7 +67,7 @@ async def test_a_message_streams_text_then_the_tool_call_then_an_interrupt(
     assert interrupt["expiresAt"].endswith("Z")
     assert interrupt["metadata"]["interlock"]["proposedArgs"] == {"text": "buy milk"}
     branches = {b["properties"]["type"]["const"]: b for b in interrupt["responseSchema"]["oneOf"]}
-    assert list(branches) == ["approve", "edit", "reject"]
+    assert list(branches) == ["approve", "edit", "reject", "respond"]
     tool = next(
         t for t in (await server.client.get("/api/tools")).json() if t["name"] == "notes.add"
     )

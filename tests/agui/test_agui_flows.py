@@ -233,7 +233,7 @@ async def test_approver_rules_apply_to_resumes_as_to_the_web_api(
         events = await agui_run(server.client, conversation_id, _say(conversation_id))
         [interrupt] = events[-1]["outcome"]["interrupts"]
         kinds = [b["properties"]["type"]["const"] for b in interrupt["responseSchema"]["oneOf"]]
-        assert kinds == ["approve", "reject"]  # several approvals: no edit
+        assert kinds == ["approve", "reject", "respond"]  # several approvals: no edit
         approve = _resume((interrupt["id"], "resolved", {"type": "approve"}))
 
         # The owner's approval is one of two: the run stays paused on the same interrupt.
@@ -268,9 +268,9 @@ async def test_approver_rules_apply_to_resumes_as_to_the_web_api(
         events = await agui_run(server.client, conversation_id, _say(conversation_id))
         [interrupt] = events[-1]["outcome"]["interrupts"]
         kinds = [b["properties"]["type"]["const"] for b in interrupt["responseSchema"]["oneOf"]]
-        assert kinds == ["reject"]
+        assert kinds == ["reject", "respond"]
         assert interrupt["message"] == (
-            "Add a note: “x” (an approver must approve it; you can reject it)."
+            "Add a note: “x” (an approver must approve it; you can reject it or answer instead)."
         )
         assert interrupt["metadata"]["interlock"]["requireApprover"] is True
         refused = await agui_run(

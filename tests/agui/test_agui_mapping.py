@@ -202,9 +202,9 @@ def test_history_sends_what_ran_and_marks_failed_tool_messages() -> None:
 
 def test_interrupts_offer_the_decisions_the_call_allows() -> None:
     tool = _tool()
-    assert decision_types(_call(), tool) == ["approve", "edit", "reject"]
-    assert decision_types(_call(approvals_required=2), tool) == ["approve", "reject"]
-    assert decision_types(_call(), None) == ["approve", "reject"]
+    assert decision_types(_call(), tool) == ["approve", "edit", "reject", "respond"]
+    assert decision_types(_call(approvals_required=2), tool) == ["approve", "reject", "respond"]
+    assert decision_types(_call(), None) == ["approve", "reject", "respond"]
     question = _tool(check_response=lambda args, message: [])
     assert decision_types(_call(), question) == ["respond", "reject"]
 
@@ -212,12 +212,16 @@ def test_interrupts_offer_the_decisions_the_call_allows() -> None:
         by_alias=True, exclude_none=True
     )
     assert interrupt["expiresAt"] == "2026-12-01T12:00:00Z"
-    assert interrupt["message"] == "Add a note: approve, edit or reject it."
+    assert interrupt["message"] == (
+        "Add a note: approve it, change it, reject it or answer instead."
+    )
     approver = interrupt_for(_call(require_approver=True), tool)
-    assert approver.message == "Add a note (an approver must approve it; you can reject it)."
+    assert approver.message == (
+        "Add a note (an approver must approve it; you can reject it or answer instead)."
+    )
     assert [
         b["properties"]["type"]["const"] for b in (approver.response_schema or {})["oneOf"]
-    ] == ["reject"]
+    ] == ["reject", "respond"]
     asked = interrupt_for(_call(proposed_args={"question": "Tea?"}), question)
     assert asked.message == "Tea?" and asked.expires_at is None
     frontend = interrupt_for(_call(status="awaiting_client"), tool)
@@ -251,7 +255,8 @@ def test_resume_entries_become_decisions() -> None:
         None,
         "approve",
         {"approved": True},
-        {"type": "respond", "message": "x"},
+        {"type": "respond"},
+        {"type": "respond", "message": " "},
         {"type": "approve", "message": "x"},
         {"type": "edit", "args": "x"},
         {"type": "reject", "message": 5},

@@ -207,7 +207,9 @@ async def test_scout_choice_then_confirm_yes_and_no(
     # ask.confirm: Yes.
     await send(page, "Ask me to confirm the booking for Friday")
     confirm, confirm_id = await paused_call(page, "Ask to confirm")
-    await expect(confirm.locator(".card-question")).to_have_text("the booking for Friday")
+    await expect(confirm.locator(".card-question")).to_have_text(
+        "Do you confirm the booking for Friday?"
+    )
     await confirm.get_by_test_id("confirm-yes").click()
     await finished(page, confirm)
     await expect(confirm.get_by_test_id("decision")).to_have_text("Answered: yes")

@@ -17,8 +17,11 @@ and the model's answer. What each step costs:
 * the resumed run's tools step: the conversation and the calls with their decisions in one
   round trip; the run held, the call claimed and the sequence held in a second; the events
   with the ``COMMIT``;
-* the tool's result: the call read; its update, the sequence held and its tool message in a
-  second; the events with the ``COMMIT``.
+* the tool's result: the call closed only if still running (its row comes back), the
+  sequence held and its tool message, in one round trip; the events with the ``COMMIT``;
+* the tool's own write (``notes.add`` through ``ctx.store.add``): the entry's insert (its key
+  is in the change's label); the change, the call's undo state and the entry's key, value and
+  last change with the ``COMMIT``.
 
 The run's events are checked too (every sequence once, in order), so a round trip saved by
 skipping work fails here.
@@ -33,6 +36,7 @@ from interlock.engine.calls import CallExecutor
 from interlock.engine.graph import _Nodes
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
+from interlock.store.tool_store import ToolStore
 from support.live import LiveServer, live_server
 from support.round_trips import round_trips_of
 from support.sse import EventLog, collect, terminals
@@ -42,7 +46,8 @@ MAX_ROUND_TRIPS = {
     "model input": [1, 1],
     "answer": [4, 2],
     "tools step": [3],
-    "tool result": [3],
+    "tool result": [2],
+    "tool store": [2],
 }
 """Most round trips of each call of each step, in the order the cycle makes them."""
 
@@ -60,6 +65,7 @@ async def test_engine_each_step_of_a_hitl_cycle_keeps_to_its_round_trips(
         "answer": (answers.AnswerStore, "store"),
         "tools step": (_Nodes, "_tools_input"),
         "tool result": (CallExecutor, "_store_outcome"),
+        "tool store": (ToolStore, "add"),
     }
     async with live_server(engine_settings, model=model) as server:
         await _cycle(server)  # first use: the person's rows are made, caches filled

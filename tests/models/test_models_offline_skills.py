@@ -135,10 +135,10 @@ async def test_a_note_about_a_form_is_still_a_note() -> None:
 @pytest.mark.parametrize(
     ("text", "summary"),
     [
-        ("ask me to confirm the order of two pizzas", "the order of two pizzas"),
-        ("Confirm deleting all my notes.", "deleting all my notes"),
-        ("can you ask me to confirm that we ship today?", "we ship today"),
-        ('confirm: "book the 9:15 train"', "book the 9:15 train"),
+        ("ask me to confirm the order of two pizzas", "Do you confirm the order of two pizzas?"),
+        ("Confirm deleting all my notes.", "Do you confirm deleting all your notes?"),
+        ("can you ask me to confirm that we ship today?", "Do you confirm that we ship today?"),
+        ('confirm: "book the 9:15 train"', "Should I book the 9:15 train?"),
     ],
 )
 async def test_confirm_requests_call_ask_confirm_with_the_summary(text: str, summary: str) -> None:

@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import SystemMessage
+from sqlmodel import select
 
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import Database
+from interlock.storage import Database, StoreChange, StoreEntry
 from interlock.storage.users import create_user
 from interlock.store import undo as undo_module
 from support.live import LiveServer, live_server
@@ -57,6 +58,11 @@ async def test_undo_and_redo_of_notes_add_and_the_model_hears_of_it(
         conversation_id = await server.new_conversation()
         add, _ = await _approved(server, conversation_id, "note: buy milk", 0)
         assert stored_notes(db) == [(1, "buy milk")]
+        with db.session() as session:  # the entry names the call's change of it
+            (entry,) = session.exec(select(StoreEntry)).all()
+            (change,) = session.exec(select(StoreChange)).all()
+        assert (entry.last_change_id, change.tool_call_id) == (change.id, add)
+        assert change.label.startswith(f"note #{entry.key}"), change.label
         detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
         [shown] = [c for m in detail["messages"] for c in m["tool_calls"] if c["id"] == add]
         assert shown["undo"] == {"state": "available", "reason": None}

@@ -7,6 +7,7 @@ import { EmployeeEditor } from "./EmployeeEditor";
 import { EmployeeList } from "./EmployeeList";
 import { McpServersPanel } from "./McpServersPanel";
 import { SkillsPanel } from "./SkillsPanel";
+import { Loading, Problem, problemWords } from "../components/PageStates";
 
 /** Which employee the editor shows: a slug, a new one, or none yet. */
 type Selection = { slug: string } | "new" | null;
@@ -44,7 +45,7 @@ export function AdminPage() {
     return (
       <main className="admin pad" data-testid="admin-page">
         <h1>Admin</h1>
-        <p className="muted">{me ? "Only admins can change employees." : "Loading…"}</p>
+        {me ? <p className="muted">Only admins can change employees.</p> : <Loading />}
       </main>
     );
   }
@@ -75,11 +76,7 @@ export function AdminPage() {
         <h1>Admin</h1>
       </header>
       <div className="admin-body">
-        {loadError && (
-          <p className="error" role="alert">
-            {loadError.message}
-          </p>
-        )}
+        {loadError && <Problem {...problemWords(loadError, "The employees could not be loaded")} onAction={() => void load()} level={2} testId="admin-load-error" />}
         <section className="admin-section admin-employees" aria-labelledby="admin-employees-heading">
           <div className="admin-list-pane">
             <div className="admin-list-head">
@@ -91,7 +88,7 @@ export function AdminPage() {
             {employees ? (
               <EmployeeList employees={employees} selected={selectedSlug} onSelect={(slug) => select({ slug })} />
             ) : (
-              <p className="muted small">Loading…</p>
+              <Loading className="muted small" />
             )}
           </div>
           <div className="admin-editor-pane">

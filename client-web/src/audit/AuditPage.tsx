@@ -12,6 +12,7 @@ import { isAdmin, useAppData } from "../state/appData";
 import { MetricsPanel } from "./MetricsPanel";
 import { originText } from "../cards/ToolCardHeader";
 import { channelWords, localInputToIso, OUTCOME_WORDS, OUTCOMES, outcomeWords, reasonText, when } from "./words";
+import { Loading } from "../components/PageStates";
 
 interface Filters {
   tool: string;
@@ -209,7 +210,7 @@ export function AuditPage() {
           </p>
         )}
         {records == null ? (
-          !error && <p className="muted">Loading…</p>
+          !error && <Loading />
         ) : records.length === 0 ? (
           <p className="muted" data-testid="audit-empty">
             {filtered ? "No records match these filters." : "Nothing decided yet."}

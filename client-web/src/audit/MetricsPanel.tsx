@@ -6,6 +6,7 @@
 import type { ToolMetrics, ToolMetricsReport } from "../api/types";
 import { useAppData } from "../state/appData";
 import { duration } from "./words";
+import { Loading } from "../components/PageStates";
 
 const SEGMENTS: { key: keyof ToolMetrics; label: string; className: string }[] = [
   { key: "approved", label: "Approved", className: "seg-approved" },
@@ -26,7 +27,7 @@ function count(row: ToolMetrics, key: keyof ToolMetrics): number {
 export function MetricsPanel({ report, error }: { report: ToolMetricsReport | null; error: string | null }) {
   const { employees } = useAppData();
   if (error) return <p className="error" role="alert">{error}</p>;
-  if (!report) return <p className="muted">Loading figures…</p>;
+  if (!report) return <Loading what="Loading figures…" />;
   if (report.tools.length === 0) return <p className="muted" data-testid="metrics-empty">No tool calls in this time range.</p>;
   const busiest = Math.max(1, ...report.tools.map((row) => row.calls));
   return (

@@ -12,6 +12,7 @@ import type { FieldError, JsonObject } from "../api/types";
 import { pathLabel, pathWords, toErrorSchema } from "./approval/fieldErrors";
 import { humanise } from "./fields/schemaFields";
 import { AddItemButton, ItemButtons } from "./formButtons";
+import { ListItemField } from "./formItems";
 
 interface Props {
   schema: JsonObject;
@@ -54,7 +55,8 @@ export function textAreas(schema: JsonObject, data: JsonObject): UiSchema {
 /**
  * Labels in the person's words: rjsf labels a property without a `title` by its raw key
  * ("due_date"); give it the same label the card's details show ("Due date"), at every
- * level of nested objects. Merged into `ui` (the text areas), which it returns.
+ * level of nested objects, lists of objects included. Merged into `ui` (the text areas),
+ * which it returns.
  */
 export function fieldTitles(schema: unknown, ui: UiSchema = {}): UiSchema {
   const props = schema && typeof schema === "object" ? (schema as JsonObject).properties : undefined;
@@ -63,14 +65,42 @@ export function fieldTitles(schema: unknown, ui: UiSchema = {}): UiSchema {
     if (!prop || typeof prop !== "object") continue;
     const p = prop as JsonObject;
     const own = (ui[key] ?? {}) as UiSchema;
-    const titled = typeof p.title === "string" && p.title ? own : { ...own, "ui:title": humanise(key) };
+    const titled = choiceNames(p, typeof p.title === "string" && p.title ? own : { ...own, "ui:title": humanise(key) });
+    const items = p.type === "array" && p.items && typeof p.items === "object" ? (p.items as JsonObject) : null;
+    if (items?.type === "object") titled.items = fieldTitles(items, (titled.items ?? {}) as UiSchema);
+    else if (items) titled.items = choiceNames(items, (titled.items ?? {}) as UiSchema);
     ui[key] = p.type === "object" ? fieldTitles(p, titled) : titled;
+  }
+  return ui;
+}
+
+/**
+ * The options of a choice field in words: rjsf lists a plain `enum`'s raw values ("free",
+ * "pro") and a `oneOf`/`anyOf` option without a `title` by its raw `const`. Each option gets
+ * its humanised value ("Free", "Pro plus") unless the schema titles it. Merged into `ui`,
+ * which it returns.
+ */
+export function choiceNames(prop: JsonObject, ui: UiSchema): UiSchema {
+  const word = (value: unknown) => (typeof value === "string" ? humanise(value) : String(value));
+  if (Array.isArray(prop.enum) && !ui["ui:enumNames"]) return { ...ui, "ui:enumNames": prop.enum.map(word) };
+  for (const alt of ["oneOf", "anyOf"] as const) {
+    const options = prop[alt];
+    if (!Array.isArray(options) || ui[alt]) continue;
+    const named = options.map((o) => {
+      const opt = o && typeof o === "object" ? (o as JsonObject) : {};
+      const titled = typeof opt.title === "string" && opt.title;
+      return titled || !("const" in opt) ? {} : { "ui:title": word(opt.const) };
+    });
+    if (named.some((n) => "ui:title" in n)) return { ...ui, [alt]: named };
   }
   return ui;
 }
 
 /** Named buttons for list fields (see ./formButtons). */
 const templates = { ArrayFieldItemButtonsTemplate: ItemButtons, ButtonTemplates: { AddButton: AddItemButton } };
+
+/** List items labelled "Tag 1", "Tag 2" (see ./formItems). */
+const fields = { ArraySchemaField: ListItemField };
 
 /** rjsf's Ajv is draft-07; the server validates with its own 2020-12 schema, so drop `$schema`. */
 export function formSchema(schema: JsonObject): RJSFSchema {
@@ -98,6 +128,7 @@ export function SchemaForm({ schema, formData, fieldErrors, disabled, idPrefix, 
         schema={rjsfSchema}
         uiSchema={uiSchema}
         templates={templates}
+        fields={fields}
         validator={validator}
         formData={formData}
         idPrefix={idPrefix}

@@ -18,6 +18,7 @@ import { questionText } from "../state/opLog";
 import { routeHash } from "../state/route";
 import { ApproverItem } from "./ApproverItem";
 import { Avatar } from "./Avatar";
+import { Loading, Problem, problemWords } from "./PageStates";
 
 /** Re-read at least this often while the view is visible. */
 export const APPROVALS_REFRESH_MS = 5_000;
@@ -70,12 +71,8 @@ export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) 
         </button>
       </header>
       <div className="approvals-body">
-        {error && (
-          <p className="error" role="alert">
-            {error.message}
-          </p>
-        )}
-        {items === null && !error && <p className="muted">Loading…</p>}
+        {error && <Problem {...problemWords(error, "The waiting decisions could not be loaded")} onAction={load} level={2} testId="approvals-load-error" />}
+        {items === null && !error && <Loading />}
         {items !== null && items.length === 0 && (
           <p className="muted" data-testid="approvals-empty">
             Nothing is waiting for you.

@@ -6,6 +6,7 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import { ApiError, api } from "../api/client";
 import type { CommandClaim, EmployeeOut } from "../api/types";
+import { Loading, Problem, problemWords } from "./PageStates";
 import { ActionsBanner } from "../permissions/ActionsBanner";
 import { useAppData } from "../state/appData";
 import { announceActivity } from "../state/broadcast";
@@ -151,11 +152,9 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
     return (
       <main className="conversation" data-testid="conversation-loading">
         {loadError ? (
-          <p className="error pad" role="alert">
-            {loadError.message}
-          </p>
+          <Problem {...problemWords(loadError, "This conversation could not be opened")} onAction={() => void refresh()} testId="conversation-load-error" />
         ) : (
-          <p className="muted pad">Loading…</p>
+          <Loading what="Loading the conversation…" className="muted pad" />
         )}
       </main>
     );

@@ -2,6 +2,7 @@
 import { useId } from "react";
 import type { EmployeeOut } from "../api/types";
 import { Avatar } from "./Avatar";
+import { Loading } from "./PageStates";
 
 interface Props {
   /** null while loading. */
@@ -18,7 +19,7 @@ export function EmployeePicker({ employees, busy, onStart }: Props) {
     <section className="employee-picker" data-testid="employee-picker" aria-labelledby={headingId} aria-busy={busy}>
       <h2 id={headingId}>Who would you like to talk to?</h2>
       {employees == null ? (
-        <p className="muted">Loading…</p>
+        <Loading />
       ) : employees.length === 0 ? (
         <p className="muted">No employees are available.</p>
       ) : (

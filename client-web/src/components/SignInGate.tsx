@@ -4,13 +4,15 @@
  * of the shell (sidebar, conversations, welcome text, badges) renders until then, so nothing
  * that needs sign-in shows behind the dialog.
  */
+import type { ApiError } from "../api/client";
+import { Loading, Problem, problemWords } from "./PageStates";
 import { TokenPrompt } from "./TokenPrompt";
 
 interface Props {
   /** The server answered 401: ask for a token. */
   needToken: boolean;
   /** Why `/api/me` failed other than 401 (the server unreachable, a 5xx), or null. */
-  error: string | null;
+  error: Pick<ApiError, "status" | "code" | "message"> | null;
   hasStoredToken: boolean;
   onSave: (token: string | null) => void;
   onRetry: () => void;
@@ -22,16 +24,9 @@ export function SignInGate({ needToken, error, hasStoredToken, onSave, onRetry }
       {needToken ? (
         <TokenPrompt onSave={onSave} hasStoredToken={hasStoredToken} />
       ) : error ? (
-        <div className="pad" role="alert" data-testid="sign-in-error">
-          <p className="error">{error}</p>
-          <button type="button" onClick={onRetry}>
-            Try again
-          </button>
-        </div>
+        <Problem {...problemWords(error, "Interlock could not sign you in")} onAction={onRetry} testId="sign-in-error" />
       ) : (
-        <p className="muted pad" role="status">
-          Signing in…
-        </p>
+        <Loading what="Signing in…" className="muted pad" />
       )}
     </main>
   );

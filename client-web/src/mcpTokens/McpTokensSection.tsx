@@ -16,6 +16,7 @@ import { PageFeedback } from "../components/PageFeedback";
 import { when } from "../permissions/describe";
 import { lastUsedText, mcpSnippet, statusText } from "./describe";
 import "./mcpTokens.css";
+import { Loading } from "../components/PageStates";
 
 const DEFAULT_EMPLOYEE = "assistant";
 
@@ -98,7 +99,7 @@ export function McpTokensSection() {
       </form>
       {created && <CreatedToken token={created} employee={employee} onDone={() => setCreated(null)} />}
       {tokens === null ? (
-        <p className="muted">Loading…</p>
+        <Loading />
       ) : tokens.length === 0 ? (
         <p className="muted" data-testid="mcp-tokens-empty">
           No MCP tokens yet.

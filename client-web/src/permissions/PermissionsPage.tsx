@@ -19,6 +19,7 @@ import { Modal } from "../components/Modal";
 import { McpTokensSection } from "../mcpTokens/McpTokensSection";
 import { argsText, scopeText, switchText, usesText, when } from "./describe";
 import "./permissions.css";
+import { Loading } from "../components/PageStates";
 
 export function PermissionsPage() {
   const [grants, setGrants] = useState<GrantOut[] | null>(null);
@@ -78,7 +79,7 @@ export function PermissionsPage() {
             limited time.
           </p>
           {switches === null ? (
-            <p className="muted">Loading…</p>
+            <Loading />
           ) : (
             <ul className="switch-list">
               {switches.map((s) => (
@@ -95,7 +96,7 @@ export function PermissionsPage() {
         <section aria-labelledby="grants-heading">
           <h2 id="grants-heading">Don’t ask again</h2>
           {grants === null ? (
-            <p className="muted">Loading…</p>
+            <Loading />
           ) : grants.length === 0 ? (
             <p className="muted" data-testid="grants-empty">
               Nothing runs without asking. Tick “Don’t ask again” on an approval card to add something here.

@@ -4,7 +4,8 @@ Declarative ``http_json`` tools (docs/skills-and-employees.md, "Declarative tool
 that the model fills in, from inside Interlock's network. So that they cannot reach the
 machine or its private network (cloud metadata at ``169.254.169.254``, a database on
 ``10.0.0.5``, Interlock itself on ``127.0.0.1``), every connection goes through
-:class:`GuardedNetworkBackend`, an httpcore network backend that
+:class:`~interlock.adapters.net_backend.GuardedNetworkBackend`, an httpcore network backend
+(in a module of its own, loaded with the first client) that
 
 1. resolves the host name itself (``loop.getaddrinfo``, see :func:`resolve_host`),
 2. refuses the destination when ANY resolved address is not globally routable
@@ -17,7 +18,7 @@ machine or its private network (cloud metadata at ``169.254.169.254``, a databas
 
 :func:`guarded_client` builds the httpx client around it: no redirects, no proxies or other
 settings from the environment, no retries. The backend also records whether any request bytes
-were written (:attr:`GuardedNetworkBackend.request_sent`), so a failed write can be told apart
+were written (``GuardedNetworkBackend.request_sent``), so a failed write can be told apart
 from one that may have reached the server.
 """
 
@@ -30,11 +31,14 @@ import socket
 import ssl
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import certifi
-import httpcore
-import httpx
+
+if TYPE_CHECKING:  # httpx and httpcore load with the first guarded client (see below)
+    import httpx
+
+    from interlock.adapters.net_backend import GuardedNetworkBackend
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -165,111 +169,6 @@ async def checked_addresses(host: str, port: int, allowed_hosts: frozenset[str])
     return addresses
 
 
-class GuardedNetworkBackend(httpcore.AsyncNetworkBackend):
-    """An httpcore backend that connects only to checked addresses; one per tool call.
-
-    Args:
-        allowed_hosts: Host names exempt from the address check (test-only).
-        inner: The backend that opens sockets (``httpcore.AnyIOBackend()`` by default); it is
-            only ever given address literals.
-
-    Attributes:
-        request_sent: True once any byte of a request was written to a connection (after TLS
-            set-up): from then on the server may have acted on the request.
-        connected_to: The addresses connected to, in order (for logs and tests).
-    """
-
-    def __init__(
-        self, allowed_hosts: Iterable[str] = (), inner: httpcore.AsyncNetworkBackend | None = None
-    ) -> None:
-        self._allowed = allowed_host_set(allowed_hosts)
-        self._inner = inner if inner is not None else httpcore.AnyIOBackend()
-        self.request_sent = False
-        self.connected_to: list[str] = []
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,  # noqa: ASYNC109 (httpcore interface)
-        local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        """Resolve and check ``host``, then connect to its first reachable checked address.
-
-        Raises:
-            DestinationRefused: See :func:`checked_addresses`.
-            DestinationUnresolved: See :func:`checked_addresses`.
-            httpcore.ConnectError: When no checked address accepts the connection.
-            httpcore.ConnectTimeout: When connecting takes longer than ``timeout`` seconds.
-        """
-        address, stream = await connect_checked(
-            host,
-            port,
-            self._allowed,
-            lambda address: self._inner.connect_tcp(
-                address,
-                port,
-                timeout=timeout,
-                local_address=local_address,
-                socket_options=socket_options,
-            ),
-            httpcore.ConnectError,
-        )
-        self.connected_to.append(address)
-        return _TrackingStream(stream, self)
-
-    async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,  # noqa: ASYNC109 (httpcore interface)
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        """Refuse: outbound HTTP never uses Unix sockets.
-
-        Raises:
-            DestinationRefused: Always.
-        """
-        raise DestinationRefused(path, "Unix sockets are not allowed")
-
-    async def sleep(self, seconds: float) -> None:
-        """Sleep with the inner backend (httpcore's retry back-off; retries are off)."""
-        await self._inner.sleep(seconds)
-
-
-class _TrackingStream(httpcore.AsyncNetworkStream):
-    """A stream that marks its backend's ``request_sent`` before writing anything."""
-
-    def __init__(self, stream: httpcore.AsyncNetworkStream, owner: GuardedNetworkBackend) -> None:
-        self._stream = stream
-        self._owner = owner
-
-    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
-        return await self._stream.read(max_bytes, timeout=timeout)
-
-    async def write(self, buffer: bytes, timeout: float | None = None) -> None:  # noqa: ASYNC109
-        if buffer:
-            self._owner.request_sent = True
-        await self._stream.write(buffer, timeout=timeout)
-
-    async def aclose(self) -> None:
-        await self._stream.aclose()
-
-    async def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,  # noqa: ASYNC109 (httpcore interface)
-    ) -> httpcore.AsyncNetworkStream:
-        tls = await self._stream.start_tls(
-            ssl_context, server_hostname=server_hostname, timeout=timeout
-        )
-        return _TrackingStream(tls, self._owner)
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._stream.get_extra_info(info)
-
-
 StreamT = TypeVar("StreamT")
 
 
@@ -355,6 +254,13 @@ def guarded_client(
         ``(client, backend)``: use the client as an async context manager, one per call, and
         read ``backend.request_sent`` after a failure.
     """
+    # Imported here, not at the top: httpcore (and h11) are 37 modules, about 25,000 Python
+    # calls of every start (issue 7, benchmark f), used only by declarative http_json tools.
+    import httpcore
+    import httpx
+
+    from interlock.adapters.net_backend import GuardedNetworkBackend
+
     context = ssl_context(ca_bundle)
     backend = GuardedNetworkBackend(allowed_hosts)
     transport = httpx.AsyncHTTPTransport(verify=context, trust_env=False, retries=0)

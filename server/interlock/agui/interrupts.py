@@ -9,10 +9,13 @@ client sends back as that entry's ``payload`` in ``RunAgentInput.resume``; it is
 * ``{"type": "approve"}`` runs the call as proposed;
 * ``{"type": "edit", "args": {...}}`` runs ``args`` (the tool's input JSON Schema) instead;
 * ``{"type": "reject", "message"?: "why"}`` runs nothing and tells the model why;
-* ``{"type": "respond", "message": "answer"}`` answers a question tool (``ask.*``).
+* ``{"type": "respond", "message": "answer"}`` answers a question tool (``ask.*``); for any
+  other tool it answers instead of running it (the call closes "Answered, not run").
 
-A question offers respond and reject; a call needing several approvals offers no edit; one
-needing an approver (``require_approver``) offers its owner only reject. A
+Which decisions a call takes is the HTTP API's rule
+(:func:`interlock.engine.decision_checks.decision_types`): a question offers respond and
+reject; a call needing several approvals offers no edit; one needing an approver
+(``require_approver``) offers its owner no approve or edit. A
 frontend tool call (``execution="frontend"``, waiting for the app to run it) is an interrupt
 with reason ``interlock:client_result``, answered by the body of
 ``POST /api/tool-calls/{id}/result`` (``{"text", "data"?}`` or ``{"error": {...}}``).
@@ -31,6 +34,7 @@ from pydantic import ValidationError
 
 from interlock.engine import DecisionIn
 from interlock.engine.client_results import MAX_ERROR_MESSAGE_CHARS, ClientResultIn
+from interlock.engine.decision_checks import decision_types as engine_decision_types
 from interlock.engine.decisions import MAX_DECISION_MESSAGE_CHARS
 from interlock.errors import BadRequest, pydantic_field_errors
 from interlock.storage import ToolCallStatus
@@ -46,28 +50,17 @@ METADATA_KEY = "interlock"
 _ANY_ARGS: dict[str, Any] = {"type": "object"}
 
 
-def is_question(tool: Tool | None) -> bool:
-    """A question tool is answered with ``respond`` (it declares ``check_response``)."""
-    return tool is not None and tool.check_response is not None
-
-
 def decision_types(call: ToolCallOut, tool: Tool | None) -> list[str]:
     """The decisions the conversation's owner (the AG-UI caller) may send for ``call``, in
-    the order a card offers them. A call needing an approver's approval (``require_approver``)
-    can only be rejected by its owner."""
-    if is_question(tool):
-        return ["respond", "reject"]
-    if call.require_approver:
-        return ["reject"]
-    types = ["approve"]
-    if tool is not None and call.approvals_required <= 1:
-        types.append("edit")
-    types.append("reject")
-    return types
+    the order a card offers them: the HTTP API's rule
+    (:func:`interlock.engine.decision_checks.decision_types`)."""
+    return engine_decision_types(call, tool, owner=True)
 
 
-def _branch(kind: str, args_schema: dict[str, Any]) -> dict[str, Any]:
-    """The JSON Schema of one decision ``kind``; ``args_schema`` is an edit's ``args``."""
+def _branch(kind: str, args_schema: dict[str, Any], *, question: bool = True) -> dict[str, Any]:
+    """The JSON Schema of one decision ``kind``; ``args_schema`` is an edit's ``args``;
+    ``question``: the call asks the person something (its ``respond`` is the answer, not an
+    answer instead of running it)."""
     properties: dict[str, Any] = {"type": {"const": kind}}
     required = ["type"]
     if kind == "edit":
@@ -88,14 +81,16 @@ def _branch(kind: str, args_schema: dict[str, Any]) -> dict[str, Any]:
             "minLength": 1,
             "maxLength": MAX_DECISION_MESSAGE_CHARS,
             "pattern": r"\S",
-            "description": "The person's answer.",
+            "description": "The person's answer."
+            if question
+            else "The person's answer instead of running it; the model reads it.",
         }
         required.append("message")
     titles = {
         "approve": "Approve: run it as proposed",
         "edit": "Edit: run it with these arguments",
         "reject": "Reject: do not run it",
-        "respond": "Answer the question",
+        "respond": "Answer the question" if question else "Answer instead: do not run it",
     }
     return {
         "title": titles[kind],
@@ -120,14 +115,20 @@ def response_schema(
         return _client_result_schema()
     args = args_schema if args_schema is not None else (tool.input_schema if tool else _ANY_ARGS)
     kinds = decision_types(call, tool)
+    question = _asks(tool)
     return {
         "type": "object",
         "description": "The person's decision on this tool call.",
         "oneOf": [
-            _branch(kind, _embedded(args, f"/oneOf/{index}/properties/args"))
+            _branch(kind, _embedded(args, f"/oneOf/{index}/properties/args"), question=question)
             for index, kind in enumerate(kinds)
         ],
     }
+
+
+def _asks(tool: Tool | None) -> bool:
+    """A question tool is answered with ``respond`` (it declares ``check_response``)."""
+    return tool is not None and tool.check_response is not None
 
 
 def _client_result_schema() -> dict[str, Any]:
@@ -207,6 +208,15 @@ def _refs_moved(schema: Any, at: str) -> Any:
     return out
 
 
+_OFFERED = {
+    "approve": "approve it",
+    "edit": "change it",
+    "reject": "reject it",
+    "respond": "answer instead",
+}
+"""A decision offered, in the words of an interrupt's sentence."""
+
+
 def _readable(call: ToolCallOut, tool: Tool | None) -> str:
     """One sentence for the person: the call's confirmation, else its question or title."""
     if call.status == ToolCallStatus.awaiting_client:
@@ -220,11 +230,14 @@ def _readable(call: ToolCallOut, tool: Tool | None) -> str:
     elif call.require_approver:
         said = call.title
     else:
-        kinds = decision_types(call, tool)
+        kinds = [_OFFERED[kind] for kind in decision_types(call, tool)]
         offered = ", ".join(kinds[:-1]) + f" or {kinds[-1]}" if len(kinds) > 1 else kinds[0]
-        said = f"{call.title}: {offered} it."
+        said = f"{call.title}: {offered}."
     if call.require_approver:
-        return f"{said.rstrip('.')} (an approver must approve it; you can reject it)."
+        return (
+            f"{said.rstrip('.')} (an approver must approve it; you can reject it or answer "
+            "instead)."
+        )
     return said
 
 
@@ -308,7 +321,9 @@ def decision_for(entry: ResumeEntry, call: ToolCallOut, tool: Tool | None) -> De
             f"The answer to “{call.title}” must be a decision: {offered}.",
             [{"path": ["type"], "message": f"type must be one of: {offered}", "rule": "enum"}],
         )
-    errors = field_errors(make_validator(_branch(str(kind), _ANY_ARGS)), payload)
+    errors = field_errors(
+        make_validator(_branch(str(kind), _ANY_ARGS, question=_asks(tool))), payload
+    )
     if errors:
         raise _invalid(
             entry,

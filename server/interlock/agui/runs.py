@@ -38,6 +38,7 @@ from interlock.agui.interrupts import METADATA_KEY, interrupt_for
 from interlock.agui.resume import apply_resume
 from interlock.agui.state import Plan, stored_state, titles, waiting_calls
 from interlock.agui.translate import EventTranslator
+from interlock.engine.current_cards import describe_now, with_current
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, InterlockError
 from interlock.streaming.events import (
@@ -77,7 +78,7 @@ async def agui_events(
         )
     except InterlockError as exc:
         return _one(run_error(exc))
-    return _stream(engine, conversation_id, run_input, plan)
+    return _stream(engine, user_id, conversation_id, run_input, plan)
 
 
 def check_thread(conversation_id: str, thread_id: str) -> None:
@@ -103,7 +104,7 @@ async def _one(event: BaseEvent) -> AsyncIterator[BaseEvent]:
 
 
 async def _stream(
-    engine: Engine, conversation_id: str, run_input: RunAgentInput, plan: Plan
+    engine: Engine, user_id: str, conversation_id: str, run_input: RunAgentInput, plan: Plan
 ) -> AsyncIterator[BaseEvent]:
     """The events of a started run: its translated events, then its end."""
     yield RunStartedEvent(
@@ -119,7 +120,7 @@ async def _stream(
                 ending = event
     for out in translator.close():
         yield out
-    async for out in _finish(engine, conversation_id, run_input, ending):
+    async for out in _finish(engine, user_id, conversation_id, run_input, ending):
         yield out
 
 
@@ -154,9 +155,18 @@ async def _followed(
 
 
 async def _finish(
-    engine: Engine, conversation_id: str, run_input: RunAgentInput, ending: StreamEvent | None
+    engine: Engine,
+    user_id: str,
+    conversation_id: str,
+    run_input: RunAgentInput,
+    ending: StreamEvent | None,
 ) -> AsyncIterator[BaseEvent]:
-    """The run's end: the stored history, then ``RUN_FINISHED`` (or ``RUN_ERROR``)."""
+    """The run's end: the stored history, then ``RUN_FINISHED`` (or ``RUN_ERROR``).
+
+    Its interrupts describe each waiting card as things are now, as the HTTP API's reads do
+    (:func:`~interlock.engine.current_cards.describe_now`: the tool's confirmation run again,
+    at most 2 s a card), not with the sentence stored when the call was proposed.
+    """
     thread, run = run_input.thread_id, run_input.run_id
     if isinstance(ending, ConversationDeleted):
         yield RunErrorEvent(message="This conversation was deleted.", code="conversation_deleted")
@@ -173,7 +183,11 @@ async def _finish(
     if ending is not None and ending.type == "run.cancelled":
         yield RunFinishedEvent(thread_id=thread, run_id=run, outcome=RunFinishedCancelledOutcome())
     elif waiting:
-        interrupts = [interrupt_for(call, engine.registry.get(call.name)) for call in waiting]
+        current = await describe_now(engine, ((c, user_id, conversation_id) for c in waiting))
+        interrupts = [
+            interrupt_for(with_current(call, current), engine.registry.get(call.name))
+            for call in waiting
+        ]
         yield RunFinishedEvent(
             thread_id=thread,
             run_id=run,

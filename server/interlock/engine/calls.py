@@ -18,12 +18,13 @@ from sqlmodel import Session, col
 
 from interlock.employees import Employee
 from interlock.engine.fence import hold_run
+from interlock.engine.outcomes import close_running
 from interlock.engine.records import UNLOADED, close_call, view
 from interlock.engine.tool_texts import answer_text, error_text, rejected_text
 from interlock.engine.turn import LOAD_SKILL, effective_permission
 from interlock.permissions import actions_on, is_action
 from interlock.storage import Database, Decision, DecisionType, ToolCall, ToolCallStatus
-from interlock.storage.call_rows import CallValues, call_values
+from interlock.storage.call_rows import CallValues
 from interlock.storage.models import utcnow
 from interlock.storage.write_behind import send
 from interlock.streaming import EventBus
@@ -144,13 +145,13 @@ class CallExecutor:
                 "result_data": result.data,
                 "full_text": result.full_text,
             }
-        await self.db.run(self._store_outcome, run_id, call.id, outcome, decision, decided_by)
+        await self.db.run(self._store_outcome, run_id, call, outcome, decision, decided_by)
         return False
 
     def _store_outcome(
         self,
         run_id: str,
-        call_id: str,
+        call: ToolCall,
         outcome: dict[str, Any],
         decision: Decision | object | None,
         decided_by: str | object | None,
@@ -160,31 +161,29 @@ class CallExecutor:
         A call closed while its tool ran (its run cancelled or failed, a new message) is
         already ``failed`` with ``outcome_unknown`` (:func:`~interlock.engine.records.
         cancel_open_calls`): it keeps that one tool message and event, and the outcome that
-        came too late is only logged. A blocking call (database thread).
+        came too late is only logged. A blocking call (database thread): two round trips on
+        PostgreSQL, the close with the tool message (:func:`~interlock.engine.outcomes.
+        close_running`), then the events with the ``COMMIT``.
         """
         with self.db.session() as session:
-            fresh = call_values(session, call_id)
-            assert fresh is not None
-            if fresh.status != ToolCallStatus.running:  # closed meanwhile
-                logger.warning(
-                    "Tool call %s (%s) finished %s after it was closed as %s [%s]; not stored",
-                    call_id,
-                    fresh.name,
-                    outcome["status"],
-                    fresh.status,
-                    fresh.error_code,
-                )
-                return
-            close_call(
+            if not close_running(
                 session,
                 self.bus,
                 self.registry,
-                fresh,
+                call,
+                run_id,
                 **outcome,
-                run_id=run_id,
                 decision=decision,
                 decided_by=decided_by,
-            )
+            ):
+                session.rollback()  # closed meanwhile: the tool message is undone
+                logger.warning(
+                    "Tool call %s (%s) finished %s after it was closed; not stored",
+                    call.id,
+                    call.name,
+                    outcome["status"],
+                )
+                return
             self.bus.commit(session)
 
     async def _refusal(

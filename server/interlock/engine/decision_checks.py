@@ -1,9 +1,10 @@
 """Checks of a decision body before it is applied: its shape, then its content vs the tool.
 
 :func:`check_shape` needs only the body (an edit carries ``args``, a respond a ``message``,
-only approvals are remembered); :func:`check_content` needs the call and its tool (a question
-is answered with respond, a call needing several approvals is not edited, edited args match
-the tool's JSON Schema, an answer passes ``check_response``).
+only approvals are remembered); :func:`check_offered` holds the decision to the ones the call
+takes (:func:`decision_types`, the rule AG-UI follows too); :func:`check_content` needs the
+call and its tool (edited args match the tool's JSON Schema, an answer passes
+``check_response``).
 Both raise the HTTP errors of :mod:`interlock.errors`; :mod:`interlock.engine.decisions`
 applies a decision that passed them.
 """
@@ -12,11 +13,11 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import Field, field_validator, model_validator
 
-from interlock.errors import BadRequest, Conflict
+from interlock.errors import BadRequest, Conflict, Forbidden
 from interlock.permissions.shapes import RememberIn
 from interlock.request_body import RequestBody
 from interlock.storage import DecisionType, ToolCall
@@ -31,7 +32,9 @@ __all__ = [
     "MAX_DECISION_MESSAGE_CHARS",
     "DecisionIn",
     "check_content",
+    "check_offered",
     "check_shape",
+    "decision_types",
     "response_errors",
 ]
 
@@ -67,26 +70,66 @@ class DecisionIn(RequestBody):
         return self
 
 
-def check_content(engine: Engine, call: ToolCall, body: DecisionIn) -> None:
-    """Check a decision's content against the call and its tool.
+class _Decidable(Protocol):
+    """What :func:`decision_types` reads of a call (a stored row or its view)."""
+
+    @property
+    def require_approver(self) -> bool: ...
+    @property
+    def approvals_required(self) -> int: ...
+
+
+def decision_types(call: _Decidable, tool: Tool | None, *, owner: bool = True) -> list[str]:
+    """The decisions ``call`` takes from its owner (or, ``owner=False``, from an approver),
+    in the order a card offers them: the one rule that the HTTP API (:func:`check_offered`)
+    and AG-UI (an interrupt's ``responseSchema``, a resume) both follow.
+
+    * A question (a tool with ``check_response``) is answered (``respond``) or rejected.
+    * Any other call is approved, edited, rejected, or answered instead of run
+      (``respond``: the call closes without running, "Answered, not run", and the model's
+      tool message says so, :func:`~interlock.engine.tool_texts.answer_text`).
+    * Its owner neither approves nor edits a call needing an approver (``require_approver``).
+    * A call needing several approvals is not edited (each person approves the same
+      arguments), nor is one whose tool is not registered (its arguments cannot be checked).
+
+    Returns:
+        Decision types (``approve``, ``edit``, ``reject``, ``respond``).
+    """
+    if tool is not None and tool.check_response is not None:
+        return [DecisionType.respond.value, DecisionType.reject.value]
+    kinds: list[str] = []
+    if not (owner and call.require_approver):
+        kinds.append(DecisionType.approve.value)
+        if tool is not None and call.approvals_required <= 1:
+            kinds.append(DecisionType.edit.value)
+    return [*kinds, DecisionType.reject.value, DecisionType.respond.value]
+
+
+def check_offered(engine: Engine, call: ToolCall, body: DecisionIn, *, owner: bool) -> None:
+    """Refuse a decision :func:`decision_types` does not offer, with the reason's stable code.
 
     Raises:
         BadRequest: ``invalid_request`` (approving or editing a question),
             ``edit_needs_one_approval`` (an edit of a call needing several people's
-            approvals), ``invalid_args`` (edited args or an answer that do not fit).
+            approvals, ``details.approvals_required``).
+        Forbidden: ``approver_required`` (the owner approving a call needing an approver).
         Conflict: ``tool_not_ready`` or ``not_found`` (an edit while the tool is missing).
     """
-    question = engine.registry.get(call.name)
-    if (
-        question is not None
-        and question.check_response is not None
-        and body.type in (DecisionType.approve, DecisionType.edit)
-    ):
+    tool = engine.registry.get(call.name)
+    if body.type in decision_types(call, tool, owner=owner):
+        return
+    if tool is not None and tool.check_response is not None:
         raise BadRequest(
             "This is a question: answer it with respond, or reject it.",
             code="invalid_request",
         )
-    if body.type == DecisionType.edit and call.approvals_required > 1:
+    if owner and call.require_approver:
+        raise Forbidden(
+            "This action needs an approver's approval: you cannot approve your own call, "
+            "but you can reject it.",
+            code="approver_required",
+        )
+    if call.approvals_required > 1:
         # Each of the people approves the same arguments: an edit would change what the
         # earlier ones approved, so such a call is approved as proposed or rejected.
         raise BadRequest(
@@ -95,16 +138,25 @@ def check_content(engine: Engine, call: ToolCall, body: DecisionIn) -> None:
             code="edit_needs_one_approval",
             details={"approvals_required": call.approvals_required},
         )
+    if engine.registry.expects(call.name):
+        raise Conflict(
+            "The tool's MCP server is still connecting, so edited arguments cannot be "
+            "checked yet: try again in a moment (approving as proposed waits for it).",
+            code="tool_not_ready",
+        )
+    raise Conflict("This tool is no longer available.", code="not_found")
+
+
+def check_content(engine: Engine, call: ToolCall, body: DecisionIn) -> None:
+    """Check a decision's content against the call and its tool (once
+    :func:`check_offered` passed).
+
+    Raises:
+        BadRequest: ``invalid_args`` (edited args or an answer that do not fit).
+    """
     if body.type == DecisionType.edit:
         tool = engine.registry.get(call.name)
-        if tool is None and engine.registry.expects(call.name):
-            raise Conflict(
-                "The tool's MCP server is still connecting, so edited arguments cannot be "
-                "checked yet: try again in a moment (approving as proposed waits for it).",
-                code="tool_not_ready",
-            )
-        if tool is None:
-            raise Conflict("This tool is no longer available.", code="not_found")
+        assert tool is not None  # check_offered: no edit without the tool
         errors = engine.registry.validate_args(tool, body.args)
         if errors:
             raise args_refused("The edit cannot be saved:", tool.input_schema, errors)

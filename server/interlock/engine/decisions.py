@@ -29,6 +29,7 @@ from interlock.engine.decision_checks import (
     MAX_DECISION_MESSAGE_CHARS,
     DecisionIn,
     check_content,
+    check_offered,
     check_shape,
 )
 from interlock.engine.decision_read import read_call_to_decide
@@ -37,7 +38,7 @@ from interlock.engine.outside import MCP_CHANNEL
 from interlock.engine.records import view
 from interlock.engine.resumes import claim_resume_in, resume_claim, settle_resume_claim
 from interlock.engine.runner import Engine
-from interlock.errors import BadRequest, Conflict, Forbidden, NotFound
+from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.permissions import actions_on, create_grant, is_action
 from interlock.storage import (
     Conversation,
@@ -170,13 +171,8 @@ def _record(
             raise refusal(engine, tool_call_id, now)
         if employee is not None and employee.disabled:
             raise Conflict(f"{employee.name} is disabled; nothing runs.", code="employee_disabled")
+        check_offered(engine, call, body, owner=role == "owner")
         approving = body.type in (DecisionType.approve, DecisionType.edit)
-        if approving and call.require_approver and role == "owner":
-            raise Forbidden(
-                "This action needs an approver's approval: you cannot approve your own call, "
-                "but you can reject it.",
-                code="approver_required",
-            )
         tool = engine.registry.get(call.name)
         if (
             approving

@@ -173,6 +173,34 @@ def close_call(
     object loaded or flushed). The caller commits with ``bus.commit(session)``.
     """
     run_id = run_id or call.run_id
+    changes, output = closing_changes(
+        call, status, text, result_data, error_code, error_message, full_text
+    )
+    if isinstance(call, CallValues):
+        update_call(session, call, changes)
+        # With the call's update (locked first, as a bump locks), the message's insert below
+        bus.hold_soon(session, call.conversation_id)
+    else:
+        for key, value in changes.items():
+            setattr(call, key, value)
+        session.add_all([*output, call])
+        output = []
+    tool_message = tool_message_row(call, run_id, status, text)
+    insert_rows(session, [*output, tool_message])
+    session.flush()
+    stage_completed(session, bus, registry, call, tool_message, run_id, decision, decided_by)
+
+
+def closing_changes(
+    call: ToolCall | CallValues,
+    status: ToolCallStatus,
+    text: str,
+    result_data: Any,
+    error_code: str | None,
+    error_message: str | None,
+    full_text: str | None,
+) -> tuple[dict[str, Any], list[ToolOutput]]:
+    """The columns a close sets (name -> value), and the full output's row when cut."""
     changes: dict[str, Any] = {"status": status}
     output: list[ToolOutput] = []
     if status == ToolCallStatus.succeeded:
@@ -189,16 +217,14 @@ def close_call(
     changes["error_code"] = error_code
     changes["error_message"] = error_message
     changes["finished_at"] = utcnow()
-    if isinstance(call, CallValues):
-        update_call(session, call, changes)
-        # With the call's update (locked first, as a bump locks), the message's insert below
-        bus.hold_soon(session, call.conversation_id)
-    else:
-        for key, value in changes.items():
-            setattr(call, key, value)
-        session.add_all([*output, call])
-        output = []
-    tool_message = new_row(
+    return changes, output
+
+
+def tool_message_row(
+    call: ToolCall | CallValues, run_id: str, status: ToolCallStatus, text: str
+) -> Message:
+    """The tool message closing ``call`` (a new row, not inserted yet)."""
+    return new_row(
         Message,
         conversation_id=call.conversation_id,
         run_id=run_id,
@@ -207,8 +233,19 @@ def close_call(
         tool_call_id=call.id,
         tool_status="success" if status == ToolCallStatus.succeeded else "error",
     )
-    insert_rows(session, [*output, tool_message])
-    session.flush()
+
+
+def stage_completed(
+    session: Session,
+    bus: EventBus,
+    registry: ToolRegistry,
+    call: ToolCall | CallValues,
+    tool_message: Message,
+    run_id: str,
+    decision: Decision | object | None,
+    decided_by: str | object | None,
+) -> None:
+    """Stage ``tool_call.completed`` of the closed ``call`` with its inserted tool message."""
     call_view = view(session, registry, call, decision, decided_by=decided_by)
     message_view = message_out(tool_message)
     if call_view.result_text == message_view.content:

@@ -5,8 +5,11 @@ Public API:
 * :func:`create_chat_model` / :func:`describe_model` - the model contract used by the engine and
   the API (see ``docs/architecture.md``).
 * :class:`OfflineChatModel` - the deterministic built-in model used when no model is set.
-* :class:`ScriptedChatModel` and :func:`scripted_message` - replay fixed replies (tests only).
+* :class:`ScriptedChatModel` and :func:`scripted_message` - replay fixed replies (tests only;
+  loaded at first use, not by a server's start).
 """
+
+from typing import TYPE_CHECKING, Any
 
 from interlock.models.factory import (
     INSTALLED_PROVIDERS,
@@ -26,7 +29,9 @@ from interlock.models.offline import (
     PlannedReply,
     PlannedReplyChatModel,
 )
-from interlock.models.scripted import ScriptedChatModel, ScriptExhaustedError, scripted_message
+
+if TYPE_CHECKING:
+    from interlock.models.scripted import ScriptedChatModel, ScriptExhaustedError, scripted_message
 
 __all__ = [
     "INSTALLED_PROVIDERS",
@@ -47,3 +52,19 @@ __all__ = [
     "scripted_message",
     "strict_refusals",
 ]
+
+_SCRIPTED = frozenset({"ScriptExhaustedError", "ScriptedChatModel", "scripted_message"})
+
+
+def __getattr__(name: str) -> Any:
+    """The test aid's names, imported at first use (a server never uses them: about 8,000
+    Python calls of every start to build its pydantic model class, issue 7 benchmark f).
+
+    Raises:
+        AttributeError: ``name`` is not a name of this package.
+    """
+    if name in _SCRIPTED:
+        from interlock.models import scripted
+
+        return getattr(scripted, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

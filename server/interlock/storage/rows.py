@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql import Executable
 from sqlmodel import SQLModel
 
-from interlock.storage.write_behind import defer, execute
+from interlock.storage.write_behind import Sent, defer, execute
 
 M = TypeVar("M", bound=SQLModel)
 
@@ -153,6 +153,22 @@ def insert_statement(row: Any) -> tuple[Executable, dict[str, Any]]:
     plan, values = _plan_and_values(row)
     assert plan.autoincrement is None or getattr(row, plan.autoincrement) is not None
     return plan.statement, values
+
+
+def new_row_insert(row: Any) -> tuple[Executable, dict[str, Any]]:
+    """The ``INSERT`` of :func:`insert_rows` for ``row``, whose autoincrement key (if its
+    model has one) the database generates: a pair for
+    :func:`~interlock.storage.write_behind.send`; pass what it returned to :func:`set_key`."""
+    plan, values = _plan_and_values(row)
+    return plan.statement, values
+
+
+def set_key(row: Any, sent: Sent) -> None:
+    """Set ``row``'s autoincrement key from what its :func:`new_row_insert` returned."""
+    plan = _plan(type(row))
+    if plan.autoincrement is not None and getattr(row, plan.autoincrement) is None:
+        assert sent.key is not None
+        setattr(row, plan.autoincrement, sent.key)
 
 
 def _plan_and_values(row: Any) -> tuple[_Plan, dict[str, Any]]:

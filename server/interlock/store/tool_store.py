@@ -13,6 +13,7 @@ import uuid
 from typing import Any
 
 from sqlalchemy import bindparam, insert, update
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from interlock.storage import Database, StoreChange, StoreEntry, ToolCall
@@ -32,9 +33,24 @@ _UNDO_AVAILABLE = (
 """Prebuilt Core statement (every write runs it; no ORM object of the call is loaded)."""
 _entries = StoreEntry.__table__  # type: ignore[attr-defined]
 _NEW_ENTRY = insert(_entries)
-_NEW_CHANGE = insert(StoreChange.__table__)  # type: ignore[attr-defined]
-_SET_ENTRY = update(_entries).where(_entries.c.id == bindparam("entry_id"))
-"""Prebuilt for :meth:`ToolStore.add`; the parameters other than ``entry_id`` name the columns set."""
+_changes = StoreChange.__table__  # type: ignore[attr-defined]
+_NEW_CHANGE = insert(_changes).inline()
+"""A change's insert that returns nothing (not even its key), so it can be deferred."""
+_SET_ENTRY = (
+    update(_entries)
+    .where(_entries.c.id == bindparam("entry_id"))
+    .values(
+        last_change_id=sa_select(_changes.c.id)
+        .where(
+            _changes.c.tool_call_id == bindparam("call_id"),
+            _changes.c.entry_id == bindparam("entry_id"),
+        )
+        .scalar_subquery()
+    )
+)
+"""Prebuilt for :meth:`ToolStore.add`: the entry's last change is the call's change of it
+(one per call and entry); the parameters other than ``entry_id`` and ``call_id`` name the
+columns set."""
 
 
 class ToolStore:
@@ -85,7 +101,9 @@ class ToolStore:
         ``label`` names the change for a person; ``{key}`` in it becomes the new key
         (``"note #{key}: “buy milk”"``). Written with prebuilt Core statements (the rows the
         unit of work would write: the entry, its change, the call's undo state, then the
-        entry's key and value), as a new entry has no change to fold into.
+        entry's key, value and last change), as a new entry has no change to fold into: on
+        PostgreSQL two round trips, the entry's insert (its key is in the label), then the
+        rest with the ``COMMIT``.
 
         Raises:
             ToolError: ``permission_denied`` for a read tool.
@@ -110,7 +128,10 @@ class ToolStore:
             entry_id = int(inserted)
             key = str(entry_id)
             label = label.replace("{key}", key, 1)
-            change = execute(
+            # Nothing reads these three writes' results: on PostgreSQL they go out with the
+            # COMMIT, in its round trip (storage.write_behind); the entry names its change
+            # by the (call, entry) pair, unique, rather than by an id read back first.
+            defer(
                 session,
                 _NEW_CHANGE,
                 {
@@ -123,20 +144,17 @@ class ToolStore:
                     "label": label[:300],
                     "created_at": utcnow(),
                 },
-            ).key
-            assert change is not None
-            # Nothing reads these two writes' results: on PostgreSQL they go out with the
-            # COMMIT, in its round trip (storage.write_behind).
+            )
             defer(session, _UNDO_AVAILABLE, {"call_id": self.tool_call_id})
             defer(
                 session,
                 _SET_ENTRY,
                 {
                     "entry_id": entry_id,
+                    "call_id": self.tool_call_id,
                     "key": key,
                     "value": value,
                     "present": True,
-                    "last_change_id": change,
                     "updated_at": utcnow(),
                 },
             )

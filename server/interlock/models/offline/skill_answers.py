@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from interlock.models.offline.questions import confirmed_what
 from interlock.models.offline.tool_names import ASK_CHOICE, ASK_CONFIRM, ASK_FORM, LOAD_SKILL
 from interlock.models.offline.wording import with_stop
 
@@ -134,7 +135,11 @@ def _confirm_answer(args: dict[str, Any], content: str) -> str:
     summary_text = summary.strip() if isinstance(summary, str) else ""
     verdict = _is_yes(content)
     if verdict is True:
-        return f"Confirmed: {with_stop(summary_text)}" if summary_text else "Confirmed."
+        return (
+            f"Confirmed: {with_stop(confirmed_what(summary_text))}"
+            if summary_text
+            else "Confirmed."
+        )
     if verdict is False:
         return "Not confirmed, nothing was done."
     return f"You answered “{content.strip()}”, which is not a yes, so nothing was done."

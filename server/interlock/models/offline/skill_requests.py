@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from interlock.models.offline.questions import choice_question, confirm_question
 from interlock.models.offline.tool_names import (
     ASK_CHOICE,
     ASK_CONFIRM,
@@ -88,7 +89,7 @@ _CHOICE_LEAD_RE = re.compile(
 )
 _CHOICE_SPLIT_RE = re.compile(r"\s*,\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and\s+", re.IGNORECASE)
 _CHOICE_TAIL_RE = re.compile(
-    r"\s+(?:i|you)\s+(?:prefer|like|want|would\s+like|choose|pick)\b.*$", _FLAGS
+    r"\s+(?:i|you)\s+(?P<verb>prefer|like|want|would\s+like|choose|pick)\b.*$", _FLAGS
 )
 _ASK_CONFIRM_RE = re.compile(r"\bask\s+me\s+to\s+confirm\b\s*:?\s*(?:that\s+)?(.*)$", _FLAGS)
 _CONFIRM_RE = re.compile(r"^confirm\b\s*:?\s*(?:that\s+)?(.*)$", _FLAGS)
@@ -167,6 +168,7 @@ def _choice_request(rest: str) -> SkillRequest:
     if lead is not None:
         many = lead.group("many") is not None
         items = lead.group("items")
+    tail = _CHOICE_TAIL_RE.search(items.strip())
     items = _CHOICE_TAIL_RE.sub("", items.strip()).strip(" ?!")
     options: list[str] = []
     for piece in _CHOICE_SPLIT_RE.split(items):
@@ -178,7 +180,7 @@ def _choice_request(rest: str) -> SkillRequest:
             "Which options should I offer? For example: “ask me to choose between tea, coffee "
             "and juice”."
         )
-    question = "Which ones do you choose?" if many else "Which one do you choose?"
+    question = choice_question(tail.group("verb") if tail else "choose", many=many)
     return ToolRequest(
         lead="Let me ask you.",
         name=ASK_CHOICE,
@@ -186,8 +188,8 @@ def _choice_request(rest: str) -> SkillRequest:
     )
 
 
-def _confirm_request(summary: str) -> SkillRequest:
-    summary = clean_text(summary.strip().rstrip("?!").rstrip())
+def _confirm_request(fragment: str) -> SkillRequest:
+    summary = confirm_question(clean_text(fragment.strip()))
     if not summary:
         return FixedReply(
             "What should I ask you to confirm? For example: “ask me to confirm the order of two "
