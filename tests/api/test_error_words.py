@@ -45,7 +45,7 @@ async def test_the_offline_model_says_which_field_is_wrong_in_words(server: Live
         "message": "Note number must be a whole number.",
     }
     reply = log.of("message.completed")[-1]["message"]["content"]
-    assert reply == "Sorry — I could not delete the note: Note number must be a whole number."
+    assert reply == "Sorry — I could not delete the note. Note number must be a whole number."
     # The model is told the same, and which argument by its name, after " Hint: ".
     [told] = [e["message"]["content"] for e in log.of("tool_call.completed")]
     assert told == (

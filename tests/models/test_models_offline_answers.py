@@ -70,7 +70,7 @@ async def test_a_tool_error_is_explained_in_words_without_its_code_or_hint() -> 
 
     assert reply.tool_calls == []
     assert "not_found" not in reply.text  # the code is for programs, not the person
-    assert reply.text == "Sorry — I could not delete the note: There is no note #9."
+    assert reply.text == "Sorry — I could not delete the note. There is no note #9."
     # The hint tells the model what to call next; the person cannot call notes.list.
     assert "Hint" not in reply.text and "notes.list" not in reply.text
 

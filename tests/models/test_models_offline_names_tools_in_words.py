@@ -11,6 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from interlock.models.offline.tool_names import (
+    ASK_CHOICE,
+    ASK_CONFIRM,
+    ASK_FORM,
+    NOTES_LIST,
+    announce,
+)
 from interlock.settings import Settings
 from interlock.tools import Permission, ToolContext, tool
 from support.live import LiveServer, live_server
@@ -68,7 +75,7 @@ async def test_results_and_failures_name_the_tool_by_its_title(make_settings: An
         lead, said = await _replies(
             server, 'use web_search.fetch with {"url": "https://example.com"}'
         )
-        assert lead == "I'll use “Fetch a web page”."
+        assert lead == "I'll use the “Fetch a web page” tool."
         assert said == "“Fetch a web page” returned: Example Domain"
 
         failed = await _reply(
@@ -80,3 +87,19 @@ async def test_results_and_failures_name_the_tool_by_its_title(make_settings: An
         for text in (lead, said, failed):
             assert "web_search_fetch" not in text
         assert "web_search.fetch" not in lead + said
+
+
+def test_the_announcement_of_a_call_is_in_the_persons_terms_for_every_tool_kind() -> None:
+    """Found in a tryout: "I'll use “Ask to fill in a form”." read the title as a command."""
+    titles = {
+        ASK_FORM: "Ask to fill in a form",
+        ASK_CHOICE: "Ask to choose",
+        ASK_CONFIRM: "Ask to confirm",
+        "web_search_fetch": "Fetch a web page",
+    }
+    assert announce(ASK_FORM, titles) == "I'll ask you to fill in a form."
+    assert announce(ASK_CHOICE, titles) == "I'll ask you to choose."
+    assert announce(ASK_CONFIRM, {}) == "I'll ask you to confirm."
+    assert announce("web_search_fetch", titles) == "I'll use the “Fetch a web page” tool."
+    assert announce("web_search_fetch", {}, "web_search.fetch") == "I'll use `web_search.fetch`."
+    assert announce(NOTES_LIST) == "I'll use `notes.list`."

@@ -31,9 +31,9 @@ def _said(text: str, status: str = "error") -> str:
 
 def test_no_reply_repeats_an_instruction_meant_for_the_model() -> None:
     cases = {
-        expired_text(2): "nobody decided within 2 seconds, so the call did not run.",
-        expired_text(60, question=True): "nobody answered within 1 minute.",
-        repeat_text(_add): "you already declined this exact call",
+        expired_text(2): "Nobody decided within 2 seconds, so the call did not run.",
+        expired_text(60, question=True): "Nobody answered within 1 minute.",
+        repeat_text(_add): "You already declined this exact call",
         error_text("repeated", repeat_text(_add)): "earlier in this conversation.",
         rejected_text(None): "Nothing was done.",
     }
@@ -57,3 +57,33 @@ def test_a_cancelled_call_is_told_to_the_person_as_you() -> None:
     ]:
         reply = _said(cancelled_text(reason))
         assert reply == f"The request to add the note was cancelled {said}. Nothing was done."
+
+
+def test_a_failure_reads_as_sentences_for_every_kind() -> None:
+    """Found in a tryout: "Sorry — I could not add the note: Not approved in time: nobody
+    decided…" (two colons, the engine text's label said back). Each kind is two sentences."""
+    cases = {
+        expired_text(2): (
+            "Sorry — I could not add the note. Nobody decided within 2 seconds, so the call "
+            "did not run."
+        ),
+        expired_text(60, question=True): (
+            "Sorry — I could not add the note. Nobody answered within 1 minute."
+        ),
+        repeat_text(_add): (
+            "Sorry — I could not add the note. You already declined this exact call (“Add a "
+            "note” with the same arguments) earlier in this conversation."
+        ),
+        error_text("repeated", repeat_text(_add)): (
+            "Sorry — I could not add the note. You already declined this exact call (“Add a "
+            "note” with the same arguments) earlier in this conversation."
+        ),
+        error_text("not_found", "There is no note #9.", hint="Call notes.list."): (
+            "Sorry — I could not add the note. There is no note #9."
+        ),
+        "the disk is full": "Sorry — I could not add the note. The disk is full.",
+    }
+    for text, said in cases.items():
+        reply = _said(text)
+        assert reply == said, reply
+        assert reply.count(":") == 0, reply

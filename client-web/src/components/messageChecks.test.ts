@@ -27,10 +27,10 @@ describe("checks before sending (and before asking to cancel waiting decisions)"
     expect(refusalBeforeSending("ok\u200b", undefined, commands, true)).toBeNull();
     const unknown = refusalBeforeSending("/nosuch x", undefined, commands, true);
     expect(unknown?.code).toBe("slash_command_unavailable");
-    expect(unknown?.message).toBe("/nosuch is not available to this employee. Commands you can use here: /memo, /note.");
+    expect(unknown?.message).toBe("There is no command /nosuch. Commands you can use here: /memo, /note.");
     expect(refusalBeforeSending("/NOTE buy milk", undefined, commands, true)).toBeNull();
     expect(refusalBeforeSending("/Nosuch", undefined, [], true)?.message).toBe(
-      "/nosuch is not available to this employee. This employee has no commands; write your request as a message instead.",
+      "There is no command /nosuch. This employee has no commands; write your request as a message instead.",
     );
     const ambiguous = refusalBeforeSending("/memo x", undefined, commands, true);
     expect(ambiguous?.code).toBe("slash_command_ambiguous");

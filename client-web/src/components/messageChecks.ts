@@ -33,8 +33,9 @@ export function refusalBeforeSending(
   if (name == null || !known || claim) return null;
   const offered = commands.filter((c) => c.command === name);
   if (offered.length === 0) {
-    // Whether another employee has it or none does, this one cannot run it.
-    return refusal("slash_command_unavailable", `/${name} is not available to this employee. ${knownCommands(commands)}`);
+    // Whether another employee has it or none does, this one cannot run it. Worded as the
+    // server words an unknown command: "not available to this employee" suggested /help exists.
+    return refusal("slash_command_unavailable", `There is no command /${name}. ${knownCommands(commands)}`);
   }
   if (offered.length > 1) {
     return refusal("slash_command_ambiguous", `/${name} is offered by several skills. Pick one:`, {

@@ -47,6 +47,7 @@ from interlock.models.offline.tool_names import (
     NOTES_DELETE,
     NOTES_LIST,
     SUGGESTIONS,
+    announce,
     spoken_name,
 )
 from interlock.models.offline.totals import HistoryTotals
@@ -256,7 +257,7 @@ class OfflineChatModel(PlannedReplyChatModel):
             args = suggestion_args(list(options)[:6], question, self.tool_parameters(SUGGESTIONS))
             fallback = ("Pick the one you like.", PlannedCall(SUGGESTIONS, args))
         # Named by its title when bound (the person reads this), else as they wrote it.
-        lead = f"I'll use {self._spoken(request.name, request.dotted)}."
+        lead = announce(request.name, self.tool_titles, request.dotted)
         return _Step(lead, call, request.skill, fallback, request.dotted)
 
     def _call_for(self, intent: Intent) -> tuple[str, PlannedCall]:

@@ -36,6 +36,9 @@ ANSWERED_INSTEAD = "Not run: the person answered instead of running"
 _ANSWERED_RE = re.compile(r"^\s*" + re.escape(ANSWERED_INSTEAD) + r" “[^”]*”:\s*(.*)$", re.DOTALL)
 _NOTE_DONE_RE = re.compile(r"^(Added|Deleted) note #(\d+):\s*(.*?)\s*$", re.DOTALL)
 _NOTE_LINE_RE = re.compile(r"#(\d{1,18})(?!\d)\s*[:.)\-]?\s*(.+?)\s*$")
+_LABEL_RE = re.compile(r"^\s*Not [a-z ]{1,40}:\s+(?=\S)")
+"""The label an engine text starts with ("Not approved in time: ", "Not asked again: "): the
+sentence after it says what happened."""
 
 
 def parse_note_lines(text: str) -> list[tuple[int, str]]:
@@ -72,6 +75,16 @@ def _action(name: str, args: dict[str, Any], spoken: str) -> str:
     return action_for(name, args) or f"run {spoken}"
 
 
+def _failed(action: str, reason: str) -> str:
+    """``Sorry — I could not add the note. Nobody decided within 2 seconds, so the call did
+    not run.``: what failed and why, as two sentences (never ``…note: Not approved in time:
+    nobody…``), the engine text's label dropped and the reason's first letter capitalised."""
+    said = with_stop(_LABEL_RE.sub("", reason, count=1).strip())
+    if not said:
+        return f"Sorry — I could not {action}."
+    return f"Sorry — I could not {action}. {said[0].upper()}{said[1:]}"
+
+
 def _describe_rejection(name: str, args: dict[str, Any], content: str, spoken: str) -> str:
     found = _REJECTED_RE.match(content)
     reason = found.group(1).strip() if found else content.strip()
@@ -86,12 +99,12 @@ def _describe_rejection(name: str, args: dict[str, Any], content: str, spoken: s
 def _describe_error(name: str, args: dict[str, Any], content: str, spoken: str) -> str:
     found = _ERROR_RE.match(content)
     if not found:
-        return f"Sorry — I could not {_action(name, args, spoken)}: {with_stop(content)}"
+        return _failed(_action(name, args, spoken), content)
     # The error code (group 1) is for programs, the detail for the admin ("GET https://…
     # answered HTTP 401") and the hint for the model ("Call notes.list to see the ids of the
     # person's notes."); the person reads the message, as on the card.
     message = found.group(2).strip().partition(" Hint: ")[0].partition(DETAIL_MARK)[0]
-    return f"Sorry — I could not {_action(name, args, spoken)}: {with_stop(message)}"
+    return _failed(_action(name, args, spoken), message)
 
 
 def _describe_success(name: str, args: dict[str, Any], content: str, spoken: str) -> str:
@@ -154,7 +167,5 @@ def describe_result(
         why = f" ({reason})" if reason else ""
         return f"The request to {_action(name, args, spoken)} was cancelled{why}. Nothing was done."
     if message.status == "error":
-        return (
-            f"Sorry — I could not {_action(name, args, spoken)}: {with_stop(for_person(content))}"
-        )
+        return _failed(_action(name, args, spoken), for_person(content))
     return _describe_success(name, args, content, spoken)

@@ -76,3 +76,36 @@ def spoken_name(name: str, titles: Mapping[str, str] | None = None) -> str:
     if title:
         return f"“{title}”"
     return f"`{DOTTED_NAMES.get(name, name)}`"
+
+
+ASK_LEADS: dict[str, str] = {
+    ASK_FORM: "I'll ask you to fill in a form.",
+    ASK_CHOICE: "I'll ask you to choose.",
+    ASK_CONFIRM: "I'll ask you to confirm.",
+}
+"""What the offline model says before asking the person with a tool of the ``ask`` skill."""
+
+
+def announce(name: str, titles: Mapping[str, str] | None = None, said: str | None = None) -> str:
+    """What the offline model says before it calls a tool, in the person's terms.
+
+    A tool's title is a name, not the model's own words: "I'll use “Ask to fill in a form”."
+    read as a command. A question to the person says what they will be asked; a titled tool
+    is named as a tool; a tool the person named in code (``use web.fetch with {...}``) as
+    they wrote it.
+
+    Args:
+        name: Provider-safe tool name.
+        titles: Titles by provider-safe name (the bound tools').
+        said: The dotted name as the person wrote it, if they named the tool.
+
+    Returns:
+        ``I'll ask you to fill in a form.``, ``I'll use the “Fetch a web page” tool.``,
+        ``I'll use `web.fetch`.``
+    """
+    if name in ASK_LEADS:
+        return ASK_LEADS[name]
+    title = (titles or {}).get(name)
+    if title:
+        return f"I'll use the “{title}” tool."
+    return f"I'll use `{said or DOTTED_NAMES.get(name, name)}`."
