@@ -41,6 +41,8 @@ export function App() {
   const [tools, setTools] = useState<ToolOut[]>([]);
   const [employees, setEmployees] = useState<EmployeeOut[] | null>(null); // null: loading
   const [needToken, setNeedToken] = useState(false);
+  /** The token in use is the one the person just typed (not one saved before this page). */
+  const [typedToken, setTypedToken] = useState(false);
   const [authVersion, setAuthVersion] = useState(0);
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -104,20 +106,34 @@ export function App() {
     api.employees().then(setEmployees, () => setEmployees((list) => list ?? []));
   }, []);
 
+  // One check of the token (`/api/me`); what needs sign-in is read once it is accepted, so a
+  // refused token is one 401, not one per list the shell would load.
   useEffect(() => {
     api.health().then(setHealth, () => {});
     setMeError(null);
-    api.me().then(setMe, (e: unknown) => {
-      const err = asApiError(e);
-      if (err.status !== 401) setMeError(err); // a 401 asks for a token instead
-    });
+    api.me().then(
+      (who) => {
+        setMe(who);
+        setTypedToken(false); // accepted: from now on it is the saved token
+      },
+      (e: unknown) => {
+        const err = asApiError(e);
+        if (err.status !== 401) setMeError(err); // a 401 asks for a token instead
+      },
+    );
+  }, [authVersion]);
+
+  const signedIn = me !== null;
+  useEffect(() => {
+    if (!signedIn) return;
     loadCatalog();
     loadConversations();
-  }, [authVersion, loadCatalog, loadConversations]);
+  }, [signedIn, authVersion, loadCatalog, loadConversations]);
 
   // Keep the list (titles, statuses, waiting counts) fresh: on activity here or in another
-  // tab, on focus, and on a bounded interval while the tab is visible.
+  // tab, on focus, and on a bounded interval while the tab is visible (once signed in).
   useEffect(() => {
+    if (!signedIn) return;
     const off = onActivity(loadConversations);
     const onVisible = () => document.visibilityState === "visible" && loadConversations();
     window.addEventListener("focus", loadConversations);
@@ -129,7 +145,7 @@ export function App() {
       document.removeEventListener("visibilitychange", onVisible);
       window.clearInterval(timer);
     };
-  }, [loadConversations]);
+  }, [signedIn, loadConversations]);
 
   const openId = route.kind === "conversation" ? route.id : null;
   const liveOpen = openWaiting && openWaiting.id === openId ? openWaiting : null;
@@ -207,6 +223,7 @@ export function App() {
 
   const saveToken = (token: string | null) => {
     setToken(token);
+    setTypedToken(token != null);
     setMe(null); // the token may be someone else's: nothing shows until /api/me answers
     setNeedToken(false);
     setAuthVersion((v) => v + 1);
@@ -226,6 +243,7 @@ export function App() {
         needToken={needToken}
         error={meError}
         hasStoredToken={getToken() != null}
+        tokenTyped={typedToken}
         onSave={saveToken}
         onRetry={() => setAuthVersion((v) => v + 1)}
       />

@@ -90,3 +90,23 @@ async def test_a_saved_token_the_server_refuses_is_said_to_be_refused(
     await expect(page.get_by_text("AI employees that ask")).to_have_count(0)
     await page.get_by_test_id("token-clear").click()
     await expect(page.get_by_test_id("token-refused")).to_have_count(0)
+
+
+async def test_the_sign_in_page_checks_once_and_says_a_typed_token_was_refused(
+    app: LiveServer, page: Page
+) -> None:
+    """Found in a tryout: 10 refused requests in the console before the dialog, and a token
+    just typed was called "the saved token"."""
+    create_user(app.services.db, "owner")  # a user exists: the API wants a token
+    refused: list[str] = []
+    page.on("response", lambda r: refused.append(r.url) if r.status == 401 else None)
+    await page.goto("/")
+    await expect(page.get_by_test_id("token-input")).to_be_visible()
+    await expect(page.get_by_test_id("token-refused")).to_have_count(0)
+    assert [url.split("/api/", 1)[1] for url in refused] == ["me"]
+
+    await page.get_by_test_id("token-input").fill("mistyped")
+    await page.get_by_test_id("token-save").click()
+    refusal = page.get_by_test_id("token-refused")
+    await expect(refusal).to_contain_text("The token you entered was not accepted")
+    assert [url.split("/api/", 1)[1] for url in refused] == ["me", "me"]

@@ -14,15 +14,17 @@ interface Props {
   /** Why `/api/me` failed other than 401 (the server unreachable, a 5xx), or null. */
   error: Pick<ApiError, "status" | "code" | "message"> | null;
   hasStoredToken: boolean;
+  /** The stored token is the one the person just typed (not one saved before). */
+  tokenTyped?: boolean;
   onSave: (token: string | null) => void;
   onRetry: () => void;
 }
 
-export function SignInGate({ needToken, error, hasStoredToken, onSave, onRetry }: Props) {
+export function SignInGate({ needToken, error, hasStoredToken, tokenTyped = false, onSave, onRetry }: Props) {
   return (
     <main className="signed-out" data-testid="signed-out">
       {needToken ? (
-        <TokenPrompt onSave={onSave} hasStoredToken={hasStoredToken} />
+        <TokenPrompt onSave={onSave} hasStoredToken={hasStoredToken} tokenTyped={tokenTyped} />
       ) : error ? (
         <Problem {...problemWords(error, "Interlock could not sign you in")} onAction={onRetry} testId="sign-in-error" />
       ) : (

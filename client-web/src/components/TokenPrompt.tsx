@@ -5,9 +5,11 @@ interface Props {
   /** Saves the token (or, with null, forgets the stored one) and retries. */
   onSave: (token: string | null) => void;
   hasStoredToken: boolean;
+  /** The refused token is the one the person just typed, not one saved before. */
+  tokenTyped?: boolean;
 }
 
-export function TokenPrompt({ onSave, hasStoredToken }: Props) {
+export function TokenPrompt({ onSave, hasStoredToken, tokenTyped = false }: Props) {
   const [token, setToken] = useState("");
   const id = useId();
   return (
@@ -27,8 +29,8 @@ export function TokenPrompt({ onSave, hasStoredToken }: Props) {
         </p>
         {hasStoredToken && (
           <p className="error small" role="alert" data-testid="token-refused">
-            The saved token was not accepted (mistyped, revoked, or for another server). Paste
-            another, or forget it.
+            {tokenTyped ? "The token you entered" : "The saved token"} was not accepted (mistyped,
+            revoked, or for another server). Paste another, or forget it.
           </p>
         )}
         <label htmlFor={id}>Access token</label>
@@ -47,7 +49,7 @@ export function TokenPrompt({ onSave, hasStoredToken }: Props) {
           </button>
           {hasStoredToken && (
             <button type="button" data-testid="token-clear" onClick={() => onSave(null)}>
-              Forget the saved token
+              {tokenTyped ? "Forget this token" : "Forget the saved token"}
             </button>
           )}
         </div>
