@@ -179,7 +179,11 @@ async def test_case_c04_c_a_message_after_cancelling_a_running_tool_is_a_new_tur
         assert log.types[-1] == "run.cancelled", log.types
         call = log.of("tool_call.running")[0]["tool_call"]
         completed = [e["tool_call"] for e in log.of("tool_call.completed")]
-        assert [(c["id"], c["status"]) for c in completed] == [(call["id"], "cancelled")]
+        # Its tool had started: never called cancelled, but stopped while running (it may
+        # have happened; never run again).
+        assert [(c["id"], c["status"], c["error"]["code"]) for c in completed] == [
+            (call["id"], "failed", "outcome_unknown")
+        ]
 
         second = await server.say(conversation_id, "and now answer me")
         assert second["run_id"] != first["run_id"]
@@ -202,16 +206,20 @@ async def test_case_c04_c_a_message_after_cancelling_a_running_tool_is_a_new_tur
         assert events.of("tool_call.decided") == []
         assert [e["run_id"] for e in events.of("run.cancelled")] == [first["run_id"]]
 
-        # The cancelled call has its tool message; the new turn's history is valid.
+        # The stopped call has its tool message; the new turn's history is valid.
         detail = await _detail(server, conversation_id)
         stored = next(
             c for m in detail["messages"] for c in m["tool_calls"] if c["id"] == call["id"]
         )
-        assert stored["status"] == "cancelled"
+        assert stored["status"] == "failed"
+        assert stored["error"]["message"] == (
+            "Stopped while running (the run was cancelled): it may have happened. "
+            "It was not run again."
+        )
         assert stored["decision"] is None
         tool_messages = [m for m in detail["messages"] if m["role"] == "tool"]
         assert [m["tool_call_id"] for m in tool_messages] == [call["id"]]
-        assert tool_messages[0]["content"].startswith("Cancelled:")
+        assert tool_messages[0]["content"].startswith("Error [outcome_unknown]: Stopped while")
         assert [m["role"] for m in detail["messages"]] == [
             "user",
             "assistant",

@@ -5,8 +5,9 @@ The tool step stores a result only if the call is still ``running``
 the tool message go out in one round trip; the message is inserted only if the call has none,
 and a close that matched nothing is rolled back).
 Here the tool's own handler closes its call as a cancel from another worker would, then
-returns: the call stays ``cancelled`` with one tool message and one ``tool_call.completed``,
-and the run goes on to the model's answer with every event once, in order.
+returns: its tool had started, so the close says ``failed`` with ``outcome_unknown`` ("Stopped
+while running ...: it may have happened", never ``cancelled``); it stays so, with one tool
+message and one ``tool_call.completed``, and the run goes on to the model's answer with every event once, in order.
 """
 
 from __future__ import annotations
@@ -66,9 +67,12 @@ async def test_engine_a_result_is_not_stored_over_a_call_closed_while_its_tool_r
             ).all()
     assert log.types[-1] == "run.completed", log.types
     assert [int(str(frame.id)) for frame in log.frames] == list(range(1, len(log.frames) + 1))
-    assert call.status == "cancelled" and call.result_text is None, call
-    assert call.error_code == "cancelled"
+    assert call.status == "failed" and call.result_text is None, call
+    assert call.error_code == "outcome_unknown"
+    assert call.error_message == (
+        "Stopped while running (cancelled elsewhere): it may have happened. It was not run again."
+    )
     assert [m.content for m in tool_messages] == [tool_messages[0].content]
     (completed,) = log.of("tool_call.completed")
-    assert completed["tool_call"]["status"] == "cancelled"
+    assert completed["tool_call"]["status"] == "failed"
     assert model.received[1][-1].content == tool_messages[0].content

@@ -159,6 +159,12 @@ describe("status words", () => {
     expect([failed.label, failed.sentence, failed.code]).toEqual(["Failed", "It took too long.", "timeout"]);
   });
 
+  it("never says Cancelled or Failed for a call stopped while its tool ran", () => {
+    const stopped = "Stopped while running (the run was cancelled): it may have happened. It was not run again.";
+    const stoppedWords = words({ status: "failed", started_at: "2025-01-01T00:00:00Z", executed_args: { text: "a" }, error: { code: "outcome_unknown", message: stopped } });
+    expect([stoppedWords.label, stoppedWords.sentence, stoppedWords.code]).toEqual(["May have happened", stopped, "outcome_unknown"]);
+  });
+
   it("does not say Done for a tool answered instead of run", () => {
     // bob answered Ada's notes.add card with "hi": the badge said "Done", yet no note was added.
     const answered = words({ name: "notes.add", card: "approval", status: "succeeded", started_at: null, decision: decision({ type: "respond", message: "hi" }) });

@@ -156,11 +156,14 @@ class CallExecutor:
         decision: Decision | object | None,
         decided_by: str | object | None,
     ) -> None:
-        """Close a call that ran with its outcome, unless it was cancelled meanwhile.
+        """Close a call that ran with its outcome, unless it was closed meanwhile.
 
-        A blocking call (database thread): two round trips on PostgreSQL, the close with the
-        tool message (:func:`~interlock.engine.outcomes.close_running`), then the events with
-        the ``COMMIT``.
+        A call closed while its tool ran (its run cancelled or failed, a new message) is
+        already ``failed`` with ``outcome_unknown`` (:func:`~interlock.engine.records.
+        cancel_open_calls`): it keeps that one tool message and event, and the outcome that
+        came too late is only logged. A blocking call (database thread): two round trips on
+        PostgreSQL, the close with the tool message (:func:`~interlock.engine.outcomes.
+        close_running`), then the events with the ``COMMIT``.
         """
         with self.db.session() as session:
             if not close_running(
@@ -173,7 +176,13 @@ class CallExecutor:
                 decision=decision,
                 decided_by=decided_by,
             ):
-                session.rollback()  # cancelled meanwhile: the tool message is undone
+                session.rollback()  # closed meanwhile: the tool message is undone
+                logger.warning(
+                    "Tool call %s (%s) finished %s after it was closed; not stored",
+                    call.id,
+                    call.name,
+                    outcome["status"],
+                )
                 return
             self.bus.commit(session)
 

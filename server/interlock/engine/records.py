@@ -15,7 +15,12 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, col, select
 
 from interlock.audit import SYSTEM_DECIDER, Channel, Outcome, record_outcome
-from interlock.engine.tool_texts import cancelled_text
+from interlock.engine.tool_texts import (
+    STOPPED_HINT,
+    cancelled_text,
+    error_text,
+    stopped_message,
+)
 from interlock.storage import (
     Decision,
     Message,
@@ -312,7 +317,14 @@ def cancel_open_calls(
     channel: str = Channel.system,
     any_open: bool | None = None,
 ) -> list[str]:
-    """Close every pending, interrupted or running call of a conversation as ``cancelled``.
+    """Close every open call of a conversation: ``cancelled`` when its tool never started.
+
+    A call caught ``running`` (its tool had started, so its effect may have happened) is
+    never called ``cancelled``: it is closed ``failed`` with ``outcome_unknown`` and the
+    words of :func:`~interlock.engine.tool_texts.stopped_message`, as a call caught running
+    by a stopped server is (:mod:`~interlock.engine.recovery`); it is never run again, and a
+    result its tool still returns is not stored (:meth:`CallExecutor._store_outcome
+    <interlock.engine.calls.CallExecutor._store_outcome>` logs it).
 
     ``run_id`` is the run doing it (each call's own run when omitted). Each closed call gets an
     audit record naming ``decider`` (a user id when a person caused it) and ``channel``.
@@ -334,27 +346,23 @@ def cancel_open_calls(
     )
     closed: list[ToolCall] = []
     for call in calls:
-        # Compare-and-set per call: two closers racing on database threads (two cancels, a
-        # cancel and a new message) never both close it; the later one's UPDATE waits for the
-        # earlier commit, then matches nothing.
-        claimed = session.exec(  # type: ignore[call-overload]
-            update(ToolCall)
-            .where(
-                col(ToolCall.id) == call.id,
-                col(ToolCall.status).in_([s.value for s in OPEN_STATUSES]),
-            )
-            .values(status=ToolCallStatus.cancelled)
-        ).rowcount
-        if claimed != 1:
+        started = _take_open(session, call)
+        if started is None:
             continue
         closed.append(call)
+        if started:
+            message = stopped_message(reason)
+            status, code = ToolCallStatus.failed, "outcome_unknown"
+            text = error_text(code, message, STOPPED_HINT)
+        else:
+            message, status, code, text = reason, ToolCallStatus.cancelled, "cancelled", None
         record_outcome(
             session,
             call=call,
             decider=decider,
             channel=channel,
             outcome=Outcome.cancelled,
-            reason=reason,
+            reason=message,
             proposed_args=call.proposed_args,
             executed_args=call.executed_args,
         )
@@ -363,13 +371,47 @@ def cancel_open_calls(
             bus,
             registry,
             call,
-            status=ToolCallStatus.cancelled,
-            text=cancelled_text(reason),
-            error_code="cancelled",
-            error_message=reason,
+            status=status,
+            text=text or cancelled_text(reason),
+            error_code=code,
+            error_message=message,
             run_id=run_id,
         )
     return [call.id for call in closed]
+
+
+_NOT_STARTED = [s.value for s in OPEN_STATUSES if s != ToolCallStatus.running]
+
+
+def _take_open(session: Session, call: ToolCall) -> bool | None:
+    """Take an open call for closing with a compare-and-set on its status.
+
+    Two closers racing on database threads (two cancels, a cancel and a new message) never
+    both close it: the later one's ``UPDATE`` waits for the earlier commit, then matches
+    nothing. A call read before its run claimed it (``pending`` then, ``running`` now) is
+    taken as running, its row read again (``executed_args``, ``started_at``).
+
+    Returns:
+        True when taken while ``running`` (its tool had started; status set ``failed``),
+        False when taken before its tool started (``cancelled``), None when already closed.
+    """
+    tries = (True,) if call.status == ToolCallStatus.running else (False, True)
+    for running in tries:
+        taken = session.exec(  # type: ignore[call-overload]
+            update(ToolCall)
+            .where(
+                col(ToolCall.id) == call.id,
+                col(ToolCall.status) == ToolCallStatus.running
+                if running
+                else col(ToolCall.status).in_(_NOT_STARTED),
+            )
+            .values(status=ToolCallStatus.failed if running else ToolCallStatus.cancelled)
+        ).rowcount
+        if taken == 1:
+            if running and len(tries) > 1:
+                session.refresh(call)
+            return running
+    return None
 
 
 def waiting_for_person(calls: Any = ToolCall, decisions: Any = Decision) -> ColumnElement[bool]:

@@ -78,3 +78,14 @@ def describe_duration(seconds: float) -> str:
 def cancelled_text(reason: str) -> str:
     """Tool message text for a cancelled call."""
     return f"Cancelled: {reason}."
+
+
+STOPPED_HINT = "Check whether it took effect before doing it again."
+
+
+def stopped_message(reason: str) -> str:
+    """The person's sentence for a call closed while its tool was running (``reason``: why,
+    e.g. ``the run was cancelled``): its effect may have happened, and it is never run again.
+    With :data:`STOPPED_HINT` it makes the model's text (:func:`error_text`,
+    ``outcome_unknown``)."""
+    return f"Stopped while running ({reason}): it may have happened. It was not run again."

@@ -59,6 +59,9 @@ export function statusWords(call: ToolCallOut): StatusWords {
     case "failed": {
       const message = call.error?.message ?? "It stopped with an error.";
       if (notRun(call) || refusedUpFront(call)) return word("Not run", "bad", `Not run: ${message}`, call.error?.code ?? null);
+      // Stopped while its tool ran (a cancel, a new message, a server stop) or a write whose
+      // answer was lost: it may have happened, and it is never run again.
+      if (call.error?.code === "outcome_unknown") return word("May have happened", "bad", message, "outcome_unknown");
       return word("Failed", "bad", message, call.error?.code ?? null);
     }
     case "rejected":

@@ -1,0 +1,204 @@
+"""A call closed while its tool runs is never recorded ``cancelled``: its effect may happen.
+
+A tool that writes blocks (in its worker thread) on an event the test holds. While it runs,
+the person cancels the run, or sends a new message to a conversation whose run is gone. The
+call closes ``failed`` with ``outcome_unknown`` and "Stopped while running ... it may have
+happened" (one tool message, one ``tool_call.completed``, never run again); then the test
+lets the tool finish: its effect happens, and history still says exactly that, with nothing
+stored twice. No sleeps: every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from typing import Any
+
+import pytest
+from sqlalchemy import update
+from sqlmodel import col, select
+
+from interlock.engine.messages import NEW_MESSAGE_REASON
+from interlock.models import ScriptedChatModel, scripted_message
+from interlock.settings import Settings
+from interlock.storage import (
+    AuditRecord,
+    Conversation,
+    Event,
+    Message,
+    Run,
+    RunStatus,
+    ToolCall,
+)
+from interlock.tools import Permission, ToolContext, tool
+from support.live import WAIT_S, LiveServer, live_server
+from support.waits import wait_until
+
+
+class _Gate:
+    """A tool handler that blocks until the test opens the gate, then has its effect."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.release = threading.Event()
+        self.done = threading.Event()
+        self.effects: list[str] = []
+
+    def handler(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        self.started.set()
+        assert self.release.wait(WAIT_S), "the test never opened the gate"
+        self.effects.append(str(args["text"]))
+        self.done.set()
+        return f"Wrote {args['text']}."
+
+
+async def _started(server: LiveServer, gate: _Gate) -> tuple[str, str]:
+    """A conversation whose run is inside the gated tool: its id and the call's id."""
+    slow = tool(
+        name="test.slow_write",
+        title="Write slowly",
+        description="Writes a line, slowly.",
+        input_schema={
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        },
+        permission=Permission.ALLOW,
+    )(gate.handler)
+    server.services.registry.register_many([slow])
+    conversation_id = await server.new_conversation()
+    await server.say(conversation_id, "write it")
+    assert await asyncio.to_thread(gate.started.wait, WAIT_S), "the tool never started"
+    with server.services.db.session() as session:
+        [call] = session.exec(
+            select(ToolCall).where(ToolCall.conversation_id == conversation_id)
+        ).all()
+    assert call.status == "running"
+    return conversation_id, call.id
+
+
+def _model() -> ScriptedChatModel:
+    return ScriptedChatModel(
+        responses=[scripted_message("Writing.", ("test_slow_write", {"text": "x"})), "Ok.", "Ok."]
+    )
+
+
+async def _finish(gate: _Gate) -> None:
+    """Let the tool finish (its effect happens) and wait until it did."""
+    gate.release.set()
+    assert await asyncio.to_thread(gate.done.wait, WAIT_S), "the tool never finished"
+
+
+def _history(server: LiveServer, conversation_id: str, call_id: str) -> dict[str, Any]:
+    with server.services.db.session() as session:
+        call = session.get(ToolCall, call_id)
+        messages = session.exec(select(Message).where(Message.tool_call_id == call_id)).all()
+        events = session.exec(
+            select(Event).where(Event.conversation_id == conversation_id).order_by(col(Event.seq))
+        ).all()
+        audit = session.exec(select(AuditRecord).where(AuditRecord.tool_call_id == call_id)).all()
+    assert call is not None
+    completed = [e for e in events if e.type == "tool_call.completed" and call_id in e.data]
+    return {
+        "call": call,
+        "messages": [(m.content, m.tool_status) for m in messages],
+        "completed": [e.data for e in completed],
+        "seqs": [e.seq for e in events],
+        "audit": [(a.outcome, a.reason) for a in audit],
+    }
+
+
+def _assert_stopped(found: dict[str, Any], reason: str) -> None:
+    """Closed once as "stopped while running: it may have happened", never as cancelled."""
+    call = found["call"]
+    said = f"Stopped while running ({reason}): it may have happened. It was not run again."
+    assert (call.status, call.error_code, call.error_message) == (
+        "failed",
+        "outcome_unknown",
+        said,
+    )
+    assert call.started_at is not None and call.executed_args == {"text": "x"}
+    assert call.result_text is None  # the late result is not stored over what was said
+    assert found["messages"] == [
+        (
+            f"Error [outcome_unknown]: {said} Hint: Check whether it took effect before "
+            "doing it again.",
+            "error",
+        )
+    ]
+    [event] = found["completed"]
+    assert '"status":"failed"' in event.replace(" ", "")
+    assert '"cancelled"' not in event
+    assert found["seqs"] == list(range(1, len(found["seqs"]) + 1))
+    # The closer's act, with what it left: the record of the allowed run may come first.
+    assert [a for a in found["audit"] if a[0] != "allowed"] == [("cancelled", said)]
+
+
+async def test_a_run_cancelled_while_its_tool_runs_says_it_may_have_happened(
+    engine_settings: Settings,
+) -> None:
+    gate = _Gate()
+    async with live_server(engine_settings, model=_model()) as server:
+        try:
+            conversation_id, call_id = await _started(server, gate)
+            cancelled = await server.client.post(f"/api/conversations/{conversation_id}/cancel")
+            assert cancelled.status_code == 200, cancelled.text
+            await server.idle()
+            _assert_stopped(_history(server, conversation_id, call_id), "the run was cancelled")
+
+            await _finish(gate)  # it did happen after all
+            await server.idle()
+            assert gate.effects == ["x"]
+            _assert_stopped(_history(server, conversation_id, call_id), "the run was cancelled")
+            detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+            [shown] = [c for m in detail["messages"] for c in m.get("tool_calls") or []]
+            assert (shown["status"], shown["error"]["code"]) == ("failed", "outcome_unknown")
+        finally:
+            gate.release.set()
+
+
+async def test_a_new_message_closing_a_running_call_says_it_may_have_happened(
+    engine_settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The run driving the call is gone (its row ended, the conversation released, as a lost
+    worker leaves it before repair) while its tool still runs; a new message closes the call,
+    then the tool's result arrives: logged, not stored."""
+    caplog.set_level(logging.WARNING, logger="interlock.engine.calls")
+    gate = _Gate()
+    async with live_server(engine_settings, model=_model()) as server:
+        try:
+            conversation_id, call_id = await _started(server, gate)
+            with server.services.db.session() as session:
+                conversation = session.get(Conversation, conversation_id)
+                assert conversation is not None and conversation.active_run_id is not None
+                session.exec(  # type: ignore[call-overload]
+                    update(Run)
+                    .where(col(Run.id) == conversation.active_run_id)
+                    .values(status=RunStatus.failed)
+                )
+                conversation.active_run_id = None
+                session.add(conversation)
+                session.commit()
+            sent = await server.client.post(
+                f"/api/conversations/{conversation_id}/messages", json={"content": "hello"}
+            )
+            assert sent.status_code == 202, sent.text
+            await wait_until(
+                lambda: _history(server, conversation_id, call_id)["completed"] != [],
+                timeout_s=WAIT_S,
+                what="the call closed by the new message",
+            )
+            _assert_stopped(_history(server, conversation_id, call_id), NEW_MESSAGE_REASON)
+
+            await _finish(gate)
+            await wait_until(
+                lambda: any("not stored" in r.getMessage() for r in caplog.records),
+                timeout_s=WAIT_S,
+                what="the late result logged",
+            )
+            await server.idle()
+            assert gate.effects == ["x"]
+            _assert_stopped(_history(server, conversation_id, call_id), NEW_MESSAGE_REASON)
+        finally:
+            gate.release.set()
