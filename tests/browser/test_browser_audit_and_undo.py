@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Locator, Page, expect
+from playwright.async_api import Locator, Page, Route, expect
 
 from support.a11y import axe_violations, report
 from support.live import LiveServer
@@ -145,3 +145,30 @@ async def test_the_audit_table_shows_its_details_column_in_a_1200px_window(
     assert details["x"] + details["width"] <= wrap["x"] + wrap["width"] + 1
     assert wrap["x"] + wrap["width"] <= panel["x"] + panel["width"] + 1
     assert panel["x"] + panel["width"] <= 1200
+
+
+async def test_the_audit_page_says_a_failed_load_with_a_heading_and_try_again(
+    app: LiveServer, page: Page
+) -> None:
+    """Found in a tryout: the load error was a red sentence with no heading or next step."""
+    failing = {"on": True}
+
+    async def audit(route: Route) -> None:
+        if failing["on"]:
+            body = {"error": {"code": "internal", "message": "The database is not answering."}}
+            await route.fulfill(status=500, json=body)
+        else:
+            await route.continue_()
+
+    await page.route(lambda url: url.split("?")[0].endswith("/api/audit"), audit)
+    await page.goto("/")
+    await page.get_by_test_id("audit-link").click()
+    problem = page.get_by_test_id("audit-error")
+    await expect(problem.get_by_role("heading", level=2)).to_have_text(
+        "The records could not be loaded"
+    )
+    await expect(problem).to_contain_text("The database is not answering.")
+    failing["on"] = False
+    await problem.get_by_role("button", name="Try again").click()
+    await expect(problem).to_have_count(0)
+    await expect(page.get_by_test_id("audit-empty")).to_be_visible()

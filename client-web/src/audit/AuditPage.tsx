@@ -5,14 +5,14 @@
  * filters, and the tool metrics of the range.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { api, asApiError, download } from "../api/client";
+import { api, asApiError, download, type ApiError } from "../api/client";
 import type { AuditQuery, AuditRecordOut, ToolMetricsReport } from "../api/types";
 import { ViewJson } from "../components/JsonView";
 import { isAdmin, useAppData } from "../state/appData";
 import { MetricsPanel } from "./MetricsPanel";
 import { originText } from "../cards/ToolCardHeader";
 import { channelWords, localInputToIso, OUTCOME_WORDS, OUTCOMES, outcomeWords, reasonText, when } from "./words";
-import { Loading } from "../components/PageStates";
+import { Loading, Problem, problemWords } from "../components/PageStates";
 
 interface Filters {
   tool: string;
@@ -22,6 +22,20 @@ interface Filters {
   /** `datetime-local` values (local time), "" for open ends. */
   from: string;
   to: string;
+}
+
+/** What failed on the page, as its problem's heading says it, and the step that retries it. */
+export type AuditFailure = { error: Pick<ApiError, "status" | "code" | "message">; what: "load" | "more" | "export" };
+
+const FAILED: Record<AuditFailure["what"], string> = {
+  load: "The records could not be loaded",
+  more: "More records could not be loaded",
+  export: "The records could not be exported",
+};
+
+/** A failure of the Records section: a heading, the reason, the next step and its button. */
+export function AuditProblem({ failure, onRetry }: { failure: AuditFailure; onRetry: () => void }) {
+  return <Problem {...problemWords(failure.error, FAILED[failure.what])} onAction={onRetry} level={2} testId="audit-error" />;
 }
 
 const EMPTY: Filters = { tool: "", employee: "", user: "", outcome: "", from: "", to: "" };
@@ -44,7 +58,7 @@ export function AuditPage() {
   const [records, setRecords] = useState<AuditRecordOut[] | null>(null);
   const [total, setTotal] = useState(0);
   const [nextBefore, setNextBefore] = useState<number | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<AuditFailure | null>(null);
   const [metrics, setMetrics] = useState<ToolMetricsReport | null>(null);
   const [metricsError, setMetricsError] = useState<string | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
@@ -73,7 +87,7 @@ export function AuditPage() {
       setNextBefore(page.next_before ?? null);
       remember(page.records);
     } catch (e) {
-      if (mine === request.current) setError(asApiError(e).message);
+      if (mine === request.current) setError({ error: asApiError(e), what: "load" });
     }
     try {
       const report = await api.toolMetrics(query.since, query.until);
@@ -95,8 +109,9 @@ export function AuditPage() {
       setRecords((list) => [...(list ?? []), ...page.records]);
       setNextBefore(page.next_before ?? null);
       remember(page.records);
+      setError(null);
     } catch (e) {
-      setError(asApiError(e).message);
+      setError({ error: asApiError(e), what: "more" });
     } finally {
       setLoadingMore(false);
     }
@@ -106,8 +121,9 @@ export function AuditPage() {
     setExporting(true);
     try {
       await download(api.auditExportUrl(query), "interlock-audit.csv");
+      setError(null);
     } catch (e) {
-      setError(asApiError(e).message);
+      setError({ error: asApiError(e), what: "export" });
     } finally {
       setExporting(false);
     }
@@ -205,9 +221,10 @@ export function AuditPage() {
 
         <h2>Records</h2>
         {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
+          <AuditProblem
+            failure={error}
+            onRetry={() => void (error.what === "more" ? more() : error.what === "export" ? exportCsv() : load())}
+          />
         )}
         {records == null ? (
           !error && <Loading />

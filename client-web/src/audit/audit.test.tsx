@@ -5,7 +5,7 @@ import type { AuditRecordOut, ToolMetricsReport } from "../api/types";
 import { originText } from "../cards/ToolCardHeader";
 import { UndoButton } from "../cards/approval/UndoButton";
 import { toolCall } from "../test/fixtures";
-import { AuditRow } from "./AuditPage";
+import { AuditProblem, AuditRow, type AuditFailure } from "./AuditPage";
 import { MetricsPanel } from "./MetricsPanel";
 import { duration, localInputToIso, outcomeWords } from "./words";
 
@@ -166,5 +166,22 @@ describe("AuditRow", () => {
     expect(created).not.toContain("Open the call");
     expect(outcomeWords("revoked")).toBe("Token revoked");
     expect(row({ ...base, kind: "token", outcome: "revoked", channel: "cli", decided_by: "Command line (interlock tokens)" })).toContain("Command line");
+  });
+});
+
+describe("the audit page's problems", () => {
+  it("says a failed load with a heading, the reason, the next step and Try again", () => {
+    const failure: AuditFailure = { error: { status: 500, code: "internal", message: "The database is not answering." }, what: "load" };
+    const html = renderToStaticMarkup(<AuditProblem failure={failure} onRetry={() => {}} />);
+    expect(html).toMatch(/<h2[^>]*>The records could not be loaded<\/h2>/);
+    expect(html).toContain("The database is not answering.");
+    expect(html).toContain("If it keeps happening, tell your admin.");
+    expect(html).toMatch(/<button[^>]*>Try again<\/button>/);
+    expect(html).not.toContain("internal");
+  });
+
+  it("says the server could not be reached as other pages do", () => {
+    const failure: AuditFailure = { error: { status: 0, code: "network", message: "x" }, what: "export" };
+    expect(renderToStaticMarkup(<AuditProblem failure={failure} onRetry={() => {}} />)).toContain("Cannot reach the server");
   });
 });
