@@ -17,7 +17,7 @@ from typing import Any
 from sqlmodel import col, select
 
 from interlock.api.services import Services
-from interlock.engine.records import cancel_open_calls
+from interlock.engine.open_calls import cancel_open_calls
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from interlock.storage import Message, ToolCall

@@ -11,7 +11,7 @@ ends once: one tool message, one ``tool_call.completed``, its tool run at most o
 when it succeeded; each run ends once. No sleeps: every wait is bounded. (On SQLite, which
 writes one transaction at a time, the same outcomes hold.)
 
-Before the lock order of ``engine.records.lock_open_calls``, every run of this test on
+Before the lock order of ``engine.open_calls.lock_open_calls``, every run of this test on
 PostgreSQL saw a message or a run's end deadlock with a decision, and a 503.
 """
 

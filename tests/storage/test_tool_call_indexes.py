@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from interlock.engine.history import _CALL_ROWS_AFTER, _CALLS_AFTER
 from interlock.engine.loop_guard import _DECLINED
-from interlock.engine.records import _OPEN_CALLS
+from interlock.engine.open_calls import _OPEN_CALLS
 from interlock.storage.migrate import upgrade
 from interlock.store.undo import _UNDONE_CALLS
 

@@ -159,7 +159,7 @@ class CallExecutor:
         """Close a call that ran with its outcome, unless it was closed meanwhile.
 
         A call closed while its tool ran (its run cancelled or failed, a new message) is
-        already ``failed`` with ``outcome_unknown`` (:func:`~interlock.engine.records.
+        already ``failed`` with ``outcome_unknown`` (:func:`~interlock.engine.open_calls.
         cancel_open_calls`): it keeps that one tool message and event, and the outcome that
         came too late is only logged. A blocking call (database thread): two round trips on
         PostgreSQL, the close with the tool message (:func:`~interlock.engine.outcomes.

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import func, select
 
-from interlock.engine.records import cancel_open_calls, latest_assistant_calls
+from interlock.engine.open_calls import cancel_open_calls
+from interlock.engine.records import latest_assistant_calls
 from interlock.engine.workers import dead_before
 from interlock.storage import Database, Run, RunStatus, Worker
 from interlock.storage.models import as_utc

@@ -15,9 +15,9 @@ from sqlalchemy import bindparam, update
 from sqlalchemy import select as sa_select
 
 from interlock.engine.commands import CommandClaim, propose_command, resolve_command
+from interlock.engine.open_calls import ANY_OPEN_CALL, cancel_open_calls, lock_open_calls
 from interlock.engine.outside import MCP_CHANNEL
 from interlock.engine.preflight import prepare_command
-from interlock.engine.records import ANY_OPEN_CALL, cancel_open_calls, lock_open_calls
 from interlock.engine.resumes import claim_conversation
 from interlock.engine.turn import effective_permission
 from interlock.errors import Conflict, NotFound

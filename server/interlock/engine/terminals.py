@@ -8,7 +8,8 @@ from sqlalchemy import bindparam, update
 from sqlmodel import Session
 
 from interlock.audit import SYSTEM_DECIDER
-from interlock.engine.records import cancel_open_calls, latest_assistant_calls, lock_open_calls
+from interlock.engine.open_calls import cancel_open_calls, lock_open_calls
+from interlock.engine.records import latest_assistant_calls
 from interlock.errors import InterlockError, error_body
 from interlock.storage import Conversation, Run, RunStatus, ToolCallStatus
 from interlock.storage.models import utcnow
@@ -126,7 +127,7 @@ def stage_end(
     else:
         # The conversation's event sequence is held in the same round trip (after the run's
         # row and the calls it closes, the order every writer takes them in: see
-        # engine.records.lock_open_calls): the terminal event is numbered without a trip of
+        # engine.open_calls.lock_open_calls): the terminal event is numbered without a trip of
         # its own, its bump sent with the COMMIT (EventBus.hold_seq).
         closing = status not in (RunStatus.paused, RunStatus.completed) and not keep_interrupted
         locks = [lock_open_calls(conversation_id)] if closing and not _is_sqlite(session) else []

@@ -213,7 +213,7 @@ class Database:
         ended it to break a deadlock or a serialization conflict with another transaction.
 
         The transactions of one conversation take its rows in one order, so they do not
-        deadlock with each other (:func:`~interlock.engine.records.lock_open_calls`); this is
+        deadlock with each other (:func:`~interlock.engine.open_calls.lock_open_calls`); this is
         for what remains (another order, a serialization failure): the one PostgreSQL picks
         would otherwise answer 503 ``database_busy``, though run again it simply meets the
         other's outcome. Each try after the first waits a little first (:data:`RETRY_WAIT_S`),
