@@ -99,7 +99,7 @@ async def test_scout_starter_prompt_asks_a_form_and_the_answer_survives_a_reload
     await form_field(row, call_id, "email").fill("grace@example.com")
     await form_field(row, call_id, "age").fill("85")
     await form_field(row, call_id, "newsletter").check()
-    await form_field(row, call_id, "plan").select_option(label="pro")
+    await form_field(row, call_id, "plan").select_option(label="Pro")  # worded, not "pro"
     await row.get_by_test_id("form-submit").click()
 
     await finished(page, row)
