@@ -103,7 +103,7 @@ async def test_scout_starter_prompt_asks_a_form_and_the_answer_survives_a_reload
     await row.get_by_test_id("form-submit").click()
 
     await finished(page, row)
-    answer = "Name: Grace Hopper · Email: grace@example.com · Age: 85 · Newsletter: Yes · Plan: pro"
+    answer = "Name: Grace Hopper · Email: grace@example.com · Age: 85 · Newsletter: Yes · Plan: Pro"
     await expect(row.get_by_test_id("decision")).to_have_text(f"Answered: {answer}")
     await expect(row.get_by_test_id("decision")).to_have_attribute("data-decision-type", "respond")
     await expect_form_closed(row, call_id)

@@ -1,6 +1,8 @@
 /** A choice field of a form lists its options in words (the schema's titles), never raw values. */
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
+import { argsSummary } from "./fields/schemaFields";
+import { answerRows, answerSummary } from "./form/formAnswer";
 import { SchemaForm } from "./SchemaForm";
 
 function render(schema: Record<string, unknown>, formData: Record<string, unknown>) {
@@ -50,5 +52,27 @@ describe("a choice field's options", () => {
     expect(html).not.toMatch(/>basic_tier</);
     expect(html).not.toMatch(/>gold</);
     expect(html).toContain(">Basic tier<");
+  });
+});
+
+describe("a chosen value on the card", () => {
+  it("reads as the form listed it, in the answer's summary too", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        plan: { type: "string", enum: ["free", "pro"] },
+        size: { type: "string", oneOf: [{ const: "s", title: "Small" }, { const: "xl" }] },
+        note: { type: "string" },
+      },
+    };
+    expect(argsSummary(schema, { plan: "pro", size: "s", note: "pro" })).toBe("Plan: Pro · Size: Small · Note: pro");
+    expect(argsSummary(schema, { size: "xl", plan: "other" })).toBe("Plan: other · Size: Xl");
+  });
+});
+
+describe("an answered form's summary", () => {
+  it("says a choice as the form listed it", () => {
+    const schema = { type: "object", properties: { plan: { type: "string", title: "Plan", enum: ["free", "pro"] } } };
+    expect(answerSummary(answerRows(schema, { plan: "pro" }))).toBe("Plan: Pro");
   });
 });

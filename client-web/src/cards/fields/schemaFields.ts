@@ -84,11 +84,26 @@ function scalarText(value: unknown): string {
   }
 }
 
+/**
+ * A choice's value as the form lists it (`choiceNames` in ../SchemaForm): the title of its
+ * `oneOf`/`anyOf` option, else the value humanised when the schema lists it ("pro" → "Pro");
+ * null when `schema` offers no such choice.
+ */
+export function choiceWord(schema: unknown, value: string): string | null {
+  if (!isObject(schema)) return null;
+  for (const alt of [schema.oneOf, schema.anyOf]) {
+    if (!Array.isArray(alt)) continue;
+    const option = alt.find((o) => isObject(o) && o.const === value);
+    if (isObject(option)) return str(option.title) ?? humanise(value);
+  }
+  return Array.isArray(schema.enum) && schema.enum.includes(value) ? humanise(value) : null;
+}
+
 function node(key: string, label: string, schema: unknown, value: unknown, depth: number): FieldNode {
   const help = isObject(schema) ? str(schema.description) : null;
   const base = { key, label, help, text: "", children: [] as FieldNode[] };
   if (value === null || value === undefined || value === "") return { ...base, kind: "empty", text: "—" };
-  if (typeof value === "string") return { ...base, kind: "text", text: value };
+  if (typeof value === "string") return { ...base, kind: "text", text: choiceWord(schema, value) ?? value };
   if (typeof value === "number") return { ...base, kind: "number", text: scalarText(value) };
   if (typeof value === "boolean") return { ...base, kind: "boolean", text: scalarText(value) };
   if (depth >= MAX_DEPTH) return { ...base, kind: "text", text: scalarText(value) };

@@ -6,6 +6,7 @@ import type { ApiError } from "../../api/client";
 import type { FieldError, JsonObject, ToolCallOut } from "../../api/types";
 import { fieldErrorsFrom } from "../approval/fieldErrors";
 import { bidiIsolated } from "../bidi";
+import { choiceWord } from "../fields/schemaFields";
 
 export interface FormQuestion {
   title: string;
@@ -50,7 +51,10 @@ export function answerRows(schema: JsonObject, values: JsonObject): AnswerRow[] 
   return names.map((name) => {
     const field = properties[name];
     const title = isObject(field) && typeof field.title === "string" && field.title ? field.title : name;
-    return { name, label: title, value: display(values[name]) };
+    const value = values[name];
+    // A choice reads as the form listed it ("Pro", an option's title), not its raw value.
+    const chosen = typeof value === "string" && value ? choiceWord(field, value) : null;
+    return { name, label: title, value: chosen != null ? bidiIsolated(chosen) : display(value) };
   });
 }
 
