@@ -39,7 +39,7 @@ from interlock.engine.decisions import MAX_DECISION_MESSAGE_CHARS
 from interlock.errors import BadRequest, pydantic_field_errors
 from interlock.storage import ToolCallStatus
 from interlock.storage.views import ToolCallOut
-from interlock.tools import TOOL_ERROR_CODES, Tool
+from interlock.tools import TOOL_ERROR_CODES, Tool, is_question
 from interlock.tools.schema import field_errors, make_validator
 from interlock.tools.schema.rules import SCHEMA_LIST_VALUED, SCHEMA_MAP_VALUED, SCHEMA_VALUED
 
@@ -115,7 +115,7 @@ def response_schema(
         return _client_result_schema()
     args = args_schema if args_schema is not None else (tool.input_schema if tool else _ANY_ARGS)
     kinds = decision_types(call, tool)
-    question = _asks(tool)
+    question = is_question(tool)
     return {
         "type": "object",
         "description": "The person's decision on this tool call.",
@@ -124,11 +124,6 @@ def response_schema(
             for index, kind in enumerate(kinds)
         ],
     }
-
-
-def _asks(tool: Tool | None) -> bool:
-    """A question tool is answered with ``respond`` (it declares ``check_response``)."""
-    return tool is not None and tool.check_response is not None
 
 
 def _client_result_schema() -> dict[str, Any]:
@@ -322,7 +317,7 @@ def decision_for(entry: ResumeEntry, call: ToolCallOut, tool: Tool | None) -> De
             [{"path": ["type"], "message": f"type must be one of: {offered}", "rule": "enum"}],
         )
     errors = field_errors(
-        make_validator(_branch(str(kind), _ANY_ARGS, question=_asks(tool))), payload
+        make_validator(_branch(str(kind), _ANY_ARGS, question=is_question(tool))), payload
     )
     if errors:
         raise _invalid(

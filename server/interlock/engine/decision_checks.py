@@ -22,7 +22,7 @@ from interlock.permissions.shapes import RememberIn
 from interlock.request_body import RequestBody
 from interlock.storage import DecisionType, ToolCall
 from interlock.text import check_storable, no_control_characters
-from interlock.tools import FieldError, Tool
+from interlock.tools import FieldError, Tool, is_question
 from interlock.tools.schema import args_refused, control_character_errors
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def decision_types(call: _Decidable, tool: Tool | None, *, owner: bool = True) -
     Returns:
         Decision types (``approve``, ``edit``, ``reject``, ``respond``).
     """
-    if tool is not None and tool.check_response is not None:
+    if is_question(tool):
         return [DecisionType.respond.value, DecisionType.reject.value]
     kinds: list[str] = []
     if not (owner and call.require_approver):
@@ -118,7 +118,7 @@ def check_offered(engine: Engine, call: ToolCall, body: DecisionIn, *, owner: bo
     tool = engine.registry.get(call.name)
     if body.type in decision_types(call, tool, owner=owner):
         return
-    if tool is not None and tool.check_response is not None:
+    if is_question(tool):
         raise BadRequest(
             "This is a question: answer it with respond, or reject it.",
             code="invalid_request",

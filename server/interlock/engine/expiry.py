@@ -42,7 +42,7 @@ from interlock.storage import ToolCall, ToolCallStatus
 from interlock.storage.models import utcnow
 from interlock.streaming import EventBus
 from interlock.streaming.events import ToolCallInterrupted
-from interlock.tools import Tool, ToolRegistry
+from interlock.tools import Tool, ToolRegistry, is_question
 
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
@@ -179,8 +179,7 @@ def expire_call(engine: Engine, tool_call_id: str, now: datetime) -> tuple[str, 
 
 
 def _is_question(registry: ToolRegistry, name: str) -> bool:
-    tool = registry.get(name)
-    return tool is not None and tool.check_response is not None
+    return is_question(registry.get(name))
 
 
 def expire_due(engine: Engine, now: datetime | None = None) -> list[str]:

@@ -8,7 +8,7 @@ happened to the call and, where it matters, that the model should not retry it.
 from __future__ import annotations
 
 from interlock.storage import ToolCall
-from interlock.tools import ToolRegistry
+from interlock.tools import ToolRegistry, is_question
 from interlock.tools.base import DETAIL_MARK
 
 
@@ -40,7 +40,7 @@ def answer_text(registry: ToolRegistry, call: ToolCall, answer: str) -> str:
     (one with ``check_response``); for any other, ``Not run: the person answered instead of
     running “Add a note”: <answer>``, so the model does not take the words for the result."""
     tool = registry.get(call.name)
-    if tool is not None and tool.check_response is not None:
+    if is_question(tool):
         return answer
     title = tool.title if tool is not None and tool.title else call.name
     return f"{ANSWERED_INSTEAD} “{title}”: {answer.strip()}"

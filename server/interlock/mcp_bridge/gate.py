@@ -43,6 +43,7 @@ from interlock.errors import InterlockError
 from interlock.mcp_bridge.rounds import approval_round, decide_from_answer
 from interlock.storage import ToolCallStatus
 from interlock.storage.views import ToolCallOut
+from interlock.tools import is_question
 
 log = logging.getLogger(__name__)
 
@@ -159,8 +160,7 @@ async def call_tool(
 
 def _is_question(engine: Engine, call: ToolCallOut) -> bool:
     """Whether ``call``'s tool asks the person something (it has a ``check_response``)."""
-    tool = engine.registry.get(call.name)
-    return tool is not None and tool.check_response is not None
+    return is_question(engine.registry.get(call.name))
 
 
 async def _answered(

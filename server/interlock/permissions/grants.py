@@ -28,7 +28,7 @@ from interlock.storage import Conversation, Grant
 from interlock.storage.lookup import by_id
 from interlock.storage.models import as_utc, utcnow
 from interlock.storage.write_behind import execute
-from interlock.tools import Tool, ToolRegistry
+from interlock.tools import Tool, ToolRegistry, is_question
 from interlock.tools.schema import args_refused
 
 MAX_GRANT_DAYS = 30
@@ -139,7 +139,7 @@ def create_grant(
     tool = registry.get(tool_name)
     if tool is None:
         raise BadRequest(f"There is no tool {tool_name!r}.", code="unknown_tool")
-    if tool.check_response is not None:
+    if is_question(tool):
         raise BadRequest(
             f"{tool.title} asks the person a question; answers cannot be remembered.",
             code="cannot_remember",
@@ -223,7 +223,7 @@ def find_grant(
     the args' canonical JSON are computed only when some unrevoked grant exists; only the
     chosen grant is loaded as an object.
     """
-    if permission != "ASK" or tool.check_response is not None:
+    if permission != "ASK" or is_question(tool):
         return None
     candidates = execute(
         session, _UNREVOKED, {"user_id": user_id, "employee": employee, "tool": tool.name}

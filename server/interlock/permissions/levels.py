@@ -10,7 +10,7 @@ tool into ``DENY``. A ``DENY`` tool is never offered to the model and a call to 
 from __future__ import annotations
 
 from interlock.employees import Employee
-from interlock.tools import Tool
+from interlock.tools import Tool, is_question
 
 LOAD_SKILL = "load_skill"
 """Only changes which tools are offered in the conversation: not an action, never switched off."""
@@ -35,6 +35,6 @@ def effective_permission(tool: Tool, employee: Employee, *, actions_on: bool = T
     if not actions_on and is_action(tool):
         return "DENY"
     permission = employee.tool_overrides.get(tool.name, str(tool.permission))
-    if permission == "ALLOW" and tool.check_response is not None:
+    if permission == "ALLOW" and is_question(tool):
         return "ASK"
     return permission

@@ -13,6 +13,7 @@ from interlock.tools.base import (
     ToolContext,
     ToolError,
     ToolResult,
+    is_question,
 )
 from interlock.tools.decorator import tool
 from interlock.tools.registry import ToolRegistrationError, ToolRegistry, provider_safe_name
@@ -29,6 +30,7 @@ __all__ = [
     "ToolRegistrationError",
     "ToolRegistry",
     "ToolResult",
+    "is_question",
     "provider_safe_name",
     "tool",
 ]

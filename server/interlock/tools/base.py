@@ -319,3 +319,10 @@ class Tool:
             idempotent=declared.idempotent if declared.idempotent is not None else read_only,
             open_world=bool(declared.open_world),
         )
+
+
+def is_question(tool: Tool | None) -> bool:
+    """Whether ``tool`` asks the person something: it declares ``check_response``, so its
+    call is answered (``respond``) rather than approved. False for None (a tool not
+    registered)."""
+    return tool is not None and tool.check_response is not None
