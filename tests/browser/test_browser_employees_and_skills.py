@@ -114,8 +114,8 @@ async def test_scout_starter_prompt_asks_a_form_and_the_answer_survives_a_reload
             "Name: Grace Hopper",
             "Email: grace@example.com",
             "Age: 85",
-            "Newsletter: yes",
-            "Plan: pro",
+            "Newsletter: Yes",
+            "Plan: Pro",  # as the form listed it, and as the card says it above
         ]
     )
     await page.screenshot(path=tmp_path / "form-answered.png", full_page=True)
