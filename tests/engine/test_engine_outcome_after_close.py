@@ -6,8 +6,10 @@ the tool message go out in one round trip; the message is inserted only if the c
 and a close that matched nothing is rolled back).
 Here the tool's own handler closes its call as a cancel from another worker would, then
 returns: its tool had started, so the close says ``failed`` with ``outcome_unknown`` ("Stopped
-while running ...: it may have happened", never ``cancelled``); it stays so, with one tool
-message and one ``tool_call.completed``, and the run goes on to the model's answer with every event once, in order.
+while running ...: it may have happened", never ``cancelled``), with one tool message and one
+``tool_call.completed``; the result that then comes is recorded on the call once as what
+really happened (``tool_call.finished_late``), the tool message the model read unchanged, and
+the run goes on to the model's answer with every event once, in order.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def closed_meanwhile(args: dict[str, Any], ctx: ToolContext) -> str:
     return "ran anyway"
 
 
-async def test_engine_a_result_is_not_stored_over_a_call_closed_while_its_tool_ran(
+async def test_engine_a_result_after_a_call_closed_while_its_tool_ran_is_recorded_late(
     engine_settings: Settings,
 ) -> None:
     model = ScriptedChatModel(
@@ -67,12 +69,15 @@ async def test_engine_a_result_is_not_stored_over_a_call_closed_while_its_tool_r
             ).all()
     assert log.types[-1] == "run.completed", log.types
     assert [int(str(frame.id)) for frame in log.frames] == list(range(1, len(log.frames) + 1))
-    assert call.status == "failed" and call.result_text is None, call
-    assert call.error_code == "outcome_unknown"
-    assert call.error_message == (
-        "Stopped while running (cancelled elsewhere): it may have happened. It was not run again."
+    assert call.status == "succeeded" and call.result_text == "ran anyway", call
+    assert call.error_code is None and call.finished_late_at is not None
+    [said] = [m.content for m in tool_messages]
+    assert said.startswith(
+        "Error [outcome_unknown]: Stopped while running (cancelled elsewhere): it may have "
+        "happened. It was not run again."
     )
-    assert [m.content for m in tool_messages] == [tool_messages[0].content]
     (completed,) = log.of("tool_call.completed")
     assert completed["tool_call"]["status"] == "failed"
+    (late,) = log.of("tool_call.finished_late")
+    assert late["tool_call"]["status"] == "succeeded"
     assert model.received[1][-1].content == tool_messages[0].content

@@ -4,8 +4,9 @@ A tool that writes blocks (in its worker thread) on an event the test holds. Whi
 the person cancels the run, or sends a new message to a conversation whose run is gone. The
 call closes ``failed`` with ``outcome_unknown`` and "Stopped while running ... it may have
 happened" (one tool message, one ``tool_call.completed``, never run again); then the test
-lets the tool finish: its effect happens, and history still says exactly that, with nothing
-stored twice. No sleeps: every wait is bounded.
+lets the tool finish: its effect happens, and the call now says so once ("happened after it
+was stopped", ``tool_call.finished_late``, an audit record), its tool message unchanged and
+nothing stored twice. No sleeps: every wait is bounded.
 """
 
 from __future__ import annotations
@@ -106,21 +107,27 @@ def _history(server: LiveServer, conversation_id: str, call_id: str) -> dict[str
         "messages": [(m.content, m.tool_status) for m in messages],
         "completed": [e.data for e in completed],
         "seqs": [e.seq for e in events],
+        "late": sum(e.type == "tool_call.finished_late" for e in events),
         "audit": [(a.outcome, a.reason) for a in audit],
     }
 
 
-def _assert_stopped(found: dict[str, Any], reason: str) -> None:
-    """Closed once as "stopped while running: it may have happened", never as cancelled."""
+def _assert_stopped(found: dict[str, Any], reason: str, *, late: bool = False) -> None:
+    """Closed once as "stopped while running: it may have happened", never as cancelled;
+    ``late``: then its tool returned, and the call says it happened after it was stopped."""
     call = found["call"]
     said = f"Stopped while running ({reason}): it may have happened. It was not run again."
-    assert (call.status, call.error_code, call.error_message) == (
-        "failed",
-        "outcome_unknown",
-        said,
-    )
+    if late:
+        assert (call.status, call.error_code, call.error_message) == ("succeeded", None, None)
+        assert call.result_text == "Wrote x." and call.finished_late_at is not None
+    else:
+        assert (call.status, call.error_code, call.error_message) == (
+            "failed",
+            "outcome_unknown",
+            said,
+        )
+        assert call.result_text is None and call.finished_late_at is None
     assert call.started_at is not None and call.executed_args == {"text": "x"}
-    assert call.result_text is None  # the late result is not stored over what was said
     assert found["messages"] == [
         (
             f"Error [outcome_unknown]: {said} Hint: Check whether it took effect before "
@@ -132,8 +139,11 @@ def _assert_stopped(found: dict[str, Any], reason: str) -> None:
     assert '"status":"failed"' in event.replace(" ", "")
     assert '"cancelled"' not in event
     assert found["seqs"] == list(range(1, len(found["seqs"]) + 1))
+    assert found["late"] == (1 if late else 0)
     # The closer's act, with what it left: the record of the allowed run may come first.
-    assert [a for a in found["audit"] if a[0] != "allowed"] == [("cancelled", said)]
+    assert [a for a in found["audit"] if a[0] != "allowed"] == [("cancelled", said)] + (
+        [("finished_late", "Happened after it was stopped: Wrote x.")] if late else []
+    )
 
 
 async def test_a_run_cancelled_while_its_tool_runs_says_it_may_have_happened(
@@ -147,11 +157,6 @@ async def test_a_run_cancelled_while_its_tool_runs_says_it_may_have_happened(
             assert cancelled.status_code == 200, cancelled.text
             await server.idle()
             _assert_stopped(_history(server, conversation_id, call_id), "the run was cancelled")
-
-            await _finish(gate)  # it did happen after all
-            await server.idle()
-            assert gate.effects == ["x"]
-            _assert_stopped(_history(server, conversation_id, call_id), "the run was cancelled")
             detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
             [shown] = [c for m in detail["messages"] for c in m.get("tool_calls") or []]
             assert (shown["status"], shown["error"]["code"]) == ("failed", "outcome_unknown")
@@ -164,6 +169,16 @@ async def test_a_run_cancelled_while_its_tool_runs_says_it_may_have_happened(
                 "and it recorded no change that can be undone here. Check whether it took "
                 "effect; if it did, reverse it yourself or ask the employee to.",
             }
+
+            await _finish(gate)  # it did happen after all: the call now says so, once
+            await server.services.engine.late.wait(WAIT_S)
+            assert gate.effects == ["x"]
+            found = _history(server, conversation_id, call_id)
+            _assert_stopped(found, "the run was cancelled", late=True)
+            detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
+            [shown] = [c for m in detail["messages"] for c in m.get("tool_calls") or []]
+            assert (shown["status"], shown["error"]) == ("succeeded", None)
+            assert shown["finished_late_at"] is not None
         finally:
             gate.release.set()
 
@@ -173,7 +188,7 @@ async def test_a_new_message_closing_a_running_call_says_it_may_have_happened(
 ) -> None:
     """The run driving the call is gone (its row ended, the conversation released, as a lost
     worker leaves it before repair) while its tool still runs; a new message closes the call,
-    then the tool's result arrives: logged, not stored."""
+    then the tool's result arrives: recorded on the call as happened after it was stopped."""
     caplog.set_level(logging.WARNING, logger="interlock.engine.calls")
     gate = _Gate()
     async with live_server(engine_settings, model=_model()) as server:
@@ -203,12 +218,15 @@ async def test_a_new_message_closing_a_running_call_says_it_may_have_happened(
 
             await _finish(gate)
             await wait_until(
-                lambda: any("not stored" in r.getMessage() for r in caplog.records),
+                lambda: _history(server, conversation_id, call_id)["late"] == 1,
                 timeout_s=WAIT_S,
-                what="the late result logged",
+                what="the late result recorded",
             )
             await server.idle()
             assert gate.effects == ["x"]
-            _assert_stopped(_history(server, conversation_id, call_id), NEW_MESSAGE_REASON)
+            _assert_stopped(
+                _history(server, conversation_id, call_id), NEW_MESSAGE_REASON, late=True
+            )
+            assert not any("not stored" in r.getMessage() for r in caplog.records)
         finally:
             gate.release.set()

@@ -1965,6 +1965,22 @@ export interface components {
             type: "tool_call.decided";
             tool_call: components["schemas"]["ToolCallOut"];
         };
+        /** ToolCallFinishedLate */
+        ToolCallFinishedLate: {
+            /**
+             * Seq
+             * @default 0
+             */
+            seq: number;
+            /** Run Id */
+            run_id?: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_call.finished_late";
+            tool_call: components["schemas"]["ToolCallOut"];
+        };
         /** ToolCallInterrupted */
         ToolCallInterrupted: {
             /**
@@ -2086,6 +2102,8 @@ export interface components {
             undo: components["schemas"]["UndoOut"] | null;
             /** Client Name */
             client_name: string | null;
+            /** Finished Late At */
+            finished_late_at: string | null;
         };
         /** ToolCallRunning */
         ToolCallRunning: {
@@ -2382,7 +2400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["RunStarted"] | components["schemas"]["MessageDelta"] | components["schemas"]["MessageCompleted"] | components["schemas"]["ToolCallCreated"] | components["schemas"]["ToolCallInterrupted"] | components["schemas"]["ToolCallDecided"] | components["schemas"]["ToolCallApproved"] | components["schemas"]["ToolCallRunning"] | components["schemas"]["ToolCallAwaitingClient"] | components["schemas"]["ToolCallCompleted"] | components["schemas"]["RunPaused"] | components["schemas"]["RunCompleted"] | components["schemas"]["RunFailed"] | components["schemas"]["RunCancelled"] | components["schemas"]["ConversationDeleted"];
+                    "text/event-stream": components["schemas"]["RunStarted"] | components["schemas"]["MessageDelta"] | components["schemas"]["MessageCompleted"] | components["schemas"]["ToolCallCreated"] | components["schemas"]["ToolCallInterrupted"] | components["schemas"]["ToolCallDecided"] | components["schemas"]["ToolCallApproved"] | components["schemas"]["ToolCallRunning"] | components["schemas"]["ToolCallAwaitingClient"] | components["schemas"]["ToolCallCompleted"] | components["schemas"]["ToolCallFinishedLate"] | components["schemas"]["RunPaused"] | components["schemas"]["RunCompleted"] | components["schemas"]["RunFailed"] | components["schemas"]["RunCancelled"] | components["schemas"]["ConversationDeleted"];
                 };
             };
             /** @description An error with a stable code. */
@@ -2561,7 +2579,7 @@ export interface operations {
                 employee?: string | null;
                 /** @description User id: their conversations or decisions */
                 user?: string | null;
-                outcome?: ("approved" | "edited" | "rejected" | "responded" | "allowed" | "expired" | "cancelled" | "created" | "revoked") | null;
+                outcome?: ("approved" | "edited" | "rejected" | "responded" | "allowed" | "expired" | "cancelled" | "finished_late" | "created" | "revoked") | null;
                 /** @description From this time (inclusive) */
                 since?: string | null;
                 /** @description Before this time (exclusive) */
@@ -2605,7 +2623,7 @@ export interface operations {
                 employee?: string | null;
                 /** @description User id: their conversations or decisions */
                 user?: string | null;
-                outcome?: ("approved" | "edited" | "rejected" | "responded" | "allowed" | "expired" | "cancelled" | "created" | "revoked") | null;
+                outcome?: ("approved" | "edited" | "rejected" | "responded" | "allowed" | "expired" | "cancelled" | "finished_late" | "created" | "revoked") | null;
                 /** @description From this time (inclusive) */
                 since?: string | null;
                 /** @description Before this time (exclusive) */

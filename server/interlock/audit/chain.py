@@ -45,7 +45,9 @@ class Outcome(StrEnum):
 
     ``allowed`` is an automatic run: decider ``policy:allow`` (the tool's permission is ALLOW) or
     ``policy:<grant id>`` (a remembered approval). ``rejected`` by ``policy:repeat`` is the loop
-    guard; ``expired`` is decided by ``timeout``.
+    guard; ``expired`` is decided by ``timeout``. ``finished_late`` is a call stopped while its
+    tool ran (recorded ``cancelled``) whose tool returned after all: the reason says what
+    really happened.
     """
 
     approved = "approved"
@@ -55,6 +57,7 @@ class Outcome(StrEnum):
     allowed = "allowed"
     expired = "expired"
     cancelled = "cancelled"
+    finished_late = "finished_late"
 
 
 class Channel(StrEnum):

@@ -62,7 +62,7 @@ class AuditFilter:
         employee: Employee slug.
         user: A user id: records of that user's conversations or decided by them.
         outcome: ``approved``, ``edited``, ``rejected``, ``responded``, ``allowed``,
-            ``expired`` or ``cancelled``.
+            ``expired``, ``cancelled`` or ``finished_late``.
         since: Records at or after this time (inclusive).
         until: Records before this time (exclusive).
     """

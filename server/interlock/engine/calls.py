@@ -10,6 +10,7 @@ meanwhile, its ``check`` fails now) ends ``failed`` without ever being claimed, 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -18,9 +19,10 @@ from sqlmodel import Session, col
 
 from interlock.employees import Employee
 from interlock.engine.fence import hold_run
+from interlock.engine.late import LateResults, close_late, tool_outcome
 from interlock.engine.outcomes import close_running
 from interlock.engine.records import UNLOADED, close_call, view
-from interlock.engine.tool_texts import answer_text, error_text, rejected_text
+from interlock.engine.tool_texts import answer_text, failure, rejected_text
 from interlock.engine.turn import LOAD_SKILL, effective_permission
 from interlock.permissions import actions_on, is_action
 from interlock.storage import Database, Decision, DecisionType, ToolCall, ToolCallStatus
@@ -30,9 +32,12 @@ from interlock.storage.write_behind import send
 from interlock.streaming import EventBus
 from interlock.streaming.events import ToolCallAwaitingClient, ToolCallRunning
 from interlock.tools import Tool, ToolContext, ToolError, ToolRegistry
+from interlock.tools.execution import runs_in_thread
 from interlock.tools.hooks import run_check
 
 logger = logging.getLogger(__name__)
+
+__all__ = ["CallExecutor", "failure"]
 
 _CLAIMABLE = [ToolCallStatus.pending, ToolCallStatus.interrupted]
 _tool_calls = ToolCall.__table__  # type: ignore[attr-defined]
@@ -58,12 +63,17 @@ class CallExecutor:
         db: Storage.
         bus: Event bus.
         registry: Tool registry.
+        late: Where tools still running after their run was cancelled are followed (the
+            engine's, so that shutdown stops following them).
     """
 
-    def __init__(self, db: Database, bus: EventBus, registry: ToolRegistry) -> None:
+    def __init__(
+        self, db: Database, bus: EventBus, registry: ToolRegistry, late: LateResults | None = None
+    ) -> None:
         self.db = db
         self.bus = bus
         self.registry = registry
+        self.late = late if late is not None else LateResults()
 
     async def execute(
         self,
@@ -133,18 +143,21 @@ class CallExecutor:
             return False
         if frontend:
             return True
-        outcome: dict[str, Any]
-        try:
-            result = await self.registry.execute(tool, args, context)
-        except ToolError as exc:
-            outcome = failure(exc)
-        else:
-            outcome = {
-                "status": ToolCallStatus.succeeded,
-                "text": result.text,
-                "result_data": result.data,
-                "full_text": result.full_text,
-            }
+        running = tool_outcome(self.registry, tool, args, context)
+        if not runs_in_thread(tool):  # an async tool is cancelled with its run
+            outcome = await running
+        else:  # a worker thread cannot be stopped: its outcome is recorded when it returns
+            job = asyncio.ensure_future(running)  # (:mod:`interlock.engine.late`)
+            try:
+                outcome = await asyncio.shield(job)
+            except asyncio.CancelledError:
+                self.late.follow(
+                    job,
+                    lambda late: self.db.run(
+                        self._store_outcome, run_id, call, late, decision, decided_by
+                    ),
+                )
+                raise
         await self.db.run(self._store_outcome, run_id, call, outcome, decision, decided_by)
         return False
 
@@ -156,14 +169,16 @@ class CallExecutor:
         decision: Decision | object | None,
         decided_by: str | object | None,
     ) -> None:
-        """Close a call that ran with its outcome, unless it was closed meanwhile.
+        """Close a call that ran with its outcome, or record it late on a call stopped meanwhile.
 
         A call closed while its tool ran (its run cancelled or failed, a new message) is
         already ``failed`` with ``outcome_unknown`` (:func:`~interlock.engine.open_calls.
-        cancel_open_calls`): it keeps that one tool message and event, and the outcome that
-        came too late is only logged. A blocking call (database thread): two round trips on
-        PostgreSQL, the close with the tool message (:func:`~interlock.engine.outcomes.
-        close_running`), then the events with the ``COMMIT``.
+        cancel_open_calls`): it keeps that one tool message, and the outcome is recorded on
+        it once with ``tool_call.finished_late`` (:func:`~interlock.engine.late.close_late`);
+        one that says nothing new (a timeout), or a call gone meanwhile, is only logged. A
+        blocking call (database thread): two round trips on PostgreSQL, the close with the
+        tool message (:func:`~interlock.engine.outcomes.close_running`), then the events with
+        the ``COMMIT``.
         """
         with self.db.session() as session:
             if not close_running(
@@ -177,6 +192,10 @@ class CallExecutor:
                 decided_by=decided_by,
             ):
                 session.rollback()  # closed meanwhile: the tool message is undone
+                if close_late(session, self.bus, self.registry, call, outcome):
+                    self.bus.commit(session)
+                    return
+                session.rollback()
                 logger.warning(
                     "Tool call %s (%s) finished %s after it was closed; not stored",
                     call.id,
@@ -395,19 +414,3 @@ class CallExecutor:
                     decision=decision,
                 )
             self.bus.commit(session)
-
-
-def failure(exc: ToolError) -> dict[str, Any]:
-    """``close_call`` keyword arguments for a call failed with ``exc``.
-
-    The card shows ``exc.message`` (the person's sentence); the admin's ``exc.detail``, when
-    there is one, goes to the server log and the model's tool message.
-    """
-    if exc.detail:
-        logger.warning("Tool call failed [%s]: %s (%s)", exc.code, exc.message, exc.detail)
-    return {
-        "status": ToolCallStatus.failed,
-        "text": error_text(exc.code, exc.message, exc.hint, exc.detail),
-        "error_code": exc.code,
-        "error_message": exc.message,
-    }

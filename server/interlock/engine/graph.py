@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, TypedDict, cast
 
@@ -32,6 +32,7 @@ from interlock.engine.calls import CallExecutor
 from interlock.engine.decided_calls import DecidedCall, latest_assistant_calls_decided
 from interlock.engine.expiry import Deadlines
 from interlock.engine.history import HistoryCache
+from interlock.engine.late import LateResults, late_calls_note, read_late_calls
 from interlock.engine.preflight import prepare_calls
 from interlock.engine.proposals import message_text, read_proposals
 from interlock.engine.turn import SkillsLoaded, TurnPlan, plan_turn
@@ -86,6 +87,8 @@ class GraphDeps:
     employee_of: Callable[[str], Employee]
     model_for: Callable[[Employee], BaseChatModel]
     deadlines: Deadlines
+    late: LateResults = field(default_factory=LateResults)
+    """Tools still running after their run was cancelled (:mod:`interlock.engine.late`)."""
 
 
 def build_graphs(deps: GraphDeps) -> dict[Start, Any]:
@@ -123,7 +126,7 @@ class _Nodes:
     def __init__(self, deps: GraphDeps) -> None:
         self.d = deps
         self.history = HistoryCache(deps.registry)
-        self.calls = CallExecutor(deps.db, deps.bus, deps.registry)
+        self.calls = CallExecutor(deps.db, deps.bus, deps.registry, deps.late)
         self.bound = BoundModels(deps.registry)
         self.answers = AnswerStore(deps)
 
@@ -204,10 +207,12 @@ class _Nodes:
             # Every read queued first: on PostgreSQL they go out in one round trip.
             facts = read_soon(session, _CONVERSATION_FACTS, {"cid": conversation_id})
             undone = read_undone_calls(session, conversation_id)
+            late = read_late_calls(session, conversation_id)
             reads = self.history.read(session, conversation_id)
             conversation, employee, on = _conversation_facts(session, facts, d)
             plan = plan_turn(conversation, employee, d.catalog, d.registry, actions_on=on)
             note = undone_calls_note(session, d.registry, conversation_id, undone)
+            note += late_calls_note(d.registry, late)
             history = self.history.model_messages(
                 session, conversation_id, plan.system_prompt + note, reads
             )

@@ -44,7 +44,7 @@ class OutsideRuns:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.calls = CallExecutor(engine.db, engine.bus, engine.registry)
+        self.calls = CallExecutor(engine.db, engine.bus, engine.registry, engine.late)
         self.stopping = False
         """Set while the server shuts down: waiting callers are cut off, not leaving."""
 

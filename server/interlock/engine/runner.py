@@ -23,6 +23,7 @@ from interlock.engine.deletion import DELETED_VERB
 from interlock.engine.driving import drive
 from interlock.engine.expiry import Deadlines, ExpirySweeper
 from interlock.engine.graph import GraphDeps, Start, build_graphs
+from interlock.engine.late import LateResults
 from interlock.engine.leases import Leases
 from interlock.engine.messages import store_message
 from interlock.engine.outside import OutsideCalls
@@ -78,6 +79,8 @@ class Engine:
         self._models: dict[str, BaseChatModel] = {}
         self.deadlines = Deadlines(settings)
         self.sweeper = ExpirySweeper(self, settings.approval_sweep_interval_s)
+        self.late = LateResults()
+        """Tools still running after their run was cancelled (``engine.late``)."""
         self.graphs = build_graphs(
             GraphDeps(
                 db=db,
@@ -89,6 +92,7 @@ class Engine:
                 employee_of=self.employee_of,
                 model_for=self.model_for,
                 deadlines=self.deadlines,
+                late=self.late,
             )
         )
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -372,6 +376,7 @@ class Engine:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=CANCEL_WAIT_S)
+        await self.late.aclose(CANCEL_WAIT_S)
         await self.leases.stop()
         for model in {id(m): m for m in [self.model, *self._models.values()]}.values():
             await close_chat_model(model)

@@ -7,9 +7,14 @@ happened to the call and, where it matters, that the model should not retry it.
 
 from __future__ import annotations
 
-from interlock.storage import ToolCall
-from interlock.tools import ToolRegistry, is_question
+import logging
+from typing import Any
+
+from interlock.storage import ToolCall, ToolCallStatus
+from interlock.tools import ToolError, ToolRegistry, is_question
 from interlock.tools.base import DETAIL_MARK
+
+logger = logging.getLogger("interlock.engine.calls")  # where a failed call was always logged
 
 
 def error_text(code: str, message: str, hint: str | None = None, detail: str | None = None) -> str:
@@ -89,3 +94,19 @@ def stopped_message(reason: str) -> str:
     With :data:`STOPPED_HINT` it makes the model's text (:func:`error_text`,
     ``outcome_unknown``)."""
     return f"Stopped while running ({reason}): it may have happened. It was not run again."
+
+
+def failure(exc: ToolError) -> dict[str, Any]:
+    """``close_call`` keyword arguments for a call failed with ``exc``.
+
+    The card shows ``exc.message`` (the person's sentence); the admin's ``exc.detail``, when
+    there is one, goes to the server log and the model's tool message.
+    """
+    if exc.detail:
+        logger.warning("Tool call failed [%s]: %s (%s)", exc.code, exc.message, exc.detail)
+    return {
+        "status": ToolCallStatus.failed,
+        "text": error_text(exc.code, exc.message, exc.hint, exc.detail),
+        "error_code": exc.code,
+        "error_message": exc.message,
+    }

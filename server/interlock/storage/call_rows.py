@@ -61,6 +61,7 @@ class CallValues:
     decided_at: datetime | None
     undo_state: str | None
     undone_at: datetime | None
+    finished_late_at: datetime | None
     client_name: str | None
     mcp_session: str | None
 

@@ -128,6 +128,10 @@ class ToolCallOut(BaseModel):
     approvals: list[ToolCallApprovalOut] = []
     undo: UndoOut | None = None
     client_name: str | None = None
+    finished_late_at: datetime | None = None
+    """Set when the call was stopped while its tool ran and the tool returned after all:
+    ``status`` and the result or error then say what really happened ("happened after it
+    was stopped")."""
 
 
 class MessageOut(BaseModel):
@@ -242,6 +246,7 @@ def tool_call_out(
         approvals=approvals or [],
         undo=UndoOut(state=call.undo_state) if call.undo_state else None,  # type: ignore[arg-type]
         client_name=call.client_name,
+        finished_late_at=call.finished_late_at,
     )
 
 

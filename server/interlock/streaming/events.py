@@ -77,6 +77,13 @@ class ToolCallCompleted(_Event):
     message: MessageOut | None = None
 
 
+# A call stopped while its tool ran ("may have happened") whose tool returned after all: its
+# real outcome, recorded once (``tool_call.finished_late_at``); no tool message goes with it.
+class ToolCallFinishedLate(_Event):
+    type: Literal["tool_call.finished_late"] = "tool_call.finished_late"
+    tool_call: ToolCallOut
+
+
 class RunPaused(_Event):
     type: Literal["run.paused"] = "run.paused"
     pending: list[str]
@@ -114,6 +121,7 @@ StreamEvent = Annotated[
     | ToolCallRunning
     | ToolCallAwaitingClient
     | ToolCallCompleted
+    | ToolCallFinishedLate
     | RunPaused
     | RunCompleted
     | RunFailed

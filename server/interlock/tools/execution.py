@@ -203,6 +203,12 @@ def cap_data(result: ToolResult, limit: int) -> ToolResult:
     return result
 
 
+def runs_in_thread(tool: Tool) -> bool:
+    """Whether the tool's handler runs in a worker thread (a sync handler): it cannot be
+    stopped once started, and runs on when its caller is cancelled."""
+    return not _is_async(tool.handler)
+
+
 def _is_async(handler: object) -> bool:
     """True for ``async def`` functions (also behind ``functools.partial``) and async callables."""
     return inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(

@@ -24,6 +24,7 @@ OutcomeParam = Literal[
     "allowed",
     "expired",
     "cancelled",
+    "finished_late",
     "created",
     "revoked",
 ]

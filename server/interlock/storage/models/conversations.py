@@ -26,6 +26,7 @@ from interlock.storage.models.common import (
     new_id,
     utcnow,
 )
+from interlock.storage.models.tool_calls import FINISHED_LATE_INDEX, FINISHED_LATE_WHERE
 
 MCP_RECORD_WHERE = "channel = 'mcp'"
 """The rows ``uq_conversations_mcp_record`` covers (a partial index on both backends)."""
@@ -59,6 +60,7 @@ def add_postgresql_options() -> None:
     for index, where in (
         (MCP_RECORD_INDEX, MCP_RECORD_WHERE),
         (RUNNING_RUNS_INDEX, RUNNING_RUNS_WHERE),
+        (FINISHED_LATE_INDEX, FINISHED_LATE_WHERE),
     ):
         options = index.dialect_options["postgresql"]
         if options["where"] is None:

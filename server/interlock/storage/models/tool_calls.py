@@ -15,13 +15,23 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 from interlock.storage.models.common import (
     ToolCallStatus,
     new_id,
     utcnow,
+)
+
+FINISHED_LATE_WHERE = "finished_late_at IS NOT NULL"
+"""The rows ``ix_tool_calls_finished_late`` covers (a partial index on both backends)."""
+
+# The calls whose tool returned after they were stopped: the model's prompt notes them on every
+# step (``interlock.engine.late``). A partial index: rare rows, and nothing written for the rest.
+# Its PostgreSQL ``WHERE`` is added as the MCP record index's is.
+FINISHED_LATE_INDEX = Index(
+    "ix_tool_calls_finished_late", "conversation_id", sqlite_where=text(FINISHED_LATE_WHERE)
 )
 
 
@@ -40,6 +50,7 @@ class ToolCall(SQLModel, table=True):
         ),
         Index("ix_tool_calls_conversation_id_status", "conversation_id", "status"),
         Index("ix_tool_calls_conversation_id_undo_state", "conversation_id", "undo_state"),
+        FINISHED_LATE_INDEX,
     )
 
     id: str = Field(default_factory=lambda: new_id("call"), primary_key=True)
@@ -80,6 +91,10 @@ class ToolCall(SQLModel, table=True):
     # ``available`` once the call changed data through ``ctx.store``; ``undone`` after undo.
     undo_state: str | None = Field(default=None, max_length=20)
     undone_at: datetime | None = None
+    # Set when the tool of a call stopped while it ran (closed ``failed``, ``outcome_unknown``)
+    # returned after all: ``status`` and the result or error then say what really happened
+    # (``interlock.engine.late``); its tool message still says what the model was told then.
+    finished_late_at: datetime | None = None
     # The MCP client that requested the call (its ``clientInfo`` title or name); None for
     # calls proposed in a chat.
     client_name: str | None = Field(default=None, max_length=200)
