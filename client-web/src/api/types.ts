@@ -228,13 +228,16 @@ export type ToolCallDecided = Narrow<Sent<S["ToolCallDecided"]>, { tool_call: To
 export type ToolCallApproved = Narrow<Sent<S["ToolCallApproved"]>, { tool_call: ToolCallOut }>;
 export type ToolCallRunning = Narrow<Sent<S["ToolCallRunning"]>, { tool_call: ToolCallOut }>;
 export type ToolCallAwaitingClient = Narrow<Sent<S["ToolCallAwaitingClient"]>, { tool_call: ToolCallOut }>;
+/** A call stopped while its tool ran ("May have happened") whose tool returned after all: its real outcome (`finished_late_at` set). */
+export type ToolCallFinishedLate = Narrow<Sent<S["ToolCallFinishedLate"]>, { tool_call: ToolCallOut }>;
 export type ToolCallEvent =
   | ToolCallCreated
   | ToolCallInterrupted
   | ToolCallDecided
   | ToolCallApproved
   | ToolCallRunning
-  | ToolCallAwaitingClient;
+  | ToolCallAwaitingClient
+  | ToolCallFinishedLate;
 /** May carry the tool message written for the call. */
 export type ToolCallCompleted = Replace<
   Sent<S["ToolCallCompleted"]>,
@@ -276,6 +279,7 @@ const EVENT_TYPES: { [K in WireStreamEvent["type"]]: K extends StreamEventType ?
   "tool_call.running": true,
   "tool_call.awaiting_client": true,
   "tool_call.completed": true,
+  "tool_call.finished_late": true,
   "run.paused": true,
   "run.completed": true,
   "run.failed": true,

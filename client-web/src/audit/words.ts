@@ -13,6 +13,7 @@ export const OUTCOME_WORDS: Record<AuditOutcome, string> = {
   allowed: "Ran without asking",
   expired: "Expired",
   cancelled: "Cancelled",
+  finished_late: "Finished after it was stopped",
   created: "Token created",
   revoked: "Token revoked",
 };

@@ -146,6 +146,7 @@ function applyEvent(state: ConversationState, event: StreamEvent): ConversationS
     case "tool_call.approved":
     case "tool_call.running":
     case "tool_call.awaiting_client":
+    case "tool_call.finished_late":
       return upsertToolCall(state, event.tool_call);
     case "tool_call.completed": {
       const next = upsertToolCall(state, event.tool_call);
@@ -223,6 +224,8 @@ const rank = (tc: ToolCallOut) => STATUS_RANK[tc.status] ?? 3;
 /** True when `a` is a later state of the call than `b`. */
 function isNewer(a: ToolCallOut, b: ToolCallOut): boolean {
   if (rank(a) !== rank(b)) return rank(a) > rank(b);
+  // A stopped call's real outcome, come after it was stopped, is later than the stop.
+  if ((a.finished_late_at != null) !== (b.finished_late_at != null)) return a.finished_late_at != null;
   return a.decision != null && b.decision == null;
 }
 

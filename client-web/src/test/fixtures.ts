@@ -37,6 +37,7 @@ export function toolCall(over: Partial<ToolCallOut> = {}): ToolCallOut {
     approvals: [],
     undo: null,
     client_name: null,
+    finished_late_at: null,
     ...over,
   };
 }

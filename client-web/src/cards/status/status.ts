@@ -22,6 +22,14 @@ export function notRun(call: Pick<ToolCallOut, "status" | "executed_args" | "sta
   return call.status === "failed" && call.executed_args == null && call.started_at == null && d != null && (d.type === "approve" || d.type === "edit");
 }
 
+/**
+ * Stopped while its tool ran (it said "May have happened"), then its tool returned after all:
+ * the status and the result or error are what really happened.
+ */
+export function finishedLate(call: Pick<ToolCallOut, "finished_late_at">): boolean {
+  return call.finished_late_at != null;
+}
+
 /** A call of a tool that asks nothing, answered with `respond`: it closed without running. */
 export function answeredInstead(call: Pick<ToolCallOut, "name" | "card" | "started_at" | "decision">): boolean {
   const questionCard = call.card === "choice" || call.card === "form" || call.card === "confirm";
@@ -55,9 +63,12 @@ export function statusWords(call: ToolCallOut): StatusWords {
     case "succeeded":
       // Answered instead of run: a tool that asks nothing (notes.add answered "hi") never ran.
       if (answeredInstead(call)) return word("Answered, not run", "off");
+      // Stopped while its tool ran ("May have happened"), and the tool finished after all.
+      if (finishedLate(call)) return word("Happened after it was stopped", "ok");
       return word("Done", "ok");
     case "failed": {
       const message = call.error?.message ?? "It stopped with an error.";
+      if (finishedLate(call)) return word("Failed after it was stopped", "bad", `Failed after it was stopped: ${message}`, call.error?.code ?? null);
       if (notRun(call) || refusedUpFront(call)) return word("Not run", "bad", `Not run: ${message}`, call.error?.code ?? null);
       // Stopped while its tool ran (a cancel, a new message, a server stop) or a write whose
       // answer was lost: it may have happened, and it is never run again.
