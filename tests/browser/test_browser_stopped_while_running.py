@@ -1,10 +1,13 @@
-"""A call stopped while its tool runs, in Chromium: its card says "May have happened".
+"""A call stopped while its tool runs, in Chromium: its card says "May have happened", until
+its tool returns after all.
 
 The person approves a write whose tool blocks (in its worker thread) on an event the test
 holds, then presses Stop while it runs. The row says the call may have happened (never
 "Cancelled", never "Failed"), why, that it was not run again, and offers no Undo; the
-operation log says the same; a reload keeps it. Then the test lets the tool finish: its late
-result changes nothing on the page. Every wait is a bounded Playwright ``expect``; no sleeps.
+operation log says the same; a reload keeps it. Then the test lets the tool finish: the open
+card changes live to "Happened after it was stopped" with what the tool did, and offers Undo
+(the tool wrote through ``ctx.store``); the operation log says the same; a reload keeps it.
+Every wait is a bounded Playwright ``expect``; no sleeps.
 """
 
 from __future__ import annotations
@@ -41,8 +44,9 @@ class _Gate:
     def handler(self, args: dict[str, Any], ctx: ToolContext) -> str:
         self.started.set()
         assert self.release.wait(WAIT_S), "the test never opened the gate"
+        key = ctx.store.add("lines", args["text"], label=f"line {args['text']}")
         self.done.set()
-        return f"Wrote {args['text']}."
+        return f"Wrote line {key}: {args['text']}"
 
 
 async def test_a_call_stopped_while_its_tool_runs_says_it_may_have_happened(
@@ -100,11 +104,27 @@ async def test_a_call_stopped_while_its_tool_runs_says_it_may_have_happened(
                 await expect(logged.get_by_test_id("log-status")).to_have_text("May have happened")
                 await page.screenshot(path=tmp_path / "may-have-happened.png", full_page=True)
 
-                # It did happen after all: the late result changes nothing on the page.
+                # It did happen after all: the open card says so, live, and on a reload.
                 gate.release.set()
                 assert await asyncio.to_thread(gate.done.wait, WAIT_S), "never finished"
-                await server.idle()
+
+                async def expect_happened_late() -> None:
+                    await expect(row).to_have_attribute("data-status", "succeeded")
+                    await expect(row.get_by_test_id("tool-status")).to_have_text(
+                        "Happened after it was stopped"
+                    )
+                    await expect(row.get_by_test_id("tool-result")).to_have_text("Wrote line 1: x")
+                    await expect(row.get_by_test_id("tool-error")).to_have_count(0)
+                    await expect(row.get_by_test_id("undo")).to_have_count(1)
+                    await expect(conversation(page)).to_have_attribute("data-status", "idle")
+
+                await expect_happened_late()
+                await expect(logged.get_by_test_id("log-status")).to_have_text(
+                    "Happened after it was stopped"
+                )
+                await page.screenshot(path=tmp_path / "happened-late.png", full_page=True)
+                await server.services.engine.late.wait(WAIT_S)
                 await page.reload()
-                await expect_may_have_happened()
+                await expect_happened_late()
         finally:
             gate.release.set()
