@@ -44,6 +44,14 @@ class BadRequest(InterlockError):
     status = 422
 
 
+class MalformedHeader(InterlockError):
+    """A request header that is not in its format, e.g. a ``Last-Event-ID`` that is not an
+    event's number (400)."""
+
+    code = "invalid_header"
+    status = 400
+
+
 class Unauthorized(InterlockError):
     """No valid bearer token (401)."""
 

@@ -70,7 +70,8 @@ async def stream_events(
 ) -> EventSourceResponse:
     """Stream events (``id:`` is the per-conversation sequence); ``Last-Event-ID`` replays.
 
-    An unknown, future or garbage ``Last-Event-ID`` replays from the start. Pings are SSE
+    A ``Last-Event-ID`` past the last event replays nothing (live events follow); one that is
+    not a whole number is refused (400 ``invalid_last_event_id``). Pings are SSE
     comments every ``ping_interval_s`` seconds. A client leaving does not stop a run.
     """
     services = services_of(request)
@@ -113,6 +114,7 @@ def _open(
 
     Raises:
         NotFound: Not the caller's conversation.
+        MalformedHeader: ``invalid_last_event_id`` (see :func:`parse_last_event_id`).
     """
     with engine.db.session() as session:
         row = session.connection().execute(_OWNER_AND_SEQ, {"cid": conversation_id}).first()
