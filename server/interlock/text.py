@@ -244,6 +244,60 @@ def one_line(text: str, limit: int) -> str:
     return " ".join("".join(kept).split())[:limit].strip()
 
 
+ONE_LINE_NAME = "one_line_name"
+"""Stable ``rule`` of the field error of a name that is not one line of visible characters."""
+
+
+def name_problem(value: Any, what: str) -> str | None:
+    """Return a sentence for a person when ``value`` is not a name people can read as it is:
+    one line of visible characters with single spaces between words (what user names must
+    be); else None. Surrounding spaces are allowed (they are removed).
+
+    Args:
+        value: The name; anything but a string has no problem here (checked elsewhere).
+        what: The name's name in the sentence, capitalized: ``"An employee's name"``.
+
+    Returns:
+        ``"An employee's name is one line of visible characters, single spaces between words:
+        no line breaks, tabs, control or invisible characters."``, or None. A bidi override
+        (U+202E), a zero-width space, a tab or two spaces in a row are refused, not dropped:
+        the name would not read as what was typed.
+    """
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    return None if one_line(text, len(text)) == text else name_rule(what)
+
+
+def name_rule(what: str) -> str:
+    """The rule of :func:`name_problem` in words, for ``what`` (``"A user name"``)."""
+    return (
+        f"{what} is one line of visible characters, single spaces between words: no line "
+        "breaks, tabs, control or invisible characters."
+    )
+
+
+def one_line_name(what: dict[str, str]) -> Any:
+    """A pydantic field validator (``mode="before"``) refusing a name :func:`name_problem`
+    finds a problem with.
+
+    Args:
+        what: Field name -> its name in the sentence (``{"name": "An employee's name"}``).
+
+    Raises:
+        PydanticCustomError: Rule :data:`ONE_LINE_NAME`, with the sentence.
+    """
+
+    def check(value: Any, info: ValidationInfo) -> Any:
+        field = info.field_name or ""
+        problem = name_problem(value, what.get(field, "The " + field.replace("_", " ")))
+        if problem:
+            raise PydanticCustomError(ONE_LINE_NAME, problem)
+        return value
+
+    return check
+
+
 ELLIPSIS = "\u2026"
 
 

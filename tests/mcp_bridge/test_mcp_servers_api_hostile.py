@@ -91,6 +91,9 @@ OK_URL = "https://127.0.0.1:9/mcp"  # allowed by the test settings below: only t
         ("docs", {"url": OK_URL, "permissions": {"se\u0000arch": "ALLOW"}}, "NUL character"),
         ("docs", {"url": OK_URL, "read_only": ["search\ud800"]}, "unpaired surrogate"),
         ("docs", {"url": "https://127.0.0.1:9/m\u0000cp"}, "NUL character"),
+        # Hidden characters in the title people read (accepted before), as in user names.
+        ("docs", {"url": OK_URL, "title": "Company \u202edocs"}, "one line of visible"),
+        ("docs", {"url": OK_URL, "title": "Docs\u200b"}, "invisible characters"),
     ],
 )
 async def test_bad_server_specs_are_refused_with_a_clear_error(
