@@ -63,17 +63,13 @@ export function AuditPage() {
   const [metricsError, setMetricsError] = useState<string | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
   const [exporting, setExporting] = useState(false);
-  // People seen in the records so far (no user directory for members), for the Person filter.
+  // People seen in the records so far (no user directory for members), for the Person filter:
+  // owners and the people who decided (every approver of a call needing several).
   const [people, setPeople] = useState<Record<string, string>>({});
   const request = useRef(0);
   const query = useMemo(() => toQuery(filters), [filters]);
 
-  const remember = (list: AuditRecordOut[]) =>
-    setPeople((known) => {
-      const next = { ...known };
-      for (const r of list) next[r.owner_id] = r.owner_name;
-      return next;
-    });
+  const remember = (list: AuditRecordOut[]) => setPeople((known) => peopleOf(list, known));
 
   const load = useCallback(async () => {
     const mine = ++request.current;
@@ -269,6 +265,16 @@ export function AuditPage() {
       </div>
     </main>
   );
+}
+
+/** `known` plus the people of `list`: each record's owner and, when a person decided, the decider (id -> name). */
+export function peopleOf(list: AuditRecordOut[], known: Record<string, string> = {}): Record<string, string> {
+  const next = { ...known };
+  for (const r of list) {
+    next[r.owner_id] = r.owner_name;
+    if (r.decider_is_person) next[r.decider] = r.decided_by;
+  }
+  return next;
 }
 
 /** One record: a tool call's outcome (with a link to the call) or an access token's change. */

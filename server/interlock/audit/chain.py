@@ -45,10 +45,12 @@ class Outcome(StrEnum):
 
     ``allowed`` is an automatic run: decider ``policy:allow`` (the tool's permission is ALLOW) or
     ``policy:<grant id>`` (a remembered approval). ``rejected`` by ``policy:repeat`` is the loop
-    guard; ``expired`` is decided by ``timeout``.
+    guard; ``expired`` is decided by ``timeout``. ``approval`` is one person's approval of a call
+    that needs several, given while more were still needed (the last one is ``approved``).
     """
 
     approved = "approved"
+    approval = "approval"
     edited = "edited"
     rejected = "rejected"
     responded = "responded"
