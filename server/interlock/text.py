@@ -218,6 +218,31 @@ def is_blank(text: str) -> bool:
     return _INVISIBLE_ONLY.fullmatch(text) is not None
 
 
+_SHOWS_NOTHING = re.compile(
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]"
+)
+"""Characters that show nothing but are not format characters (Cf): a combining grapheme
+joiner, Hangul fillers, Khmer inherent vowels, variation selectors."""
+
+
+def without_invisible(text: str) -> str:
+    """Return ``text`` without the characters that show nothing: format characters (bidi
+    marks and overrides, zero-width spaces and joiners, a soft hyphen, a BOM, tags) and
+    :data:`_SHOWS_NOTHING`. Whitespace stays."""
+    return "".join(
+        c for c in text if unicodedata.category(c) != "Cf" and not _SHOWS_NOTHING.match(c)
+    )
+
+
+def plain_form(text: str) -> str:
+    """Return ``text`` as it reads: compatibility forms folded (NFKC: fullwidth letters
+    are plain ones, the ligature U+FB01 is ``fi``) and invisible characters dropped (:func:`without_invisible`).
+
+    For deciding what a message is (a slash command or not), never for storing it.
+    """
+    return without_invisible(unicodedata.normalize("NFKC", without_invisible(text)))
+
+
 _JOINERS = frozenset("\u200c\u200d")  # zero-width (non-)joiner: part of emoji and scripts
 _BLACK_FLAG = "\U0001f3f4"
 _TAGS = range(0xE0020, 0xE0080)  # tag characters: a subdivision flag's letters after U+1F3F4

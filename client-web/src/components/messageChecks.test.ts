@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../api/client";
 import type { SlashCommandOut } from "../api/types";
-import { messageCommand, refusalBeforeSending, refusalWords } from "./messageChecks";
+import { lookalikeCommand, messageCommand, refusalBeforeSending, refusalWords } from "./messageChecks";
 
 const cmd = (skill: string, command: string): SlashCommandOut => ({ skill, command, title: `${skill} ${command}`, description: "", tool: `${skill}.x` });
 const commands = [cmd("notes", "note"), cmd("memo", "memo"), cmd("tasks", "memo")];
@@ -46,6 +46,32 @@ describe("checks before sending (and before asking to cancel waiting decisions)"
     const ambiguous = refusalBeforeSending("/memo x", undefined, commands, true);
     expect(ambiguous?.code).toBe("slash_command_ambiguous");
     expect((ambiguous?.details as { candidates: unknown[] }).candidates).toHaveLength(2);
+  });
+
+  it("refuses words that only look like a command, as the server does", () => {
+    const notes = [cmd("notes", "notes")];
+    const invisible =
+      "Ada has no command written like that: it looks like /notes but holds an invisible character. Type /notes in plain letters to run it, or write your request as a message.";
+    const lookalike =
+      "Ada has no command written like that: it looks like /notes but is written in look-alike characters. Type /notes in plain letters to run it, or write your request as a message.";
+    const cases: Record<string, string> = {
+      "/notes\u202e x": invisible,
+      "/no\u200btes x": invisible,
+      "\ufeff/notes x": invisible,
+      "/\uff2e\uff2f\uff34\uff25\uff33 fullwidth": lookalike,
+      "/note\u017f x": lookalike,
+      "/n\u00f6tes x": "Ada has no command /n\u00f6tes. You can use /notes, or write your request as a message.",
+      "/N\u00d6TES": "Ada has no command /n\u00f6tes. You can use /notes, or write your request as a message.",
+      "/\uff48\uff45\uff4c\uff50 me": "Ada has no command /help. You can use /notes, or write your request as a message.",
+    };
+    for (const [text, words] of Object.entries(cases)) {
+      const refused = refusalBeforeSending(text, undefined, notes, true, "Ada");
+      expect(refused?.code, text).toBe("slash_command_unknown");
+      expect(refused?.message, text).toBe(words);
+    }
+    expect(lookalikeCommand("/notes x")).toBeNull();
+    expect(lookalikeCommand("/etc/hosts is a file")).toBeNull();
+    expect(lookalikeCommand("caf\u00e9 /n\u00f6tes")).toBeNull();
   });
 
   it("lets through what is fine or what only the server can judge", () => {
