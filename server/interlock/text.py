@@ -143,15 +143,20 @@ def control_characters(value: Any) -> list[tuple[list[str | int], str]]:
     return found
 
 
+_FIELD_WORDS = {"content": "message"}
+"""Fields named otherwise for a person: a message's ``content`` is "the message"."""
+
+
 def no_control_characters(value: Any, info: ValidationInfo) -> Any:
     """Pydantic field validator (``mode="before"``): refuse a control character in the field
     (:func:`control_character_problem`), named from the field (``system_prompt``: "The system
-    prompt").
+    prompt"; a message's ``content``: "The message").
 
     Raises:
         PydanticCustomError: Rule :data:`CONTROL_CHARACTER`, with the sentence.
     """
-    what = "The " + (info.field_name or "text").replace("_", " ")
+    name = info.field_name or "text"
+    what = "The " + _FIELD_WORDS.get(name, name.replace("_", " "))
     problem = control_character_problem(value, what)
     if problem:
         raise PydanticCustomError(CONTROL_CHARACTER, problem)

@@ -19,10 +19,10 @@ describe("checks before sending (and before asking to cancel waiting decisions)"
   });
 
   it("refuses blank text and commands the employee does not have, offers the skills of an ambiguous one", () => {
-    expect(refusalBeforeSending("  \n ", undefined, commands, true)?.message).toBe("Write a message first.");
+    expect(refusalBeforeSending("  \n ", undefined, commands, true)?.message).toBe("The message is empty: write something to send.");
     // Nothing visible: zero-width spaces, a BOM, bidi marks (the server refuses these too).
     expect(refusalBeforeSending(" \u200b\ufeff\u202e\n\u2060 ", undefined, commands, true)?.message).toBe(
-      "Write a message first.",
+      "The message is empty: write something to send.",
     );
     expect(refusalBeforeSending("ok\u200b", undefined, commands, true)).toBeNull();
     // Said as the server says it (tests/api/test_slash_commands_refused.py), with what to do.
@@ -88,12 +88,18 @@ describe("the server's refusal in words", () => {
     const error = new ApiError(422, {
       code: "invalid_request",
       message: "The request is not valid.",
-      details: { errors: [{ path: ["body", "content"], message: "Value error, the message is empty: write something to send", rule: "value_error" }] },
+      details: { errors: [{ path: ["body", "content"], message: "The message is empty: write something to send.", rule: "value_error" }] },
     });
-    expect(refusalWords(error, 0)).toBe("The message was not sent: The message is empty: write something to send.");
+    expect(refusalWords(error, 0)).toBe("The message is empty: write something to send.");
+    const claim = new ApiError(422, {
+      code: "invalid_request",
+      message: "The request is not valid.",
+      details: { errors: [{ path: ["body", "command", "skill"], message: "Is required.", rule: "missing" }] },
+    });
+    expect(refusalWords(claim, 0)).toBe("The message was not sent. Is required.");
     const big = new ApiError(422, { code: "message_too_large", message: "The message is too long.", details: null });
     expect(refusalWords(big, 2)).toBe("The message is too long. Nothing was cancelled: the decisions still wait for you.");
     const local = refusalBeforeSending("", undefined, commands, true);
-    expect(local && refusalWords(local, 2)).toBe("Write a message first."); // nothing was asked
+    expect(local && refusalWords(local, 2)).toBe("The message is empty: write something to send."); // nothing was asked
   });
 });

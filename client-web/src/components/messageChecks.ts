@@ -5,7 +5,10 @@
  * command several skills offer) is refused here, so the person is never asked to cancel the
  * waiting decisions for a message that would not be sent.
  */
-import { ApiError } from "../api/client";
+import { ApiError, fieldErrorWords } from "../api/client";
+
+/** As the server says it (`api.routers.conversations.MessageCreate`). */
+const EMPTY_MESSAGE = "The message is empty: write something to send.";
 import type { CommandClaim, SlashCommandOut } from "../api/types";
 
 /** The command a message runs, lowercase, read like the server (`engine.commands.COMMAND_RE`
@@ -61,7 +64,7 @@ export function refusalBeforeSending(
   known: boolean,
   employeeName = "This employee",
 ): ApiError | null {
-  if (isBlank(text)) return refusal("empty_message", "Write a message first.");
+  if (isBlank(text)) return refusal("empty_message", EMPTY_MESSAGE);
   const lookalike = known ? lookalikeCommand(text) : null;
   if (lookalike) {
     const words = commands.some((c) => c.command === lookalike.word)
@@ -135,21 +138,13 @@ function refusal(code: string, message: string, details: unknown = null): ApiErr
  */
 export function refusalWords(error: ApiError, waiting: number): string {
   let text = error.message;
-  if (error.code === "invalid_request") {
-    const fields = ((error.details as { errors?: unknown } | null)?.errors ?? []) as { path?: unknown; message?: unknown }[];
-    const said = Array.isArray(fields)
-      ? fields.map((f) => (typeof f.message === "string" ? f.message.replace(/^Value error, /, "") : "")).filter(Boolean)
-      : [];
-    if (said.length) text = `The message was not sent: ${said.map(sentence).join(" ")}`;
-  }
+  const said = fieldErrorWords(error);
+  // "The message is empty: …" says which; "Is required." (a command's field) needs the lead.
+  if (said) text = said.startsWith("The message ") ? said : `The message was not sent. ${said}`;
   if (waiting > 0 && error.status !== 0 && !madeHere.has(error)) {
     text += ` Nothing was cancelled: ${waiting === 1 ? "the decision still waits" : "the decisions still wait"} for you.`;
   }
   return text;
 }
 
-function sentence(text: string): string {
-  const t = text.trim();
-  const capital = t.charAt(0).toUpperCase() + t.slice(1);
-  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
-}
+
