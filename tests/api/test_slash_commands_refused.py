@@ -31,7 +31,10 @@ async def test_a_claim_for_a_skill_the_employee_lacks_is_refused_and_nothing_is_
             422,
             "slash_command_unavailable",
         )
-        assert "notes" in error["message"]
+        assert error["message"] == (
+            "Scout has no command /notes from the skill “notes”, so nothing was run. Pick a "
+            "command from the menu again, or write your request as a message."
+        )
         error_of(
             await post_message(server, conversation_id, "/notes buy milk"),
             422,
@@ -158,7 +161,7 @@ async def test_an_unknown_or_unavailable_command_in_any_case_names_the_commands_
         for content in ("/help", "/HELP me", "/Help"):
             error = error_of(await post_message(server, ada, content), 422, "slash_command_unknown")
             assert error["message"] == (
-                "There is no command /help. Commands you can use here: /notes."
+                "Ada has no command /help. You can use /notes, or write your request as a message."
             )
         await assert_nothing_stored(server, ada)
 
@@ -167,8 +170,7 @@ async def test_an_unknown_or_unavailable_command_in_any_case_names_the_commands_
             await post_message(server, scout, "/NOTES x"), 422, "slash_command_unavailable"
         )
         assert error["message"] == (
-            "/notes is not available to this employee. Scout has no commands; write your "
-            "request as a message instead."
+            "Scout has no command /notes; write your request as a message instead."
         )
         await assert_nothing_stored(server, scout)
         assert model.calls_made == 0

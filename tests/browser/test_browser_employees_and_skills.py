@@ -114,8 +114,8 @@ async def test_scout_starter_prompt_asks_a_form_and_the_answer_survives_a_reload
             "Name: Grace Hopper",
             "Email: grace@example.com",
             "Age: 85",
-            "Newsletter: yes",
-            "Plan: pro",
+            "Newsletter: Yes",
+            "Plan: Pro",  # as the form listed it, and as the card says it above
         ]
     )
     await page.screenshot(path=tmp_path / "form-answered.png", full_page=True)
@@ -247,9 +247,11 @@ async def test_scout_has_no_notes_command_and_a_typed_one_is_refused(
     error = page.get_by_test_id("composer-error")
     # The command exists (notes' /notes) but Scout may not load that skill: the composer
     # knows Scout's commands and says so without sending, as the server words a command it
-    # does not know (tests/api/test_slash_commands.py).
+    # does not have (tests/api/test_slash_commands_refused.py).
     await expect(error).to_have_attribute("data-code", "slash_command_unavailable")
-    await expect(error).to_contain_text("There is no command /notes.")
+    await expect(error).to_have_text(
+        "Scout has no command /notes; write your request as a message instead."
+    )
     await expect(box).to_have_value("/notes buy milk")  # kept, so it can be fixed
     await expect(messages(page, "user")).to_have_count(0)
     assert notes(app) == []

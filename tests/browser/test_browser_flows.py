@@ -112,7 +112,7 @@ async def test_choice_card_click_resumes_and_the_choice_survives_a_reload(
         ).to_have_count(1)
         for index in range(len(CAT_NAMES)):
             await expect(buttons.nth(index)).to_be_disabled()
-        await expect(decided.get_by_test_id("decision")).to_have_text("Chosen: Pixel")
+        await expect(decided.get_by_test_id("decision")).to_have_text("Chose “Pixel”")
         await expect(messages(page, "assistant").last).to_contain_text("Great choice: Pixel.")
 
     await page.reload()
@@ -125,6 +125,13 @@ async def test_choice_card_click_resumes_and_the_choice_survives_a_reload(
     await sidebar_item(page, conversation_id).click()
     await expect(conversation(page)).to_have_attribute("data-conversation-id", conversation_id)
     await expect_choice_recorded()
+
+    # The audit says it the same way: the person chose Pixel (not "Edited, then approved").
+    await page.get_by_test_id("audit-link").click()
+    record = page.locator('[data-testid="audit-row"][data-tool="suggestions"]')
+    await expect(record).to_have_count(1)
+    await expect(record).to_have_attribute("data-outcome", "edited")
+    await expect(record.get_by_test_id("audit-outcome")).to_have_text("Chose “Pixel”")
 
 
 async def test_invalid_edit_shows_field_error_then_valid_edit_runs_edited_args(

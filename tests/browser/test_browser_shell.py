@@ -117,7 +117,9 @@ async def test_a_message_the_server_would_refuse_is_refused_before_asking_to_can
     # A command the employee does not have: said at once, nothing asked, nothing sent.
     await box.fill("/nosuchcommand buy milk")
     await box.press("Enter")
-    await expect(error).to_contain_text("There is no command /nosuchcommand.")
+    await expect(error).to_contain_text(
+        "Ada has no command /nosuchcommand. You can use /notes, or write your request as a message."
+    )
     await expect(confirm).to_have_count(0)
     # Only blanks: the same.
     await box.fill("   ")

@@ -65,6 +65,7 @@ async def _started(server: LiveServer, gate: _Gate) -> tuple[str, str]:
             "required": ["text"],
         },
         permission=Permission.ALLOW,
+        write=True,
     )(gate.handler)
     server.services.registry.register_many([slow])
     conversation_id = await server.new_conversation()
@@ -154,6 +155,15 @@ async def test_a_run_cancelled_while_its_tool_runs_says_it_may_have_happened(
             detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
             [shown] = [c for m in detail["messages"] for c in m.get("tool_calls") or []]
             assert (shown["status"], shown["error"]["code"]) == ("failed", "outcome_unknown")
+            # Undo cannot put anything back, and does not claim it changed nothing.
+            undo = await server.client.post(f"/api/tool-calls/{call_id}/undo")
+            assert undo.status_code == 409, undo.text
+            assert undo.json()["error"] == {
+                "code": "not_undoable",
+                "message": "“Write slowly” may or may not have happened: it did not finish, "
+                "and it recorded no change that can be undone here. Check whether it took "
+                "effect; if it did, reverse it yourself or ask the employee to.",
+            }
         finally:
             gate.release.set()
 

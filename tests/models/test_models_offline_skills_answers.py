@@ -36,10 +36,35 @@ async def test_a_form_answer_is_thanked_by_name_with_every_field() -> None:
         "- Name: Ada",
         "- Email: ada@example.com",
         "- Age: 36",
-        "- Newsletter: yes",
-        "- Plan: pro",
+        "- Newsletter: Yes",
+        "- Plan: Pro",
     ):
         assert line in reply.text
+
+
+async def test_a_form_answer_names_a_choice_as_the_form_listed_it() -> None:
+    """As the card says it (client-web formAnswer.answerRows, schemaFields.choiceWord): an
+    option's title, else the listed value in words; a value the form did not list as is."""
+    fields = {
+        "type": "object",
+        "properties": {
+            "size": {
+                "type": "string",
+                "oneOf": [{"const": "s", "title": "Small"}, {"const": "xl"}],
+            },
+            "tier": {"type": "string", "anyOf": [{"const": "gold", "title": "Gold tier"}]},
+            "plan": {"type": "string", "enum": ["free", "pro_plus"], "title": "Plan"},
+            "note": {"type": "string"},
+        },
+    }
+    answer = '{"size": "s", "tier": "gold", "plan": "pro_plus", "note": "pro", "other": "xl"}'
+    history = history_after("form", "ask_form", {"title": "Order", "fields": fields}, answer)
+
+    reply = await answer_to(bound_model(*ALL_ASK), history)
+
+    for line in ("- size: Small", "- tier: Gold tier", "- Plan: Pro plus", "- note: pro"):
+        assert line in reply.text
+    assert "- other: xl" in reply.text
 
 
 async def test_a_form_answer_without_a_name_or_json_is_still_acknowledged() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -16,7 +17,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from interlock.models import create_chat_model
+from interlock.models import close_chat_model, create_chat_model
 from interlock.settings import Settings
 from support.openai_stub import OpenAIStub, StubReply, StubToolCall, strict_schema_problems
 
@@ -106,6 +107,30 @@ async def _collect(
     for chunk in chunks[1:]:
         merged = merged + chunk
     return chunks, merged
+
+
+async def test_a_model_made_after_another_event_loop_ended_still_reaches_the_server(
+    openai_stub: tuple[OpenAIStub, str],
+) -> None:
+    # A second server in one process (tests, an app embedding Interlock) on the same model
+    # URL: the first one's event loop is gone, its keep-alive socket with it. Each model
+    # has a pool of its own, so the second never touches that socket ("Event loop is
+    # closed"), and closing the model closes its pool.
+    stub, base_url = openai_stub
+    stub.add_reply(StubReply(text_tokens=["first"]))
+    stub.add_reply(StubReply(text_tokens=["second"]))
+
+    async def first_server_turn() -> str:
+        _, merged = await _collect(create_chat_model(_settings(base_url)), [HumanMessage("hi")])
+        return str(merged.content)
+
+    assert await asyncio.to_thread(asyncio.run, first_server_turn()) == "first"
+
+    model = create_chat_model(_settings(base_url))
+    _, merged = await _collect(model, [HumanMessage("hi again")])
+    assert merged.content == "second"
+    await close_chat_model(model)
+    assert model.http_async_client.is_closed  # type: ignore[attr-defined]
 
 
 async def test_streamed_text_and_two_parallel_tool_calls_aggregate(

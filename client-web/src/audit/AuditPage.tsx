@@ -6,12 +6,12 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, asApiError, download, type ApiError } from "../api/client";
-import type { AuditQuery, AuditRecordOut, ToolMetricsReport } from "../api/types";
+import type { AuditQuery, AuditRecordOut, ToolMetricsReport, ToolOut } from "../api/types";
 import { ViewJson } from "../components/JsonView";
 import { isAdmin, useAppData } from "../state/appData";
 import { MetricsPanel } from "./MetricsPanel";
 import { originText } from "../cards/ToolCardHeader";
-import { channelWords, localInputToIso, OUTCOME_WORDS, OUTCOMES, outcomeWords, reasonText, when } from "./words";
+import { channelWords, localInputToIso, OUTCOME_WORDS, OUTCOMES, outcomeText, reasonText, when } from "./words";
 import { Loading, Problem, problemWords } from "../components/PageStates";
 
 interface Filters {
@@ -254,7 +254,7 @@ export function AuditPage() {
                 </thead>
                 <tbody>
                   {records.map((r) => (
-                    <AuditRow key={r.seq} record={r} admin={admin} employeeName={employees[r.employee]?.name ?? r.employee} />
+                    <AuditRow key={r.seq} record={r} admin={admin} employeeName={employees[r.employee]?.name ?? r.employee} tool={tools[r.tool]} />
                   ))}
                 </tbody>
               </table>
@@ -272,14 +272,16 @@ export function AuditPage() {
 }
 
 /** One record: a tool call's outcome (with a link to the call) or an access token's change. */
-export function AuditRow({ record: r, admin, employeeName }: { record: AuditRecordOut; admin: boolean; employeeName: string }) {
+export function AuditRow({ record: r, admin, employeeName, tool }: { record: AuditRecordOut; admin: boolean; employeeName: string; tool?: ToolOut }) {
   return (
     <tr data-testid="audit-row" data-kind={r.kind} data-outcome={r.outcome} data-tool={r.tool}>
       <td className="nowrap">{when(r.created_at)}</td>
       <td>{r.tool_title}</td>
       <td>{employeeName}</td>
       <td>
-        <span className={`badge outcome-${r.outcome}`}>{outcomeWords(r.outcome)}</span>
+        <span className={`badge outcome-${r.outcome}`} data-testid="audit-outcome">
+          {outcomeText(r, tool)}
+        </span>
       </td>
       <td>{r.decided_by}</td>
       {admin && <td>{r.owner_name}</td>}

@@ -1,13 +1,13 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { queryString } from "../api/client";
-import type { AuditRecordOut, ToolMetricsReport } from "../api/types";
+import type { AuditRecordOut, ToolMetricsReport, ToolOut } from "../api/types";
 import { originText } from "../cards/ToolCardHeader";
 import { UndoButton } from "../cards/approval/UndoButton";
 import { toolCall } from "../test/fixtures";
 import { AuditProblem, AuditRow, type AuditFailure } from "./AuditPage";
 import { MetricsPanel } from "./MetricsPanel";
-import { duration, localInputToIso, outcomeWords } from "./words";
+import { duration, localInputToIso, outcomeText, outcomeWords } from "./words";
 
 describe("audit words", () => {
   it("writes durations for people", () => {
@@ -155,6 +155,23 @@ describe("AuditRow", () => {
     expect(several).toContain("“tea, coffee”");
     expect(row({ ...base, tool: "ask.confirm", outcome: "responded", reason: "yes" })).toContain("“yes”");
     expect(row({ ...base, outcome: "rejected", reason: '{"not":"an answer"}' })).toContain("“{&quot;not&quot;:&quot;an answer&quot;}”");
+  });
+
+  it("says a picked suggestion as the person chose it, with the option's title, not \"Edited, then approved\"", () => {
+    const options = ["Miso", "Pixel"];
+    const picked = { ...base, tool: "suggestions", tool_title: "Suggestions", outcome: "edited" as const, proposed_args: { question: "Which name?", options }, executed_args: { question: "Which name?", options, option: "Pixel" } };
+    const html = row(picked);
+    expect(html).toContain("Chose “Pixel”");
+    expect(html).not.toContain("Edited, then approved");
+    expect(html).toContain('data-outcome="edited"'); // the filter's value stays the record's
+    // A tool of its own with a choice card whose option has titles: the title is said.
+    const pick = { card: "choice", input_schema: { type: "object", properties: { options: { type: "array" }, option: { type: "string", oneOf: [{ const: "pro", title: "Pro plan" }] } } } } as Pick<ToolOut, "card" | "input_schema">;
+    const titled = { ...picked, tool: "plans.pick", proposed_args: { options: ["pro"] }, executed_args: { options: ["pro"], option: "pro" } };
+    expect(outcomeText(titled, pick)).toBe("Chose “Pro plan”");
+    expect(outcomeText({ ...titled, executed_args: { options: ["pro"] } }, pick)).toBe("Edited, then approved");
+    // An edit of any other tool is an edit.
+    expect(outcomeText({ ...base, outcome: "edited", executed_args: { text: "oat milk", option: "x" } })).toBe("Edited, then approved");
+    expect(outcomeText({ ...base, outcome: "approved" })).toBe("Approved");
   });
 
   it("shows a token's creation and revocation in words, without a call to open", () => {

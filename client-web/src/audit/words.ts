@@ -1,6 +1,9 @@
 /** Words for people: audit outcomes, channels, durations and times. */
-import type { AuditOutcome, AuditRecordOut, JsonObject } from "../api/types";
+import type { AuditOutcome, AuditRecordOut, JsonObject, ToolOut } from "../api/types";
+import { choiceMode, choseText } from "../cards/choice/choice";
+import { ChoiceCard } from "../cards/choice/ChoiceCard";
 import { answerRows, answerSummary, formQuestionOf } from "../cards/form/formAnswer";
+import { cardFor } from "../cards/registry";
 
 export const OUTCOME_WORDS: Record<AuditOutcome, string> = {
   approved: "Approved",
@@ -18,6 +21,34 @@ export const OUTCOMES = Object.keys(OUTCOME_WORDS) as AuditOutcome[];
 
 export function outcomeWords(outcome: string): string {
   return (OUTCOME_WORDS as Record<string, string>)[outcome] ?? outcome;
+}
+
+/**
+ * A record's outcome in words, as its card says it: a suggestion the person picked (an
+ * `edited` record of a choice card) is "Chose “Pixel”", not "Edited, then approved".
+ *
+ * @param tool The record's tool from GET /api/tools (its card and option titles), if known.
+ */
+export function outcomeText(
+  record: Pick<AuditRecordOut, "outcome" | "tool" | "proposed_args" | "executed_args">,
+  tool?: ToolShape,
+): string {
+  if (record.outcome === "edited" && isSuggestion(record, tool)) {
+    const chose = choseText(objectOf(record.executed_args), tool);
+    if (chose) return chose;
+  }
+  return outcomeWords(record.outcome);
+}
+
+type ToolShape = Pick<ToolOut, "card" | "input_schema">;
+
+function isSuggestion(record: Pick<AuditRecordOut, "tool" | "proposed_args">, tool?: ToolShape): boolean {
+  const call = { name: record.tool, card: null, proposed_args: objectOf(record.proposed_args) };
+  return cardFor(call, tool) === ChoiceCard && choiceMode(call, tool) === "edit";
+}
+
+function objectOf(value: unknown): JsonObject | null {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as JsonObject) : null;
 }
 
 const CHANNEL_WORDS: Record<string, string> = {

@@ -5,15 +5,16 @@ import { ArgsDiff } from "./diff/ArgsDiff";
 import { notRun, whenText } from "./status/status";
 
 /**
- * One line for a recorded decision; `answer` replaces the raw message of a respond and
- * `rejected` words a reject (question cards say "Declined").
+ * One line for a recorded decision; `answer` replaces the raw message of a respond,
+ * `rejected` words a reject (question cards say "Declined") and `chosen` an edit that picked
+ * a suggestion ("Chose “Pixel”", cards/choice/choice.ts `choseText`).
  */
-export function decisionText(d: DecisionOut, answer?: string | null, rejected = "Rejected"): string {
+export function decisionText(d: DecisionOut, answer?: string | null, rejected = "Rejected", chosen?: string | null): string {
   switch (d.type) {
     case "approve":
       return "Approved";
     case "edit":
-      return "Edited and approved";
+      return chosen ?? "Edited and approved";
     case "reject":
       return d.message ? `${rejected}: ${d.message}` : rejected;
     case "respond": {
@@ -45,12 +46,14 @@ interface Props {
   answer?: string | null;
   /** How a reject is worded: "Rejected" (default) or "Declined" for a question the person declined. */
   rejected?: string;
+  /** How an edit is worded when it picked a suggestion: "Chose “Pixel”". */
+  chosen?: string | null;
   /** More about the decision, shown under its line (e.g. a form's submitted values). */
   children?: ReactNode;
 }
 
 /** The recorded decision (from server state): what, who and when, and for an edit its diff. */
-export function DecisionSummary({ call, showArgs = true, schema, answer, rejected, children }: Props) {
+export function DecisionSummary({ call, showArgs = true, schema, answer, rejected, chosen, children }: Props) {
   const { me } = useAppData();
   const d = call.decision;
   if (!d) return null;
@@ -60,7 +63,7 @@ export function DecisionSummary({ call, showArgs = true, schema, answer, rejecte
   return (
     <div className={`decision decision-${d.type}`}>
       <p data-testid="decision" data-decision-type={d.type}>
-        {decisionText(d, answer, rejected)}
+        {decisionText(d, answer, rejected, chosen)}
       </p>
       {by && (
         <p className="muted small decision-by" data-testid="decision-by">

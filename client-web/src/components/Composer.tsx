@@ -20,6 +20,8 @@ interface Props {
   commands: SlashCommandOut[];
   /** `commands` was read from the server (else typed commands are left for it to check). */
   commandsKnown?: boolean;
+  /** The employee's name, as a refused command names them ("Scout has no command /notes"). */
+  employeeName?: string;
   /** Decisions waiting in this conversation (sending a message cancels them). */
   waiting?: number;
   /** The stream is open (a network error shown here clears when it comes back). */
@@ -28,7 +30,7 @@ interface Props {
   onCancel: () => void;
 }
 
-export function Composer({ disabled, running, commands, commandsKnown = false, waiting = 0, connected = true, onSend, onCancel }: Props) {
+export function Composer({ disabled, running, commands, commandsKnown = false, employeeName, waiting = 0, connected = true, onSend, onCancel }: Props) {
   const [text, setText] = useState("");
   const [picked, setPicked] = useState<SlashCommandOut | null>(null);
   const [active, setActive] = useState(0);
@@ -77,7 +79,7 @@ export function Composer({ disabled, running, commands, commandsKnown = false, w
   // (size, the command's input, permissions) is the server's, worded by refusalWords.
   const send = async (claim = claimFor(text, picked), confirmed = false) => {
     if (blocked) return;
-    const refused = refusalBeforeSending(text, claim, commands, commandsKnown);
+    const refused = refusalBeforeSending(text, claim, commands, commandsKnown, employeeName);
     if (refused) {
       setConfirming(null);
       setError(refused);

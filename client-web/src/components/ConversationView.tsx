@@ -256,6 +256,7 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
             disabled={running}
             running={running}
             commands={commands} commandsKnown={commandsKnown}
+            employeeName={employee?.name}
             waiting={waiting.length}
             connected={connected}
             onSend={send}

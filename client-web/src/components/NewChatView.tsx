@@ -59,7 +59,7 @@ export function NewChatView({ employee: slug, offline, busy, onStart }: Props) {
           ))}
         </div>
       )}
-      <Composer disabled={busy} running={false} commands={commands} commandsKnown={commandsKnown} onSend={(content, command) => onStart(slug, content, command)} onCancel={() => {}} />
+      <Composer disabled={busy} running={false} commands={commands} commandsKnown={commandsKnown} employeeName={employee?.name} onSend={(content, command) => onStart(slug, content, command)} onCancel={() => {}} />
     </main>
   );
 }

@@ -25,12 +25,23 @@ describe("checks before sending (and before asking to cancel waiting decisions)"
       "Write a message first.",
     );
     expect(refusalBeforeSending("ok\u200b", undefined, commands, true)).toBeNull();
-    const unknown = refusalBeforeSending("/nosuch x", undefined, commands, true);
+    // Said as the server says it (tests/api/test_slash_commands_refused.py), with what to do.
+    const unknown = refusalBeforeSending("/nosuch x", undefined, commands, true, "Ada");
     expect(unknown?.code).toBe("slash_command_unavailable");
-    expect(unknown?.message).toBe("There is no command /nosuch. Commands you can use here: /memo, /note.");
+    expect(unknown?.message).toBe("Ada has no command /nosuch. You can use /memo or /note, or write your request as a message.");
+    expect(refusalBeforeSending("/help", undefined, [cmd("notes", "notes")], true, "Ada")?.message).toBe(
+      "Ada has no command /help. You can use /notes, or write your request as a message.",
+    );
+    expect(refusalBeforeSending("/x", undefined, [cmd("a", "a"), cmd("b", "b"), cmd("c", "c")], true, "Ada")?.message).toBe(
+      "Ada has no command /x. You can use /a, /b or /c, or write your request as a message.",
+    );
     expect(refusalBeforeSending("/NOTE buy milk", undefined, commands, true)).toBeNull();
-    expect(refusalBeforeSending("/Nosuch", undefined, [], true)?.message).toBe(
-      "There is no command /nosuch. This employee has no commands; write your request as a message instead.",
+    expect(refusalBeforeSending("/Notes", undefined, [], true, "Scout")?.message).toBe(
+      "Scout has no command /notes; write your request as a message instead.",
+    );
+    // The employee not known (yet): named as "This employee".
+    expect(refusalBeforeSending("/nosuch", undefined, [], true)?.message).toBe(
+      "This employee has no command /nosuch; write your request as a message instead.",
     );
     const ambiguous = refusalBeforeSending("/memo x", undefined, commands, true);
     expect(ambiguous?.code).toBe("slash_command_ambiguous");

@@ -21,21 +21,23 @@ export function messageCommand(text: string): string | null {
  * Why the message cannot be sent as it is, as the server would say it, or null to send it.
  *
  * @param commands The employee's commands; checked only when `known` (loaded).
+ * @param employeeName The employee's name, as the server's refusal names them.
  */
 export function refusalBeforeSending(
   text: string,
   claim: CommandClaim | undefined,
   commands: readonly SlashCommandOut[],
   known: boolean,
+  employeeName = "This employee",
 ): ApiError | null {
   if (isBlank(text)) return refusal("empty_message", "Write a message first.");
   const name = messageCommand(text);
   if (name == null || !known || claim) return null;
   const offered = commands.filter((c) => c.command === name);
   if (offered.length === 0) {
-    // Whether another employee has it or none does, this one cannot run it. Worded as the
-    // server words an unknown command: "not available to this employee" suggested /help exists.
-    return refusal("slash_command_unavailable", `There is no command /${name}. ${knownCommands(commands)}`);
+    // Whether another employee has it or none does, this one cannot run it: worded as the
+    // server words both (engine.commands._missing_command), with what to do instead.
+    return refusal("slash_command_unavailable", missingCommand(name, commands, employeeName));
   }
   if (offered.length > 1) {
     return refusal("slash_command_ambiguous", `/${name} is offered by several skills. Pick one:`, {
@@ -45,11 +47,17 @@ export function refusalBeforeSending(
   return null;
 }
 
-/** The commands the employee has, as the server names them in its refusal. */
-function knownCommands(commands: readonly SlashCommandOut[]): string {
-  const names = [...new Set(commands.map((c) => c.command))].sort();
-  if (names.length === 0) return "This employee has no commands; write your request as a message instead.";
-  return `Commands you can use here: ${names.map((n) => `/${n}`).join(", ")}.`;
+/**
+ * The refusal of a command the employee does not have, naming the commands it has, as the
+ * server says it: "Scout has no command /help. You can use /notes or /suggest, or write your
+ * request as a message."
+ */
+function missingCommand(name: string, commands: readonly SlashCommandOut[], employeeName: string): string {
+  const lead = `${employeeName} has no command /${name}`;
+  const listed = [...new Set(commands.map((c) => c.command))].sort().map((n) => `/${n}`);
+  if (listed.length === 0) return `${lead}; write your request as a message instead.`;
+  const either = listed.length === 1 ? listed[0] : `${listed.slice(0, -1).join(", ")} or ${listed[listed.length - 1]}`;
+  return `${lead}. You can use ${either}, or write your request as a message.`;
 }
 
 /** Whitespace and characters that show nothing (zero-width spaces and joiners, bidi marks and

@@ -50,7 +50,7 @@ describe("an answered question", () => {
         result_text: "The person chose: Miso",
       }),
     );
-    expect(out).toContain("Chosen: Miso");
+    expect(out).toContain("Chose “Miso”"); // as the audit says it (audit/words outcomeText)
     expect(out).not.toContain("The person chose");
   });
 

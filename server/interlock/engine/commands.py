@@ -135,18 +135,17 @@ def resolve_command(
         chosen = [(s, c) for s, c in usable if s.name == claim.skill]
         if not chosen:
             raise BadRequest(
-                f"/{name} of the skill {claim.skill!r} is not available to this employee; "
-                "nothing was run.",
+                f"{employee.name} has no command /{name} from the skill “{claim.skill}”, so "
+                "nothing was run. Pick a command from the menu again, or write your request "
+                "as a message.",
                 code="slash_command_unavailable",
             )
     elif not usable:
-        known = _known_commands(catalog, registry, employee, actions_on)
-        if matches:
-            raise BadRequest(
-                f"/{name} is not available to this employee. {known}",
-                code="slash_command_unavailable",
-            )
-        raise BadRequest(f"There is no command /{name}. {known}", code="slash_command_unknown")
+        # One sentence for both, as the composer says it (it cannot tell them apart): the
+        # command another employee has is no more this one's than a made-up one.
+        missing = _missing_command(name, catalog, registry, employee, actions_on)
+        code = "slash_command_unavailable" if matches else "slash_command_unknown"
+        raise BadRequest(missing, code=code)
     elif len(usable) > 1:
         candidates = [{"skill": s.name, "command": c.command, "title": c.title} for s, c in usable]
         raise BadRequest(
@@ -292,11 +291,12 @@ def propose_command(
         deadlines.interrupt(session, bus, registry, call, employee, run_id)
 
 
-def _known_commands(
-    catalog: SkillCatalog, registry: ToolRegistry, employee: Employee, actions_on: bool
+def _missing_command(
+    name: str, catalog: SkillCatalog, registry: ToolRegistry, employee: Employee, actions_on: bool
 ) -> str:
-    """A sentence naming the commands this employee can run now (as typed, for the person):
-    ``Commands you can use here: /notes, /suggest.``, or that there are none."""
+    """The refusal of a command this employee does not have, saying what the person can do
+    instead: ``Scout has no command /help. You can use /notes or /suggest, or write your
+    request as a message.`` (the web client's composer says the same, ``messageChecks.ts``)."""
     names = sorted(
         {
             c.command
@@ -305,9 +305,12 @@ def _known_commands(
             and _permission(registry, c.tool, employee, actions_on) != "DENY"
         }
     )
+    lead = f"{employee.name} has no command /{name}"
     if not names:
-        return f"{employee.name} has no commands; write your request as a message instead."
-    return "Commands you can use here: " + ", ".join(f"/{n}" for n in names) + "."
+        return f"{lead}; write your request as a message instead."
+    listed = [f"/{n}" for n in names]
+    either = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " or " + listed[-1]
+    return f"{lead}. You can use {either}, or write your request as a message."
 
 
 def _permission(registry: ToolRegistry, name: str, employee: Employee, actions_on: bool) -> str:

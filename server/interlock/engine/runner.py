@@ -29,7 +29,7 @@ from interlock.engine.outside import OutsideCalls
 from interlock.engine.resumes import claim_resume, resume_after_close, resume_latest
 from interlock.engine.terminals import end_run
 from interlock.errors import InterlockError, NotFound
-from interlock.models import create_chat_model
+from interlock.models import close_chat_model, create_chat_model
 from interlock.settings import Settings
 from interlock.skills import SkillCatalog
 from interlock.storage import (
@@ -373,6 +373,8 @@ class Engine:
         if tasks:
             await asyncio.wait(tasks, timeout=CANCEL_WAIT_S)
         await self.leases.stop()
+        for model in {id(m): m for m in [self.model, *self._models.values()]}.values():
+            await close_chat_model(model)
 
     async def wait_idle(self, timeout_s: float = 30.0) -> None:
         """Wait until no run task (nor scheduled resume) is left, at most ``timeout_s``.

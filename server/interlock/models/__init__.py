@@ -2,8 +2,8 @@
 
 Public API:
 
-* :func:`create_chat_model` / :func:`describe_model` - the model contract used by the engine and
-  the API (see ``docs/architecture.md``).
+* :func:`create_chat_model` / :func:`close_chat_model` / :func:`describe_model` - the model
+  contract used by the engine and the API (see ``docs/architecture.md``).
 * :class:`OfflineChatModel` - the deterministic built-in model used when no model is set.
 * :class:`ScriptedChatModel` and :func:`scripted_message` - replay fixed replies (tests only;
   loaded at first use, not by a server's start).
@@ -15,6 +15,7 @@ from interlock.models.factory import (
     INSTALLED_PROVIDERS,
     MODEL_FORMAT,
     check_model_spec,
+    close_chat_model,
     create_chat_model,
     describe_model,
     model_kwargs_for,
@@ -45,6 +46,7 @@ __all__ = [
     "ScriptExhaustedError",
     "ScriptedChatModel",
     "check_model_spec",
+    "close_chat_model",
     "create_chat_model",
     "describe_model",
     "model_kwargs_for",

@@ -153,13 +153,34 @@ def create_chat_model(settings: Settings) -> BaseChatModel:
     from langchain.chat_models import init_chat_model
 
     provider, model = parse_model_spec(settings.model)
+    kwargs = model_kwargs_for(settings, provider)
+    if provider in _OPENAI_PROVIDERS:
+        # A connection pool of the model's own, closed by close_chat_model. Left to
+        # itself, langchain-openai shares one pool per base URL across the whole process,
+        # so a second server in the process (tests, an embedding app) would reuse sockets
+        # bound to the first one's event loop and fail with "Event loop is closed".
+        import openai
+
+        kwargs["http_async_client"] = openai.DefaultAsyncHttpxClient()
     try:
-        chat_model: BaseChatModel = init_chat_model(
-            model, model_provider=provider, **model_kwargs_for(settings, provider)
-        )
+        chat_model: BaseChatModel = init_chat_model(model, model_provider=provider, **kwargs)
     except ValueError as exc:
         raise ValueError(f"cannot create chat model {settings.model!r}: {exc}") from exc
     return chat_model
+
+
+async def close_chat_model(chat_model: BaseChatModel) -> None:
+    """Close the connection pool :func:`create_chat_model` gave the model, if it has one.
+
+    Safe for any model: those without a pool of their own (the offline model, scripted
+    models, providers that manage their own) are left as they are.
+
+    Args:
+        chat_model: A model from :func:`create_chat_model`, or any LangChain chat model.
+    """
+    client = getattr(chat_model, "http_async_client", None)
+    if client is not None and callable(getattr(client, "aclose", None)):
+        await client.aclose()
 
 
 def describe_model(settings: Settings) -> dict[str, Any]:

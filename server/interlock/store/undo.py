@@ -43,7 +43,8 @@ def undo_call(db: Database, registry: ToolRegistry, user_id: str, tool_call_id: 
 
     Raises:
         NotFound: Unknown call, or not in one of the caller's conversations.
-        Conflict: ``not_undoable`` (a read call, or one that changed nothing), ``already_undone``,
+        Conflict: ``not_undoable`` (a read, a call not run or whose outcome is not known, or one
+            that changed nothing), ``already_undone``,
             or ``undo_conflict`` with ``details.conflicts`` naming keys changed later.
     """
     with db.session() as session:
@@ -181,8 +182,9 @@ _NEVER_RAN = {ToolCallStatus.rejected, ToolCallStatus.cancelled, ToolCallStatus.
 
 
 def _not_undoable(call: ToolCall, registry: ToolRegistry) -> Conflict:
-    """``not_undoable``, saying why in words: a read, a call that has not run (yet), or one
-    that ran and changed nothing."""
+    """``not_undoable``, saying why in words: a read, a call that has not run (yet), one whose
+    outcome is not known (``outcome_unknown``: stopped while its tool ran, or a write whose
+    answer was lost; it may have happened), or one that ran and changed nothing."""
     tool = registry.get(call.name)
     title = _title(call, registry)
     if tool is not None and not tool.write:
@@ -193,6 +195,12 @@ def _not_undoable(call: ToolCall, registry: ToolRegistry) -> Conflict:
         message = f"{title} is still running; undo it once it is done."
     elif call.status in _NEVER_RAN:
         message = f"{title} did not run; there is nothing to undo."
+    elif call.error_code == "outcome_unknown":
+        message = (
+            f"{title} may or may not have happened: it did not finish, and it recorded no "
+            "change that can be undone here. Check whether it took effect; if it did, reverse "
+            "it yourself or ask the employee to."
+        )
     else:
         message = f"{title} changed nothing that can be undone."
     return Conflict(message, code="not_undoable")

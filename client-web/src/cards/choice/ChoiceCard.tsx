@@ -9,7 +9,7 @@ import { actionName } from "../actionName";
 import { DecisionSummary } from "../DecisionSummary";
 import { DECLINED, decline } from "../decline";
 import type { CardProps } from "../types";
-import { choiceMode } from "./choice";
+import { choiceMode, choseText } from "./choice";
 import { QuestionChoice } from "./QuestionChoice";
 
 export function chosenOption(call: CardProps["call"]): string | null {
@@ -30,7 +30,7 @@ export function suggestionHeading(call: CardProps["call"], title: string): strin
   return typeof q === "string" && q.trim() ? q : title;
 }
 
-function SuggestionChoice({ call, title, live, busy, decide }: CardProps) {
+function SuggestionChoice({ call, tool, title, live, busy, decide }: CardProps) {
   const [error, setError] = useState<string | null>(null);
   const proposed = call.proposed_args ?? {};
   const heading = suggestionHeading(call, title);
@@ -76,11 +76,8 @@ function SuggestionChoice({ call, title, live, busy, decide }: CardProps) {
           </button>
         </div>
       )}
-      {call.decision && call.decision.type !== "edit" && <DecisionSummary call={call} showArgs={false} rejected={DECLINED} />}
-      {call.decision?.type === "edit" && (
-        <p className="muted small" data-testid="decision" data-decision-type="edit">
-          Chosen: {chosen ?? "—"}
-        </p>
+      {call.decision && (
+        <DecisionSummary call={call} showArgs={false} rejected={DECLINED} chosen={choseText(chosen != null ? { option: chosen } : null, tool) ?? "Approved without a choice"} />
       )}
       {error && (
         <p className="error" role="alert">

@@ -4,7 +4,9 @@
  * - "respond": `ask.choice` ({question, options, multiple?}); the answer is a respond whose
  *   message is the option, or a JSON list of the options when `multiple`.
  */
-import type { ToolCallOut, ToolOut } from "../../api/types";
+import type { JsonObject, ToolCallOut, ToolOut } from "../../api/types";
+import { bidiIsolated } from "../bidi";
+import { choiceWord } from "../fields/schemaFields";
 
 export type ChoiceMode = "edit" | "respond";
 
@@ -54,4 +56,17 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What the person did by picking a suggestion (an `edit` that set `option`), as the card and
+ * the audit say it: "Chose “Pixel”", the option as the tool's schema lists it (its title when
+ * it has one); null when `args` chose nothing.
+ */
+export function choseText(args: JsonObject | null | undefined, tool?: Pick<ToolOut, "input_schema">): string | null {
+  const option = args?.option;
+  if (typeof option !== "string" || !option) return null;
+  const properties = tool?.input_schema?.properties;
+  const schema = properties && typeof properties === "object" ? (properties as Record<string, unknown>).option : undefined;
+  return `Chose “${bidiIsolated(choiceWord(schema, option) ?? option)}”`;
 }

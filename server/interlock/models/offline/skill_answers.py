@@ -14,6 +14,7 @@ from typing import Any
 from interlock.models.offline.questions import confirmed_what
 from interlock.models.offline.tool_names import ASK_CHOICE, ASK_CONFIRM, ASK_FORM, LOAD_SKILL
 from interlock.models.offline.wording import with_stop
+from interlock.tools.schema.labels import choice_word
 
 RESULT_SUMMARY_CHARS = 500
 """How much of an unknown tool's result is quoted back."""
@@ -59,6 +60,15 @@ def _show(value: Any) -> str:
     return str(value)
 
 
+def _field_value(schema: Any, value: Any) -> str:
+    """An answered field's value as the card says it (``formAnswer.answerRows``): a choice
+    as the form listed it ("Pro", an option's title, not "pro"), a yes/no as "Yes"/"No"."""
+    if isinstance(value, bool):
+        return "Yes" if value else "No"
+    chosen = choice_word(schema, value) if isinstance(value, str) and value else None
+    return chosen or _show(value)
+
+
 def _form_answer(args: dict[str, Any], content: str) -> str:
     answer = _loads(content)
     if not isinstance(answer, dict):
@@ -74,7 +84,7 @@ def _form_answer(args: dict[str, Any], content: str) -> str:
         schema = props.get(key)
         title = schema.get("title") if isinstance(schema, dict) else None
         label = title if isinstance(title, str) and title else key
-        lines.append(f"- {label}: {_show(answer[key])}")
+        lines.append(f"- {label}: {_field_value(schema, answer[key])}")
     name = next(
         (answer[k] for k in _NAME_KEYS if isinstance(answer.get(k), str) and answer[k].strip()),
         None,

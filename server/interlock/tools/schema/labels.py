@@ -16,7 +16,7 @@ from interlock.errors import BadRequest
 if TYPE_CHECKING:
     from interlock.tools.base import FieldError
 
-__all__ = ["args_refused", "field_label", "field_sentences", "humanise"]
+__all__ = ["args_refused", "choice_word", "field_label", "field_sentences", "humanise"]
 
 _ACRONYMS = {
     word + plural: word.upper() + plural
@@ -34,6 +34,26 @@ def humanise(key: str) -> str:
         return key
     line = " ".join(_ACRONYMS.get(w, w) for w in words)
     return line[0].upper() + line[1:]
+
+
+def choice_word(schema: Any, value: str) -> str | None:
+    """Return how a field's schema lists the option ``value`` to a person, as the web client
+    does (``schemaFields.choiceWord``): the ``title`` of its ``oneOf``/``anyOf`` option, else
+    the value humanised when the schema lists it (``"pro"`` → ``"Pro"``); None when ``schema``
+    offers no such choice."""
+    if not isinstance(schema, dict):
+        return None
+    for alternatives in (schema.get("oneOf"), schema.get("anyOf")):
+        if not isinstance(alternatives, list):
+            continue
+        option = next(
+            (o for o in alternatives if isinstance(o, dict) and o.get("const") == value), None
+        )
+        if option is not None:
+            title = option.get("title")
+            return title if isinstance(title, str) and title.strip() else humanise(value)
+    listed = schema.get("enum")
+    return humanise(value) if isinstance(listed, list) and value in listed else None
 
 
 def field_label(schema: Any, path: Sequence[str | int]) -> str:
