@@ -11,13 +11,19 @@
 * The API routes are the app's own, not included routers: FastAPI builds every route of an
   included router a second time at the first request that reaches it.
 * Settings check their text with the text rules of ``interlock.text``, which loads no storage.
+* LangSmith's REST API models (``langsmith.types``, ~150 pydantic models that LangChain's
+  tracers pull in) are built on their first use, not at start-up, and LangSmith tracing still
+  sends a run's trace when a person configures it (``LANGSMITH_TRACING``).
 """
 
 from __future__ import annotations
 
 import gc
+import http.server
+import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +95,86 @@ def test_settings_check_text_without_loading_storage() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
     )
     assert done.stdout.split("\n")[:2] == ["refused", "[]"], done.stdout + done.stderr
+
+
+def test_langsmiths_api_models_are_built_on_their_first_use(tmp_path: Path) -> None:
+    script = (
+        "import sys\n"
+        "from interlock.api.app import create_app\n"
+        "from interlock.settings import Settings\n"
+        f"create_app(Settings(_env_file=None, database_url='sqlite:///{tmp_path}/x.db'))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('langsmith.types')))\n"
+        "import langsmith\n"
+        "import langsmith.types as types\n"
+        "from langsmith.types import Run\n"
+        "print(Run is types.Run is langsmith.types.Run, 'TracerSession' in dir(types))\n"
+        "print(hasattr(types, 'NoSuchModel'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.split("\n")[:3] == [
+        "['langsmith.types', 'langsmith.types.run_select_field']",
+        "True True",
+        "False",
+    ], done.stdout + done.stderr
+
+
+class _LangSmith(http.server.BaseHTTPRequestHandler):
+    """A stand-in LangSmith API: answers everything with ``{}``, keeps the paths posted to."""
+
+    posted: list[str] = []
+
+    def do_GET(self) -> None:
+        self._answer()
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        self.posted.append(self.path)
+        self._answer()
+
+    def _answer(self) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_langsmith_tracing_still_sends_runs_when_configured() -> None:
+    script = (
+        "import sys\n"
+        "import interlock.api.app\n"
+        "from langchain_core.runnables import RunnableLambda\n"
+        "from langchain_core.tracers.langchain import wait_for_all_tracers\n"
+        "print(RunnableLambda(lambda x: x + 1).invoke(1))\n"
+        "wait_for_all_tracers()\n"
+    )
+    _LangSmith.posted = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _LangSmith)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        env = {
+            **os.environ,
+            "LANGSMITH_TRACING": "true",
+            "LANGSMITH_API_KEY": "test-key",
+            "LANGSMITH_ENDPOINT": f"http://127.0.0.1:{server.server_port}",
+            "LANGSMITH_PROJECT": "interlock-test",
+        }
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+            env=env,
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+    assert done.stdout.strip() == "2", done.stderr
+    assert any(path.startswith("/runs") for path in _LangSmith.posted), _LangSmith.posted
