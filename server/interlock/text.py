@@ -177,29 +177,37 @@ def clean_json(value: Any) -> Any:
     return value
 
 
-_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 """Bidirectional embeddings, overrides and isolates (LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI,
-PDI): characters that reorder the text after them, not marks such as U+200F."""
+PDI): characters that reorder the text after them, not marks such as U+200F; and control
+characters (C0 but tab, line feed and carriage return; DEL; C1), which show as nothing or
+"\ufffd". The web client's ``cards/reveal.ts`` writes the same ones the same way."""
 
 
-def reveal_bidi_controls(text: str) -> str:
-    """Return ``text`` with each bidirectional embedding, override or isolate character written
-    as ``[U+202E]`` instead of obeying it.
+def reveal_hidden(text: str) -> str:
+    """Return ``text`` with each bidirectional embedding, override or isolate and each control
+    character written as ``[U+202E]``, ``[U+001B]`` instead of obeying it.
 
-    For a sentence that quotes values a model or a person wrote (a card's summary): an override
-    left open in a quoted value (``Add a note: “\u202eevil”``) would otherwise reverse the rest
-    of the sentence, so the card would not read as what the call does. Marks (U+200E, U+200F),
-    joiners and every other character are kept.
+    The README's rule for text a tool, a model or a person wrote, wherever a person reads it:
+    an override left open in a quoted value (``Add a note: “\u202eevil”``) would otherwise
+    reverse the rest of the sentence, and an Escape (``\x1b[31m``) shows as nothing or "�".
+    Marks (U+200E, U+200F), joiners, tab, line feed, carriage return and every other
+    character are kept.
 
     Args:
-        text: A one-line sentence.
+        text: A sentence, a tool's result, a model's reply.
 
     Returns:
-        ``"Add a note: “[U+202E]evil”"``; ``text`` itself when it holds none.
+        ``"Add a note: “[U+202E]evil”"``, ``"[U+001B][31mred"``; ``text`` itself when it holds
+        none.
     """
-    if not _BIDI_CONTROLS.search(text):
+    if not _HIDDEN.search(text):
         return text
-    return _BIDI_CONTROLS.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+    return _HIDDEN.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+
+
+reveal_bidi_controls = reveal_hidden
+"""The former name of :func:`reveal_hidden`."""
 
 
 _INVISIBLE_ONLY = re.compile(

@@ -10,6 +10,7 @@ import type { AuditQuery, AuditRecordOut, ToolMetricsReport, ToolOut } from "../
 import { ViewJson } from "../components/JsonView";
 import { isAdmin, useAppData } from "../state/appData";
 import { MetricsPanel } from "./MetricsPanel";
+import { reveal } from "../cards/reveal";
 import { originText } from "../cards/ToolCardHeader";
 import { channelWords, localInputToIso, OUTCOME_WORDS, OUTCOMES, outcomeText, reasonText, when } from "./words";
 import { Loading, Problem, problemWords } from "../components/PageStates";
@@ -276,25 +277,25 @@ export function AuditRow({ record: r, admin, employeeName, tool }: { record: Aud
   return (
     <tr data-testid="audit-row" data-kind={r.kind} data-outcome={r.outcome} data-tool={r.tool}>
       <td className="nowrap">{when(r.created_at)}</td>
-      <td>{r.tool_title}</td>
+      <td>{reveal(r.tool_title)}</td>
       <td>{employeeName}</td>
       <td>
         <span className={`badge outcome-${r.outcome}`} data-testid="audit-outcome">
           {outcomeText(r, tool)}
         </span>
       </td>
-      <td>{r.decided_by}</td>
-      {admin && <td>{r.owner_name}</td>}
+      <td>{reveal(r.decided_by)}</td>
+      {admin && <td>{reveal(r.owner_name)}</td>}
       <td>
         {channelWords(r.channel)}
         {r.client_name && (
           <div className="small muted" data-testid="audit-origin" title={originText(r) ?? undefined}>
-            call from {r.client_name}
+            call from {reveal(r.client_name)}
           </div>
         )}
       </td>
       <td className="audit-details">
-        {r.reason && <div className="small">“{reasonText(r)}”</div>}
+        {r.reason && <div className="small">“{reveal(reasonText(r) ?? "")}”</div>}
         {r.kind === "tool_call" && (
           <a className="small" href={`#/c/${encodeURIComponent(r.conversation_id)}/call/${encodeURIComponent(r.tool_call_id)}`}>
             Open the call

@@ -150,6 +150,9 @@ class Database:
                 functools.partial(_sqlite_on_connect, gate=gate, lock_timeout_s=lock_timeout_s),
             )
         else:
+            from interlock.storage import pg_wait  # imports psycopg: PostgreSQL only
+
+            pg_wait.install(self.engine)
             pg_pool.ping_when_idle(self.engine)
             pg_pool.keep_prepared_statements(self.engine)
             write_behind.install(self.engine)

@@ -1,5 +1,6 @@
 /** A tool call's status in words for people (the raw status stays in `data-status`). */
 import type { ToolCallOut } from "../../api/types";
+import { reveal } from "../reveal";
 
 export type Tone = "wait" | "run" | "ok" | "bad" | "off";
 
@@ -57,7 +58,7 @@ export function statusWords(call: ToolCallOut): StatusWords {
       if (answeredInstead(call)) return word("Answered, not run", "off");
       return word("Done", "ok");
     case "failed": {
-      const message = call.error?.message ?? "It stopped with an error.";
+      const message = reveal(call.error?.message ?? "It stopped with an error.");
       if (notRun(call) || refusedUpFront(call)) return word("Not run", "bad", `Not run: ${message}`, call.error?.code ?? null);
       // Stopped while its tool ran (a cancel, a new message, a server stop) or a write whose
       // answer was lost: it may have happened, and it is never run again.
