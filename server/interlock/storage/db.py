@@ -25,6 +25,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -41,7 +42,6 @@ from interlock.errors import DatabaseBusy
 from interlock.storage import pg_pool, write_behind
 from interlock.storage.models.conversations import add_postgresql_options
 from interlock.storage.pg_notify import Notifier
-from interlock.storage.threads import Threads
 from interlock.storage.writer import (
     GatedConnection,
     WriteGate,
@@ -156,7 +156,7 @@ class Database:
             pg_pool.ping_when_idle(self.engine)
             pg_pool.keep_prepared_statements(self.engine)
             write_behind.install(self.engine)
-        self._executors: tuple[Threads, Threads] | None = None
+        self._executors: tuple[ThreadPoolExecutor, ThreadPoolExecutor] | None = None
         self._executor_pid = 0
 
     @contextmanager
@@ -250,12 +250,16 @@ class Database:
                 await asyncio.sleep(wait_s)
         raise AssertionError("unreachable")
 
-    def _pools(self) -> tuple[Threads, Threads]:
+    def _pools(self) -> tuple[ThreadPoolExecutor, ThreadPoolExecutor]:
         # A forked worker process must not inherit its parent's threads: make its own.
         if self._executors is None or self._executor_pid != os.getpid():
             self._executors = (
-                Threads(DB_THREADS - RUN_THREADS, "interlock-db", initializer=mark_urgent_thread),
-                Threads(RUN_THREADS, "interlock-db-run"),
+                ThreadPoolExecutor(
+                    DB_THREADS - RUN_THREADS,
+                    thread_name_prefix="interlock-db",
+                    initializer=mark_urgent_thread,
+                ),
+                ThreadPoolExecutor(RUN_THREADS, thread_name_prefix="interlock-db-run"),
             )
             self._executor_pid = os.getpid()
         return self._executors
@@ -265,7 +269,7 @@ class Database:
         notifying one."""
         if self._executors is not None and self._executor_pid == os.getpid():
             for executor in self._executors:
-                executor.shutdown()
+                executor.shutdown(wait=True)
         self._executors = None
         if self.notifier is not None:
             self.notifier.close()
