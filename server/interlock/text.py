@@ -143,15 +143,20 @@ def control_characters(value: Any) -> list[tuple[list[str | int], str]]:
     return found
 
 
+_FIELD_WORDS = {"content": "message"}
+"""Fields named otherwise for a person: a message's ``content`` is "the message"."""
+
+
 def no_control_characters(value: Any, info: ValidationInfo) -> Any:
     """Pydantic field validator (``mode="before"``): refuse a control character in the field
     (:func:`control_character_problem`), named from the field (``system_prompt``: "The system
-    prompt").
+    prompt"; a message's ``content``: "The message").
 
     Raises:
         PydanticCustomError: Rule :data:`CONTROL_CHARACTER`, with the sentence.
     """
-    what = "The " + (info.field_name or "text").replace("_", " ")
+    name = info.field_name or "text"
+    what = "The " + _FIELD_WORDS.get(name, name.replace("_", " "))
     problem = control_character_problem(value, what)
     if problem:
         raise PydanticCustomError(CONTROL_CHARACTER, problem)
@@ -224,6 +229,31 @@ def is_blank(text: str) -> bool:
     Cheap on long text: the match stops at the first visible character.
     """
     return _INVISIBLE_ONLY.fullmatch(text) is not None
+
+
+_SHOWS_NOTHING = re.compile(
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]"
+)
+"""Characters that show nothing but are not format characters (Cf): a combining grapheme
+joiner, Hangul fillers, Khmer inherent vowels, variation selectors."""
+
+
+def without_invisible(text: str) -> str:
+    """Return ``text`` without the characters that show nothing: format characters (bidi
+    marks and overrides, zero-width spaces and joiners, a soft hyphen, a BOM, tags) and
+    :data:`_SHOWS_NOTHING`. Whitespace stays."""
+    return "".join(
+        c for c in text if unicodedata.category(c) != "Cf" and not _SHOWS_NOTHING.match(c)
+    )
+
+
+def plain_form(text: str) -> str:
+    """Return ``text`` as it reads: compatibility forms folded (NFKC: fullwidth letters
+    are plain ones, the ligature U+FB01 is ``fi``) and invisible characters dropped (:func:`without_invisible`).
+
+    For deciding what a message is (a slash command or not), never for storing it.
+    """
+    return without_invisible(unicodedata.normalize("NFKC", without_invisible(text)))
 
 
 _JOINERS = frozenset("\u200c\u200d")  # zero-width (non-)joiner: part of emoji and scripts

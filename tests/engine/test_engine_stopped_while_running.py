@@ -20,6 +20,7 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from interlock.engine.messages import NEW_MESSAGE_REASON
+from interlock.engine.tool_texts import CloseReason
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from interlock.storage import (
@@ -110,10 +111,14 @@ def _history(server: LiveServer, conversation_id: str, call_id: str) -> dict[str
     }
 
 
-def _assert_stopped(found: dict[str, Any], reason: str) -> None:
-    """Closed once as "stopped while running: it may have happened", never as cancelled."""
+def _assert_stopped(found: dict[str, Any], reason: str | CloseReason) -> None:
+    """Closed once as "stopped while running: it may have happened", never as cancelled:
+    on the card in the owner's words, in the audit record and to the model in theirs."""
+    why = reason if isinstance(reason, CloseReason) else CloseReason.same(reason)
     call = found["call"]
-    said = f"Stopped while running ({reason}): it may have happened. It was not run again."
+    said = f"Stopped while running ({why.owner}): it may have happened. It was not run again."
+    told = f"Stopped while running ({why.model}): it may have happened. It was not run again."
+    recorded = f"Stopped while running ({why.record}): it may have happened. It was not run again."
     assert (call.status, call.error_code, call.error_message) == (
         "failed",
         "outcome_unknown",
@@ -123,7 +128,7 @@ def _assert_stopped(found: dict[str, Any], reason: str) -> None:
     assert call.result_text is None  # the late result is not stored over what was said
     assert found["messages"] == [
         (
-            f"Error [outcome_unknown]: {said} Hint: Check whether it took effect before "
+            f"Error [outcome_unknown]: {told} Hint: Check whether it took effect before "
             "doing it again.",
             "error",
         )
@@ -133,7 +138,7 @@ def _assert_stopped(found: dict[str, Any], reason: str) -> None:
     assert '"cancelled"' not in event
     assert found["seqs"] == list(range(1, len(found["seqs"]) + 1))
     # The closer's act, with what it left: the record of the allowed run may come first.
-    assert [a for a in found["audit"] if a[0] != "allowed"] == [("cancelled", said)]
+    assert [a for a in found["audit"] if a[0] != "allowed"] == [("cancelled", recorded)]
 
 
 async def test_a_run_cancelled_while_its_tool_runs_says_it_may_have_happened(
