@@ -71,7 +71,7 @@ OK_URL = "https://127.0.0.1:9/mcp"  # allowed by the test settings below: only t
     [
         ("Docs", {"url": OK_URL}, "lowercase"),
         ("a" * 33, {"url": OK_URL}, "1 to 32"),
-        ("docs", {"url": OK_URL, "env": {"A": "b"}}, "env is for command"),
+        ("docs", {"url": OK_URL, "env": {"A": "b"}}, "Env is for command"),
         ("docs", {"url": OK_URL, "connection": "nope"}, "not configured"),
         ("docs", {"url": OK_URL, "title": "t" * 201}, "title"),
         ("docs", {"url": "https://127.0.0.1/" + "p" * 2000}, "url"),
