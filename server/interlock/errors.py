@@ -44,6 +44,14 @@ class BadRequest(InterlockError):
     status = 422
 
 
+class MalformedHeader(InterlockError):
+    """A request header that is not in its format, e.g. a ``Last-Event-ID`` that is not an
+    event's number (400)."""
+
+    code = "invalid_header"
+    status = 400
+
+
 class Unauthorized(InterlockError):
     """No valid bearer token (401)."""
 
@@ -222,10 +230,17 @@ def field_error_words(error: Mapping[str, Any]) -> str:
 
 
 def _sentence(message: str) -> str:
-    """``message`` with a closing full stop (pydantic's ``"Must be 'a' or 'b'"``). The first
-    letter stays: a message may start with a field's name (``approval_timeout_s must be``)."""
+    """``message`` as a sentence: a capital first letter and a closing full stop (pydantic's
+    ``"Must be 'a' or 'b'"``, a validator's ``"give days or expires_at, not both"``). A first
+    word holding ``_`` or ``.`` is a name as written (``approval_timeout_s must be``) and keeps
+    its case."""
     message = message.strip()
-    return message if not message or message[-1] in ".!?…" else message + "."
+    if not message:
+        return message
+    first = message.split(maxsplit=1)[0]
+    if "_" not in first and "." not in first.rstrip(".!?…,:;"):
+        message = message[:1].upper() + message[1:]
+    return message if message[-1] in ".!?…" else message + "."
 
 
 def _json_error(error: Mapping[str, Any]) -> dict[str, Any]:

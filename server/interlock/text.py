@@ -143,15 +143,20 @@ def control_characters(value: Any) -> list[tuple[list[str | int], str]]:
     return found
 
 
+_FIELD_WORDS = {"content": "message"}
+"""Fields named otherwise for a person: a message's ``content`` is "the message"."""
+
+
 def no_control_characters(value: Any, info: ValidationInfo) -> Any:
     """Pydantic field validator (``mode="before"``): refuse a control character in the field
     (:func:`control_character_problem`), named from the field (``system_prompt``: "The system
-    prompt").
+    prompt"; a message's ``content``: "The message").
 
     Raises:
         PydanticCustomError: Rule :data:`CONTROL_CHARACTER`, with the sentence.
     """
-    what = "The " + (info.field_name or "text").replace("_", " ")
+    name = info.field_name or "text"
+    what = "The " + _FIELD_WORDS.get(name, name.replace("_", " "))
     problem = control_character_problem(value, what)
     if problem:
         raise PydanticCustomError(CONTROL_CHARACTER, problem)
@@ -177,29 +182,37 @@ def clean_json(value: Any) -> Any:
     return value
 
 
-_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 """Bidirectional embeddings, overrides and isolates (LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI,
-PDI): characters that reorder the text after them, not marks such as U+200F."""
+PDI): characters that reorder the text after them, not marks such as U+200F; and control
+characters (C0 but tab, line feed and carriage return; DEL; C1), which show as nothing or
+"\ufffd". The web client's ``cards/reveal.ts`` writes the same ones the same way."""
 
 
-def reveal_bidi_controls(text: str) -> str:
-    """Return ``text`` with each bidirectional embedding, override or isolate character written
-    as ``[U+202E]`` instead of obeying it.
+def reveal_hidden(text: str) -> str:
+    """Return ``text`` with each bidirectional embedding, override or isolate and each control
+    character written as ``[U+202E]``, ``[U+001B]`` instead of obeying it.
 
-    For a sentence that quotes values a model or a person wrote (a card's summary): an override
-    left open in a quoted value (``Add a note: “\u202eevil”``) would otherwise reverse the rest
-    of the sentence, so the card would not read as what the call does. Marks (U+200E, U+200F),
-    joiners and every other character are kept.
+    The README's rule for text a tool, a model or a person wrote, wherever a person reads it:
+    an override left open in a quoted value (``Add a note: “\u202eevil”``) would otherwise
+    reverse the rest of the sentence, and an Escape (``\x1b[31m``) shows as nothing or "�".
+    Marks (U+200E, U+200F), joiners, tab, line feed, carriage return and every other
+    character are kept.
 
     Args:
-        text: A one-line sentence.
+        text: A sentence, a tool's result, a model's reply.
 
     Returns:
-        ``"Add a note: “[U+202E]evil”"``; ``text`` itself when it holds none.
+        ``"Add a note: “[U+202E]evil”"``, ``"[U+001B][31mred"``; ``text`` itself when it holds
+        none.
     """
-    if not _BIDI_CONTROLS.search(text):
+    if not _HIDDEN.search(text):
         return text
-    return _BIDI_CONTROLS.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+    return _HIDDEN.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+
+
+reveal_bidi_controls = reveal_hidden
+"""The former name of :func:`reveal_hidden`."""
 
 
 _INVISIBLE_ONLY = re.compile(
@@ -216,6 +229,31 @@ def is_blank(text: str) -> bool:
     Cheap on long text: the match stops at the first visible character.
     """
     return _INVISIBLE_ONLY.fullmatch(text) is not None
+
+
+_SHOWS_NOTHING = re.compile(
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]"
+)
+"""Characters that show nothing but are not format characters (Cf): a combining grapheme
+joiner, Hangul fillers, Khmer inherent vowels, variation selectors."""
+
+
+def without_invisible(text: str) -> str:
+    """Return ``text`` without the characters that show nothing: format characters (bidi
+    marks and overrides, zero-width spaces and joiners, a soft hyphen, a BOM, tags) and
+    :data:`_SHOWS_NOTHING`. Whitespace stays."""
+    return "".join(
+        c for c in text if unicodedata.category(c) != "Cf" and not _SHOWS_NOTHING.match(c)
+    )
+
+
+def plain_form(text: str) -> str:
+    """Return ``text`` as it reads: compatibility forms folded (NFKC: fullwidth letters
+    are plain ones, the ligature U+FB01 is ``fi``) and invisible characters dropped (:func:`without_invisible`).
+
+    For deciding what a message is (a slash command or not), never for storing it.
+    """
+    return without_invisible(unicodedata.normalize("NFKC", without_invisible(text)))
 
 
 _JOINERS = frozenset("\u200c\u200d")  # zero-width (non-)joiner: part of emoji and scripts
@@ -242,6 +280,60 @@ def one_line(text: str, limit: int) -> str:
         elif ord(c) in _TAGS and kept and (kept[-1] == _BLACK_FLAG or ord(kept[-1]) in _TAGS):
             kept.append(c)
     return " ".join("".join(kept).split())[:limit].strip()
+
+
+ONE_LINE_NAME = "one_line_name"
+"""Stable ``rule`` of the field error of a name that is not one line of visible characters."""
+
+
+def name_problem(value: Any, what: str) -> str | None:
+    """Return a sentence for a person when ``value`` is not a name people can read as it is:
+    one line of visible characters with single spaces between words (what user names must
+    be); else None. Surrounding spaces are allowed (they are removed).
+
+    Args:
+        value: The name; anything but a string has no problem here (checked elsewhere).
+        what: The name's name in the sentence, capitalized: ``"An employee's name"``.
+
+    Returns:
+        ``"An employee's name is one line of visible characters, single spaces between words:
+        no line breaks, tabs, control or invisible characters."``, or None. A bidi override
+        (U+202E), a zero-width space, a tab or two spaces in a row are refused, not dropped:
+        the name would not read as what was typed.
+    """
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    return None if one_line(text, len(text)) == text else name_rule(what)
+
+
+def name_rule(what: str) -> str:
+    """The rule of :func:`name_problem` in words, for ``what`` (``"A user name"``)."""
+    return (
+        f"{what} is one line of visible characters, single spaces between words: no line "
+        "breaks, tabs, control or invisible characters."
+    )
+
+
+def one_line_name(what: dict[str, str]) -> Any:
+    """A pydantic field validator (``mode="before"``) refusing a name :func:`name_problem`
+    finds a problem with.
+
+    Args:
+        what: Field name -> its name in the sentence (``{"name": "An employee's name"}``).
+
+    Raises:
+        PydanticCustomError: Rule :data:`ONE_LINE_NAME`, with the sentence.
+    """
+
+    def check(value: Any, info: ValidationInfo) -> Any:
+        field = info.field_name or ""
+        problem = name_problem(value, what.get(field, "The " + field.replace("_", " ")))
+        if problem:
+            raise PydanticCustomError(ONE_LINE_NAME, problem)
+        return value
+
+    return check
 
 
 ELLIPSIS = "\u2026"

@@ -30,7 +30,7 @@ def _refused(response: httpx.Response, field: str, character: str) -> None:
     [field_error] = error["details"]["errors"]
     assert field_error["path"][-1] == field, field_error
     assert field_error["rule"] == "control_character", field_error
-    name = field.replace("_", " ")
+    name = "message" if field == "content" else field.replace("_", " ")  # not "The content"
     code = f"U+{ord(character):04X}"
     assert field_error["message"] == (
         f"The {name} contains a control character ({code}), which is not text: remove it."

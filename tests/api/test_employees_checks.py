@@ -136,21 +136,62 @@ async def test_badly_formed_patches_are_refused(team: Team) -> None:
     assert ada["model"] is None and ada["slug"] == "assistant" and ada["builtin"] is True
 
 
-async def test_names_and_job_titles_are_one_visible_line(team: Team) -> None:
-    """Shown as one line (header, sidebar, cards): as conversation titles are."""
+ONE_LINE = (
+    "{} is one line of visible characters, single spaces between words: no line breaks, "
+    "tabs, control or invisible characters."
+)
+
+
+async def test_names_and_job_titles_with_hidden_characters_are_refused_as_user_names_are(
+    team: Team,
+) -> None:
+    """Was: 201, the bidi override and zero-width space silently dropped ("Hal evil" saved);
+    user names refuse them. Now refused on create and patch with the user names' words."""
+    for change, field in (
+        ({"name": "Hal ‮evil"}, "name"),
+        ({"name": "Chef\n‮Bot​"}, "name"),
+        ({"name": "Chef  Bot"}, "name"),
+        ({"name": " ​ "}, "name"),
+        ({"title": "Head\tcook"}, "title"),
+        ({"title": "Head cook ⁦of the day"}, "title"),
+    ):
+        response = await team.admin.post("/api/employees", json=new_employee(**change))
+        errors = error_of(response, 422, "invalid_request")["details"]["errors"]
+        what = "An employee's name" if field == "name" else "An employee's title"
+        assert [(e["path"], e["message"]) for e in errors] == [
+            (["body", field], ONE_LINE.format(what))
+        ]
+        patch = await team.admin.patch("/api/employees/assistant", json=change)
+        errors = error_of(patch, 422, "invalid_request")["details"]["errors"]
+        assert [(e["path"], e["message"]) for e in errors] == [
+            (["body", field], ONE_LINE.format(what))
+        ]
+    assert (await team.admin.get("/api/employees/assistant")).json()["name"] == "Ada"
+    # Surrounding spaces are trimmed, as before.
     response = await team.admin.post(
-        "/api/employees",
-        json=new_employee(name="Chef\n\u202eBot\u200b", title="Head\tcook  \u2066of the day"),
+        "/api/employees", json=new_employee(name="  Chef Bot ", title=" Head cook ")
     )
     assert response.status_code == 201, response.text
-    assert (response.json()["name"], response.json()["title"]) == (
-        "Chef Bot",
-        "Head cook of the day",
-    )
+    assert (response.json()["name"], response.json()["title"]) == ("Chef Bot", "Head cook")
 
-    blank = await team.admin.patch("/api/employees/chef", json={"name": " \u200b "})
-    assert error_of(blank, 422, "invalid_request")["details"]["errors"][0]["path"] == ["name"]
-    assert (await team.admin.get("/api/employees/chef")).json()["name"] == "Chef Bot"
+
+def test_a_user_name_with_hidden_characters_is_refused_in_the_same_words(
+    api_settings: Any,
+) -> None:
+    from interlock.errors import BadRequest
+    from interlock.storage import Database
+    from interlock.storage.users import create_user
+
+    db = Database(api_settings.database_url)
+    try:
+        with pytest.raises(BadRequest) as refused:
+            create_user(db, "ann ‮evil")
+    finally:
+        db.dispose()
+    assert refused.value.code == "invalid_request"
+    assert refused.value.message == (
+        ONE_LINE.format("A user name").removesuffix(".") + ", and not starting with 'group:'."
+    )
 
 
 async def test_blank_starter_prompts_are_left_out_not_shown_as_empty_buttons(team: Team) -> None:

@@ -174,3 +174,42 @@ async def test_an_unknown_or_unavailable_command_in_any_case_names_the_commands_
         )
         await assert_nothing_stored(server, scout)
         assert model.calls_made == 0
+
+
+async def test_words_that_only_look_like_a_command_are_refused_and_never_reach_the_model(
+    api_settings: Settings,
+) -> None:
+    """Decided on the text as it reads (NFKC, invisible characters dropped): an invisible
+    character, fullwidth letters or an accented letter in the command word do not make an
+    ordinary message of it (they did: 202, and the model got the text)."""
+    model = ScriptedChatModel(responses=[])
+    async with live_server(api_settings, model=model) as server:
+        ada = await conversation_with(server)
+        invisible = (
+            "Ada has no command written like that: it looks like /notes but holds an invisible "
+            "character. Type /notes in plain letters to run it, or write your request as a "
+            "message."
+        )
+        lookalike = (
+            "Ada has no command written like that: it looks like /notes but is written in "
+            "look-alike characters. Type /notes in plain letters to run it, or write your "
+            "request as a message."
+        )
+        cases = {
+            "/notes\u202e x": invisible,
+            "/no\u200btes x": invisible,
+            "\ufeff/notes x": invisible,
+            "/\uff2e\uff2f\uff34\uff25\uff33 fullwidth": lookalike,
+            "/note\u017f x": lookalike,  # a long s: not an ASCII s, whatever the case rules
+            "/n\u00f6tes x": "Ada has no command /n\u00f6tes. You can use /notes, or write your "
+            "request as a message.",
+            "/N\u00d6TES": "Ada has no command /n\u00f6tes. You can use /notes, or write your "
+            "request as a message.",
+            "/\uff48\uff45\uff4c\uff50 me": "Ada has no command /help. You can use /notes, or "
+            "write your request as a message.",
+        }
+        for content, words in cases.items():
+            error = error_of(await post_message(server, ada, content), 422, "slash_command_unknown")
+            assert error["message"] == words, content
+        await assert_nothing_stored(server, ada)
+        assert model.calls_made == 0

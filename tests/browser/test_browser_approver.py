@@ -110,3 +110,46 @@ async def test_the_sign_in_page_checks_once_and_says_a_typed_token_was_refused(
     refusal = page.get_by_test_id("token-refused")
     await expect(refusal).to_contain_text("The token you entered was not accepted")
     assert [url.split("/api/", 1)[1] for url in refused] == ["me", "me"]
+
+
+async def test_an_approver_reads_an_override_in_the_args_as_the_cards_sentence_shows_it(
+    app: LiveServer, page: Page
+) -> None:
+    """Found in QA: the sentence read “from [U+202E]Hal conv” but the field list showed
+    "from vnoc laH": the approver approved a value that read otherwise. Both read the same
+    now, and the note is stored as it was written."""
+    _owner, owner_token = create_user(app.services.db, "owner")
+    _ana, ana_token = create_user(app.services.db, "ana")
+    app.services.employees.update(
+        "assistant",
+        {"approvers": ["ana"], "tool_approvals": {"notes.add": {"approvals_required": 2}}},
+    )
+    owner = {"Authorization": f"Bearer {owner_token}"}
+    created = await app.client.post("/api/conversations", json={}, headers=owner)
+    conversation_id = created.json()["id"]
+    said = await app.client.post(
+        f"/api/conversations/{conversation_id}/messages",
+        json={"content": "add a note from \u202eHal conv"},
+        headers=owner,
+    )
+    assert said.status_code == 202, said.text
+    await app.idle()
+    (call,) = (
+        await app.client.get(f"/api/conversations/{conversation_id}/pending", headers=owner)
+    ).json()
+    assert call["proposed_args"] == {"text": "from \u202eHal conv"}
+
+    await page.add_init_script(f"localStorage.setItem('interlock.token', {ana_token!r})")
+    await page.goto("/#/approvals")
+    item = page.locator(f'[data-testid="approval-item"][data-tool-call-id="{call["id"]}"]')
+    await expect(item).to_have_attribute("data-role", "approver")
+    await expect(item.get_by_test_id("approval-summary")).to_have_text(
+        "Add a note: “from [U+202E]Hal conv”"
+    )
+    field = item.locator('[data-testid="arg-field"][data-key="text"] dd')
+    await expect(field).to_have_text("from [U+202E]Hal conv")
+    assert "\u202e" not in await item.inner_text()
+
+    await item.get_by_test_id("approve").click()
+    await expect(item.get_by_test_id("approved-by-me")).to_be_visible()
+    assert notes(app) == []

@@ -255,6 +255,15 @@ async def test_scout_has_no_notes_command_and_a_typed_one_is_refused(
     await expect(box).to_have_value("/notes buy milk")  # kept, so it can be fixed
     await expect(messages(page, "user")).to_have_count(0)
     assert notes(app) == []
+    # A word that only looks like a command (fullwidth letters) is one too: refused before
+    # sending, as the server refuses it (it used to go to the model as text).
+    await box.fill("/\uff4e\uff4f\uff54\uff45\uff53 buy milk")
+    await page.get_by_test_id("send").click()
+    await expect(error).to_have_attribute("data-code", "slash_command_unknown")
+    await expect(error).to_have_text(
+        "Scout has no command /notes; write your request as a message instead."
+    )
+    await expect(messages(page, "user")).to_have_count(0)
     # The refused first message leaves no conversation behind (a chat is kept from its
     # first message on).
     assert (await app.client.get("/api/conversations")).json() == []

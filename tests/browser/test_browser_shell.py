@@ -124,7 +124,7 @@ async def test_a_message_the_server_would_refuse_is_refused_before_asking_to_can
     # Only blanks: the same.
     await box.fill("   ")
     await page.get_by_test_id("send").click()
-    await expect(error).to_have_text("Write a message first.")
+    await expect(error).to_have_text("The message is empty: write something to send.")
     await expect(confirm).to_have_count(0)
 
     # A refusal only the server can see (too long) comes after asking, in words, and says

@@ -10,21 +10,29 @@ decision's transaction runs (``support.round_trips``):
 3. the events, the run's row, the audit chain's batch, the ``COMMIT`` and the ``NOTIFY``.
 
 The decision, its events (one sequence each, in order) and the resumed run are checked too,
-so a round trip saved by skipping work fails here.
+so a round trip saved by skipping work fails here. Its thread polls its socket only for
+results, about once per round trip (``storage/pg_wait.py``: each poll releases the GIL; 35
+polls before), counted with psycopg's wait function.
 """
 
 from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
 
 import pytest
 
 from interlock.engine import decisions
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
+from interlock.storage.writer import is_urgent_thread
 from support.live import live_server
 from support.round_trips import round_trips_of
 from support.sse import collect, terminals
 
 MAX_DECISION_ROUND_TRIPS = 3
+MAX_DECISION_POLLS = 2 * MAX_DECISION_ROUND_TRIPS
+"""A round trip's results may come in two reads; a poll for room to send is not made."""
 
 
 async def test_engine_a_decision_that_resumes_its_run_is_three_round_trips(
@@ -44,14 +52,42 @@ async def test_engine_a_decision_that_resumes_its_run_is_three_round_trips(
         last = str(log.frames[-1].id)
         await server.idle()
         watched = {"decision": (decisions, "_record")}
+        polls = _request_thread_polls(monkeypatch)
         with round_trips_of(monkeypatch, server.services, watched) as counted:
             response = await server.decide(call["id"], type="approve")
+        decision_polls = len(polls)
         (trips,) = counted["decision"]
         assert response.status_code == 200, response.text
         assert response.json()["decision"]["type"] == "approve"
         assert 0 < len(trips) <= MAX_DECISION_ROUND_TRIPS, trips
+        assert len(trips) <= decision_polls <= MAX_DECISION_POLLS, decision_polls
         log = await collect(server.client, conversation_id, until=terminals(1), last_event_id=last)
         assert log.types[:2] == ["tool_call.decided", "run.started"], log.types
         assert log.types[-1] == "run.completed", log.types
         seqs = [int(str(frame.id)) for frame in log.frames]
         assert seqs == list(range(int(last) + 1, int(last) + 1 + len(seqs))), seqs
+
+
+def _request_thread_polls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The socket polls psycopg makes on request threads from now on (one item each)."""
+    import psycopg.waiting as waiting
+
+    made: list[int] = []
+    real = waiting.wait
+
+    def counted(gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
+        try:
+            state = next(gen)
+            while True:
+                made.append(int(state))
+                state = gen.send((yield state))
+        except StopIteration as done:
+            return done.value
+
+    def wait(gen: Any, fileno: int, interval: Any = None, timeout: Any = None) -> Any:
+        if is_urgent_thread():
+            gen = counted(gen)
+        return real(gen, fileno, interval=interval, timeout=timeout)
+
+    monkeypatch.setattr(waiting, "wait", wait)
+    return made

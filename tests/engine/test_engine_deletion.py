@@ -26,7 +26,7 @@ async def test_calls_still_waiting_are_recorded_cancelled_when_their_conversatio
     assert sorted(
         (r["tool_call_id"], r["outcome"], r["reason"], r["decider"], r["channel"]) for r in records
     ) == sorted(
-        (call_id, "cancelled", "the conversation was deleted", me["id"], "system")
+        (call_id, "cancelled", "The conversation was deleted.", me["id"], "system")
         for call_id in waiting
     )
     for call_id in waiting:  # nothing left to decide

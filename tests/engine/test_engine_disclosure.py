@@ -8,6 +8,7 @@ rest of the conversation. Scout may not load ``notes`` at all.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
@@ -15,6 +16,7 @@ from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from interlock.storage import Conversation
+from support.api_errors import error_of
 from support.live import LiveServer, live_server
 from support.sse import EventLog, collect, terminals
 
@@ -225,6 +227,18 @@ async def test_offline_model_loads_ask_then_pauses_on_the_form_and_checks_the_an
         assert [(e["rule"], e["path"], e["message"]) for e in missing] == [
             ("required", ["email"], "Is required.")
         ]
+        # The Email field is an email address (was a plain string: "nobody" was accepted),
+        # checked by the server too, not only the form's input.
+        assert form["proposed_args"]["fields"]["properties"]["email"]["format"] == "email"
+        for address in ("nobody", "nobody@", "grace@localhost"):
+            response = await server.decide(
+                form["id"],
+                type="respond",
+                message=json.dumps({"name": "Grace Hopper", "email": address}),
+            )
+            errors = error_of(response, 422, "invalid_args")["details"]["errors"]
+            assert [(e["rule"], e["path"]) for e in errors] == [("format", ["email"])], address
+            assert errors[0]["message"] == "Must be a valid email address.", errors
         assert [c["id"] for c in (await server.client.get(pending_url)).json()] == [form["id"]]
 
         answer = '{"name": "Grace Hopper", "email": "grace@example.com", "plan": "pro"}'

@@ -237,9 +237,9 @@ async def test_engine_a_new_message_cancels_pending_calls_with_a_reason_then_the
             assert event["tool_call"]["status"] == "cancelled"
             assert event["tool_call"]["error"] == {
                 "code": "cancelled",
-                "message": NEW_MESSAGE_REASON,
+                "message": "You sent a new message.",
             }
-            assert event["message"]["content"] == f"Cancelled: {NEW_MESSAGE_REASON}."
+            assert event["message"]["content"] == f"Cancelled: {NEW_MESSAGE_REASON.model}."
             assert event["message"]["tool_status"] == "error"
         # The cancellations come before the new user message; then the new turn proceeds.
         types = log.types

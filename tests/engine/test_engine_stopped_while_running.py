@@ -21,6 +21,7 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from interlock.engine.messages import NEW_MESSAGE_REASON
+from interlock.engine.tool_texts import CloseReason
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from interlock.storage import (
@@ -112,11 +113,17 @@ def _history(server: LiveServer, conversation_id: str, call_id: str) -> dict[str
     }
 
 
-def _assert_stopped(found: dict[str, Any], reason: str, *, late: bool = False) -> None:
-    """Closed once as "stopped while running: it may have happened", never as cancelled;
+def _assert_stopped(
+    found: dict[str, Any], reason: str | CloseReason, *, late: bool = False
+) -> None:
+    """Closed once as "stopped while running: it may have happened", never as cancelled:
+    on the card in the owner's words, in the audit record and to the model in theirs;
     ``late``: then its tool returned, and the call says it happened after it was stopped."""
+    why = reason if isinstance(reason, CloseReason) else CloseReason.same(reason)
     call = found["call"]
-    said = f"Stopped while running ({reason}): it may have happened. It was not run again."
+    said = f"Stopped while running ({why.owner}): it may have happened. It was not run again."
+    told = f"Stopped while running ({why.model}): it may have happened. It was not run again."
+    recorded = f"Stopped while running ({why.record}): it may have happened. It was not run again."
     if late:
         assert (call.status, call.error_code, call.error_message) == ("succeeded", None, None)
         assert call.result_text == "Wrote x." and call.finished_late_at is not None
@@ -130,7 +137,7 @@ def _assert_stopped(found: dict[str, Any], reason: str, *, late: bool = False) -
     assert call.started_at is not None and call.executed_args == {"text": "x"}
     assert found["messages"] == [
         (
-            f"Error [outcome_unknown]: {said} Hint: Check whether it took effect before "
+            f"Error [outcome_unknown]: {told} Hint: Check whether it took effect before "
             "doing it again.",
             "error",
         )
@@ -141,7 +148,7 @@ def _assert_stopped(found: dict[str, Any], reason: str, *, late: bool = False) -
     assert found["seqs"] == list(range(1, len(found["seqs"]) + 1))
     assert found["late"] == (1 if late else 0)
     # The closer's act, with what it left: the record of the allowed run may come first.
-    assert [a for a in found["audit"] if a[0] != "allowed"] == [("cancelled", said)] + (
+    assert [a for a in found["audit"] if a[0] != "allowed"] == [("cancelled", recorded)] + (
         [("finished_late", "Happened after it was stopped: Wrote x.")] if late else []
     )
 

@@ -71,7 +71,7 @@ OK_URL = "https://127.0.0.1:9/mcp"  # allowed by the test settings below: only t
     [
         ("Docs", {"url": OK_URL}, "lowercase"),
         ("a" * 33, {"url": OK_URL}, "1 to 32"),
-        ("docs", {"url": OK_URL, "env": {"A": "b"}}, "env is for command"),
+        ("docs", {"url": OK_URL, "env": {"A": "b"}}, "Env is for command"),
         ("docs", {"url": OK_URL, "connection": "nope"}, "not configured"),
         ("docs", {"url": OK_URL, "title": "t" * 201}, "title"),
         ("docs", {"url": "https://127.0.0.1/" + "p" * 2000}, "url"),
@@ -91,6 +91,9 @@ OK_URL = "https://127.0.0.1:9/mcp"  # allowed by the test settings below: only t
         ("docs", {"url": OK_URL, "permissions": {"se\u0000arch": "ALLOW"}}, "NUL character"),
         ("docs", {"url": OK_URL, "read_only": ["search\ud800"]}, "unpaired surrogate"),
         ("docs", {"url": "https://127.0.0.1:9/m\u0000cp"}, "NUL character"),
+        # Hidden characters in the title people read (accepted before), as in user names.
+        ("docs", {"url": OK_URL, "title": "Company \u202edocs"}, "one line of visible"),
+        ("docs", {"url": OK_URL, "title": "Docs\u200b"}, "invisible characters"),
     ],
 )
 async def test_bad_server_specs_are_refused_with_a_clear_error(

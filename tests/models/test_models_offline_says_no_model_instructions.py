@@ -48,7 +48,7 @@ def test_no_reply_repeats_an_instruction_meant_for_the_model() -> None:
 
 def test_a_cancelled_call_is_told_to_the_person_as_you() -> None:
     for reason, said in [
-        (NEW_MESSAGE_REASON, "(you sent a new message before deciding)"),
+        (NEW_MESSAGE_REASON.model, "(you sent a new message before deciding)"),
         (CANCEL_REASON, "(cancelled by you)"),
         (
             "Ada's AI actions were turned off by the person",

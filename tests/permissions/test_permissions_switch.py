@@ -119,7 +119,9 @@ async def test_off_cancels_waiting_write_calls_with_a_reason_and_resumes(
         assert state["cancelled_calls"] == [add["id"]]  # the read call keeps waiting
         cancelled = stored_call(server, add["id"])
         assert cancelled.status == "cancelled" and cancelled.error_code == "cancelled"
-        assert cancelled.error_message == "Ada's AI actions were turned off by the person"
+        # Its owner did it and reads it on the card; the audit page, read by admins too, says
+        # it beside who decided; the model keeps its own words.
+        assert cancelled.error_message == "You turned off AI actions for Ada."
         assert stored_call(server, listing["id"]).status == "interrupted"
         me = (await server.client.get("/api/me")).json()
         with server.services.db.session() as session:
@@ -127,7 +129,9 @@ async def test_off_cancels_waiting_write_calls_with_a_reason_and_resumes(
                 (r.tool_call_id, r.outcome, r.decider, r.channel, r.reason)
                 for r in session.exec(select(AuditRecord)).all()
             ]
-        assert audit == [(add["id"], "cancelled", me["id"], "api", cancelled.error_message)]
+        assert audit == [
+            (add["id"], "cancelled", me["id"], "api", "AI actions for Ada were turned off.")
+        ]
 
         _answer, resumed = await decide_and_wait(
             server, conversation_id, listing["id"], type="approve"

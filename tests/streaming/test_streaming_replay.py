@@ -1,8 +1,9 @@
-"""``Last-Event-ID`` replay: a valid id replays exactly what was missed, anything else all of it.
+"""``Last-Event-ID`` replay: a valid id replays exactly what was missed.
 
 Rules (docs/architecture.md, ``interlock.streaming.sse``): an id that names a stored event (0 to
-the last sequence) replays every event after it, then goes live; an unknown, future, negative
-or garbage id replays from sequence 1 - never a silent skip.
+the last sequence) replays every event after it, then goes live; one past the last sequence
+replays nothing (live events follow); one that is not plain digits is refused (400
+``invalid_last_event_id``); an absent or empty one replays from sequence 1.
 """
 
 from __future__ import annotations
@@ -39,46 +40,63 @@ def _through(seq: int) -> Callable[[EventLog], bool]:
     return lambda log: bool(log.frames) and log.frames[-1].id == str(seq)
 
 
-async def test_unknown_future_negative_and_garbage_ids_replay_from_the_start(
+async def test_malformed_ids_are_refused_and_ids_past_the_end_replay_nothing(
     make_settings: Callable[..., Settings],
 ) -> None:
-    async with live_server(make_settings()) as server:
+    """Was: every one of these replayed from event 1, so a client showed its history twice."""
+    async with live_server(make_settings(ping_interval_s=0.05)) as server:
         conversation_id, full = await _conversation_with_two_runs(server)
         last = len(full)
-        bad_ids = [
-            str(last + 1),  # the next one, not yet stored
-            str(last + 1000),  # far in the future
-            "9" * 40,  # beyond any integer column
+        path = f"/api/conversations/{conversation_id}/events"
+        # "1_0" and "+1" are numbers to Python's int(), not to the server.
+        for raw in (
             "-1",
             "-5",
             "abc",
-            "",
             "1.5",
             "1e3",
             "0x3",
             "3abc",
             "null",
-        ]
-        for raw in bad_ids:
-            log = await collect(
-                server.client, conversation_id, until=_through(last), last_event_id=raw
+            "1_0",
+            "+1",
+            "\u0663".encode(),
+        ):
+            refused = await server.client.get(path, headers={"Last-Event-ID": raw})
+            assert refused.status_code == 400, (raw, refused.text)
+            error = refused.json()["error"]
+            assert error["code"] == "invalid_last_event_id", raw
+            assert error["message"] == (
+                "Last-Event-ID must be the number of an event this stream sent "
+                "(digits only, such as 42)."
             )
-            assert _key(log.frames) == _key(full), f"Last-Event-ID {raw!r}"
-
-
-async def test_ids_that_only_python_reads_as_numbers_replay_from_the_start(
-    make_settings: Callable[..., Settings],
-) -> None:
-    """The server sends plain digits; ``int()`` also reads ``1_0`` (10) and ``+1`` (1)."""
-    async with live_server(make_settings()) as server:
-        conversation_id, full = await _conversation_with_two_runs(server)
-        last = len(full)
-        assert last >= 11  # so that "1_0" names a stored event when read as 10
-        for raw in ("1_0", "+1", "0_1"):
-            log = await collect(
-                server.client, conversation_id, until=_through(last), last_event_id=raw
-            )
-            assert _key(log.frames) == _key(full), f"Last-Event-ID {raw!r}"
+        # Past the end: nothing replayed; the next run arrives live from last + 1.
+        for raw in (str(last + 1), str(last + 5000), "99999999999999999999999", "9" * 40):
+            frames: list[tuple[int, str]] = []
+            async with asyncio.timeout(45):
+                async with server.client.stream(
+                    "GET", path, headers={"Last-Event-ID": raw}
+                ) as response:
+                    assert response.status_code == 200, raw
+                    seen = last
+                    lines = response.aiter_lines()
+                    async for line in lines:
+                        assert not line.startswith(("id:", "event:", "data:")), (raw, line)
+                        if line.startswith(":"):
+                            break
+                    await server.say(conversation_id, "hello")
+                    async for line in lines:
+                        if line.startswith("id: "):
+                            frames.append((int(line.removeprefix("id: ")), ""))
+                        elif line == "event: run.completed":
+                            break
+            await server.idle()
+            assert [seq for seq, _ in frames] == list(range(seen + 1, seen + 1 + len(frames)))
+            assert frames, raw
+            last = frames[-1][0]
+        # Absent or empty: everything from event 1.
+        log = await collect(server.client, conversation_id, until=_through(last), last_event_id="")
+        assert [int(f.id or 0) for f in log.frames] == list(range(1, last + 1))
 
 
 async def test_a_valid_id_replays_exactly_the_missed_events(

@@ -91,6 +91,30 @@ function networkError(e: unknown): ApiError {
   return new ApiError(0, { code: "network", message: "Cannot reach the server. Check your connection, then try again." });
 }
 
+/**
+ * The field errors of a 422 `invalid_request` as sentences ("The title must have at most 200
+ * characters."), instead of its "The request is not valid."; null when it has none.
+ */
+export function fieldErrorWords(error: ApiError): string | null {
+  if (error.code !== "invalid_request") return null;
+  const fields = (error.details as { errors?: unknown } | null)?.errors;
+  if (!Array.isArray(fields)) return null;
+  const said = fields
+    .map((f: { message?: unknown }) => (typeof f?.message === "string" ? sentence(f.message.replace(/^Value error, /, "")) : ""))
+    .filter(Boolean);
+  return said.length ? said.join(" ") : null;
+}
+
+/** As the server's `errors._sentence`: a capital and a full stop; a first word holding `_` or
+ * `.` is a name as written and keeps its case. */
+function sentence(text: string): string {
+  const t = text.trim();
+  if (!t) return "";
+  const first = t.split(/\s/, 1)[0].replace(/[.!?…,:;]+$/, "");
+  const capital = /[_.]/.test(first) ? t : t.charAt(0).toUpperCase() + t.slice(1);
+  return /[.!?…]$/.test(capital) ? capital : `${capital}.`;
+}
+
 /** Any thrown value as an ApiError (status 0 when it did not come from the server). */
 export function asApiError(e: unknown): ApiError {
   return e instanceof ApiError ? e : new ApiError(0, { code: "error", message: String(e) });

@@ -63,7 +63,8 @@ export interface paths {
          * Stream Events
          * @description Stream events (``id:`` is the per-conversation sequence); ``Last-Event-ID`` replays.
          *
-         *     An unknown, future or garbage ``Last-Event-ID`` replays from the start. Pings are SSE
+         *     A ``Last-Event-ID`` past the last event replays nothing (live events follow); one that is
+         *     not a whole number is refused (400 ``invalid_last_event_id``). Pings are SSE
          *     comments every ``ping_interval_s`` seconds. A client leaving does not stop a run.
          */
         get: operations["stream_events_api_conversations__conversation_id__events_get"];
@@ -456,7 +457,9 @@ export interface paths {
          * Put Server
          * @description Add or replace a Streamable HTTP server; it is stored and connects at once (its tools
          *     appear when listed: see ``state``). 409 ``mcp_server_in_settings`` for a server of the
-         *     settings; 422 ``invalid_mcp_server`` for a stdio command or an unknown connection.
+         *     settings; 422 ``invalid_mcp_server`` for a stdio command or an unknown connection,
+         *     ``invalid_request`` for a title that is not one line of visible characters (as user names;
+         *     a server of the settings keeps its title, its cards show hidden characters as codes).
          */
         put: operations["put_server_api_mcp_servers__name__put"];
         post?: never;
@@ -835,6 +838,9 @@ export interface components {
          * AuditRecordOut
          * @description One audit record as a client sees it, with names written for people.
          *
+         *     ``decider_is_person``: ``decider`` is a user's id (``decided_by`` their name), not a policy,
+         *     the timeout, Interlock or the command line.
+         *
          *     ``client_name`` names the MCP client that requested the call ("Claude Desktop", from its
          *     ``clientInfo``; read from the call), null for a call a model proposed in a chat.
          *
@@ -873,6 +879,8 @@ export interface components {
             decider: string;
             /** Decided By */
             decided_by: string;
+            /** Decider Is Person */
+            decider_is_person: boolean;
             /** Channel */
             channel: string;
             /** Outcome */
@@ -2577,9 +2585,9 @@ export interface operations {
                 tool?: string | null;
                 /** @description Employee slug */
                 employee?: string | null;
-                /** @description User id: their conversations or decisions */
+                /** @description A user's id or name: the records they took part in (their conversations, their decisions and the calls they decided); 422 unknown_user for no such user */
                 user?: string | null;
-                outcome?: ("approved" | "edited" | "rejected" | "responded" | "allowed" | "expired" | "cancelled" | "finished_late" | "created" | "revoked") | null;
+                outcome?: ("approved" | "approval" | "edited" | "rejected" | "responded" | "allowed" | "expired" | "cancelled" | "finished_late" | "created" | "revoked") | null;
                 /** @description From this time (inclusive) */
                 since?: string | null;
                 /** @description Before this time (exclusive) */
@@ -2621,9 +2629,9 @@ export interface operations {
                 tool?: string | null;
                 /** @description Employee slug */
                 employee?: string | null;
-                /** @description User id: their conversations or decisions */
+                /** @description A user's id or name: the records they took part in (their conversations, their decisions and the calls they decided); 422 unknown_user for no such user */
                 user?: string | null;
-                outcome?: ("approved" | "edited" | "rejected" | "responded" | "allowed" | "expired" | "cancelled" | "finished_late" | "created" | "revoked") | null;
+                outcome?: ("approved" | "approval" | "edited" | "rejected" | "responded" | "allowed" | "expired" | "cancelled" | "finished_late" | "created" | "revoked") | null;
                 /** @description From this time (inclusive) */
                 since?: string | null;
                 /** @description Before this time (exclusive) */

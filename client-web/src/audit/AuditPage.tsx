@@ -10,6 +10,7 @@ import type { AuditQuery, AuditRecordOut, ToolMetricsReport, ToolOut } from "../
 import { ViewJson } from "../components/JsonView";
 import { isAdmin, useAppData } from "../state/appData";
 import { MetricsPanel } from "./MetricsPanel";
+import { reveal } from "../cards/reveal";
 import { originText } from "../cards/ToolCardHeader";
 import { channelWords, localInputToIso, OUTCOME_WORDS, OUTCOMES, outcomeText, reasonText, when } from "./words";
 import { Loading, Problem, problemWords } from "../components/PageStates";
@@ -63,17 +64,13 @@ export function AuditPage() {
   const [metricsError, setMetricsError] = useState<string | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
   const [exporting, setExporting] = useState(false);
-  // People seen in the records so far (no user directory for members), for the Person filter.
+  // People seen in the records so far (no user directory for members), for the Person filter:
+  // owners and the people who decided (every approver of a call needing several).
   const [people, setPeople] = useState<Record<string, string>>({});
   const request = useRef(0);
   const query = useMemo(() => toQuery(filters), [filters]);
 
-  const remember = (list: AuditRecordOut[]) =>
-    setPeople((known) => {
-      const next = { ...known };
-      for (const r of list) next[r.owner_id] = r.owner_name;
-      return next;
-    });
+  const remember = (list: AuditRecordOut[]) => setPeople((known) => peopleOf(list, known));
 
   const load = useCallback(async () => {
     const mine = ++request.current;
@@ -271,30 +268,40 @@ export function AuditPage() {
   );
 }
 
+/** `known` plus the people of `list`: each record's owner and, when a person decided, the decider (id -> name). */
+export function peopleOf(list: AuditRecordOut[], known: Record<string, string> = {}): Record<string, string> {
+  const next = { ...known };
+  for (const r of list) {
+    next[r.owner_id] = r.owner_name;
+    if (r.decider_is_person) next[r.decider] = r.decided_by;
+  }
+  return next;
+}
+
 /** One record: a tool call's outcome (with a link to the call) or an access token's change. */
 export function AuditRow({ record: r, admin, employeeName, tool }: { record: AuditRecordOut; admin: boolean; employeeName: string; tool?: ToolOut }) {
   return (
     <tr data-testid="audit-row" data-kind={r.kind} data-outcome={r.outcome} data-tool={r.tool}>
       <td className="nowrap">{when(r.created_at)}</td>
-      <td>{r.tool_title}</td>
+      <td>{reveal(r.tool_title)}</td>
       <td>{employeeName}</td>
       <td>
         <span className={`badge outcome-${r.outcome}`} data-testid="audit-outcome">
           {outcomeText(r, tool)}
         </span>
       </td>
-      <td>{r.decided_by}</td>
-      {admin && <td>{r.owner_name}</td>}
+      <td>{reveal(r.decided_by)}</td>
+      {admin && <td>{reveal(r.owner_name)}</td>}
       <td>
         {channelWords(r.channel)}
         {r.client_name && (
           <div className="small muted" data-testid="audit-origin" title={originText(r) ?? undefined}>
-            call from {r.client_name}
+            call from {reveal(r.client_name)}
           </div>
         )}
       </td>
       <td className="audit-details">
-        {r.reason && <div className="small">“{reasonText(r)}”</div>}
+        {r.reason && <div className="small">“{reveal(reasonText(r) ?? "")}”</div>}
         {r.kind === "tool_call" && (
           <a className="small" href={`#/c/${encodeURIComponent(r.conversation_id)}/call/${encodeURIComponent(r.tool_call_id)}`}>
             Open the call

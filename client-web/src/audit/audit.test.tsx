@@ -5,7 +5,7 @@ import type { AuditRecordOut, ToolMetricsReport, ToolOut } from "../api/types";
 import { originText } from "../cards/ToolCardHeader";
 import { UndoButton } from "../cards/approval/UndoButton";
 import { toolCall } from "../test/fixtures";
-import { AuditProblem, AuditRow, type AuditFailure } from "./AuditPage";
+import { AuditProblem, AuditRow, peopleOf, type AuditFailure } from "./AuditPage";
 import { MetricsPanel } from "./MetricsPanel";
 import { duration, localInputToIso, outcomeText, outcomeWords } from "./words";
 
@@ -128,6 +128,7 @@ describe("AuditRow", () => {
     owner_name: "Ann",
     decider: "u1",
     decided_by: "Ann",
+    decider_is_person: true,
     channel: "web",
     outcome: "approved",
     reason: null,
@@ -138,6 +139,15 @@ describe("AuditRow", () => {
     client_name: null,
   };
   const row = (r: AuditRecordOut) => renderToStaticMarkup(<table><tbody><AuditRow record={r} admin employeeName="Ada" /></tbody></table>);
+
+  it("lists every approver in the Person filter, not only the conversation's owner", () => {
+    // Was: the Person filter listed only owners, so Ann and Bob, who approved local's call, were missing.
+    const ann = { ...base, seq: 8, owner_id: "u0", owner_name: "local", decider: "u1", decided_by: "Ann", outcome: "approval" } as const;
+    const bob = { ...ann, seq: 9, decider: "u2", decided_by: "Bob", outcome: "approved" } as const;
+    const policy = { ...ann, seq: 10, decider: "policy:allow", decided_by: "Allowed by the tool's permission", decider_is_person: false, outcome: "allowed" } as const;
+    expect(peopleOf([bob, ann, policy])).toEqual({ u0: "local", u1: "Ann", u2: "Bob" });
+    expect(row(ann)).toContain("Approved, more needed");
+  });
 
   it("links a tool call's record to its call", () => {
     const html = row(base);

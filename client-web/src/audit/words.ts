@@ -7,6 +7,7 @@ import { cardFor } from "../cards/registry";
 
 export const OUTCOME_WORDS: Record<AuditOutcome, string> = {
   approved: "Approved",
+  approval: "Approved, more needed",
   edited: "Edited, then approved",
   rejected: "Rejected",
   responded: "Answered",

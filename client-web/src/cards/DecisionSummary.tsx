@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import type { DecisionOut, ToolCallOut } from "../api/types";
 import { useAppData } from "../state/appData";
 import { ArgsDiff } from "./diff/ArgsDiff";
+import { reveal } from "./reveal";
 import { notRun, whenText } from "./status/status";
 
 /**
@@ -16,9 +17,9 @@ export function decisionText(d: DecisionOut, answer?: string | null, rejected = 
     case "edit":
       return chosen ?? "Edited and approved";
     case "reject":
-      return d.message ? `${rejected}: ${d.message}` : rejected;
+      return d.message ? `${rejected}: ${reveal(d.message)}` : rejected;
     case "respond": {
-      const text = answer ?? d.message;
+      const text = answer ?? (d.message && reveal(d.message));
       return text ? `Answered: ${text}` : "Answered";
     }
     default:

@@ -11,6 +11,7 @@ import { useMemo, useState, type ReactNode } from "react";
 import type { FieldError, JsonObject } from "../api/types";
 import { pathLabel, pathWords, toErrorSchema } from "./approval/fieldErrors";
 import { humanise } from "./fields/schemaFields";
+import { reveal } from "./reveal";
 import { AddItemButton, ItemButtons } from "./formButtons";
 import { ListItemField } from "./formItems";
 
@@ -55,8 +56,9 @@ export function textAreas(schema: JsonObject, data: JsonObject): UiSchema {
 /**
  * Labels in the person's words: rjsf labels a property without a `title` by its raw key
  * ("due_date"); give it the same label the card's details show ("Due date"), at every
- * level of nested objects, lists of objects included. Merged into `ui` (the text areas),
- * which it returns.
+ * level of nested objects, lists of objects included; a title or description holding a
+ * bidirectional control or a control character reads `[U+202E]` (see ./reveal). Merged into
+ * `ui` (the text areas), which it returns.
  */
 export function fieldTitles(schema: unknown, ui: UiSchema = {}): UiSchema {
   const props = schema && typeof schema === "object" ? (schema as JsonObject).properties : undefined;
@@ -65,7 +67,10 @@ export function fieldTitles(schema: unknown, ui: UiSchema = {}): UiSchema {
     if (!prop || typeof prop !== "object") continue;
     const p = prop as JsonObject;
     const own = (ui[key] ?? {}) as UiSchema;
-    const titled = choiceNames(p, typeof p.title === "string" && p.title ? own : { ...own, "ui:title": humanise(key) });
+    const title = typeof p.title === "string" && p.title ? p.title : null;
+    const labelled = title === null ? { ...own, "ui:title": reveal(humanise(key)) } : reveal(title) !== title ? { ...own, "ui:title": reveal(title) } : own;
+    const described = typeof p.description === "string" && reveal(p.description) !== p.description ? { ...labelled, "ui:description": reveal(p.description) } : labelled;
+    const titled = choiceNames(p, described);
     const items = p.type === "array" && p.items && typeof p.items === "object" ? (p.items as JsonObject) : null;
     if (items?.type === "object") titled.items = fieldTitles(items, (titled.items ?? {}) as UiSchema);
     else if (items) titled.items = choiceNames(items, (titled.items ?? {}) as UiSchema);
@@ -81,7 +86,7 @@ export function fieldTitles(schema: unknown, ui: UiSchema = {}): UiSchema {
  * which it returns.
  */
 export function choiceNames(prop: JsonObject, ui: UiSchema): UiSchema {
-  const word = (value: unknown) => (typeof value === "string" ? humanise(value) : String(value));
+  const word = (value: unknown) => reveal(typeof value === "string" ? humanise(value) : String(value));
   if (Array.isArray(prop.enum) && !ui["ui:enumNames"]) return { ...ui, "ui:enumNames": prop.enum.map(word) };
   for (const alt of ["oneOf", "anyOf"] as const) {
     const options = prop[alt];

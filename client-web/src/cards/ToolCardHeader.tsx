@@ -6,6 +6,7 @@
  * known.
  */
 import type { ToolCallOut, ToolOut } from "../api/types";
+import { reveal } from "./reveal";
 
 interface Props {
   title: string;
@@ -26,7 +27,7 @@ export function isWrite(call: Pick<ToolCallOut, "write"> | undefined, tool: Tool
 
 /** "Requested by Claude Desktop via MCP" for a call an MCP client made; null otherwise. */
 export function originText(call: Pick<ToolCallOut, "client_name"> | undefined): string | null {
-  return call?.client_name ? `Requested by ${call.client_name} via MCP` : null;
+  return call?.client_name ? `Requested by ${reveal(call.client_name)} via MCP` : null;
 }
 
 function Origin({ call }: { call?: ToolCallOut }) {
@@ -53,7 +54,7 @@ export function ToolCardHeader({ title, tool, call, summary: given }: Props) {
       <header className="card-head stacked">
         {(destructive || isWrite(call, tool)) && <p className="card-kicker">{tags}</p>}
         <h4 className="card-summary" data-testid="card-summary">
-          {summary}
+          {reveal(summary)}
         </h4>
         <Origin call={call} />
       </header>
@@ -62,11 +63,11 @@ export function ToolCardHeader({ title, tool, call, summary: given }: Props) {
   return (
     <>
       <header className="card-head">
-        <h4>{title}</h4>
+        <h4>{reveal(title)}</h4>
         {tags}
       </header>
       <Origin call={call} />
-      {tool?.description && <p className="card-desc">{tool.description}</p>}
+      {tool?.description && <p className="card-desc">{reveal(tool.description)}</p>}
     </>
   );
 }

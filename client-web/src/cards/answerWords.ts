@@ -5,7 +5,7 @@
  * "The person chose: Miso"), which is not the person's to read.
  */
 import type { ToolCallOut } from "../api/types";
-import { bidiIsolated } from "./bidi";
+import { reveal } from "./reveal";
 import { answeredOptions } from "./choice/choice";
 import { answerRows, answerSummary, formQuestionOf, submittedValues } from "./form/formAnswer";
 
@@ -16,9 +16,9 @@ export function answerWords(call: Pick<ToolCallOut, "decision" | "proposed_args"
     const values = submittedValues(call);
     if (values) return answerSummary(answerRows(formQuestionOf(call).schema, values));
     const options = answeredOptions(call);
-    if (options.length > 0) return options.map(bidiIsolated).join(", ");
-    return d.message ? bidiIsolated(d.message) : null;
+    if (options.length > 0) return options.map(reveal).join(", ");
+    return d.message ? reveal(d.message) : null;
   }
   const option = call.executed_args?.option;
-  return typeof option === "string" ? bidiIsolated(option) : null;
+  return typeof option === "string" ? reveal(option) : null;
 }

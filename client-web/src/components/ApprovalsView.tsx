@@ -13,6 +13,7 @@ import { toolTitle, useAppData } from "../state/appData";
 import { announceActivity, onActivity } from "../state/broadcast";
 import { statusWords } from "../cards/status/status";
 import { argsSummary } from "../cards/fields/schemaFields";
+import { reveal } from "../cards/reveal";
 import { originText } from "../cards/ToolCardHeader";
 import { questionText } from "../state/opLog";
 import { routeHash } from "../state/route";
@@ -105,7 +106,7 @@ export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) 
                       {employee && <Avatar avatar={employee.avatar} name={employee.name} size="sm" />}
                       <strong>{employee?.name ?? conversation.employee ?? "Employee"}</strong>
                       <span className="muted"> in </span>
-                      <span className="approval-conversation">{conversation.title || "New conversation"}</span>
+                      <span className="approval-conversation">{reveal(conversation.title || "New conversation")}</span>
                       {originText(call) && (
                         <span className="approval-origin" data-testid="approval-origin">
                           · {originText(call)}
@@ -114,7 +115,7 @@ export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) 
                     </span>
                     <span className="approval-what">
                       <span className="approval-tool">{toolTitle(tools, call.name, call.title)}</span>
-                      <span className="approval-summary">{summary}</span>
+                      <span className="approval-summary">{reveal(summary)}</span>
                     </span>
                     <span className="approval-meta small muted">
                       <span className={`badge status-${call.status} tone-${statusWords(call).tone}`}>{statusWords(call).label}</span>{" "}

@@ -10,6 +10,7 @@ import type { ApprovalOut, DecisionIn, EmployeeOut, ToolOut } from "../api/types
 import { ApprovalProgress } from "../cards/approval/ApprovalProgress";
 import { ExpiryCountdown } from "../cards/approval/ExpiryCountdown";
 import { ArgFields } from "../cards/fields/ArgFields";
+import { reveal } from "../cards/reveal";
 import { originText } from "../cards/ToolCardHeader";
 import { toolTitle } from "../state/appData";
 import { Avatar } from "./Avatar";
@@ -55,7 +56,7 @@ export function ApproverItem({ item, tool, tools, employee, myId, onDecided }: P
         {employee && <Avatar avatar={employee.avatar} name={employee.name} size="sm" />}
         <strong>{employee?.name ?? conversation.employee ?? "Employee"}</strong>
         <span className="muted"> asks you to approve, for </span>
-        <strong data-testid="approval-requested-by">{who}</strong>
+        <strong data-testid="approval-requested-by">{reveal(who)}</strong>
         {originText(call) && (
           <span className="approval-origin" data-testid="approval-origin">
             {" "}
@@ -65,7 +66,7 @@ export function ApproverItem({ item, tool, tools, employee, myId, onDecided }: P
       </div>
       {item.message && (
         <blockquote className="approval-message" data-testid="approval-message">
-          {item.message}
+          {reveal(item.message)}
         </blockquote>
       )}
       <div className="approval-what">
@@ -74,7 +75,7 @@ export function ApproverItem({ item, tool, tools, employee, myId, onDecided }: P
             name only an id the approver cannot look up. */}
         {call.confirmation?.summary && (
           <p className="approval-summary" data-testid="approval-summary">
-            {call.confirmation.summary}
+            {reveal(call.confirmation.summary)}
           </p>
         )}
         <ArgFields schema={tool?.input_schema} args={call.proposed_args ?? {}} />

@@ -2,9 +2,12 @@
  * Long content (a tool result or a message over FOLD_CHARS) shows a short preview and
  * "Show all", which opens the modal with the whole text, Copy and Download. A cut tool
  * result (the model saw only its start) fetches the whole output from the server first.
+ * Sizes count characters (code points, as the server's `result_chars`); plain text shows its
+ * hidden characters as `[U+202E]` (see cards/reveal), while Copy and Download give it as it is.
  */
 import { useEffect, useState, type ReactNode } from "react";
 import { api, asApiError } from "../api/client";
+import { charCount, reveal, sliceChars } from "../cards/reveal";
 import { Modal } from "./Modal";
 
 /** Content over this many characters (~20 kB) folds. */
@@ -13,11 +16,12 @@ export const FOLD_CHARS = 20_000;
 export const PREVIEW_CHARS = 1_500;
 
 export function needsFold(text: string): boolean {
-  return text.length > FOLD_CHARS;
+  return text.length > FOLD_CHARS && charCount(text) > FOLD_CHARS;
 }
 
 export function previewOf(text: string, limit = PREVIEW_CHARS): string {
-  return text.length > limit ? `${text.slice(0, limit)}…` : text;
+  const preview = sliceChars(text, limit);
+  return preview.length < text.length ? `${preview}…` : text;
 }
 
 interface Props {
@@ -35,11 +39,11 @@ interface Props {
 
 export function FoldedText({ text, title, fileName, cut, renderPreview, testId = "folded" }: Props) {
   const [open, setOpen] = useState(false);
-  const size = cut?.chars ?? text.length;
+  const size = cut?.chars ?? charCount(text);
   const preview = previewOf(text);
   return (
     <div className="folded" data-testid={testId}>
-      {renderPreview ? renderPreview(preview) : <pre className="result-text">{preview}</pre>}
+      {renderPreview ? renderPreview(preview) : <pre className="result-text">{reveal(preview)}</pre>}
       <button type="button" className="link" data-testid="show-all" onClick={() => setOpen(true)}>
         Show all ({size.toLocaleString()} characters)
       </button>
@@ -107,7 +111,7 @@ function FullTextModal({ text, title, fileName, cut, onClose }: { text: string; 
       <p className="muted small" data-testid="full-size">
         {full == null
           ? "Loading the whole text…"
-          : `${full.length.toLocaleString()} characters${cut ? ` (the model saw the first ${text.length.toLocaleString()})` : ""}`}
+          : `${charCount(full).toLocaleString()} characters${cut ? ` (the model saw the first ${charCount(text).toLocaleString()})` : ""}`}
       </p>
       {error && <p className="error small">{error}</p>}
       {note && (
@@ -117,7 +121,7 @@ function FullTextModal({ text, title, fileName, cut, onClose }: { text: string; 
       )}
       {full != null && (
         <pre className="full-text" data-testid="full-text" tabIndex={0}>
-          {full}
+          {reveal(full)}
         </pre>
       )}
     </Modal>

@@ -1,5 +1,6 @@
 /** Raw JSON, for people who want it: a pretty block, and the "View JSON" toggle cards use. */
 import { useId, useState } from "react";
+import { revealJson } from "../cards/reveal";
 
 export function compactJson(value: unknown): string {
   try {
@@ -9,13 +10,16 @@ export function compactJson(value: unknown): string {
   }
 }
 
-/** Pretty JSON in a scrollable block (as text, never HTML). */
+/**
+ * Pretty JSON in a scrollable block (as text, never HTML); a bidirectional control or a control
+ * character JSON leaves as it is reads as its escape (`\u202e`), see cards/reveal.
+ */
 export function JsonView({ value }: { value: unknown }) {
   let text: string;
   try {
-    text = JSON.stringify(value, null, 2) ?? "";
+    text = revealJson(JSON.stringify(value, null, 2) ?? "");
   } catch {
-    text = String(value);
+    text = revealJson(String(value));
   }
   return (
     <pre className="json" data-testid="json-view" tabIndex={0}>

@@ -1,5 +1,6 @@
 import type { Element, ElementContent, Root, RootContent } from "hast";
 import ReactMarkdown, { type Components } from "react-markdown";
+import { reveal as revealText } from "../cards/reveal";
 import { safeUrl } from "./safeUrl";
 
 const LINK_REL = "noopener noreferrer nofollow";
@@ -47,14 +48,12 @@ function imageAsLink(img: Element, inLink: boolean): ElementContent {
   };
 }
 
-/** Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069). */
-const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/g;
-
 /**
  * Rehype plugin: a bidirectional override or embedding in the text reads `[U+202E]` instead of
- * reordering what follows it. Untrusted text (a model's reply quoting "Zoë\u202eevil! Here is
- * what you told me", a document under review) would otherwise show reversed, so it would not
- * read as written; the server shows them the same way on cards.
+ * reordering what follows it, and a control character (an Escape) `[U+001B]` instead of "�"
+ * (cards/reveal, the rule cards and the server follow). Untrusted text (a model's reply quoting
+ * "Zoë\u202eevil! Here is what you told me", a document under review) would otherwise show
+ * reversed, so it would not read as written.
  */
 export function rehypeRevealBidi() {
   return (tree: Root) => {
@@ -65,7 +64,7 @@ export function rehypeRevealBidi() {
 function reveal(parent: Root | Element): void {
   for (const child of parent.children) {
     if (child.type === "text") {
-      child.value = child.value.replace(BIDI_CONTROL, (c) => `[U+${c.charCodeAt(0).toString(16).toUpperCase()}]`);
+      child.value = revealText(child.value);
     } else if (child.type === "element") {
       reveal(child);
     }

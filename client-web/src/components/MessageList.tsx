@@ -3,6 +3,7 @@ import { useEffect, useMemo, useRef, type ReactNode } from "react";
 import type { MessageOut, ToolCallOut } from "../api/types";
 import { isStopped, orphanToolCalls, toolCallsOf, toolMessagesByCall, type ConversationState } from "../state/reducer";
 import { BatchBar } from "../cards/batch/BatchBar";
+import { charCount, reveal } from "../cards/reveal";
 import { FoldedText, needsFold } from "./FoldedText";
 import { Markdown } from "./Markdown";
 import { ToolCallRow } from "./ToolCallRow";
@@ -115,9 +116,9 @@ function DraftText({ text }: { text: string }) {
   return (
     <>
       <p className="muted small" data-testid="draft-size">
-        {text.length.toLocaleString()} characters so far; the latest are shown.
+        {charCount(text).toLocaleString()} characters so far; the latest are shown.
       </p>
-      <p className="plain draft-tail">{text.slice(-DRAFT_TAIL)}</p>
+      <p className="plain draft-tail">{reveal(text.slice(-DRAFT_TAIL))}</p>
     </>
   );
 }

@@ -7,6 +7,7 @@
 import { useId, useMemo, useState } from "react";
 import type { MessageOut, ToolCallOut } from "../api/types";
 import { ArgFields } from "../cards/fields/ArgFields";
+import { reveal } from "../cards/reveal";
 import { useAppData } from "../state/appData";
 import { callSummary, clipDetail, decidedBy, resultSummary, resultText, timeOfDay } from "../state/opLog";
 import { statusWords } from "../cards/status/status";
@@ -87,7 +88,7 @@ function LogDetail({ id, call, toolMessage }: { id: string; call: ToolCallOut; t
         ) : (
           <>
             <p className="muted small">The model sent arguments that could not be read:</p>
-            <pre className="op-log-text">{raw.text}</pre>
+            <pre className="op-log-text">{reveal(raw.text)}</pre>
             {raw.omitted > 0 && <p className="muted small">{raw.omitted.toLocaleString()} more characters not shown.</p>}
           </>
         )}

@@ -4,7 +4,7 @@
  * deleted (asks first). Below 700 px wide the sidebar is a drawer (see App).
  */
 import { useEffect, useRef, useState, type FormEvent } from "react";
-import { asApiError } from "../api/client";
+import { asApiError, fieldErrorWords } from "../api/client";
 import type { ConversationSummary } from "../api/types";
 import { isAdmin, useAppData } from "../state/appData";
 
@@ -165,7 +165,8 @@ function ConversationItem({ conversation: c, active, waiting, employeeName, onOp
       await work();
       after();
     } catch (e) {
-      setError(asApiError(e).message);
+      const error = asApiError(e);
+      setError(fieldErrorWords(error) ?? error.message);
     } finally {
       setBusy(false);
     }

@@ -10,6 +10,7 @@ import { UndoButton } from "../cards/approval/UndoButton";
 import { CardHost } from "../cards/CardHost";
 import { ArgFields } from "../cards/fields/ArgFields";
 import { argsSummary } from "../cards/fields/schemaFields";
+import { charCount, reveal, sliceChars } from "../cards/reveal";
 import { runFrontendCall, wantsRun } from "../cards/frontend/runner";
 import { hasCard, isQuestion } from "../cards/registry";
 import { StatusBadge, StatusSentence } from "../cards/status/StatusBadge";
@@ -44,7 +45,7 @@ export function ToolCallRow({ call, toolMessage }: { call: ToolCallOut; toolMess
         <StatusBadge call={call} />
         {!card && (
           <span className="tool-args" title="Arguments" data-testid="tool-args">
-            {confirmationSummary(call) ?? (args != null ? argsSummary(tool?.input_schema, args) : "")}
+            {reveal(confirmationSummary(call) ?? (args != null ? argsSummary(tool?.input_schema, args) : ""))}
           </span>
         )}
         {!card && args != null && (
@@ -106,15 +107,20 @@ function ResultSummary({ call, toolMessage, title }: { call: ToolCallOut; toolMe
   return <ClippedText text={text} />;
 }
 
+/**
+ * A result in a box, its hidden characters as `[U+202E]` (see cards/reveal); past `limit`
+ * characters (code points, as the server's `result_chars`) it folds with "Show all".
+ */
 export function ClippedText({ text, limit = CLIP }: { text: string; limit?: number }) {
   const [open, setOpen] = useState(false);
-  const long = text.length > limit;
+  const size = charCount(text);
+  const long = size > limit;
   return (
     <div className="tool-result" data-testid="tool-result">
-      <pre className="result-text">{open || !long ? text : `${text.slice(0, limit)}…`}</pre>
+      <pre className="result-text">{reveal(open || !long ? text : `${sliceChars(text, limit)}…`)}</pre>
       {long && (
         <button type="button" className="link" aria-expanded={open} onClick={() => setOpen(!open)}>
-          {open ? "Show less" : `Show all (${text.length.toLocaleString()} characters)`}
+          {open ? "Show less" : `Show all (${size.toLocaleString()} characters)`}
         </button>
       )}
     </div>

@@ -5,7 +5,10 @@
  * command several skills offer) is refused here, so the person is never asked to cancel the
  * waiting decisions for a message that would not be sent.
  */
-import { ApiError } from "../api/client";
+import { ApiError, fieldErrorWords } from "../api/client";
+
+/** As the server says it (`api.routers.conversations.MessageCreate`). */
+const EMPTY_MESSAGE = "The message is empty: write something to send.";
 import type { CommandClaim, SlashCommandOut } from "../api/types";
 
 /** The command a message runs, lowercase, read like the server (`engine.commands.COMMAND_RE`
@@ -13,8 +16,39 @@ import type { CommandClaim, SlashCommandOut } from "../api/types";
  * case: `/Notes` is `/notes`), then a space or the end. Anything else (`/usr/bin`, `/ x`) is an
  * ordinary message. */
 export function messageCommand(text: string): string | null {
-  const m = /^\/([a-z][a-z0-9_-]{0,31})(?:\s|$)/i.exec(text.trim());
+  const m = /^\/([a-z][a-z0-9_-]{0,31})(?:[^\S\ufeff]|$)/i.exec(trimmed(text));
   return m ? m[1].toLowerCase() : null;
+}
+
+/** `text` without the whitespace around it, as Python's `str.strip` (which, unlike
+ * `String.trim`, keeps a BOM: the server reads "\ufeff/notes" as no command as typed). */
+function trimmed(text: string): string {
+  return text.replace(/^[^\S\ufeff]+|[^\S\ufeff]+$/g, "");
+}
+
+/** Characters that show nothing but are not format characters (\p{Cf}): the server's
+ * `interlock.text._SHOWS_NOTHING`. */
+const SHOWS_NOTHING = /[\p{Cf}\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\u{e0100}-\u{e01ef}]/gu;
+
+function withoutInvisible(text: string): string {
+  return text.replace(SHOWS_NOTHING, "");
+}
+
+/**
+ * The command word a message only seems to start with, as the server reads it
+ * (`engine.commands.lookalike_command`): decided on the text as it reads (NFKC, invisible
+ * characters dropped), for a message that is no command as typed. `word` is lowercase
+ * (fullwidth `/ＮＯＴＥＳ` reads `notes`, `/Nötes` reads `nötes`); `invisible` says the first word
+ * holds an invisible character (`/notes` then U+202E). Null for a command as typed and for
+ * text that starts with no command word.
+ */
+export function lookalikeCommand(text: string): { word: string; invisible: boolean } | null {
+  if (messageCommand(text) != null) return null;
+  const plain = trimmed(withoutInvisible(withoutInvisible(text).normalize("NFKC")));
+  const m = /^\/([\p{L}\p{Nl}\p{No}][\p{L}\p{N}_-]{0,31})(?:\s|$)/u.exec(plain);
+  if (!m) return null;
+  const first = trimmed(text).split(/[^\S\ufeff]+/, 1)[0] ?? "";
+  return { word: m[1].toLowerCase(), invisible: withoutInvisible(first) !== first };
 }
 
 /**
@@ -30,7 +64,14 @@ export function refusalBeforeSending(
   known: boolean,
   employeeName = "This employee",
 ): ApiError | null {
-  if (isBlank(text)) return refusal("empty_message", "Write a message first.");
+  if (isBlank(text)) return refusal("empty_message", EMPTY_MESSAGE);
+  const lookalike = known ? lookalikeCommand(text) : null;
+  if (lookalike) {
+    const words = commands.some((c) => c.command === lookalike.word)
+      ? lookalikeWords(lookalike.word, lookalike.invisible, employeeName)
+      : missingCommand(lookalike.word, commands, employeeName);
+    return refusal("slash_command_unknown", words);
+  }
   const name = messageCommand(text);
   if (name == null || !known || claim) return null;
   const offered = commands.filter((c) => c.command === name);
@@ -60,6 +101,16 @@ function missingCommand(name: string, commands: readonly SlashCommandOut[], empl
   return `${lead}. You can use ${either}, or write your request as a message.`;
 }
 
+/**
+ * The refusal of a word that only looks like one of the employee's commands, as the server
+ * says it (`engine.commands._lookalike_text`). The word as typed is never quoted: a bidi
+ * override in it would reorder the sentence.
+ */
+function lookalikeWords(word: string, invisible: boolean, employeeName: string): string {
+  const how = invisible ? "holds an invisible character" : "is written in look-alike characters";
+  return `${employeeName} has no command written like that: it looks like /${word} but ${how}. Type /${word} in plain letters to run it, or write your request as a message.`;
+}
+
 /** Whitespace and characters that show nothing (zero-width spaces and joiners, bidi marks and
  * overrides, a BOM, variation selectors, Hangul fillers, tags): the server's
  * `interlock.text.is_blank`, which refuses such a message as empty. */
@@ -87,21 +138,13 @@ function refusal(code: string, message: string, details: unknown = null): ApiErr
  */
 export function refusalWords(error: ApiError, waiting: number): string {
   let text = error.message;
-  if (error.code === "invalid_request") {
-    const fields = ((error.details as { errors?: unknown } | null)?.errors ?? []) as { path?: unknown; message?: unknown }[];
-    const said = Array.isArray(fields)
-      ? fields.map((f) => (typeof f.message === "string" ? f.message.replace(/^Value error, /, "") : "")).filter(Boolean)
-      : [];
-    if (said.length) text = `The message was not sent: ${said.map(sentence).join(" ")}`;
-  }
+  const said = fieldErrorWords(error);
+  // "The message is empty: …" says which; "Is required." (a command's field) needs the lead.
+  if (said) text = said.startsWith("The message ") ? said : `The message was not sent. ${said}`;
   if (waiting > 0 && error.status !== 0 && !madeHere.has(error)) {
     text += ` Nothing was cancelled: ${waiting === 1 ? "the decision still waits" : "the decisions still wait"} for you.`;
   }
   return text;
 }
 
-function sentence(text: string): string {
-  const t = text.trim();
-  const capital = t.charAt(0).toUpperCase() + t.slice(1);
-  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
-}
+

@@ -3,6 +3,7 @@
  * long it lasts, where an "AI actions" switch stands. Pure functions, so they are unit-tested.
  */
 import type { ActionsOut, GrantOut, RememberIn } from "../api/types";
+import { reveal } from "../cards/reveal";
 
 /** When a time falls today: "today 14:05"; otherwise "Tue 8 Dec, 14:05". */
 export function when(iso: string, now: Date = new Date()): string {
@@ -16,7 +17,7 @@ export function when(iso: string, now: Date = new Date()): string {
 /** "In “Shopping list”" or "All conversations with Ada". */
 export function scopeText(grant: GrantOut): string {
   if (grant.scope === "conversation") {
-    return grant.conversation_title ? `In “${grant.conversation_title}”` : "In one conversation";
+    return grant.conversation_title ? `In “${reveal(grant.conversation_title)}”` : "In one conversation";
   }
   return `All conversations with ${grant.employee_name}`;
 }
@@ -24,7 +25,7 @@ export function scopeText(grant: GrantOut): string {
 /** The args a grant is narrowed to, as "text: buy milk, id: 2", or "Any details". */
 export function argsText(args: GrantOut["args"]): string {
   if (!args) return "Any details";
-  const parts = Object.entries(args).map(([key, value]) => `${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`);
+  const parts = Object.entries(args).map(([key, value]) => reveal(`${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`));
   return parts.length ? `Only with ${parts.join(", ")}` : "Only with no details";
 }
 

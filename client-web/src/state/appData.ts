@@ -1,6 +1,7 @@
 /** Data shared by the whole app (the caller, tool list, employees) and read by rows and cards. */
 import { createContext, useContext } from "react";
 import type { EmployeeOut, MeOut, ToolOut } from "../api/types";
+import { reveal } from "../cards/reveal";
 
 export interface AppData {
   me: MeOut | null;
@@ -28,5 +29,5 @@ export function indexBy<T, K extends keyof T>(items: T[], key: K): Record<string
 }
 
 export function toolTitle(tools: Record<string, ToolOut>, name: string, fallback?: string | null): string {
-  return tools[name]?.title || fallback || name;
+  return reveal(tools[name]?.title || fallback || name);
 }

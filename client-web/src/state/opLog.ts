@@ -10,6 +10,7 @@
 import type { JsonObject, MeOut, MessageOut, ToolCallOut, ToolOut } from "../api/types";
 import { answerWords } from "../cards/answerWords";
 import { argsSummary, humanise, schemaFields } from "../cards/fields/schemaFields";
+import { charCount, reveal } from "../cards/reveal";
 import { isQuestion } from "../cards/registry";
 import { toolTitle } from "./appData";
 import { LOAD_SKILL, skillLoadedText } from "./skillLoaded";
@@ -20,11 +21,12 @@ export const SUMMARY_CHARS = 80;
 export const DETAIL_CHARS = 10_000;
 
 /**
- * Cuts `text` to `limit` characters on one line: whitespace runs become one space and a cut
- * text ends with "…". Never splits a surrogate pair.
+ * Cuts `text` to `limit` characters on one line: whitespace runs become one space, hidden
+ * characters read `[U+202E]` (see cards/reveal) and a cut text ends with "…". Never splits a
+ * surrogate pair.
  */
 export function oneLine(text: string, limit = SUMMARY_CHARS): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = reveal(text).replace(/\s+/g, " ").trim();
   return cut(flat, limit);
 }
 
@@ -43,7 +45,7 @@ export function clipDetail(text: string, limit = DETAIL_CHARS): { text: string; 
   let end = limit;
   const code = text.charCodeAt(end - 1);
   if (code >= 0xd800 && code <= 0xdbff) end -= 1;
-  return { text: text.slice(0, end), omitted: text.length - end };
+  return { text: text.slice(0, end), omitted: charCount(text.slice(end)) };
 }
 
 /** The args the call ran with (edited ones when edited), else the proposed ones; null when unreadable. */
@@ -135,12 +137,19 @@ function fieldsLine(schema: unknown, args: JsonObject): string {
   return argsSummary(schema, args, Number.MAX_SAFE_INTEGER);
 }
 
-/** The whole result text in the person's words: the error's message, a loaded skill's new tools, or the tool's text. */
+/**
+ * The whole result text in the person's words: the error's message, a loaded skill's new tools,
+ * or the tool's text; hidden characters read `[U+202E]` (see cards/reveal).
+ */
 export function resultText(
   call: ToolCallOut,
   tools: Record<string, ToolOut>,
   toolMessage?: Pick<MessageOut, "content">,
 ): string {
+  return reveal(rawResultText(call, tools, toolMessage));
+}
+
+function rawResultText(call: ToolCallOut, tools: Record<string, ToolOut>, toolMessage?: Pick<MessageOut, "content">): string {
   if (call.error) return call.error.message;
   // A loaded skill's result is its instructions for the model: never the person's to read.
   if (call.name === LOAD_SKILL) return call.result_data != null ? skillLoadedText(call, tools) : "";

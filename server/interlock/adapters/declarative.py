@@ -38,6 +38,7 @@ from interlock.adapters.spec_checks import (
 from interlock.adapters.templating import Template
 from interlock.approvals.rules import approval_timeout_problem, approvals_required_problem
 from interlock.settings import Settings
+from interlock.text import name_problem
 from interlock.tools.base import (
     Handler,
     Permission,
@@ -101,6 +102,8 @@ def build_declarative_tool(spec: dict[str, Any], *, skill: str, settings: Settin
     if name != skill and not name.startswith(f"{skill}."):
         raise DeclarativeToolError(f"name must be '{skill}' or start with '{skill}.'", ["name"])
     title = require_string(spec, "title", [])
+    if problem := name_problem(title, "A tool's title"):
+        raise DeclarativeToolError(problem, ["title"])
     description = require_string(spec, "description", [])
     permission = spec.get("permission", "ASK")
     if permission not in ("ALLOW", "ASK", "DENY"):

@@ -45,12 +45,14 @@ class Outcome(StrEnum):
 
     ``allowed`` is an automatic run: decider ``policy:allow`` (the tool's permission is ALLOW) or
     ``policy:<grant id>`` (a remembered approval). ``rejected`` by ``policy:repeat`` is the loop
-    guard; ``expired`` is decided by ``timeout``. ``finished_late`` is a call stopped while its
-    tool ran (recorded ``cancelled``) whose tool returned after all: the reason says what
-    really happened.
+    guard; ``expired`` is decided by ``timeout``. ``approval`` is one person's approval of a call
+    that needs several, given while more were still needed (the last one is ``approved``).
+    ``finished_late`` is a call stopped while its tool ran (recorded ``cancelled``) whose tool
+    returned after all: the reason says what really happened.
     """
 
     approved = "approved"
+    approval = "approval"
     edited = "edited"
     rejected = "rejected"
     responded = "responded"

@@ -1,7 +1,8 @@
 """Reading the audit log: filters, pages (newest first), CSV export, and words for people.
 
-Admins see every record; members see the records of their own conversations and the ones
-they decided. Every function here is synchronous (run it off the event loop).
+Admins see every record; members see the records of their own conversations, the ones they
+decided, and the others of the calls they decided (every approval of a call needing several).
+Every function here is synchronous (run it off the event loop).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from interlock.audit.chain import (
     TIMEOUT_DECIDER,
     Kind,
 )
+from interlock.errors import BadRequest
 from interlock.storage import AuditRecord, Database, Role, ToolCall, User
 from interlock.tools import ToolRegistry
 
@@ -60,8 +62,8 @@ class AuditFilter:
     Attributes:
         tool: Tool name (``notes.add``).
         employee: Employee slug.
-        user: A user id: records of that user's conversations or decided by them.
-        outcome: ``approved``, ``edited``, ``rejected``, ``responded``, ``allowed``,
+        user: A user id: records that user took part in (:func:`took_part`).
+        outcome: ``approved``, ``approval``, ``edited``, ``rejected``, ``responded``, ``allowed``,
             ``expired``, ``cancelled`` or ``finished_late``.
         since: Records at or after this time (inclusive).
         until: Records before this time (exclusive).
@@ -77,6 +79,9 @@ class AuditFilter:
 
 class AuditRecordOut(BaseModel):
     """One audit record as a client sees it, with names written for people.
+
+    ``decider_is_person``: ``decider`` is a user's id (``decided_by`` their name), not a policy,
+    the timeout, Interlock or the command line.
 
     ``client_name`` names the MCP client that requested the call ("Claude Desktop", from its
     ``clientInfo``; read from the call), null for a call a model proposed in a chat.
@@ -100,6 +105,7 @@ class AuditRecordOut(BaseModel):
     owner_name: str
     decider: str
     decided_by: str
+    decider_is_person: bool
     channel: str
     outcome: str
     reason: str | None = None
@@ -118,20 +124,32 @@ class AuditPage(BaseModel):
     next_before: int | None = None
 
 
+def took_part(user_id: str) -> Any:
+    """The condition of the records ``user_id`` took part in: of their conversations, decided
+    by them, or about a call they decided (an approver of a call needing several approvals
+    sees the other approvals and its outcome, not only their own ``approval`` record)."""
+    decided = (
+        select(AuditRecord.tool_call_id)
+        .where(col(AuditRecord.decider) == user_id, col(AuditRecord.kind) == Kind.tool_call)
+        .scalar_subquery()
+    )
+    return or_(
+        col(AuditRecord.owner_id) == user_id,
+        col(AuditRecord.decider) == user_id,
+        (col(AuditRecord.kind) == Kind.tool_call) & col(AuditRecord.tool_call_id).in_(decided),
+    )
+
+
 def visible(query: Any, viewer: User, flt: AuditFilter) -> Any:
     """Return ``query`` narrowed to what ``viewer`` may see and ``flt`` asks for."""
     if viewer.role != Role.admin:
-        query = query.where(
-            or_(col(AuditRecord.owner_id) == viewer.id, col(AuditRecord.decider) == viewer.id)
-        )
+        query = query.where(took_part(viewer.id))
     if flt.tool:
         query = query.where(AuditRecord.tool == flt.tool)
     if flt.employee:
         query = query.where(AuditRecord.employee == flt.employee)
     if flt.user:
-        query = query.where(
-            or_(col(AuditRecord.owner_id) == flt.user, col(AuditRecord.decider) == flt.user)
-        )
+        query = query.where(took_part(flt.user))
     if flt.outcome:
         query = query.where(AuditRecord.outcome == flt.outcome)
     if flt.since is not None:
@@ -246,6 +264,26 @@ def export_csv(
         after = rows[-1].seq
 
 
+UNKNOWN_USER = (
+    "No user has the id or name “{}”. Choose a person from the list, or give a user's id or name."
+)
+
+
+def filter_user(db: Database, text: str) -> str:
+    """Return the id of the user ``text`` names, by id or else by name (the ``user`` filter).
+
+    Raises:
+        BadRequest: ``unknown_user`` when no user has that id or name.
+    """
+    with db.session() as session:
+        if session.get(User, text) is not None:
+            return text
+        found = session.exec(select(User.id).where(User.name == text.strip())).first()
+    if found is None:
+        raise BadRequest(UNKNOWN_USER.format(text), code="unknown_user", details={"user": text})
+    return found
+
+
 def decider_words(decider: str, names: dict[str, str]) -> str:
     """Return who decided, for people: a user's name, or what policy acted."""
     if decider == ALLOW_DECIDER:
@@ -286,6 +324,7 @@ def record_out(
         owner_name=names.get(record.owner_id, "Unknown person"),
         decider=record.decider,
         decided_by=decider_words(record.decider, names),
+        decider_is_person=record.decider in names,
         channel=record.channel,
         outcome=record.outcome,
         reason=record.reason,

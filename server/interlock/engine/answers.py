@@ -37,7 +37,7 @@ from interlock.streaming.events import MessageCompleted, MessageDelta, ToolCallC
 from interlock.tools import Permission, Tool, ToolRegistry
 
 if TYPE_CHECKING:
-    from interlock.engine.graph import GraphDeps, TurnState
+    from interlock.engine.graph import GraphDeps, Turn
 
 
 class AnswerStore:
@@ -52,7 +52,7 @@ class AnswerStore:
 
     def store(
         self,
-        state: TurnState,
+        turn: Turn,
         text: str,
         prepared: list[Prepared],
         plan: TurnPlan,
@@ -79,7 +79,7 @@ class AnswerStore:
                 the loop guard (after the answer is stored).
         """
         d = self.d
-        conversation_id, run_id = state["conversation_id"], state["run_id"]
+        conversation_id, run_id = turn.conversation_id, turn.run_id
         with d.db.session() as session:
             # Written only while this worker still runs the run (engine.fence); the
             # conversation's event sequence held after it (the order every writer takes
@@ -123,7 +123,7 @@ class AnswerStore:
                             call,
                             tool,
                             str(plan.permissions[tool.name]),
-                            user_id=state["user_id"],
+                            user_id=turn.user_id,
                             employee=employee,
                         )
                 calls.append((call, item))

@@ -16,6 +16,7 @@ from sqlalchemy import func, select
 
 from interlock.engine.open_calls import cancel_open_calls
 from interlock.engine.records import latest_assistant_calls
+from interlock.engine.tool_texts import CloseReason
 from interlock.engine.workers import dead_before
 from interlock.storage import Database, Run, RunStatus, Worker
 from interlock.storage.models import as_utc
@@ -26,6 +27,11 @@ if TYPE_CHECKING:
 
 CANCEL_WAIT_S = 10.0
 CANCEL_REASON = "cancelled by the person"
+"""The ``run.cancelled`` event's reason."""
+CANCELLED_PAUSE = CloseReason(
+    model="cancelled by the person", owner="you cancelled the run", record="the run was cancelled"
+)
+"""Why the calls a paused run waits on closed at a cancel."""
 
 
 async def cancel_run(engine: Engine, user_id: str, conversation_id: str) -> str | None:
@@ -72,7 +78,7 @@ def _cancel_pause(engine: Engine, user_id: str, conversation_id: str) -> str | N
             engine.bus,
             engine.registry,
             conversation_id,
-            CANCEL_REASON,
+            CANCELLED_PAUSE,
             decider=user_id,
         )
         engine.bus.commit(session)

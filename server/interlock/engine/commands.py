@@ -9,6 +9,12 @@ capitalise the first letter), so every ``/word`` at the start of a message is a 
 that does not exist or that this employee lacks is refused with a message naming the commands
 it has, never sent to the model as text. Text whose first word is not a command word
 (``/etc/hosts``, ``/ x``, ``/1``) is an ordinary message.
+
+What is a command is decided on the text as it reads (:func:`interlock.text.plain_form`:
+NFKC, invisible characters dropped): a word that only looks like a command (``/notes``
+followed by an invisible U+202E, ``/NOTES`` in fullwidth letters, ``/nötes``) is refused like an
+unknown command (``slash_command_unknown``), saying what to type instead; it never runs a
+command and never reaches the model.
 """
 
 from __future__ import annotations
@@ -34,11 +40,20 @@ from interlock.storage.models import new_id
 from interlock.storage.views import message_out
 from interlock.streaming import EventBus
 from interlock.streaming.events import MessageCompleted, ToolCallCreated
+from interlock.text import plain_form, without_invisible
 from interlock.tools import FieldError, Tool, ToolRegistry
 from interlock.tools.schema import field_label
 
-COMMAND_RE = re.compile(r"^/([a-z][a-z0-9_-]{0,31})(?:\s+(.*))?\s*$", re.DOTALL | re.IGNORECASE)
-"""``/<command> [rest]``; the command word in any case (declared commands are lowercase)."""
+COMMAND_RE = re.compile(
+    r"^/([a-z][a-z0-9_-]{0,31})(?:\s+(.*))?\s*$", re.DOTALL | re.IGNORECASE | re.ASCII
+)
+"""``/<command> [rest]``; the command word in any case, in ASCII letters only (declared
+commands are lowercase; without ``re.ASCII`` the long s (U+017F) and the Kelvin sign would match
+``s`` and ``k``)."""
+LOOKALIKE_RE = re.compile(r"^/([^\W\d_][\w-]{0,31})(?:\s|$)")
+"""A command word in any script, on the text's :func:`~interlock.text.plain_form`: a letter,
+then up to 31 letters, digits, ``_`` and ``-`` (the web client's ``messageChecks.ts`` reads
+the same)."""
 QUERY = "{query}"
 
 
@@ -70,6 +85,27 @@ def parse_command(content: str) -> tuple[str, str] | None:
     if match is None:
         return None
     return match.group(1).lower(), (match.group(2) or "").strip()
+
+
+def lookalike_command(content: str) -> tuple[str, bool] | None:
+    """The command word ``content`` seems to start with when it is not one as typed.
+
+    Args:
+        content: The message.
+
+    Returns:
+        ``(word, invisible)``: the word lowercase as it reads (``/NOTES x`` in fullwidth
+        letters gives ``"notes"``, ``/nötes`` gives ``"nötes"``) and whether the first word
+        holds an invisible character (``/notes`` then U+202E); None for a command as typed
+        (:func:`parse_command`) and for text that does not start with a command word at all.
+    """
+    if parse_command(content) is not None:
+        return None
+    match = LOOKALIKE_RE.match(plain_form(content).strip())
+    if match is None:
+        return None
+    first = content.strip().split(maxsplit=1)
+    return match.group(1).lower(), bool(first) and without_invisible(first[0]) != first[0]
 
 
 def fill_args(template: dict[str, Any] | None, query: str) -> dict[str, Any]:
@@ -112,6 +148,16 @@ def resolve_command(
     """
     parsed = parse_command(content)
     if parsed is None:
+        lookalike = lookalike_command(content)
+        if lookalike is not None:
+            word, invisible = lookalike
+            names = _command_names(catalog, registry, employee, actions_on)
+            raise BadRequest(
+                _lookalike_text(word, invisible, employee, names)
+                if word in names
+                else _missing_text(word, employee, names),
+                code="slash_command_unknown",
+            )
         if claim is not None:
             raise BadRequest("A command needs text starting with /<command>.")
         return None
@@ -143,7 +189,8 @@ def resolve_command(
     elif not usable:
         # One sentence for both, as the composer says it (it cannot tell them apart): the
         # command another employee has is no more this one's than a made-up one.
-        missing = _missing_command(name, catalog, registry, employee, actions_on)
+        names = _command_names(catalog, registry, employee, actions_on)
+        missing = _missing_text(name, employee, names)
         code = "slash_command_unavailable" if matches else "slash_command_unknown"
         raise BadRequest(missing, code=code)
     elif len(usable) > 1:
@@ -291,13 +338,11 @@ def propose_command(
         deadlines.interrupt(session, bus, registry, call, employee, run_id)
 
 
-def _missing_command(
-    name: str, catalog: SkillCatalog, registry: ToolRegistry, employee: Employee, actions_on: bool
-) -> str:
-    """The refusal of a command this employee does not have, saying what the person can do
-    instead: ``Scout has no command /help. You can use /notes or /suggest, or write your
-    request as a message.`` (the web client's composer says the same, ``messageChecks.ts``)."""
-    names = sorted(
+def _command_names(
+    catalog: SkillCatalog, registry: ToolRegistry, employee: Employee, actions_on: bool
+) -> list[str]:
+    """The commands this employee has (its menu), sorted."""
+    return sorted(
         {
             c.command
             for s, c in catalog.commands()
@@ -305,12 +350,31 @@ def _missing_command(
             and _permission(registry, c.tool, employee, actions_on) != "DENY"
         }
     )
+
+
+def _missing_text(name: str, employee: Employee, names: list[str]) -> str:
+    """The refusal of a command this employee does not have, saying what the person can do
+    instead: ``Scout has no command /help. You can use /notes or /suggest, or write your
+    request as a message.`` (the web client's composer says the same, ``messageChecks.ts``)."""
     lead = f"{employee.name} has no command /{name}"
     if not names:
         return f"{lead}; write your request as a message instead."
     listed = [f"/{n}" for n in names]
     either = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " or " + listed[-1]
     return f"{lead}. You can use {either}, or write your request as a message."
+
+
+def _lookalike_text(word: str, invisible: bool, employee: Employee, names: list[str]) -> str:
+    """The refusal of a word that only looks like one of the employee's commands: ``Scout has
+    no command written like that: it looks like /notes but holds an invisible character. Type
+    /notes in plain letters to run it, or write your request as a message.`` (the composer
+    says the same, ``messageChecks.ts``). The word as typed is never quoted: an invisible
+    bidi override in it would reorder the sentence."""
+    how = "holds an invisible character" if invisible else "is written in look-alike characters"
+    return (
+        f"{employee.name} has no command written like that: it looks like /{word} but {how}. "
+        f"Type /{word} in plain letters to run it, or write your request as a message."
+    )
 
 
 def _permission(registry: ToolRegistry, name: str, employee: Employee, actions_on: bool) -> str:

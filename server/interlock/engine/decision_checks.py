@@ -174,19 +174,22 @@ def check_content(engine: Engine, call: ToolCall, body: DecisionIn) -> None:
 def check_shape(body: DecisionIn) -> None:
     if body.type == DecisionType.edit and body.args is None:
         raise BadRequest(
-            "An edit needs the changed details (args).",
+            "An edit needs the changed details: send them with it.",
             code="invalid_args",
             details={
-                "errors": [{"path": [], "message": "args is required for edit", "rule": "required"}]
+                "errors": [{"path": [], "message": "Is required for an edit.", "rule": "required"}]
             },
         )
     if body.type != DecisionType.edit and body.args is not None:
         raise BadRequest(
-            "Only an edit carries changed details (args); approve or reject without them.",
+            "Only an edit can change the details: to approve, reject or answer, leave them "
+            "as they are.",
             code="invalid_request",
         )
     if body.type == DecisionType.respond and not (body.message and body.message.strip()):
-        raise BadRequest("A respond decision needs a message.", code="invalid_request")
+        raise BadRequest(
+            "An answer needs a message: write what you want to say.", code="invalid_request"
+        )
     if body.remember is not None and body.type not in (DecisionType.approve, DecisionType.edit):
         raise BadRequest(
             "Only an approval can be remembered; rejects and answers are never remembered.",

@@ -105,7 +105,8 @@ async def decide(
     Who: the conversation's owner or one of the employee's approvers (anyone else: 404). A
     call with ``require_approver`` may not be approved by its owner (403 ``approver_required``);
     one with ``approvals_required`` > 1 needs that many distinct people's approvals (each
-    recorded; the last one decides), and any reject ends it.
+    recorded, and audited: ``approval`` records, then the last one's ``approved``; the last
+    one decides), and any reject ends it.
 
     Returns:
         The tool call with its decision, or with the approvals so far when more are needed.
@@ -240,6 +241,18 @@ def _record(
         if several:
             given = _add_approval(session, call, user_id)
             if given < call.approvals_required:
+                # Each approval is in the audit log (who, when, channel); the last one is the
+                # call's ``approved`` record, the ones before it ``approval`` records.
+                record_outcome(
+                    session,
+                    call=call,
+                    decider=user_id,
+                    channel=channel,
+                    outcome=Outcome.approval,
+                    reason=body.message,
+                    proposed_args=call.proposed_args,
+                    executed_args=None,
+                )
                 out = view(session, engine.registry, call, None)
                 engine.bus.stage(
                     session,

@@ -53,7 +53,7 @@ from interlock.streaming.listener import CONTROL_CHANNEL
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
 
-DELETED_REASON = "the conversation was deleted"
+DELETED_REASON = "The conversation was deleted."
 """Audit reason of the calls a deleted conversation still had waiting."""
 
 DELETED_VERB = "conversation_deleted"

@@ -7,7 +7,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from interlock.engine.fence import RunTakenOver
-from interlock.engine.graph import Start, TurnState
+from interlock.engine.graph import Start, Turn, TurnState
 from interlock.errors import InterlockError
 from interlock.storage import RunStatus
 from interlock.storage.db import run_work
@@ -30,14 +30,7 @@ async def drive(
     terminal event with its own work leaves nothing to do here.
     """
     run_work.set(True)  # this task's database calls go to the runs' threads
-    state: TurnState = {
-        "run_id": run_id,
-        "conversation_id": conversation_id,
-        "user_id": user_id,
-        "steps": 0,
-        "outcome": "continue",
-        "ended": False,
-    }
+    state: TurnState = {"turn": Turn(run_id, conversation_id, user_id)}
     recursion_limit = 2 * engine.settings.max_steps_per_turn + 4
     db = engine.db
     try:
@@ -71,9 +64,10 @@ async def drive(
         )
         await db.run(engine.end_run, run_id, conversation_id, RunStatus.failed, error=error)
         return
-    if final["ended"]:  # the last step wrote the terminal event with its own work
+    turn: Turn = final["turn"]
+    if turn.ended:  # the last step wrote the terminal event with its own work
         return
-    status = RunStatus.paused if final["outcome"] == "paused" else RunStatus.completed
+    status = RunStatus.paused if turn.outcome == "paused" else RunStatus.completed
     await db.run(engine.end_run, run_id, conversation_id, status)
     if status == RunStatus.paused and not engine.left_to_others(run_id):
         # A decision or an expiry may have landed after the tools node looked and before

@@ -19,6 +19,7 @@ from interlock.engine.open_calls import ANY_OPEN_CALL, cancel_open_calls, lock_o
 from interlock.engine.outside import MCP_CHANNEL
 from interlock.engine.preflight import prepare_command
 from interlock.engine.resumes import claim_conversation
+from interlock.engine.tool_texts import CloseReason
 from interlock.engine.turn import effective_permission
 from interlock.errors import Conflict, NotFound
 from interlock.permissions import read_switch_of, start_switch
@@ -34,7 +35,11 @@ from interlock.text import short_label
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
 
-NEW_MESSAGE_REASON = "the person sent a new message before deciding"
+NEW_MESSAGE_REASON = CloseReason(
+    model="the person sent a new message before deciding",
+    owner="you sent a new message",
+    record="a new message was sent",
+)
 TITLE_LENGTH = 60
 """Longest title made from a conversation's first message, "…" included (characters)."""
 

@@ -15,6 +15,8 @@ from interlock.audit import SYSTEM_DECIDER, Channel, Outcome, record_outcome
 from interlock.engine.records import OPEN_STATUSES, close_call
 from interlock.engine.tool_texts import (
     STOPPED_HINT,
+    CloseReason,
+    as_sentence,
     cancelled_text,
     error_text,
     stopped_message,
@@ -76,7 +78,7 @@ def cancel_open_calls(
     bus: EventBus,
     registry: ToolRegistry,
     conversation_id: str,
-    reason: str,
+    reason: str | CloseReason,
     run_id: str | None = None,
     *,
     decider: str = SYSTEM_DECIDER,
@@ -92,7 +94,8 @@ def cancel_open_calls(
     result its tool still returns is not stored (:meth:`CallExecutor._store_outcome
     <interlock.engine.calls.CallExecutor._store_outcome>` logs it).
 
-    ``run_id`` is the run doing it (each call's own run when omitted). Each closed call gets an
+    ``reason`` says why, for each reader (:class:`~interlock.engine.tool_texts.CloseReason`;
+    a string: the same fragment for all). ``run_id`` is the run doing it (each call's own run when omitted). Each closed call gets an
     audit record naming ``decider`` (a user id when a person caused it) and ``channel``.
     ``any_open``: whether :data:`ANY_OPEN_CALL` found one, when the caller read it in this
     transaction (read here when None).
@@ -110,6 +113,7 @@ def cancel_open_calls(
         session.exec(_OPEN_CALLS, params=params).all(),
         key=lambda call: (call.message_id, call.index),
     )
+    why = reason if isinstance(reason, CloseReason) else CloseReason.same(reason)
     closed: list[ToolCall] = []
     for call in calls:
         started = _take_open(session, call)
@@ -117,18 +121,20 @@ def cancel_open_calls(
             continue
         closed.append(call)
         if started:
-            message = stopped_message(reason)
+            message, said = stopped_message(why.owner), stopped_message(why.record)
             status, code = ToolCallStatus.failed, "outcome_unknown"
-            text = error_text(code, message, STOPPED_HINT)
+            text = error_text(code, stopped_message(why.model), STOPPED_HINT)
         else:
-            message, status, code, text = reason, ToolCallStatus.cancelled, "cancelled", None
+            message, said = as_sentence(why.owner), as_sentence(why.record)
+            status, code = ToolCallStatus.cancelled, "cancelled"
+            text = cancelled_text(why.model)
         record_outcome(
             session,
             call=call,
             decider=decider,
             channel=channel,
             outcome=Outcome.cancelled,
-            reason=message,
+            reason=said,
             proposed_args=call.proposed_args,
             executed_args=call.executed_args,
         )
@@ -138,7 +144,7 @@ def cancel_open_calls(
             registry,
             call,
             status=status,
-            text=text or cancelled_text(reason),
+            text=text,
             error_code=code,
             error_message=message,
             run_id=run_id,

@@ -19,7 +19,7 @@ from interlock.audit import Channel, Outcome, record_outcome
 from interlock.employees import Employee
 from interlock.engine.records import close_call
 from interlock.engine.runner import Engine
-from interlock.engine.tool_texts import cancelled_text
+from interlock.engine.tool_texts import actions_off_reason, as_sentence, cancelled_text
 from interlock.errors import BadRequest, NotFound
 from interlock.permissions import (
     create_grant,
@@ -219,7 +219,7 @@ def _cancel_waiting_actions(
     engine: Engine, session: Session, user_id: str, employee: Employee, channel: str
 ) -> list[tuple[str, str, int]]:
     """Close the waiting write calls; return ``(call id, conversation id, message id)``."""
-    reason = f"{employee.name}'s AI actions were turned off by the person"
+    why = actions_off_reason(employee.name)
     waiting = session.exec(
         select(ToolCall)
         .join(Conversation, col(Conversation.id) == col(ToolCall.conversation_id))
@@ -253,7 +253,7 @@ def _cancel_waiting_actions(
             decider=user_id,
             channel=channel,
             outcome=Outcome.cancelled,
-            reason=reason,
+            reason=as_sentence(why.record),
             proposed_args=call.proposed_args,
             executed_args=None,
         )
@@ -263,9 +263,9 @@ def _cancel_waiting_actions(
             engine.registry,
             call,
             status=ToolCallStatus.cancelled,
-            text=cancelled_text(reason),
+            text=cancelled_text(why.model),
             error_code="cancelled",
-            error_message=reason,
+            error_message=as_sentence(why.owner),
         )
         closed.append((call.id, call.conversation_id, call.message_id))
     return closed

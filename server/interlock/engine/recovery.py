@@ -24,7 +24,12 @@ from sqlmodel import col, select
 
 from interlock.engine.records import close_call, waiting_for_person
 from interlock.engine.terminals import stage_end
-from interlock.engine.tool_texts import error_text
+from interlock.engine.tool_texts import (
+    SERVER_STOPPED,
+    STOPPED_HINT,
+    error_text,
+    stopped_message,
+)
 from interlock.errors import InterlockError
 from interlock.storage import (
     Conversation,
@@ -41,10 +46,12 @@ from interlock.streaming.listener import CONTROL_CHANNEL
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
 
-RESTART_REASON = (
-    "the server process running this call stopped; its outcome is unknown and it was not retried"
-)
-NOT_STARTED_REASON = "the server process that was to run this call stopped before it started"
+RESTART_REASON = stopped_message(SERVER_STOPPED)
+"""A call caught running: ``Stopped while running (the server stopped): it may have happened.
+It was not run again.``, as a call stopped by a cancel or a new message says it."""
+NOT_STARTED_REASON = "The server stopped before this started, and it was not started later."
+SERVER_STOPPED_RUN = "The server stopped while the employee was working on this."
+"""The ``run.failed`` message (``server_restarted``) of a run a stopped server left."""
 _runs = Run.__table__  # type: ignore[attr-defined]
 _workers = Worker.__table__  # type: ignore[attr-defined]
 _RUNNING_RUNS = (
@@ -189,14 +196,12 @@ def repair_run(
                 engine.registry,
                 call,
                 status=ToolCallStatus.failed,
-                text=error_text(code, reason),
+                text=error_text(code, reason, STOPPED_HINT if started else None),
                 error_code=code,
                 error_message=reason,
                 run_id=run_id,
             )
-        error = InterlockError(
-            "The server process running this stopped during the run.", code="server_restarted"
-        )
+        error = InterlockError(SERVER_STOPPED_RUN, code="server_restarted")
         ended = stage_end(
             session,
             engine.bus,

@@ -8,6 +8,7 @@ happened to the call and, where it matters, that the model should not retry it.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from interlock.storage import ToolCall, ToolCallStatus
@@ -90,7 +91,8 @@ STOPPED_HINT = "Check whether it took effect before doing it again."
 
 def stopped_message(reason: str) -> str:
     """The person's sentence for a call closed while its tool was running (``reason``: why,
-    e.g. ``the run was cancelled``): its effect may have happened, and it is never run again.
+    e.g. ``the run was cancelled``, ``the server stopped``): its effect may have happened, and
+    it is never run again.
     With :data:`STOPPED_HINT` it makes the model's text (:func:`error_text`,
     ``outcome_unknown``)."""
     return f"Stopped while running ({reason}): it may have happened. It was not run again."
@@ -110,3 +112,47 @@ def failure(exc: ToolError) -> dict[str, Any]:
         "error_code": exc.code,
         "error_message": exc.message,
     }
+
+
+@dataclass(frozen=True)
+class CloseReason:
+    """Why open calls were closed, said for each reader (fragments, lowercase, no stop).
+
+    Attributes:
+        model: For the model's tool message (``Cancelled: <model>.``), which keeps its own
+            words: ``the person sent a new message before deciding``.
+        owner: For the call's owner, who did it, on the card and in the API (the call's
+            error message): ``you sent a new message``.
+        record: For the audit record, read by the owner and by admins beside who decided:
+            ``a new message was sent``.
+    """
+
+    model: str
+    owner: str
+    record: str
+
+    @classmethod
+    def same(cls, reason: str) -> CloseReason:
+        """One fragment for every reader (``the run was cancelled``)."""
+        return cls(reason, reason, reason)
+
+
+def as_sentence(fragment: str) -> str:
+    """``you sent a new message`` -> ``You sent a new message.``"""
+    text = fragment.strip()
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
+def actions_off_reason(name: str) -> CloseReason:
+    """Why the waiting write calls of employee ``name`` closed when the person turned its AI
+    actions off."""
+    return CloseReason(
+        model=f"{name}'s AI actions were turned off by the person",
+        owner=f"you turned off AI actions for {name}",
+        record=f"AI actions for {name} were turned off",
+    )
+
+
+SERVER_STOPPED = "the server stopped"
+"""Why a call caught running by a stopped server closed (:func:`stopped_message`)."""

@@ -14,10 +14,19 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
 
 from interlock.approvals.rules import ToolApprovalRule
 from interlock.errors import plain_message
+from interlock.text import one_line_name
 from interlock.tools import Permission
 from interlock.tools.registration import TAG_RE
 
@@ -69,6 +78,10 @@ class SlashCommand(BaseModel):
     description: str = ""
     tool: NonEmpty
     args: dict[str, Any] | None = None
+
+    _one_line = field_validator("title", mode="before")(
+        one_line_name({"title": "A slash command's title"})
+    )
 
     def template(self) -> dict[str, Any]:
         """Return the argument template (``{"query": "{query}"}`` when ``args`` is None)."""

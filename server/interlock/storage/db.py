@@ -150,6 +150,9 @@ class Database:
                 functools.partial(_sqlite_on_connect, gate=gate, lock_timeout_s=lock_timeout_s),
             )
         else:
+            from interlock.storage import pg_wait  # imports psycopg: PostgreSQL only
+
+            pg_wait.install(self.engine)
             pg_pool.ping_when_idle(self.engine)
             pg_pool.keep_prepared_statements(self.engine)
             write_behind.install(self.engine)
@@ -193,15 +196,19 @@ class Database:
         loop = asyncio.get_running_loop()
         requests, runs = self._pools()
         pool = runs if run_work.get() else requests
-        future = loop.run_in_executor(pool, _collecting, functools.partial(fn, *args, **kwargs))
+        call = _Call(loop, functools.partial(fn, *args, **kwargs))
+        pool.submit(call.run)
         try:
-            outcome = await asyncio.shield(future)
+            await call.waiter
         except asyncio.CancelledError:
-            if not future.done():
-                await asyncio.wait({future})
-            if not future.cancelled():
-                _run_deferred(future.result().deferred)
+            if call.outcome is None:  # still running: wait for its end, then be cancelled
+                call.waiter = loop.create_future()
+                await asyncio.wait({call.waiter})
+            if call.outcome is not None:
+                _run_deferred(call.outcome.deferred)
             raise
+        outcome = call.outcome
+        assert outcome is not None
         _run_deferred(outcome.deferred)
         if outcome.error is not None:
             raise outcome.error
@@ -294,6 +301,36 @@ class _Outcome:
     value: object
     error: BaseException | None
     deferred: list[Callable[[], None]]
+
+
+class _Call:
+    """One :meth:`Database.run` call: run on a database thread, its outcome handed to the loop.
+
+    Lighter than ``loop.run_in_executor`` with ``asyncio.shield`` (no chained futures): the
+    thread hands the outcome over with one ``call_soon_threadsafe``. The caller awaits
+    :attr:`waiter`; cancelled, it sets a new waiter and waits for the outcome all the same.
+    """
+
+    __slots__ = ("_call", "_loop", "outcome", "waiter")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, call: Callable[[], object]) -> None:
+        self._loop = loop
+        self._call = call
+        self.outcome: _Outcome | None = None
+        self.waiter: asyncio.Future[None] = loop.create_future()
+
+    def run(self) -> None:
+        """On a database thread: run the call, then hand its outcome to the loop."""
+        outcome = _collecting(self._call)
+        try:
+            self._loop.call_soon_threadsafe(self._done, outcome)
+        except RuntimeError:  # the loop is closed: nobody waits any more
+            pass
+
+    def _done(self, outcome: _Outcome) -> None:
+        self.outcome = outcome
+        if not self.waiter.done():
+            self.waiter.set_result(None)
 
 
 def _collecting(call: Callable[[], object]) -> _Outcome:

@@ -122,7 +122,7 @@ def run_on(
 
 def sent(form: Compiled, cursor: Any) -> Sent:
     """What ``cursor`` (which ran ``form``) returned."""
-    rows = form.rows(cursor.fetchall()) if cursor.description else []
+    rows = form.rows(cursor.fetchall()) if form.returns_rows else []
     if form.implicit_returning:
         return Sent(cursor.rowcount, rows, rows[0][0] if rows else None)
     return Sent(cursor.rowcount, rows, cursor.lastrowid if form.lastrowid else None)

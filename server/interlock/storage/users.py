@@ -29,7 +29,7 @@ from sqlmodel import Session, col, select
 from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.storage.db import Database
 from interlock.storage.models import Role, User
-from interlock.text import one_line
+from interlock.text import name_problem, name_rule
 
 LOCAL_USER_NAME = "local"
 GROUP_PREFIX = "group:"
@@ -67,14 +67,11 @@ def create_user(db: DatabaseOrSession, name: str, role: str = Role.member) -> tu
     name = name.strip()
     if not name or len(name) > MAX_NAME_LENGTH:
         raise BadRequest(f"A user name has 1 to {MAX_NAME_LENGTH} characters.")
-    if one_line(name, MAX_NAME_LENGTH) != name or name.startswith(GROUP_PREFIX):
+    if name_problem(name, "A user name") or name.startswith(GROUP_PREFIX):
         # Shown on cards, in the Audit page, its CSV and `users list` (a terminal), and
         # named in an employee's approvers, where "group:" starts a group.
-        raise BadRequest(
-            "A user name is one line of visible characters, single spaces between words: no "
-            "line breaks, tabs, control or invisible characters, and not starting with "
-            f"'{GROUP_PREFIX}'."
-        )
+        rule = name_rule("A user name").removesuffix(".")
+        raise BadRequest(f"{rule}, and not starting with '{GROUP_PREFIX}'.")
     if role not in {r.value for r in Role}:
         raise BadRequest(f"Unknown role {role!r}: use one of {', '.join(r.value for r in Role)}.")
     conflict = Conflict(f"A user named {name!r} already exists.", code="user_exists")

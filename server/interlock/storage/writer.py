@@ -39,6 +39,11 @@ def mark_urgent_thread() -> None:
     _urgent.value = True
 
 
+def is_urgent_thread() -> bool:
+    """Whether the calling thread was marked by :func:`mark_urgent_thread` (a request thread)."""
+    return bool(getattr(_urgent, "value", False))
+
+
 class _Waiter:
     """A queued writer: ``handed`` is a lock taken at creation and released to wake it (one C
     call each way, where a ``threading.Event`` is a condition variable in Python)."""

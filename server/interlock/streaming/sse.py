@@ -1,7 +1,9 @@
 """Server-Sent Events for one conversation: replay from storage, then live events.
 
-Rules: ``Last-Event-ID`` that is not a whole number, is negative or lies beyond the
-conversation's last sequence replays from the start (never a silent skip). Subscription
+Rules: a ``Last-Event-ID`` that is not a whole number (``-1``, ``1e3``, ``+1``) is refused
+(400 ``invalid_last_event_id``); one past the conversation's last sequence starts from the end
+(nothing replayed, live events only), so a client never gets again what it showed already;
+an absent or empty one replays from the start. Subscription
 happens before the replay read, and live events at or below the last replayed sequence are
 dropped, so no event is lost or sent twice between the two.
 """
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 
 from sse_starlette import ServerSentEvent
 
+from interlock.errors import MalformedHeader
 from interlock.streaming.bus import EventBus, Subscription
 from interlock.streaming.event_rows import StoredEvent
 from interlock.streaming.events import ConversationDeleted
@@ -23,19 +26,37 @@ MAX_SEQ_DIGITS = 19
 """Digits of the largest event sequence number (PostgreSQL ``bigint``)."""
 
 
+BAD_LAST_EVENT_ID = (
+    "Last-Event-ID must be the number of an event this stream sent (digits only, such as 42)."
+)
+
+
 def parse_last_event_id(raw: str | None, last_seq: int) -> int:
-    """Return the sequence to replay after: ``raw`` if it names a stored event, else 0."""
-    if raw is None:
+    """Return the sequence to replay after.
+
+    Args:
+        raw: The ``Last-Event-ID`` header; absent or blank replays everything (0).
+        last_seq: The conversation's last event sequence.
+
+    Returns:
+        ``raw`` when it names a stored event; ``last_seq`` when it lies past it (the client
+        has seen more than is stored: nothing is replayed, live events follow).
+
+    Raises:
+        MalformedHeader: ``invalid_last_event_id``: not a whole number of plain digits.
+    """
+    if raw is None or not raw.strip():
         return 0
     text = raw.strip()
     # int() would also take "+1" and "1_0", and refuses more than 4300 digits (ValueError):
-    # a sequence number has at most 19 (a 64-bit integer).
-    if not (text.isascii() and text.isdigit()) or len(text) > MAX_SEQ_DIGITS:
-        return 0
-    value = int(text)
-    if value < 0 or value > last_seq:
-        return 0
-    return value
+    # a sequence number has at most 19 (a 64-bit integer), so a longer one is past the end.
+    if not (text.isascii() and text.isdigit()):
+        raise MalformedHeader(
+            BAD_LAST_EVENT_ID, code="invalid_last_event_id", details={"last_event_id": raw[:40]}
+        )
+    if len(text) > MAX_SEQ_DIGITS:
+        return last_seq
+    return min(int(text), last_seq)
 
 
 _LINE_BREAKS_JSON_KEEPS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}

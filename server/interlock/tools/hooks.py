@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from interlock.text import clean_text, reveal_bidi_controls
+from interlock.text import clean_text, reveal_hidden
 from interlock.tools.base import Confirmation, Tool, ToolContext, ToolError
 
 logger = logging.getLogger(__name__)
@@ -50,9 +50,9 @@ async def make_confirmation(
 
     Text is cleaned (NUL, lone surrogates) and bounded: title 200, summary 2,000, action
     label 40 characters (cut with "…"); in these three a bidirectional override or embedding,
-    which would reorder the sentence around a quoted value, reads ``[U+202E]``
-    (:func:`interlock.text.reveal_bidi_controls`). ``detail`` and ``previous`` are bounded to
-    200,000 characters (cut with a note). The text is data: clients show it as text, never as
+    which would reorder the sentence around a quoted value, reads ``[U+202E]`` and a control
+    character ``[U+001B]`` (:func:`interlock.text.reveal_hidden`). ``detail`` and
+    ``previous`` are bounded to 200,000 characters (cut with a note). The text is data: clients show it as text, never as
     HTML.
 
     Returns:
@@ -77,7 +77,7 @@ async def make_confirmation(
         value = getattr(out, name)
         if not isinstance(value, str) or not value.strip():
             raise _bug(tool, "confirmation", f"returned an empty or non-text {name}")
-        value = reveal_bidi_controls(clean_text(value.strip()))
+        value = reveal_hidden(clean_text(value.strip()))
         fields[name] = value if len(value) <= limit else value[: limit - 1] + "…"
     for name in ("detail", "previous"):
         value = getattr(out, name)

@@ -19,6 +19,7 @@ import { NO_REMEMBER, rememberBody, rememberSummary, type RememberChoiceValue } 
 import { fieldErrorsFrom } from "./fieldErrors";
 import { RememberChoice } from "./RememberChoice";
 import "../../permissions/permissions.css";
+import { reveal } from "../reveal";
 
 // rjsf + Ajv are most of the bundle: load them when a form is first opened.
 const EditForm = lazy(() => import("./EditForm").then((m) => ({ default: m.EditForm })));
@@ -111,7 +112,7 @@ export function ApprovalCard({ call, tool, title, live, busy, decide, canApprove
       onClick={() => run(remembered ? { type: "approve", remember: remembered } : { type: "approve" })}
     >
       {busy ? <span className="spinner" aria-hidden="true" /> : null}
-      {actionLabel}
+      {reveal(actionLabel)}
     </button>
   );
   const editButton = canEdit(call) && (

@@ -7,6 +7,7 @@
 import { useState } from "react";
 import { actionName } from "../actionName";
 import { DecisionSummary } from "../DecisionSummary";
+import { reveal } from "../reveal";
 import { DECLINED, decline } from "../decline";
 import type { CardProps } from "../types";
 import { choiceMode, choseText } from "./choice";
@@ -27,7 +28,7 @@ export function ChoiceCard(props: CardProps) {
 /** The heading of a suggestions card: the `question` the model asked, else the tool's title. */
 export function suggestionHeading(call: CardProps["call"], title: string): string {
   const q = call.proposed_args?.question;
-  return typeof q === "string" && q.trim() ? q : title;
+  return reveal(typeof q === "string" && q.trim() ? q : title);
 }
 
 function SuggestionChoice({ call, tool, title, live, busy, decide }: CardProps) {
@@ -63,7 +64,7 @@ function SuggestionChoice({ call, tool, title, live, busy, decide }: CardProps) 
               disabled={!clickable}
               onClick={() => void choose(option)}
             >
-              {option}
+              {reveal(option)}
             </button>
           );
         })}

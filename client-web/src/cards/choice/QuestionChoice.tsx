@@ -7,6 +7,7 @@
 import { useId, useState } from "react";
 import { actionName } from "../actionName";
 import { DecisionSummary } from "../DecisionSummary";
+import { reveal } from "../reveal";
 import { DECLINED, decline } from "../decline";
 import type { CardProps } from "../types";
 import { answeredOptions, choiceMessage, questionOf } from "./choice";
@@ -46,11 +47,11 @@ export function QuestionChoice({ call, title, live, busy, decide }: CardProps) {
   return (
     <section className="card choice-card" aria-label={`Choice: ${q.question || title}`}>
       <header className="card-head">
-        <h4>{title}</h4>
+        <h4>{reveal(title)}</h4>
       </header>
       {q.question && (
         <p className="card-question" id={questionId}>
-          {q.question}
+          {reveal(q.question)}
         </p>
       )}
       {q.multiple ? (
@@ -67,7 +68,7 @@ export function QuestionChoice({ call, title, live, busy, decide }: CardProps) {
               return (
                 <label key={`${i}:${option}`} className={isChosen ? "choice check chosen" : "choice check"} data-testid="choice-option" data-chosen={isChosen ? "true" : "false"}>
                   <input type="checkbox" checked={isChosen} disabled={!clickable} onChange={(e) => toggle(option, e.target.checked)} />
-                  {option}
+                  {reveal(option)}
                 </label>
               );
             })}
@@ -96,7 +97,7 @@ export function QuestionChoice({ call, title, live, busy, decide }: CardProps) {
                 disabled={!clickable}
                 onClick={() => void answer([option])}
               >
-                {option}
+                {reveal(option)}
               </button>
             );
           })}

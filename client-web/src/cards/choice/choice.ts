@@ -5,7 +5,7 @@
  *   message is the option, or a JSON list of the options when `multiple`.
  */
 import type { JsonObject, ToolCallOut, ToolOut } from "../../api/types";
-import { bidiIsolated } from "../bidi";
+import { reveal } from "../reveal";
 import { choiceWord } from "../fields/schemaFields";
 
 export type ChoiceMode = "edit" | "respond";
@@ -68,5 +68,5 @@ export function choseText(args: JsonObject | null | undefined, tool?: Pick<ToolO
   if (typeof option !== "string" || !option) return null;
   const properties = tool?.input_schema?.properties;
   const schema = properties && typeof properties === "object" ? (properties as Record<string, unknown>).option : undefined;
-  return `Chose “${bidiIsolated(choiceWord(schema, option) ?? option)}”`;
+  return `Chose “${reveal(choiceWord(schema, option) ?? option)}”`;
 }

@@ -3,6 +3,7 @@ import { useId, useState } from "react";
 import type { ToolCallOut } from "../../api/types";
 import { actionName } from "../actionName";
 import { DecisionSummary } from "../DecisionSummary";
+import { reveal } from "../reveal";
 import { statusWords } from "../status/status";
 import type { CardProps } from "../types";
 
@@ -25,11 +26,11 @@ export function ConfirmCard({ call, title, live, busy, decide }: CardProps) {
   return (
     <section className="card confirm-card" aria-label={`Confirm: ${summary || title}`}>
       <header className="card-head">
-        <h4>{title}</h4>
+        <h4>{reveal(title)}</h4>
       </header>
       {summary && (
         <p className="card-question" id={summaryId}>
-          {summary}
+          {reveal(summary)}
         </p>
       )}
       {call.decision ? (

@@ -1,5 +1,6 @@
 /** Renders what an edit changed (argsChanges) and line diffs of long text; all as text. */
 import type { JsonObject } from "../../api/types";
+import { reveal } from "../reveal";
 import { argsChanges, diffStats, foldUnchanged, lineDiff, type DiffLine } from "./argsDiff";
 
 export function ArgsDiff({ schema, proposed, executed }: { schema: unknown; proposed: JsonObject | null; executed: JsonObject | null }) {
@@ -43,8 +44,8 @@ export function TextDiff({ before, after }: { before: string; after: string }) {
     return (
       <div className="text-diff-sides" data-testid="text-diff">
         <p className="muted small">The texts are too different to compare line by line.</p>
-        <pre className="line-diff">{before}</pre>
-        <pre className="line-diff">{after}</pre>
+        <pre className="line-diff">{reveal(before)}</pre>
+        <pre className="line-diff">{reveal(after)}</pre>
       </div>
     );
   }

@@ -5,6 +5,7 @@
 import { diffLines } from "diff";
 import type { JsonObject } from "../../api/types";
 import { fieldLabel, orderedKeys } from "../fields/schemaFields";
+import { charCount, reveal } from "../reveal";
 
 export type DiffLineKind = "same" | "added" | "removed";
 
@@ -29,7 +30,7 @@ export const LONG_TEXT = 80;
 const DIFF_TIMEOUT_MS = 400;
 
 export function isLongText(s: string): boolean {
-  return s.includes("\n") || s.length > LONG_TEXT;
+  return s.includes("\n") || charCount(s) > LONG_TEXT;
 }
 
 /** A value as the person reads it: strings as they are, everything else as compact JSON. */
@@ -44,8 +45,9 @@ export function valueText(value: unknown): string {
 }
 
 /**
- * Line by line changes from `before` to `after`; null when the texts are too different to
- * compare in time (the caller then shows both sides).
+ * Line by line changes from `before` to `after`, each line as shown (hidden characters as
+ * `[U+202E]`, see ../reveal); null when the texts are too different to compare in time (the
+ * caller then shows both sides).
  */
 export function lineDiff(before: string, after: string): DiffLine[] | null {
   // Both end with a line break, so a last line is not "changed" just for gaining one.
@@ -56,7 +58,7 @@ export function lineDiff(before: string, after: string): DiffLine[] | null {
   for (const c of changes) {
     const kind: DiffLineKind = c.added ? "added" : c.removed ? "removed" : "same";
     const lines = c.value.endsWith("\n") ? c.value.slice(0, -1).split("\n") : c.value.split("\n");
-    for (const text of lines) out.push({ kind, text });
+    for (const text of lines) out.push({ kind, text: reveal(text) });
   }
   return out;
 }
@@ -65,7 +67,7 @@ function same(a: unknown, b: unknown): boolean {
   return valueText(a) === valueText(b);
 }
 
-/** The fields an edit changed, in the schema's order. */
+/** The fields an edit changed, in the schema's order; labels and values as shown (see ../reveal). */
 export function argsChanges(schema: unknown, proposed: JsonObject | null | undefined, executed: JsonObject | null | undefined): FieldChange[] {
   const before = proposed ?? {};
   const after = executed ?? {};
@@ -75,11 +77,11 @@ export function argsChanges(schema: unknown, proposed: JsonObject | null | undef
     const has0 = Object.hasOwn(before, key);
     const has1 = Object.hasOwn(after, key);
     if (has0 && has1 && same(before[key], after[key])) continue;
-    const b = has0 ? valueText(before[key]) : "";
-    const a = has1 ? valueText(after[key]) : "";
+    const b = has0 ? reveal(valueText(before[key])) : "";
+    const a = has1 ? reveal(valueText(after[key])) : "";
     const kind = !has0 ? "added" : !has1 ? "removed" : "changed";
     const lines = isLongText(a) || isLongText(b) ? lineDiff(b, a) : null;
-    out.push({ key, label: fieldLabel(schema, key), kind, before: b, after: a, lines });
+    out.push({ key, label: reveal(fieldLabel(schema, key)), kind, before: b, after: a, lines });
   }
   return out;
 }

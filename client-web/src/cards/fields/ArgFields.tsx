@@ -5,6 +5,7 @@
  */
 import { useState } from "react";
 import type { JsonObject } from "../../api/types";
+import { charCount, reveal, sliceChars } from "../reveal";
 import { schemaFields, type FieldNode } from "./schemaFields";
 
 /** Text past either bound folds. */
@@ -14,9 +15,8 @@ export const FOLD_CHARS = 1500;
 /** The folded preview of a long text, or null when it is short enough to show whole. */
 export function foldText(text: string, lines = FOLD_LINES, chars = FOLD_CHARS): { preview: string; lines: number } | null {
   const all = text.split("\n");
-  if (all.length <= lines && text.length <= chars) return null;
-  let preview = all.slice(0, lines).join("\n");
-  if (preview.length > chars) preview = preview.slice(0, chars);
+  if (all.length <= lines && charCount(text) <= chars) return null;
+  const preview = sliceChars(all.slice(0, lines).join("\n"), chars);
   return { preview: `${preview}…`, lines: all.length };
 }
 
@@ -67,10 +67,14 @@ function FieldValue({ field }: { field: FieldNode }) {
   }
 }
 
-/** Short text inline; multi-line or long text in a block that folds past FOLD_LINES / FOLD_CHARS. */
-export function LongText({ text }: { text: string }) {
+/**
+ * Short text inline; multi-line or long text in a block that folds past FOLD_LINES / FOLD_CHARS.
+ * Hidden characters read `[U+202E]` (see ../reveal); sizes count characters (code points).
+ */
+export function LongText({ text: given }: { text: string }) {
   const [open, setOpen] = useState(false);
-  if (!text.includes("\n") && text.length <= 120) return <span className="arg-scalar">{text}</span>;
+  const text = reveal(given);
+  if (!text.includes("\n") && charCount(given) <= 120) return <span className="arg-scalar">{text}</span>;
   const fold = foldText(text);
   return (
     <div className="arg-text-wrap">
@@ -79,7 +83,7 @@ export function LongText({ text }: { text: string }) {
       </pre>
       {fold && (
         <button type="button" className="link small" aria-expanded={open} data-testid="arg-show-all" onClick={() => setOpen(!open)}>
-          {open ? "Show less" : `Show all (${fold.lines.toLocaleString()} lines, ${text.length.toLocaleString()} characters)`}
+          {open ? "Show less" : `Show all (${fold.lines.toLocaleString()} lines, ${charCount(given).toLocaleString()} characters)`}
         </button>
       )}
     </div>

@@ -4,6 +4,7 @@
  * the schema's order, then any keys the schema does not name (in the arguments' order).
  */
 import type { JsonObject } from "../../api/types";
+import { reveal } from "../reveal";
 
 export type FieldKind = "text" | "number" | "boolean" | "empty" | "list" | "object";
 
@@ -13,7 +14,7 @@ export interface FieldNode {
   label: string;
   help: string | null;
   kind: FieldKind;
-  /** Text of a scalar (strings as they are, line breaks kept). */
+  /** Text of a scalar as shown (strings as they are, line breaks kept; hidden characters as `[U+202E]`, see ../reveal). */
   text: string;
   /** Items of a list, or properties of an object. */
   children: FieldNode[];
@@ -101,19 +102,19 @@ export function choiceWord(schema: unknown, value: string): string | null {
 
 function node(key: string, label: string, schema: unknown, value: unknown, depth: number): FieldNode {
   const help = isObject(schema) ? str(schema.description) : null;
-  const base = { key, label, help, text: "", children: [] as FieldNode[] };
+  const base = { key, label: reveal(label), help: help && reveal(help), text: "", children: [] as FieldNode[] };
   if (value === null || value === undefined || value === "") return { ...base, kind: "empty", text: "—" };
-  if (typeof value === "string") return { ...base, kind: "text", text: choiceWord(schema, value) ?? value };
+  if (typeof value === "string") return { ...base, kind: "text", text: reveal(choiceWord(schema, value) ?? value) };
   if (typeof value === "number") return { ...base, kind: "number", text: scalarText(value) };
   if (typeof value === "boolean") return { ...base, kind: "boolean", text: scalarText(value) };
-  if (depth >= MAX_DEPTH) return { ...base, kind: "text", text: scalarText(value) };
+  if (depth >= MAX_DEPTH) return { ...base, kind: "text", text: reveal(scalarText(value)) };
   if (Array.isArray(value)) {
     const itemSchema = isObject(schema) ? schema.items : undefined;
     const children = value.map((item, i) => node(String(i), `${i + 1}`, itemSchema, item, depth + 1));
     return { ...base, kind: "list", children };
   }
   if (isObject(value)) return { ...base, kind: "object", children: fieldsOf(schema, value, depth + 1) };
-  return { ...base, kind: "text", text: scalarText(value) };
+  return { ...base, kind: "text", text: reveal(scalarText(value)) };
 }
 
 function fieldsOf(schema: unknown, value: JsonObject, depth: number): FieldNode[] {

@@ -11,6 +11,7 @@ import { DECLINED, decline } from "../decline";
 import { statusWords } from "../status/status";
 import type { CardProps } from "../types";
 import { answerRows, answerSummary, formErrors, formMessage, formQuestionOf, submittedValues } from "./formAnswer";
+import { reveal } from "../reveal";
 
 // rjsf + Ajv: loaded when a form is first shown.
 const AnswerForm = lazy(() => import("./AnswerForm").then((m) => ({ default: m.AnswerForm })));
@@ -43,7 +44,7 @@ export function FormCard({ call, title, live, busy, decide }: CardProps) {
   return (
     <section className="card form-card" aria-label={`Form: ${question.title || title}`}>
       <header className="card-head">
-        <h4>{question.title || title}</h4>
+        <h4>{reveal(question.title || title)}</h4>
       </header>
       {call.decision ? (
         <DecisionSummary

@@ -5,7 +5,7 @@
 import type { ApiError } from "../../api/client";
 import type { FieldError, JsonObject, ToolCallOut } from "../../api/types";
 import { fieldErrorsFrom } from "../approval/fieldErrors";
-import { bidiIsolated } from "../bidi";
+import { reveal } from "../reveal";
 import { choiceWord } from "../fields/schemaFields";
 
 export interface FormQuestion {
@@ -54,7 +54,7 @@ export function answerRows(schema: JsonObject, values: JsonObject): AnswerRow[] 
     const value = values[name];
     // A choice reads as the form listed it ("Pro", an option's title), not its raw value.
     const chosen = typeof value === "string" && value ? choiceWord(field, value) : null;
-    return { name, label: title, value: chosen != null ? bidiIsolated(chosen) : display(value) };
+    return { name, label: reveal(title), value: chosen != null ? reveal(chosen) : display(value) };
   });
 }
 
@@ -78,8 +78,8 @@ const EMPTY = "—";
 function display(value: unknown): string {
   if (value === undefined || value === null || value === "") return EMPTY;
   if (typeof value === "boolean") return value ? "Yes" : "No";
-  if (typeof value === "object") return bidiIsolated(JSON.stringify(value));
-  return bidiIsolated(String(value));
+  if (typeof value === "object") return reveal(JSON.stringify(value));
+  return reveal(String(value));
 }
 
 function isObject(value: unknown): value is JsonObject {

@@ -16,6 +16,7 @@ import { statusWords } from "../status/status";
 import { ToolCardHeader } from "../ToolCardHeader";
 import type { CardProps } from "../types";
 import { argSections } from "./markdownContent";
+import { reveal } from "../reveal";
 
 export function MarkdownCard({ call, tool, title, live, busy, decide }: CardProps) {
   const [open, setOpen] = useState(false);
@@ -71,7 +72,7 @@ export function MarkdownCard({ call, tool, title, live, busy, decide }: CardProp
       </button>
       <button type="button" className="primary" data-testid="approve" disabled={busy} onClick={() => void run({ type: "approve" })}>
         {busy && <span className="spinner" aria-hidden="true" />}
-        {actionLabel}
+        {reveal(actionLabel)}
       </button>
     </>
   );

@@ -1,5 +1,6 @@
 /** A tool call's status in words for people (the raw status stays in `data-status`). */
 import type { ToolCallOut } from "../../api/types";
+import { reveal } from "../reveal";
 
 export type Tone = "wait" | "run" | "ok" | "bad" | "off";
 
@@ -67,7 +68,7 @@ export function statusWords(call: ToolCallOut): StatusWords {
       if (finishedLate(call)) return word("Happened after it was stopped", "ok");
       return word("Done", "ok");
     case "failed": {
-      const message = call.error?.message ?? "It stopped with an error.";
+      const message = reveal(call.error?.message ?? "It stopped with an error.");
       if (finishedLate(call)) return word("Failed after it was stopped", "bad", `Failed after it was stopped: ${message}`, call.error?.code ?? null);
       if (notRun(call) || refusedUpFront(call)) return word("Not run", "bad", `Not run: ${message}`, call.error?.code ?? null);
       // Stopped while its tool ran (a cancel, a new message, a server stop) or a write whose

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter, Request
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
-from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette import ServerSentEvent
 
 from interlock.api.deps import CurrentUser, EngineDep, SettingsDep
 from interlock.api.errors import ERROR_RESPONSES
+from interlock.api.sse_response import EventStream
 from interlock.errors import BadRequest, pydantic_field_errors
 from interlock.streaming.sse import one_line_json
 from interlock.text import clean_json, unpaired_surrogates
@@ -48,15 +49,9 @@ _JSON_ERROR: dict[str, Any] = {
 }
 
 
-class _AguiStream(EventSourceResponse):
-    """Only names the media type for OpenAPI (sse_starlette sets it per instance)."""
-
-    media_type = "text/event-stream"
-
-
 @router.post(
     "/{conversation_id}",
-    response_class=_AguiStream,
+    response_class=EventStream,
     openapi_extra={"requestBody": _BODY},
     responses={
         200: {
@@ -79,7 +74,7 @@ async def run_agent(
     user: CurrentUser,
     engine: EngineDep,
     settings: SettingsDep,
-) -> EventSourceResponse:
+) -> EventStream:
     """Run the conversation's employee for an AG-UI client: a new message, or a resume.
 
     The conversation's owner only (404 for anyone else). A body that is not a
@@ -107,7 +102,7 @@ async def run_agent(
             },
         ) from None
     events = await agui_events(engine, user.id, conversation_id, run_input)
-    return EventSourceResponse(
+    return EventStream(
         _frames(events),
         headers=SSE_HEADERS,
         ping=settings.ping_interval_s,

@@ -10,7 +10,15 @@ from fastapi.responses import StreamingResponse
 
 from interlock.api.deps import CurrentUser, EngineDep
 from interlock.api.errors import ERROR_RESPONSES
-from interlock.audit.query import MAX_PAGE, AuditFilter, AuditPage, audit_page, export_csv
+from interlock.audit.query import (
+    MAX_PAGE,
+    AuditFilter,
+    AuditPage,
+    audit_page,
+    export_csv,
+    filter_user,
+)
+from interlock.engine import Engine
 from interlock.errors import BadRequest
 from interlock.storage.times import UtcTime
 
@@ -18,6 +26,7 @@ router = APIRouter(prefix="/api/audit", tags=["audit"], responses=ERROR_RESPONSE
 
 OutcomeParam = Literal[
     "approved",
+    "approval",
     "edited",
     "rejected",
     "responded",
@@ -30,7 +39,8 @@ OutcomeParam = Literal[
 ]
 
 
-def _filter(
+async def _filter(
+    engine: Engine,
     tool: str | None,
     employee: str | None,
     user: str | None,
@@ -38,12 +48,19 @@ def _filter(
     since: datetime | None,
     until: datetime | None,
 ) -> AuditFilter:
+    """The filter the query asks for; ``user`` is a user's id or name.
+
+    Raises:
+        BadRequest: ``invalid_request`` for a period that ends before it starts,
+            ``unknown_user`` for a ``user`` that is no user's id or name.
+    """
     if since is not None and until is not None and since >= until:
         raise BadRequest(PERIOD_BACKWARDS, code="invalid_request")
+    user_id = await engine.db.run(filter_user, engine.db, user) if user else None
     return AuditFilter(
         tool=tool or None,
         employee=employee or None,
-        user=user or None,
+        user=user_id,
         outcome=outcome,
         since=since,
         until=until,
@@ -61,7 +78,12 @@ ToolQ = Annotated[str | None, Query(max_length=200, description="Tool name, e.g.
 EmployeeQ = Annotated[str | None, Query(max_length=100, description="Employee slug")]
 UserQ = Annotated[
     str | None,
-    Query(alias="user", max_length=64, description="User id: their conversations or decisions"),
+    Query(
+        alias="user",
+        max_length=200,
+        description="A user's id or name: the records they took part in (their conversations, "
+        "their decisions and the calls they decided); 422 unknown_user for no such user",
+    ),
 ]
 OutcomeQ = Annotated[OutcomeParam | None, Query()]
 SinceQ = Annotated[UtcTime | None, Query(description="From this time (inclusive)")]
@@ -82,7 +104,7 @@ async def list_audit(
     before: Annotated[int | None, Query(ge=1, description="next_before of the last page")] = None,
 ) -> AuditPage:
     """A page of audit records, newest first (admins: all; members: their own)."""
-    flt = _filter(tool, employee, by, outcome, since, until)
+    flt = await _filter(engine, tool, employee, by, outcome, since, until)
     if before is not None and before > MAX_SEQ:
         before = None  # past every record: the first page, not a 500
     return await engine.db.run(
@@ -102,7 +124,7 @@ async def export_audit(
     until: UntilQ = None,
 ) -> StreamingResponse:
     """Every matching audit record as CSV, oldest first (same filters and rights as the list)."""
-    flt = _filter(tool, employee, by, outcome, since, until)
+    flt = await _filter(engine, tool, employee, by, outcome, since, until)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     return StreamingResponse(
         export_csv(engine.db, engine.registry, user, flt),

@@ -72,7 +72,7 @@ class MessageCreate(RequestBody):
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if is_blank(value):  # spaces, zero-width spaces, bidi marks: nothing to read
-            raise ValueError("the message is empty: write something to send")
+            raise ValueError("The message is empty: write something to send.")
         return str(check_storable(value))
 
 
@@ -95,12 +95,12 @@ class ConversationUpdate(RequestBody):
     def _clean_title(cls, value: str) -> str:
         check_storable(value)
         if any(unicodedata.category(c) in _LINE_BREAKING for c in value):
-            raise ValueError("title must not contain control characters (line breaks, tabs...)")
+            raise ValueError("The title must be one line, without line breaks or tabs.")
         title = one_line(value, len(value))
         if not title:
-            raise ValueError("title must not be empty")
+            raise ValueError("The title is empty: write a name for the conversation.")
         if len(title) > MAX_TITLE_CHARS:
-            raise ValueError(f"title must be at most {MAX_TITLE_CHARS} characters")
+            raise ValueError(f"The title must have at most {MAX_TITLE_CHARS} characters.")
         return title
 
 

@@ -13,7 +13,7 @@ from interlock.api.services import Services
 from interlock.employees import Employee, EmployeeFields, ToolApprovalRule, ToolPermission
 from interlock.errors import BadRequest, NotFound
 from interlock.request_body import RequestBody
-from interlock.text import no_control_characters
+from interlock.text import no_control_characters, one_line_name
 
 router = APIRouter(prefix="/api/employees", tags=["employees"], responses=ERROR_RESPONSES)
 
@@ -44,12 +44,18 @@ _TEXTS = ("name", "avatar", "title", "about", "system_prompt", "greeting", "star
 """The fields an admin types: no control character but tab and line breaks in them (an
 employee stored before with one still loads)."""
 
+_NAMES = {"name": "An employee's name", "title": "An employee's title"}
+"""Names people read as one line (as user names): a bidi override, a zero-width space, a tab
+or a double space is refused, not silently dropped (an employee stored before still loads)."""
+
 
 class EmployeeCreate(EmployeeFields):
     """A new employee: a unique ``slug`` plus the fields."""
 
     slug: str = Field(min_length=1, max_length=63)
 
+    # Before-validators run last first: a control character is named as such.
+    _one_line = field_validator(*_NAMES, mode="before")(one_line_name(_NAMES))
     _no_controls = field_validator(*_TEXTS, mode="before")(no_control_characters)
 
 
@@ -72,6 +78,8 @@ class EmployeePatch(RequestBody):
     approval_timeout_s: float | None = None
     tool_approvals: dict[str, ToolApprovalRule] | None = None
 
+    # Before-validators run last first: a control character is named as such.
+    _one_line = field_validator(*_NAMES, mode="before")(one_line_name(_NAMES))
     _no_controls = field_validator(*_TEXTS, mode="before")(no_control_characters)
 
 

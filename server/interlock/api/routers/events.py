@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Request
 from sqlalchemy import bindparam, select
-from sse_starlette import EventSourceResponse, ServerSentEvent
-from starlette.types import Message, Receive, Scope, Send
+from sse_starlette import ServerSentEvent
 
 from interlock.api.deps import CurrentUser, services_of
 from interlock.api.errors import ERROR_RESPONSES
+from interlock.api.sse_response import EventStream
 from interlock.engine import Engine
 from interlock.errors import NotFound
 from interlock.storage import Conversation
@@ -24,33 +23,9 @@ router = APIRouter(prefix="/api/conversations", tags=["events"], responses=ERROR
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
-class _EventStream(EventSourceResponse):
-    """Names the media type for OpenAPI (sse_starlette sets it per instance); ``on_close``
-    runs once the response ends, however it ends (a stream whose generator never started
-    still releases its subscription). Without a send timeout (none is set here) each piece
-    is sent as is, without the cancel scope sse_starlette opens per send for a timeout."""
-
-    media_type = "text/event-stream"
-
-    on_close: Callable[[], None] | None = None
-
-    async def _send_with_timeout(self, send: Send, message: Message) -> None:
-        if self.send_timeout is None:  # ``move_on_after(None)`` never cancels anything
-            await send(message)
-        else:
-            await super()._send_with_timeout(send, message)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            if self.on_close is not None:
-                self.on_close()
-
-
 @router.get(
     "/{conversation_id}/events",
-    response_class=_EventStream,
+    response_class=EventStream,
     # OpenAPI (and the web client's generated types): the schema is each frame's ``data``;
     # ``type: object`` replaces the ``string`` FastAPI gives a non-JSON response class.
     responses={
@@ -67,10 +42,11 @@ async def stream_events(
     user: CurrentUser,
     request: Request,
     last_event_id: Annotated[str | None, Header()] = None,
-) -> EventSourceResponse:
+) -> EventStream:
     """Stream events (``id:`` is the per-conversation sequence); ``Last-Event-ID`` replays.
 
-    An unknown, future or garbage ``Last-Event-ID`` replays from the start. Pings are SSE
+    A ``Last-Event-ID`` past the last event replays nothing (live events follow); one that is
+    not a whole number is refused (400 ``invalid_last_event_id``). Pings are SSE
     comments every ``ping_interval_s`` seconds. A client leaving does not stop a run.
     """
     services = services_of(request)
@@ -84,7 +60,7 @@ async def stream_events(
     except BaseException:
         bus.unsubscribe(subscription)
         raise
-    response = _EventStream(
+    response = EventStream(
         event_chunks(bus, conversation_id, after, Opened(subscription, after, first)),
         headers=SSE_HEADERS,
         ping=settings.ping_interval_s,
@@ -113,6 +89,7 @@ def _open(
 
     Raises:
         NotFound: Not the caller's conversation.
+        MalformedHeader: ``invalid_last_event_id`` (see :func:`parse_last_event_id`).
     """
     with engine.db.session() as session:
         row = session.connection().execute(_OWNER_AND_SEQ, {"cid": conversation_id}).first()

@@ -19,6 +19,7 @@ from interlock.api.errors import ERROR_RESPONSES
 from interlock.errors import BadRequest
 from interlock.mcp_bridge.sources import Source
 from interlock.settings import McpServerSpec
+from interlock.text import ONE_LINE_NAME, name_problem
 
 router = APIRouter(prefix="/api/mcp-servers", tags=["mcp-servers"], responses=ERROR_RESPONSES)
 
@@ -114,7 +115,18 @@ async def put_server(
 ) -> McpServerOut:
     """Add or replace a Streamable HTTP server; it is stored and connects at once (its tools
     appear when listed: see ``state``). 409 ``mcp_server_in_settings`` for a server of the
-    settings; 422 ``invalid_mcp_server`` for a stdio command or an unknown connection."""
+    settings; 422 ``invalid_mcp_server`` for a stdio command or an unknown connection,
+    ``invalid_request`` for a title that is not one line of visible characters (as user names;
+    a server of the settings keeps its title, its cards show hidden characters as codes)."""
+    problem = name_problem(spec.title, "An MCP server's title")
+    if problem:
+        raise BadRequest(
+            "The request is not valid.",
+            code="invalid_request",
+            details={
+                "errors": [{"path": ["body", "title"], "message": problem, "rule": ONE_LINE_NAME}]
+            },
+        )
     if spec.url is None:
         raise BadRequest(
             "Servers added here need a url; stdio commands go in INTERLOCK_MCP_SERVERS.",

@@ -22,6 +22,7 @@ from interlock.models.offline.tool_names import (
     spoken_name,
 )
 from interlock.models.offline.wording import clean_text, for_person, with_stop
+from interlock.text import reveal_hidden
 from interlock.tools.base import DETAIL_MARK
 
 _CHOSE_RE = re.compile(r"^\s*The person chose:\s*(.+)", re.IGNORECASE)
@@ -148,8 +149,14 @@ def describe_result(
 
     ``name`` is the provider-safe name the model called; ``spoken`` names the tool for the
     person (its title in quotes, see :func:`~.tool_names.spoken_name`; by default the
-    built-in dotted name).
+    built-in dotted name). What it quotes of the tool's text reads as a card shows it: a
+    bidirectional control or a control character as ``[U+202E]``, ``[U+001B]``
+    (:func:`interlock.text.reveal_hidden`).
     """
+    return reveal_hidden(_describe(name, args, message, spoken))
+
+
+def _describe(name: str, args: dict[str, Any], message: ToolMessage, spoken: str | None) -> str:
     spoken = spoken or spoken_name(name)
     content = message.text
     if content.lstrip().startswith("Rejected by the person:"):

@@ -32,7 +32,7 @@ FORM_FIELDS: dict[str, Any] = {
     "type": "object",
     "properties": {
         "name": {"type": "string", "title": "Name"},
-        "email": {"type": "string", "title": "Email"},
+        "email": {"type": "string", "format": "email", "title": "Email"},
         "age": {"type": "integer", "title": "Age", "minimum": 0},
         "newsletter": {"type": "boolean", "title": "Newsletter"},
         "plan": {"type": "string", "enum": ["free", "pro"], "title": "Plan"},

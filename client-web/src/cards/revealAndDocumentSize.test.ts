@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { toolCall } from "../test/fixtures";
 import { answerWords } from "./answerWords";
-import { bidiIsolated } from "./bidi";
+import { reveal } from "./reveal";
 import { documentSize } from "./document/DocumentCard";
 
 const respond = (message: string) => ({
@@ -17,19 +17,19 @@ const respond = (message: string) => ({
 });
 
 describe("an override left open in an answer", () => {
-  it("stays inside its own value in a form's answer line", () => {
+  it("reads [U+202E] in a form's answer line, as on every card", () => {
     const call = toolCall({
       name: "ask.form",
       proposed_args: { title: "You", fields: { type: "object", properties: { name: { type: "string", title: "Name" }, age: { type: "integer", title: "Age" } } } },
       decision: respond(JSON.stringify({ name: "Zoë \u202eevil", age: 30 })),
     });
-    expect(answerWords(call)).toBe("Name: \u2068Zoë \u202eevil\u2069 · Age: 30");
+    expect(answerWords(call)).toBe("Name: Zoë [U+202E]evil · Age: 30");
   });
 
-  it("stays inside its own option, and plain answers are left as they are", () => {
+  it("reads [U+2067] in an option, and plain answers are left as they are", () => {
     const call = toolCall({ name: "ask.choice", decision: respond(JSON.stringify(["\u2067tea", "coffee"])) });
-    expect(answerWords(call)).toBe("\u2068\u2067tea\u2069, coffee");
-    expect(bidiIsolated("שלום\u200f and tea")).toBe("שלום\u200f and tea");
+    expect(answerWords(call)).toBe("[U+2067]tea, coffee");
+    expect(reveal("שלום\u200f and tea")).toBe("שלום\u200f and tea");
   });
 });
 
