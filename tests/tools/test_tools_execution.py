@@ -106,6 +106,17 @@ async def test_a_sync_handler_past_its_timeout_fails_with_timeout(registry, make
         release.set()
 
     assert caught.value.code == "timeout"
+    # Its thread cannot be stopped: the person is told it may still happen, and what it
+    # returns after all is not thrown away.
+    assert caught.value.message == (
+        "The tool “Echo” did not finish within 0.05 seconds and is still running, "
+        "so it may still happen."
+    )
+    still_running = getattr(caught.value, "still_running", None)
+    assert still_running is not None
+    async with asyncio.timeout(RELEASE_TIMEOUT_S):
+        late = await still_running
+    assert late.text == "late"
 
 
 async def test_a_tool_error_from_the_handler_passes_through(registry, make_tool, ctx):

@@ -2112,6 +2112,8 @@ export interface components {
             client_name: string | null;
             /** Finished Late At */
             finished_late_at: string | null;
+            /** Finished Late After */
+            finished_late_after: ("stopped" | "timeout") | null;
         };
         /** ToolCallRunning */
         ToolCallRunning: {

@@ -228,7 +228,7 @@ export type ToolCallDecided = Narrow<Sent<S["ToolCallDecided"]>, { tool_call: To
 export type ToolCallApproved = Narrow<Sent<S["ToolCallApproved"]>, { tool_call: ToolCallOut }>;
 export type ToolCallRunning = Narrow<Sent<S["ToolCallRunning"]>, { tool_call: ToolCallOut }>;
 export type ToolCallAwaitingClient = Narrow<Sent<S["ToolCallAwaitingClient"]>, { tool_call: ToolCallOut }>;
-/** A call stopped while its tool ran ("May have happened") whose tool returned after all: its real outcome (`finished_late_at` set). */
+/** A call stopped ("May have happened") or timed out while its tool ran, whose tool returned after all: its real outcome (`finished_late_at` set; `finished_late_after` says which). */
 export type ToolCallFinishedLate = Narrow<Sent<S["ToolCallFinishedLate"]>, { tool_call: ToolCallOut }>;
 export type ToolCallEvent =
   | ToolCallCreated

@@ -14,7 +14,7 @@ export const OUTCOME_WORDS: Record<AuditOutcome, string> = {
   allowed: "Ran without asking",
   expired: "Expired",
   cancelled: "Cancelled",
-  finished_late: "Finished after it was stopped",
+  finished_late: "Finished after it was stopped or timed out",
   created: "Token created",
   revoked: "Token revoked",
 };

@@ -156,7 +156,7 @@ describe("status words", () => {
     expect(words({ status: "expired" }).label).toBe("Expired");
     expect(words({ status: "awaiting_client" }).label).toBe("Waiting for your browser");
     const failed = words({ status: "failed", started_at: "2025-01-01T00:00:00Z", executed_args: { text: "a" }, error: { code: "timeout", message: "It took too long." } });
-    expect([failed.label, failed.sentence, failed.code]).toEqual(["Failed", "It took too long.", "timeout"]);
+    expect([failed.label, failed.sentence, failed.code]).toEqual(["Timed out", "It took too long.", "timeout"]);
   });
 
   it("never says Cancelled or Failed for a call stopped while its tool ran", () => {

@@ -97,6 +97,33 @@ describe("a call stopped while its tool ran, whose tool then returned", () => {
     expect(cardFor(happened)).toBe(ApprovalCard);
     const card = renderToStaticMarkup(<ApprovalCard {...cardProps({ call: happened, live: false })} />);
     expect(card).not.toContain('data-testid="approve"');
-    expect(outcomeWords("finished_late")).toBe("Finished after it was stopped");
+    expect(outcomeWords("finished_late")).toBe("Finished after it was stopped or timed out");
+  });
+});
+
+const TIMED_OUT = "The tool “Add a note” did not finish within 30 seconds and is still running, so it may still happen.";
+const timedOut = toolCall({ ...ran, status: "failed", error: { code: "timeout", message: TIMED_OUT } });
+
+describe("a call that timed out while its tool ran on in its thread, whose tool then returned", () => {
+  it("says it timed out and may still happen, not a flat Failed", () => {
+    const words = statusWords(timedOut);
+    expect([words.label, words.sentence, words.code]).toEqual(["Timed out", TIMED_OUT, "timeout"]);
+    const shown = page(stateWith(timedOut));
+    expect(shown).toContain(">Timed out</span>");
+    expect(shown).not.toContain(">Failed</span>");
+  });
+
+  it("says it happened after it timed out, with what it did, live and on a reload", () => {
+    const happenedLate = toolCall({ ...happened, finished_late_after: "timeout" });
+    const after = page(reducer(stateWith(timedOut), { type: "event", event: late(happenedLate) }));
+    expect(after).toContain(">Happened after it timed out</span>");
+    expect(after).toContain("Added note #6: buy milk");
+    expect(after).not.toContain("Timed out");
+    expect(page(stateWith(happenedLate))).toBe(after);
+  });
+
+  it("says a late failure after the timeout in words, with the error", () => {
+    const words = statusWords(toolCall({ ...failedLate, finished_late_after: "timeout" }));
+    expect([words.label, words.sentence]).toEqual(["Failed after it timed out", "Failed after it timed out: The notes service said no."]);
   });
 });

@@ -38,6 +38,7 @@ export function toolCall(over: Partial<ToolCallOut> = {}): ToolCallOut {
     undo: null,
     client_name: null,
     finished_late_at: null,
+    finished_late_after: null,
     ...over,
   };
 }

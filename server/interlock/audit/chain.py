@@ -47,8 +47,8 @@ class Outcome(StrEnum):
     ``policy:<grant id>`` (a remembered approval). ``rejected`` by ``policy:repeat`` is the loop
     guard; ``expired`` is decided by ``timeout``. ``approval`` is one person's approval of a call
     that needs several, given while more were still needed (the last one is ``approved``).
-    ``finished_late`` is a call stopped while its tool ran (recorded ``cancelled``) whose tool
-    returned after all: the reason says what really happened.
+    ``finished_late`` is a call stopped (recorded ``cancelled``) or timed out while its tool
+    ran, whose tool returned after all: the reason says what really happened.
     """
 
     approved = "approved"

@@ -19,7 +19,7 @@ from sqlmodel import Session, col
 
 from interlock.employees import Employee
 from interlock.engine.fence import hold_run
-from interlock.engine.late import LateResults, close_late, tool_outcome
+from interlock.engine.late import STILL_RUNNING, LateResults, close_late, tool_outcome
 from interlock.engine.outcomes import close_running
 from interlock.engine.records import UNLOADED, close_call, view
 from interlock.engine.tool_texts import answer_text, failure, rejected_text
@@ -143,6 +143,7 @@ class CallExecutor:
             return False
         if frontend:
             return True
+        decided = (decision, decided_by)
         running = tool_outcome(self.registry, tool, args, context)
         if not runs_in_thread(tool):  # an async tool is cancelled with its run
             outcome = await running
@@ -151,15 +152,31 @@ class CallExecutor:
             try:
                 outcome = await asyncio.shield(job)
             except asyncio.CancelledError:
-                self.late.follow(
-                    job,
-                    lambda late: self.db.run(
-                        self._store_outcome, run_id, call, late, decision, decided_by
-                    ),
-                )
+                self.late.follow(job, lambda late: self._finish(run_id, call, late, *decided))
                 raise
-        await self.db.run(self._store_outcome, run_id, call, outcome, decision, decided_by)
+        await self._finish(run_id, call, outcome, *decided)
         return False
+
+    async def _finish(
+        self,
+        run_id: str,
+        call: ToolCall,
+        outcome: dict[str, Any],
+        decision: Decision | object | None,
+        decided_by: str | object | None,
+    ) -> None:
+        """Store the outcome; a thread tool past its timeout is followed until it returns,
+        and what it did then is recorded on the call (:func:`~interlock.engine.late.
+        close_late`)."""
+        still_running = outcome.pop(STILL_RUNNING, None)
+        if still_running is not None:
+            self.late.follow(
+                still_running,
+                lambda late: self.db.run(
+                    self._store_outcome, run_id, call, late, decision, decided_by
+                ),
+            )
+        await self.db.run(self._store_outcome, run_id, call, outcome, decision, decided_by)
 
     def _store_outcome(
         self,
@@ -174,8 +191,9 @@ class CallExecutor:
         A call closed while its tool ran (its run cancelled or failed, a new message) is
         already ``failed`` with ``outcome_unknown`` (:func:`~interlock.engine.open_calls.
         cancel_open_calls`): it keeps that one tool message, and the outcome is recorded on
-        it once with ``tool_call.finished_late`` (:func:`~interlock.engine.late.close_late`);
-        one that says nothing new (a timeout), or a call gone meanwhile, is only logged. A
+        it once with ``tool_call.finished_late`` (:func:`~interlock.engine.late.close_late`),
+        as on a call closed ``timeout`` whose thread ran on (:meth:`_finish`); one that says
+        nothing new (a timeout), or a call gone meanwhile, is only logged. A
         blocking call (database thread): two round trips on PostgreSQL, the close with the
         tool message (:func:`~interlock.engine.outcomes.close_running`), then the events with
         the ``COMMIT``.

@@ -10,6 +10,11 @@ for any write), or ``failed`` with its error, with ``tool_call.finished_late`` a
 record ``finished_late``. A tool that never returns (the process was killed) leaves the call
 as it was: "may have happened".
 
+A tool in a worker thread past its timeout runs on the same way: its call is closed
+``timeout`` ("... is still running, so it may still happen"), the engine follows the thread
+(:data:`STILL_RUNNING`), and its outcome is recorded by the same :func:`close_late`, with
+``finished_late_after`` ``timeout`` ("Happened after it timed out: ...").
+
 The run is not resumed and no tool message is added: the conversation has moved on, and a
 call has one tool message (what the model was told then). The model learns the real outcome
 from a note in its system prompt on its next step (:func:`late_calls_note`), as it learns of
@@ -24,7 +29,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam, case, update
 from sqlalchemy import select as core_select
 from sqlmodel import Session, col
 
@@ -35,12 +40,14 @@ from interlock.storage import ToolCall, ToolCallStatus
 from interlock.storage.read_soon import Soon, read_soon
 from interlock.streaming import EventBus
 from interlock.streaming.events import ToolCallFinishedLate
-from interlock.tools import Tool, ToolContext, ToolError, ToolRegistry
+from interlock.tools import Tool, ToolContext, ToolError, ToolRegistry, ToolResult
+from interlock.tools.execution import ToolTimedOut, retrieved
 
 logger = logging.getLogger(__name__)
 
 STOPPED_CODE = "outcome_unknown"
-NO_NEWS = frozenset({"timeout", STOPPED_CODE})
+TIMEOUT_CODE = "timeout"
+NO_NEWS = frozenset({TIMEOUT_CODE, STOPPED_CODE})
 """Error codes of a late failure that say nothing new (the outcome is still not known): the
 call stays "may have happened"."""
 
@@ -50,7 +57,12 @@ _NOTE_CHARS = 1000
 _calls = ToolCall.__table__  # type: ignore[attr-defined]
 _LATE_CALLS = (
     core_select(
-        _calls.c.id, _calls.c.name, _calls.c.status, _calls.c.result_text, _calls.c.error_message
+        _calls.c.id,
+        _calls.c.name,
+        _calls.c.status,
+        _calls.c.result_text,
+        _calls.c.error_message,
+        _calls.c.finished_late_after,
     )
     .where(_calls.c.conversation_id == bindparam("cid"), _calls.c.finished_late_at.is_not(None))
     .order_by(_calls.c.finished_late_at)
@@ -62,11 +74,36 @@ usually no row)."""
 async def tool_outcome(
     registry: ToolRegistry, tool: Tool, args: Any, context: ToolContext
 ) -> dict[str, Any]:
-    """Run the tool; its outcome as ``close_call`` keyword arguments."""
+    """Run the tool; its outcome as ``close_call`` keyword arguments.
+
+    A sync tool past its timeout runs on in its thread: its ``timeout`` outcome then also has
+    :data:`STILL_RUNNING`, the future of its outcome when it returns (to pop before closing
+    the call, and to record with :func:`close_late`)."""
     try:
         result = await registry.execute(tool, args, context)
+    except ToolTimedOut as exc:
+        outcome = failure(exc)
+        if exc.still_running is not None:
+            outcome[STILL_RUNNING] = retrieved(asyncio.ensure_future(_returned(exc.still_running)))
+        return outcome
     except ToolError as exc:
         return failure(exc)
+    return _succeeded(result)
+
+
+STILL_RUNNING = "still_running"
+"""The key of a timed-out outcome whose tool still runs (:func:`tool_outcome`)."""
+
+
+async def _returned(thread: asyncio.Future[ToolResult]) -> dict[str, Any]:
+    """The outcome of a tool that returned after its timeout."""
+    try:
+        return _succeeded(await thread)
+    except ToolError as exc:
+        return failure(exc)
+
+
+def _succeeded(result: ToolResult) -> dict[str, Any]:
     return {
         "status": ToolCallStatus.succeeded,
         "text": result.text,
@@ -110,12 +147,16 @@ def close_late(
         outcome.get("full_text"),
     )
     changes["finished_late_at"] = changes["finished_at"]
+    # What the call was closed as (every SET reads the row as it was, on both backends).
+    changes["finished_late_after"] = case(
+        (col(ToolCall.error_code) == TIMEOUT_CODE, TIMEOUT_CODE), else_="stopped"
+    )
     taken = session.exec(  # type: ignore[call-overload]
         update(ToolCall)
         .where(
             col(ToolCall.id) == call.id,
             col(ToolCall.status) == ToolCallStatus.failed,
-            col(ToolCall.error_code) == STOPPED_CODE,
+            col(ToolCall.error_code).in_([STOPPED_CODE, TIMEOUT_CODE]),
             col(ToolCall.started_at).is_not(None),
             col(ToolCall.finished_late_at).is_(None),
         )
@@ -132,7 +173,9 @@ def close_late(
         decider=SYSTEM_DECIDER,
         channel=Channel.system,
         outcome=Outcome.finished_late,
-        reason=late_sentence(fresh.status, fresh.result_text, fresh.error_message),
+        reason=late_sentence(
+            fresh.status, fresh.result_text, fresh.error_message, fresh.finished_late_after
+        ),
         proposed_args=fresh.proposed_args,
         executed_args=fresh.executed_args,
     )
@@ -145,16 +188,20 @@ def close_late(
 
 
 def late_sentence(
-    status: str, result_text: str | None, error_message: str | None, limit: int = _SENTENCE_CHARS
+    status: str,
+    result_text: str | None,
+    error_message: str | None,
+    after: str | None = None,
+    limit: int = _SENTENCE_CHARS,
 ) -> str:
     """The person's sentence for a late outcome: ``Happened after it was stopped: Added note
-    #6: buy milk`` or ``Failed after it was stopped: <the error>`` (cut to ``limit``)."""
+    #6: buy milk`` or ``Failed after it was stopped: <the error>`` (cut to ``limit``); "after
+    it timed out" when ``after`` is ``"timeout"`` (the call's ``finished_late_after``)."""
+    when = "after it timed out" if after == TIMEOUT_CODE else "after it was stopped"
     if status == ToolCallStatus.succeeded:
         what = _clip(result_text or "", limit)
-        return (
-            f"Happened after it was stopped: {what}" if what else "Happened after it was stopped."
-        )
-    return f"Failed after it was stopped: {_clip(error_message or 'it failed.', limit)}"
+        return f"Happened {when}: {what}" if what else f"Happened {when}."
+    return f"Failed {when}: {_clip(error_message or 'it failed.', limit)}"
 
 
 def _clip(text: str, limit: int) -> str:
@@ -179,12 +226,15 @@ def late_calls_note(registry: ToolRegistry, late: Soon) -> str:
     for row in rows:
         tool = registry.get(row.name)
         title = tool.title if tool is not None and tool.title else row.name
-        what = late_sentence(row.status, row.result_text, row.error_message, _NOTE_CHARS)
+        what = late_sentence(
+            row.status, row.result_text, row.error_message, row.finished_late_after, _NOTE_CHARS
+        )
         lines.append(f"- “{title}” (tool call {row.id}): {what[0].lower()}{what[1:]}")
     return (
         "\n\n## Finished after they were stopped\n"
-        "These tool calls were stopped while their tools ran, so their tool messages say they "
-        "may have happened. Their tools finished later; this is what really happened. Do not "
+        "These tool calls were stopped (or timed out) while their tools ran, so their tool "
+        "messages say they may have happened or failed. Their tools finished later; this is "
+        "what really happened. Do not "
         "run them again unless the person asks.\n" + "\n".join(lines)
     )
 

@@ -62,6 +62,7 @@ class CallValues:
     undo_state: str | None
     undone_at: datetime | None
     finished_late_at: datetime | None
+    finished_late_after: str | None
     client_name: str | None
     mcp_session: str | None
 

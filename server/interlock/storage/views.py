@@ -132,6 +132,9 @@ class ToolCallOut(BaseModel):
     """Set when the call was stopped while its tool ran and the tool returned after all:
     ``status`` and the result or error then say what really happened ("happened after it
     was stopped")."""
+    finished_late_after: Literal["stopped", "timeout"] | None = None
+    """With ``finished_late_at``: what the call was closed as while its tool ran, ``stopped``
+    (it said it may have happened) or ``timeout`` (it said it timed out, still running)."""
 
 
 class MessageOut(BaseModel):
@@ -247,6 +250,9 @@ def tool_call_out(
         undo=UndoOut(state=call.undo_state) if call.undo_state else None,  # type: ignore[arg-type]
         client_name=call.client_name,
         finished_late_at=call.finished_late_at,
+        finished_late_after=(
+            (call.finished_late_after or "stopped") if call.finished_late_at else None
+        ),  # type: ignore[arg-type]
     )
 
 

@@ -77,7 +77,8 @@ class ToolCallCompleted(_Event):
     message: MessageOut | None = None
 
 
-# A call stopped while its tool ran ("may have happened") whose tool returned after all: its
+# A call stopped ("may have happened") or timed out while its tool ran, whose tool returned
+# after all (``tool_call.finished_late_after`` says which): its
 # real outcome, recorded once (``tool_call.finished_late_at``); no tool message goes with it.
 class ToolCallFinishedLate(_Event):
     type: Literal["tool_call.finished_late"] = "tool_call.finished_late"

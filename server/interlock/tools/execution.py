@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import inspect
 import json
@@ -39,6 +40,32 @@ _BROKEN_RESULT = (
 its output schema (which rule is logged, and in the error's ``details``)."""
 
 
+class ToolTimedOut(ToolError):
+    """``timeout``: a tool past its timeout. A sync handler's thread cannot be stopped and
+    runs on: ``still_running`` then gives what it returns after all (the registry's
+    :class:`ToolResult`, or raises :class:`ToolError`); None for a cancelled async handler."""
+
+    def __init__(self, tool: Tool, timeout_s: float, still_running: Any = None) -> None:
+        late = f"The tool {tool.display_name} did not finish within {timeout_s:g} seconds"
+        if still_running is None:
+            super().__init__(
+                "timeout", f"{late}.", hint="Try again later, or with a smaller request."
+            )
+        else:  # what it does may still happen: asking again may do it twice
+            super().__init__(
+                "timeout",
+                f"{late} and is still running, so it may still happen.",
+                hint="Do not run it again unless the person asks: it may still finish.",
+            )
+        self.still_running: asyncio.Future[Any] | None = still_running
+
+
+def retrieved(future: asyncio.Future[Any]) -> asyncio.Future[Any]:
+    """``future``, whose exception is marked retrieved when nobody awaits it (no log noise)."""
+    future.add_done_callback(lambda f: f.cancelled() or f.exception())
+    return future
+
+
 async def run_handler(
     tool: Tool, args: dict[str, Any], ctx: ToolContext, timeout_s: float
 ) -> object:
@@ -54,19 +81,22 @@ async def run_handler(
         Whatever the handler returned (awaited when it is a coroutine).
 
     Raises:
-        ToolError: ``timeout`` past ``timeout_s`` seconds; the handler's own :class:`ToolError`
+        ToolTimedOut: ``timeout`` past ``timeout_s`` seconds (a sync handler's thread runs on:
+            its ``still_running`` gives what it returns); the handler's own :class:`ToolError`
             unchanged; ``failed`` when the handler raises anything else.
     """
+    if _is_async(tool.handler):
+        try:
+            with anyio.fail_after(timeout_s):
+                return await _call(tool, copy.deepcopy(args), ctx)
+        except TimeoutError:
+            raise ToolTimedOut(tool, timeout_s) from None
+    thread = retrieved(asyncio.ensure_future(_call(tool, copy.deepcopy(args), ctx)))
     try:
         with anyio.fail_after(timeout_s):
-            raw = await _call(tool, copy.deepcopy(args), ctx)
+            return await asyncio.shield(thread)
     except TimeoutError:
-        raise ToolError(
-            "timeout",
-            f"The tool {tool.display_name} did not finish within {timeout_s:g} seconds.",
-            hint="Try again later, or with a smaller request.",
-        ) from None
-    return raw
+        raise ToolTimedOut(tool, timeout_s, thread) from None
 
 
 async def _call(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> object:

@@ -15,6 +15,7 @@ What a model is sent of the tools (``registry.provider_specs(tools)``) is built 
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import logging
 import threading
@@ -24,7 +25,7 @@ from typing import Any
 from langchain_core.tools import BaseTool
 
 from interlock.tools.base import FieldError, Permission, Tool, ToolContext, ToolResult
-from interlock.tools.execution import cap_data, check_result, run_handler
+from interlock.tools.execution import ToolTimedOut, cap_data, check_result, retrieved, run_handler
 from interlock.tools.execution import cut_text as _cut_text
 from interlock.tools.groups import ToolGroups
 from interlock.tools.provider_specs import ProviderSpecs
@@ -263,7 +264,8 @@ class ToolRegistry(ToolGroups, ProviderSpecs):
         Arguments are not validated here: call :meth:`validate_args` first. The handler gets a
         deep copy of ``args``. An async handler runs on the event loop; a sync one in a worker
         thread (``anyio.to_thread.run_sync``). At the timeout an async handler is cancelled;
-        a sync one cannot be stopped, so its thread runs on and its result is discarded.
+        a sync one cannot be stopped, so its thread runs on: the error's ``still_running``
+        gives its result (checked as here) or raises its error when it returns.
 
         Args:
             tool: The tool to run.
@@ -287,7 +289,22 @@ class ToolRegistry(ToolGroups, ProviderSpecs):
                 reaches the model or the card).
         """
         timeout = tool.timeout_s if tool.timeout_s is not None else self.default_timeout_s
-        raw = await run_handler(tool, args, ctx, timeout)
+        try:
+            raw = await run_handler(tool, args, ctx, timeout)
+        except ToolTimedOut as exc:
+            if exc.still_running is not None:
+                exc.still_running = retrieved(
+                    asyncio.ensure_future(self._late(tool, exc.still_running))
+                )
+            raise
+        return self._result(tool, raw)
+
+    async def _late(self, tool: Tool, thread: asyncio.Future[Any]) -> ToolResult:
+        """The result of a sync handler that returned after its timeout."""
+        return self._result(tool, await thread)
+
+    def _result(self, tool: Tool, raw: object) -> ToolResult:
+        """The handler's return value checked, cut and capped (:meth:`execute`)."""
         result = check_result(tool, raw, lambda schema: self._output_validator(tool, schema))
         if len(result.text) > self.max_result_chars:
             result.full_text = result.text

@@ -24,11 +24,17 @@ export function notRun(call: Pick<ToolCallOut, "status" | "executed_args" | "sta
 }
 
 /**
- * Stopped while its tool ran (it said "May have happened"), then its tool returned after all:
- * the status and the result or error are what really happened.
+ * Stopped while its tool ran (it said "May have happened") or timed out while its tool ran on
+ * in its thread ("Timed out ... is still running"), then its tool returned after all: the
+ * status and the result or error are what really happened.
  */
 export function finishedLate(call: Pick<ToolCallOut, "finished_late_at">): boolean {
   return call.finished_late_at != null;
+}
+
+/** "after it was stopped" / "after it timed out": what a call that finished late was closed as. */
+function lateWhen(call: Pick<ToolCallOut, "finished_late_after">): string {
+  return call.finished_late_after === "timeout" ? "after it timed out" : "after it was stopped";
 }
 
 /** A call of a tool that asks nothing, answered with `respond`: it closed without running. */
@@ -65,15 +71,18 @@ export function statusWords(call: ToolCallOut): StatusWords {
       // Answered instead of run: a tool that asks nothing (notes.add answered "hi") never ran.
       if (answeredInstead(call)) return word("Answered, not run", "off");
       // Stopped while its tool ran ("May have happened"), and the tool finished after all.
-      if (finishedLate(call)) return word("Happened after it was stopped", "ok");
+      if (finishedLate(call)) return word(`Happened ${lateWhen(call)}`, "ok");
       return word("Done", "ok");
     case "failed": {
       const message = reveal(call.error?.message ?? "It stopped with an error.");
-      if (finishedLate(call)) return word("Failed after it was stopped", "bad", `Failed after it was stopped: ${message}`, call.error?.code ?? null);
+      if (finishedLate(call)) return word(`Failed ${lateWhen(call)}`, "bad", `Failed ${lateWhen(call)}: ${message}`, call.error?.code ?? null);
       if (notRun(call) || refusedUpFront(call)) return word("Not run", "bad", `Not run: ${message}`, call.error?.code ?? null);
       // Stopped while its tool ran (a cancel, a new message, a server stop) or a write whose
       // answer was lost: it may have happened, and it is never run again.
       if (call.error?.code === "outcome_unknown") return word("May have happened", "bad", message, "outcome_unknown");
+      // Past its timeout: a tool in a worker thread runs on, and its message says it may still
+      // happen (its outcome shows here when it returns); not a flat "Failed".
+      if (call.error?.code === "timeout") return word("Timed out", "bad", message, "timeout");
       return word("Failed", "bad", message, call.error?.code ?? null);
     }
     case "rejected":

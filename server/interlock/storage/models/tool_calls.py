@@ -95,6 +95,10 @@ class ToolCall(SQLModel, table=True):
     # returned after all: ``status`` and the result or error then say what really happened
     # (``interlock.engine.late``); its tool message still says what the model was told then.
     finished_late_at: datetime | None = None
+    # What the call was closed as before its tool returned: ``stopped`` (``outcome_unknown``)
+    # or ``timeout``; None when it did not finish late (and on rows recorded before 0022:
+    # stopped).
+    finished_late_after: str | None = Field(default=None, max_length=16)
     # The MCP client that requested the call (its ``clientInfo`` title or name); None for
     # calls proposed in a chat.
     client_name: str | None = Field(default=None, max_length=200)
