@@ -193,21 +193,6 @@ async def test_times_without_a_utc_form_are_refused_not_a_server_error(server: L
     assert (await server.client.get("/api/grants")).json() == []
 
 
-async def test_a_last_event_id_too_long_for_an_integer_replays_from_the_start(
-    server: LiveServer,
-) -> None:
-    """Python's int() refuses more than 4300 digits (ValueError): the stream answered 500."""
-    conversation_id = await server.new_conversation()
-    await server.say(conversation_id, "hello")
-    first = await collect(server.client, conversation_id, until=terminals(1))
-
-    again = await collect(
-        server.client, conversation_id, until=terminals(1), last_event_id="9" * 5000
-    )
-
-    assert [f.id for f in again.frames] == [f.id for f in first.frames]
-
-
 async def test_a_body_that_is_not_json_is_415_and_nothing_is_stored(server: LiveServer) -> None:
     # FastAPI does not parse a body declared as another type: the person got "Input should
     # be a valid dictionary or object to extract fields from" at path ["body"].

@@ -70,8 +70,15 @@ async def test_malformed_ids_are_refused_and_ids_past_the_end_replay_nothing(
                 "Last-Event-ID must be the number of an event this stream sent "
                 "(digits only, such as 42)."
             )
-        # Past the end: nothing replayed; the next run arrives live from last + 1.
-        for raw in (str(last + 1), str(last + 5000), "99999999999999999999999", "9" * 40):
+        # Past the end: nothing replayed; the next run arrives live from last + 1. 5,000
+        # digits are more than Python's int() takes (ValueError): the stream once answered 500.
+        for raw in (
+            str(last + 1),
+            str(last + 5000),
+            "99999999999999999999999",
+            "9" * 40,
+            "9" * 5000,
+        ):
             frames: list[tuple[int, str]] = []
             async with asyncio.timeout(45):
                 async with server.client.stream(
