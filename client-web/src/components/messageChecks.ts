@@ -11,7 +11,7 @@ import { ApiError, fieldErrorWords } from "../api/client";
 const EMPTY_MESSAGE = "The message is empty: write something to send.";
 import type { CommandClaim, SlashCommandOut } from "../api/types";
 
-/** The command a message runs, lowercase, read like the server (`engine.commands.COMMAND_RE`
+/** The command a message runs, lowercase, read like the server (`engine.command_words.COMMAND_RE`
  * on the trimmed text): `/word` (a letter, then up to 31 of letters, digits, _ and -, in any
  * case: `/Notes` is `/notes`), then a space or the end. Anything else (`/usr/bin`, `/ x`) is an
  * ordinary message. */
@@ -36,7 +36,7 @@ function withoutInvisible(text: string): string {
 
 /**
  * The command word a message only seems to start with, as the server reads it
- * (`engine.commands.lookalike_command`): decided on the text as it reads (NFKC, invisible
+ * (`engine.command_words.lookalike_command`): decided on the text as it reads (NFKC, invisible
  * characters dropped), for a message that is no command as typed. `word` is lowercase
  * (fullwidth `/ＮＯＴＥＳ` reads `notes`, `/Nötes` reads `nötes`); `invisible` says the first word
  * holds an invisible character (`/notes` then U+202E). Null for a command as typed and for

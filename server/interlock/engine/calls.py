@@ -18,27 +18,29 @@ from sqlalchemy import bindparam, update
 from sqlmodel import Session, col
 
 from interlock.employees import Employee
+from interlock.engine.call_refusals import plain_refusal, refusal_now
 from interlock.engine.fence import hold_run
 from interlock.engine.late import STILL_RUNNING, LateResults, close_late, tool_outcome
 from interlock.engine.outcomes import close_running
 from interlock.engine.records import UNLOADED, close_call, view
 from interlock.engine.tool_texts import answer_text, failure, rejected_text
-from interlock.engine.turn import LOAD_SKILL, effective_permission
-from interlock.permissions import actions_on, is_action
+from interlock.permissions import actions_on
 from interlock.storage import Database, Decision, DecisionType, ToolCall, ToolCallStatus
 from interlock.storage.call_rows import CallValues
 from interlock.storage.models import utcnow
 from interlock.storage.write_behind import send
 from interlock.streaming import EventBus
 from interlock.streaming.events import ToolCallAwaitingClient, ToolCallRunning
-from interlock.tools import Tool, ToolContext, ToolError, ToolRegistry
+from interlock.tools import ToolContext, ToolError, ToolRegistry
 from interlock.tools.execution import runs_in_thread
-from interlock.tools.hooks import run_check
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["CallExecutor", "failure"]
 
+_Decided = tuple[Decision | object | None, str | object | None]
+"""A call's decision and its decider's name, each as the caller has it (or
+:data:`~interlock.engine.records.UNLOADED`)."""
 _CLAIMABLE = [ToolCallStatus.pending, ToolCallStatus.interrupted]
 _tool_calls = ToolCall.__table__  # type: ignore[attr-defined]
 _CLAIM = (
@@ -129,8 +131,8 @@ class CallExecutor:
         if not claimed:
             if actions_on is None:
                 actions_on = await self.db.run(self._actions_on, user_id, employee.slug)
-            refusal = missing or await self._refusal(
-                tool, employee, call, args, context, actions_on
+            refusal = missing or await refusal_now(
+                self.registry, tool, employee, call, args, context, actions_on
             )
             if refusal is not None:
                 await self.db.run(self._refuse, run_id, call, refusal, fenced)
@@ -152,31 +154,27 @@ class CallExecutor:
             try:
                 outcome = await asyncio.shield(job)
             except asyncio.CancelledError:
-                self.late.follow(job, lambda late: self._finish(run_id, call, late, *decided))
+                self._follow_late(job, run_id, call, decided)
                 raise
-        await self._finish(run_id, call, outcome, *decided)
+        await self._finish(run_id, call, outcome, decided)
         return False
 
     async def _finish(
-        self,
-        run_id: str,
-        call: ToolCall,
-        outcome: dict[str, Any],
-        decision: Decision | object | None,
-        decided_by: str | object | None,
+        self, run_id: str, call: ToolCall, outcome: dict[str, Any], decided: _Decided
     ) -> None:
-        """Store the outcome; a thread tool past its timeout is followed until it returns,
-        and what it did then is recorded on the call (:func:`~interlock.engine.late.
-        close_late`)."""
+        """Store the outcome; a thread tool past its timeout is followed until it returns."""
         still_running = outcome.pop(STILL_RUNNING, None)
         if still_running is not None:
-            self.late.follow(
-                still_running,
-                lambda late: self.db.run(
-                    self._store_outcome, run_id, call, late, decision, decided_by
-                ),
-            )
-        await self.db.run(self._store_outcome, run_id, call, outcome, decision, decided_by)
+            self._follow_late(still_running, run_id, call, decided)
+        await self.db.run(self._store_outcome, run_id, call, outcome, *decided)
+
+    def _follow_late(
+        self, job: asyncio.Future[dict[str, Any]], run_id: str, call: ToolCall, decided: _Decided
+    ) -> None:
+        """Follow a thread tool still running after its call was stopped (its run cancelled)
+        or timed out: what it did when it returns is stored by :meth:`_finish`, which records
+        it on the closed call (:func:`~interlock.engine.late.close_late`)."""
+        self.late.follow(job, lambda late: self._finish(run_id, call, late, decided))
 
     def _store_outcome(
         self,
@@ -223,52 +221,6 @@ class CallExecutor:
                 return
             self.bus.commit(session)
 
-    async def _refusal(
-        self,
-        tool: Tool | None,
-        employee: Employee,
-        call: ToolCall,
-        args: Any,
-        context: ToolContext,
-        on: bool,
-    ) -> ToolError | None:
-        """Why the call must not run now, or None (``on``: the "AI actions" switch)."""
-        refusal = self._plain_refusal(tool, employee, call, args, on)
-        if refusal is not None or tool is None:
-            return refusal
-        if tool.check is not None and isinstance(args, dict):
-            timeout = (
-                tool.timeout_s if tool.timeout_s is not None else self.registry.default_timeout_s
-            )
-            try:
-                await run_check(tool, args, context, timeout)
-            except ToolError as exc:
-                return exc
-        return None
-
-    def _plain_refusal(
-        self, tool: Tool | None, employee: Employee, call: ToolCall, args: Any, on: bool
-    ) -> ToolError | None:
-        """The refusals that need no tool code (:meth:`_refusal` without the ``check``)."""
-        if tool is None:
-            return ToolError("not_found", f"The tool {call.name!r} is no longer available.")
-        if (
-            tool.name == LOAD_SKILL
-            and isinstance(args, dict)
-            and not employee.may_load(str(args.get("name")))
-        ):
-            return ToolError("not_found", f"No skill {args.get('name')!r} can be loaded here.")
-        if effective_permission(tool, employee, actions_on=on) == "DENY":
-            # Denied after the call was proposed (an admin, or AI actions turned off or
-            # lapsed): it never runs.
-            return ToolError(
-                "permission_denied",
-                f"The tool {tool.display_name} is not allowed here."
-                if on or not is_action(tool)
-                else f"The tool {tool.display_name} is not allowed: AI actions are turned off.",
-            )
-        return None
-
     def claim_in(
         self,
         session: Session,
@@ -293,7 +245,7 @@ class CallExecutor:
         tool = self.registry.get(call.name)
         if tool is None or tool.check is not None:
             return False
-        if self._plain_refusal(tool, employee, call, args, on) is not None:
+        if plain_refusal(tool, employee, call, args, on) is not None:
             return False  # ``execute`` refuses it, with its event
         frontend = tool.execution == "frontend"
         return self._claim_on(
@@ -335,7 +287,7 @@ class CallExecutor:
         call: ToolCall,
         args: Any,
         frontend: bool,
-        decided: tuple[Decision | object | None, str | object | None],
+        decided: _Decided,
         fenced: bool = False,
     ) -> bool:
         """Move the call to ``running`` (or ``awaiting_client``) with a compare-and-set.
@@ -356,7 +308,7 @@ class CallExecutor:
         call: ToolCall,
         args: Any,
         frontend: bool,
-        decided: tuple[Decision | object | None, str | object | None],
+        decided: _Decided,
         *,
         fenced: bool = False,
     ) -> bool:
