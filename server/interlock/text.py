@@ -211,10 +211,6 @@ def reveal_hidden(text: str) -> str:
     return _HIDDEN.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
 
 
-reveal_bidi_controls = reveal_hidden
-"""The former name of :func:`reveal_hidden`."""
-
-
 _INVISIBLE_ONLY = re.compile(
     "[\\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
     "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e0fff]*"

@@ -44,3 +44,10 @@ def test_an_error_and_a_listing_read_the_same_way() -> None:
     assert describe_result("notes_add", {}, error).endswith("Bad [U+001B][2J.")
     listing = _said("notes_list", {}, "#1: from \u202eHal conv")
     assert "- #1: from [U+202E]Hal conv" in listing
+
+
+def test_the_rule_has_one_name() -> None:
+    import interlock.text
+
+    assert not hasattr(interlock.text, "reveal_bidi_controls")
+    assert interlock.text.reveal_hidden("\u202e") == "[U+202E]"
