@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Literal, Self
 
 from pydantic import (
+    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
@@ -159,6 +160,9 @@ class Settings(BaseSettings):
             ``anthropic:claude-sonnet-4-5``, ``ollama:llama3.1``). Unset: the built-in offline model.
         model_base_url: Base URL of an OpenAI-compatible server (vLLM, llama.cpp, LM Studio).
         model_api_key: API key passed to the provider; unset means the provider's own variable.
+        openai_api_key: ``OPENAI_API_KEY`` (no ``INTERLOCK_`` prefix: OpenAI's own variable),
+            the key of ``openai:`` models when ``model_api_key`` is unset; with neither, an
+            OpenAI-compatible server at ``model_base_url`` is sent a placeholder key.
         model_strict_tools: Ask OpenAI and OpenAI-compatible servers for strict tool calling:
             each tool goes with ``"strict": true`` and a strict-valid form of its schema, or
             without ``strict`` when its schema has none (see
@@ -236,6 +240,9 @@ class Settings(BaseSettings):
     model: str | None = None
     model_base_url: str | None = None
     model_api_key: SecretStr | None = None
+    openai_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("openai_api_key", "OPENAI_API_KEY")
+    )
     model_strict_tools: bool = False
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)

@@ -8,7 +8,9 @@ from pathlib import Path
 from interlock.settings import Settings
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-ROW = re.compile(r"^\| `INTERLOCK_([A-Z0-9_]+)` \|", re.MULTILINE)
+ROW = re.compile(r"^\| `(?:INTERLOCK_)?([A-Z0-9_]+)` \|", re.MULTILINE)
+"""A row names a setting by its variable: ``INTERLOCK_`` and the field's name, or the variable
+a field reads without the prefix (``OPENAI_API_KEY``: :attr:`Settings.openai_api_key`)."""
 
 
 def _table_names() -> list[str]:

@@ -118,3 +118,59 @@ def test_ollama_gets_base_url_and_key_as_bearer_header() -> None:
     assert model.model == "llama3.1:8b"
     assert model.base_url == "http://127.0.0.1:9"
     assert model.client_kwargs == {"headers": {"Authorization": "Bearer tok"}}
+
+
+def test_openai_api_key_is_read_by_the_settings_and_passed_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    settings = _settings(model="openai:gpt-4o-mini")
+    monkeypatch.delenv("OPENAI_API_KEY")  # the factory reads the settings, not the environment
+
+    model = create_chat_model(settings)
+
+    assert settings.openai_api_key is not None
+    assert isinstance(model, ChatOpenAI)
+    assert model.openai_api_key is not None
+    assert model.openai_api_key.get_secret_value() == "sk-from-env"
+
+
+def test_interlock_model_api_key_wins_over_openai_api_key() -> None:
+    kwargs = model_kwargs_for(
+        _settings(model="openai:m", model_api_key="mine", openai_api_key="theirs"), "openai"
+    )
+
+    assert kwargs["api_key"] == "mine"
+
+
+def test_a_custom_openai_server_gets_openai_api_key_not_the_placeholder() -> None:
+    kwargs = model_kwargs_for(
+        _settings(
+            model="openai:m", model_base_url="http://127.0.0.1:9/v1", openai_api_key="sk-real"
+        ),
+        "openai",
+    )
+
+    assert kwargs["api_key"] == "sk-real"
+
+
+def test_an_azure_server_with_openai_api_key_set_is_not_given_the_placeholder() -> None:
+    kwargs = model_kwargs_for(
+        _settings(
+            model="azure_openai:m", model_base_url="http://127.0.0.1:9/", openai_api_key="sk"
+        ),
+        "azure_openai",
+    )
+
+    assert "api_key" not in kwargs  # as before: Azure reads its own variable
+
+
+def test_official_openai_without_any_key_is_the_providers_clear_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import openai
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+    with pytest.raises(openai.OpenAIError, match="OPENAI_API_KEY"):
+        create_chat_model(_settings(model="openai:gpt-4o-mini"))

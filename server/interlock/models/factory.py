@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Any
 
@@ -98,7 +97,8 @@ def model_kwargs_for(settings: Settings, provider: str) -> dict[str, Any]:
     """Keyword arguments passed to ``init_chat_model`` for a provider.
 
     Args:
-        settings: Interlock settings (``model_base_url``, ``model_api_key``).
+        settings: Interlock settings (``model_base_url``, ``model_api_key``,
+            ``openai_api_key``).
         provider: Normalised provider name.
 
     Returns:
@@ -106,6 +106,9 @@ def model_kwargs_for(settings: Settings, provider: str) -> dict[str, Any]:
     """
     kwargs: dict[str, Any] = {}
     api_key = settings.model_api_key.get_secret_value() if settings.model_api_key else None
+    openai_key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
+    if api_key is None and provider == "openai":
+        api_key = openai_key  # (None: the provider's "Missing credentials" error)
     if settings.model_base_url:
         kwargs["base_url"] = settings.model_base_url
     if provider in _STREAMING_FLAG_PROVIDERS:
@@ -114,7 +117,7 @@ def model_kwargs_for(settings: Settings, provider: str) -> dict[str, Any]:
         if settings.model_base_url:
             # A custom server (vLLM, llama.cpp...) may need no key and may not support
             # ``stream_options``; leave usage streaming at the library default (off).
-            if api_key is None and not os.environ.get("OPENAI_API_KEY"):
+            if api_key is None and not openai_key:
                 api_key = _NO_KEY
         else:
             kwargs["stream_usage"] = True
