@@ -17,9 +17,6 @@ polls before), counted with psycopg's wait function.
 
 from __future__ import annotations
 
-from collections.abc import Generator
-from typing import Any
-
 import pytest
 
 from interlock.engine import decisions
@@ -27,6 +24,7 @@ from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
 from interlock.storage.writer import is_urgent_thread
 from support.live import live_server
+from support.polls import count_polls
 from support.round_trips import round_trips_of
 from support.sse import collect, terminals
 
@@ -70,24 +68,4 @@ async def test_engine_a_decision_that_resumes_its_run_is_three_round_trips(
 
 def _request_thread_polls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The socket polls psycopg makes on request threads from now on (one item each)."""
-    import psycopg.waiting as waiting
-
-    made: list[int] = []
-    real = waiting.wait
-
-    def counted(gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
-        try:
-            state = next(gen)
-            while True:
-                made.append(int(state))
-                state = gen.send((yield state))
-        except StopIteration as done:
-            return done.value
-
-    def wait(gen: Any, fileno: int, interval: Any = None, timeout: Any = None) -> Any:
-        if is_urgent_thread():
-            gen = counted(gen)
-        return real(gen, fileno, interval=interval, timeout=timeout)
-
-    monkeypatch.setattr(waiting, "wait", wait)
-    return made
+    return count_polls(monkeypatch, only=is_urgent_thread)

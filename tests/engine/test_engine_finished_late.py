@@ -12,17 +12,11 @@ is bounded; no sleeps.
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from typing import Any
-
-from sqlmodel import col, select
-
 from interlock.engine.late import close_late
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import AuditRecord, Event, Message, ToolCall
-from interlock.tools import Permission, ToolContext, ToolError, tool
+from interlock.storage import ToolCall
+from support.late_gates import Gate, call_rows, finish_late, only_call, slow_tool, started
 from support.live import WAIT_S, LiveServer, live_server
 from support.sse import collect
 
@@ -31,55 +25,22 @@ STOPPED = (
 )
 
 
-class _Gate:
-    """A handler that blocks until the test opens the gate, then adds a note (or fails)."""
-
-    def __init__(self, fail: bool = False) -> None:
-        self.started = threading.Event()
-        self.release = threading.Event()
-        self.fail = fail
-
-    def handler(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        self.started.set()
-        assert self.release.wait(WAIT_S), "the test never opened the gate"
-        if self.fail:
-            raise ToolError("upstream_error", "The list is locked by someone else.")
-        key = ctx.store.add("notes", args["text"], label=f"note {args['text']}")
-        return f"Added note {key}: {args['text']}"
-
-
 def _model() -> ScriptedChatModel:
     return ScriptedChatModel(
         responses=[scripted_message("Adding.", ("test_slow_note", {"text": "buy milk"})), "Ok."]
     )
 
 
-async def _stopped(server: LiveServer, gate: _Gate) -> tuple[str, str]:
+async def _stopped(server: LiveServer, gate: Gate) -> tuple[str, str]:
     """A conversation whose run was cancelled while its tool ran: its id and the call's."""
-    server.services.registry.register(
-        tool(
-            name="test.slow_note",
-            title="Add a note slowly",
-            description="Adds a note, slowly.",
-            input_schema={
-                "type": "object",
-                "properties": {"text": {"type": "string"}},
-                "required": ["text"],
-            },
-            permission=Permission.ALLOW,
-            write=True,
-        )(gate.handler)
-    )
+    server.services.registry.register(slow_tool(gate.add_note))
     conversation_id = await server.new_conversation()
     await server.say(conversation_id, "note it")
-    assert await asyncio.to_thread(gate.started.wait, WAIT_S), "the tool never started"
+    await started(gate)
     cancelled = await server.client.post(f"/api/conversations/{conversation_id}/cancel")
     assert cancelled.status_code == 200, cancelled.text
     await server.idle()
-    with server.services.db.session() as session:
-        [call] = session.exec(
-            select(ToolCall).where(ToolCall.conversation_id == conversation_id)
-        ).all()
+    call = only_call(server, conversation_id)
     assert (call.status, call.error_code, call.error_message) == (
         "failed",
         "outcome_unknown",
@@ -89,54 +50,27 @@ async def _stopped(server: LiveServer, gate: _Gate) -> tuple[str, str]:
     return conversation_id, call.id
 
 
-async def _finish(server: LiveServer, gate: _Gate) -> None:
-    gate.release.set()
-    await server.services.engine.late.wait(WAIT_S)
-
-
-def _found(server: LiveServer, conversation_id: str, call_id: str) -> dict[str, Any]:
-    with server.services.db.session() as session:
-        call = session.get(ToolCall, call_id)
-        messages = session.exec(select(Message).where(Message.tool_call_id == call_id)).all()
-        events = session.exec(
-            select(Event).where(Event.conversation_id == conversation_id).order_by(col(Event.seq))
-        ).all()
-        audit = session.exec(
-            select(AuditRecord)
-            .where(AuditRecord.tool_call_id == call_id)
-            .order_by(col(AuditRecord.seq))
-        ).all()
-    assert call is not None
-    return {
-        "call": call,
-        "messages": [m.content for m in messages],
-        "types": [e.type for e in events],
-        "seqs": [e.seq for e in events],
-        "audit": [(a.outcome, a.reason) for a in audit if a.outcome != "allowed"],
-    }
-
-
 async def test_a_stopped_call_whose_tool_returns_says_it_happened_once(
     engine_settings: Settings,
 ) -> None:
-    gate = _Gate()
+    gate = Gate()
     model = _model()
     async with live_server(engine_settings, model=model) as server:
         try:
             conversation_id, call_id = await _stopped(server, gate)
-            before = _found(server, conversation_id, call_id)
-            await _finish(server, gate)
-            found = _found(server, conversation_id, call_id)
-            call = found["call"]
+            before = call_rows(server, conversation_id, call_id)
+            await finish_late(server, gate)
+            found = call_rows(server, conversation_id, call_id)
+            call = found.call
             said = "Happened after it was stopped: Added note 1: buy milk"
             assert (call.status, call.error_code, call.error_message) == ("succeeded", None, None)
             assert call.result_text == "Added note 1: buy milk"
             assert call.finished_late_at is not None and call.undo_state == "available"
             # The one tool message (what the model was told then) stays; the run is not resumed.
-            assert found["messages"] == before["messages"] and len(before["messages"]) == 1
-            assert found["types"] == [*before["types"], "tool_call.finished_late"]
-            assert found["seqs"] == list(range(1, len(found["seqs"]) + 1))
-            assert found["audit"] == [("cancelled", STOPPED), ("finished_late", said)]
+            assert found.contents == before.contents and len(before.contents) == 1
+            assert found.types == [*before.types, "tool_call.finished_late"]
+            assert found.seqs == list(range(1, len(found.seqs) + 1))
+            assert found.acts == [("cancelled", STOPPED), ("finished_late", said)]
             assert len(model.received) == 1
 
             # What the person sees on a reload, and on the stream's replay.
@@ -174,7 +108,7 @@ async def test_a_stopped_call_whose_tool_returns_says_it_happened_once(
                 in (prompt)
             )
             [stop_message] = [m for m in model.received[1] if getattr(m, "tool_call_id", "")]
-            assert stop_message.content == before["messages"][0]
+            assert stop_message.content == before.contents[0]
         finally:
             gate.release.set()
 
@@ -182,24 +116,24 @@ async def test_a_stopped_call_whose_tool_returns_says_it_happened_once(
 async def test_a_stopped_call_whose_tool_fails_late_says_it_failed(
     engine_settings: Settings,
 ) -> None:
-    gate = _Gate(fail=True)
+    gate = Gate(fail=True)
     async with live_server(engine_settings, model=_model()) as server:
         try:
             conversation_id, call_id = await _stopped(server, gate)
-            await _finish(server, gate)
-            found = _found(server, conversation_id, call_id)
-            call = found["call"]
+            await finish_late(server, gate)
+            found = call_rows(server, conversation_id, call_id)
+            call = found.call
             assert (call.status, call.error_code, call.error_message) == (
                 "failed",
                 "upstream_error",
                 "The list is locked by someone else.",
             )
             assert call.finished_late_at is not None and call.undo_state is None
-            assert found["audit"][-1] == (
+            assert found.acts[-1] == (
                 "finished_late",
                 "Failed after it was stopped: The list is locked by someone else.",
             )
-            assert found["types"].count("tool_call.finished_late") == 1
+            assert found.types.count("tool_call.finished_late") == 1
         finally:
             gate.release.set()
 
@@ -209,7 +143,7 @@ async def test_a_late_result_is_recorded_once_whatever_races_it(
 ) -> None:
     """A second cancel and a new message before the tool returns; then the same result
     delivered twice: recorded once."""
-    gate = _Gate()
+    gate = Gate()
     async with live_server(engine_settings, model=_model()) as server:
         try:
             conversation_id, call_id = await _stopped(server, gate)
@@ -220,18 +154,18 @@ async def test_a_late_result_is_recorded_once_whatever_races_it(
             )
             assert sent.status_code == 202, sent.text
             await server.idle()
-            await _finish(server, gate)
+            await finish_late(server, gate)
             services = server.services
             with services.db.session() as session:
                 call = session.get(ToolCall, call_id)
                 assert call is not None
                 outcome = {"status": "succeeded", "text": "again"}
                 assert not close_late(session, services.bus, services.registry, call, outcome)
-            found = _found(server, conversation_id, call_id)
-            assert found["call"].result_text == "Added note 1: buy milk"
-            assert found["types"].count("tool_call.finished_late") == 1
-            assert [a[0] for a in found["audit"]] == ["cancelled", "finished_late"]
-            assert found["seqs"] == list(range(1, len(found["seqs"]) + 1))
+            found = call_rows(server, conversation_id, call_id)
+            assert found.call.result_text == "Added note 1: buy milk"
+            assert found.types.count("tool_call.finished_late") == 1
+            assert [a[0] for a in found.acts] == ["cancelled", "finished_late"]
+            assert found.seqs == list(range(1, len(found.seqs) + 1))
         finally:
             gate.release.set()
 
@@ -240,16 +174,16 @@ async def test_a_tool_that_never_returns_leaves_may_have_happened(
     engine_settings: Settings,
 ) -> None:
     """The server stops following the tool (its shutdown): the call stays as it was."""
-    gate = _Gate()
+    gate = Gate()
     async with live_server(engine_settings, model=_model()) as server:
         try:
             conversation_id, call_id = await _stopped(server, gate)
             await server.services.engine.late.aclose(WAIT_S)
             gate.release.set()
-            found = _found(server, conversation_id, call_id)
-            assert found["call"].error_code == "outcome_unknown"
-            assert found["call"].finished_late_at is None
-            assert "tool_call.finished_late" not in found["types"]
+            found = call_rows(server, conversation_id, call_id)
+            assert found.call.error_code == "outcome_unknown"
+            assert found.call.finished_late_at is None
+            assert "tool_call.finished_late" not in found.types
         finally:
             gate.release.set()
 
@@ -259,13 +193,13 @@ async def test_a_conversation_deleted_while_a_stopped_tool_runs_is_gone(
 ) -> None:
     """The conversation is idle once stopped: it can be deleted at once (as the page says
     nothing runs), and the tool's late result then finds nothing to record."""
-    gate = _Gate()
+    gate = Gate()
     async with live_server(engine_settings, model=_model()) as server:
         try:
             conversation_id, call_id = await _stopped(server, gate)
             deleted = await server.client.delete(f"/api/conversations/{conversation_id}")
             assert deleted.status_code == 204, deleted.text
-            await _finish(server, gate)
+            await finish_late(server, gate)
             with server.services.db.session() as session:
                 assert session.get(ToolCall, call_id) is None
         finally:

@@ -13,70 +13,35 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from typing import Any
 
 import pytest
 from sqlalchemy import update
-from sqlmodel import col, select
+from sqlmodel import col
 
 from interlock.engine.messages import NEW_MESSAGE_REASON
 from interlock.engine.tool_texts import CloseReason
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import (
-    AuditRecord,
-    Conversation,
-    Event,
-    Message,
-    Run,
-    RunStatus,
-    ToolCall,
-)
-from interlock.tools import Permission, ToolContext, tool
+from interlock.storage import Conversation, Run, RunStatus
+from support.late_gates import Gate, call_rows, only_call, slow_tool, started
 from support.live import WAIT_S, LiveServer, live_server
 from support.waits import wait_until
 
 
-class _Gate:
-    """A tool handler that blocks until the test opens the gate, then has its effect."""
-
-    def __init__(self) -> None:
-        self.started = threading.Event()
-        self.release = threading.Event()
-        self.done = threading.Event()
-        self.effects: list[str] = []
-
-    def handler(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        self.started.set()
-        assert self.release.wait(WAIT_S), "the test never opened the gate"
-        self.effects.append(str(args["text"]))
-        self.done.set()
-        return f"Wrote {args['text']}."
-
-
-async def _started(server: LiveServer, gate: _Gate) -> tuple[str, str]:
+async def _started(server: LiveServer, gate: Gate) -> tuple[str, str]:
     """A conversation whose run is inside the gated tool: its id and the call's id."""
-    slow = tool(
+    slow = slow_tool(
+        gate.write,
         name="test.slow_write",
         title="Write slowly",
         description="Writes a line, slowly.",
-        input_schema={
-            "type": "object",
-            "properties": {"text": {"type": "string"}},
-            "required": ["text"],
-        },
-        permission=Permission.ALLOW,
-        write=True,
-    )(gate.handler)
+    )
     server.services.registry.register_many([slow])
     conversation_id = await server.new_conversation()
     await server.say(conversation_id, "write it")
-    assert await asyncio.to_thread(gate.started.wait, WAIT_S), "the tool never started"
-    with server.services.db.session() as session:
-        [call] = session.exec(
-            select(ToolCall).where(ToolCall.conversation_id == conversation_id)
-        ).all()
+    await started(gate)
+    call = only_call(server, conversation_id)
     assert call.status == "running"
     return conversation_id, call.id
 
@@ -87,29 +52,22 @@ def _model() -> ScriptedChatModel:
     )
 
 
-async def _finish(gate: _Gate) -> None:
+async def _finish(gate: Gate) -> None:
     """Let the tool finish (its effect happens) and wait until it did."""
     gate.release.set()
     assert await asyncio.to_thread(gate.done.wait, WAIT_S), "the tool never finished"
 
 
 def _history(server: LiveServer, conversation_id: str, call_id: str) -> dict[str, Any]:
-    with server.services.db.session() as session:
-        call = session.get(ToolCall, call_id)
-        messages = session.exec(select(Message).where(Message.tool_call_id == call_id)).all()
-        events = session.exec(
-            select(Event).where(Event.conversation_id == conversation_id).order_by(col(Event.seq))
-        ).all()
-        audit = session.exec(select(AuditRecord).where(AuditRecord.tool_call_id == call_id)).all()
-    assert call is not None
-    completed = [e for e in events if e.type == "tool_call.completed" and call_id in e.data]
+    rows = call_rows(server, conversation_id, call_id)
+    completed = [e for e in rows.events if e.type == "tool_call.completed" and call_id in e.data]
     return {
-        "call": call,
-        "messages": [(m.content, m.tool_status) for m in messages],
+        "call": rows.call,
+        "messages": [(m.content, m.tool_status) for m in rows.messages],
         "completed": [e.data for e in completed],
-        "seqs": [e.seq for e in events],
-        "late": sum(e.type == "tool_call.finished_late" for e in events),
-        "audit": [(a.outcome, a.reason) for a in audit],
+        "seqs": rows.seqs,
+        "late": rows.types.count("tool_call.finished_late"),
+        "audit": [(a.outcome, a.reason) for a in rows.audit],
     }
 
 
@@ -156,7 +114,7 @@ def _assert_stopped(
 async def test_a_run_cancelled_while_its_tool_runs_says_it_may_have_happened(
     engine_settings: Settings,
 ) -> None:
-    gate = _Gate()
+    gate = Gate()
     async with live_server(engine_settings, model=_model()) as server:
         try:
             conversation_id, call_id = await _started(server, gate)
@@ -197,7 +155,7 @@ async def test_a_new_message_closing_a_running_call_says_it_may_have_happened(
     worker leaves it before repair) while its tool still runs; a new message closes the call,
     then the tool's result arrives: recorded on the call as happened after it was stopped."""
     caplog.set_level(logging.WARNING, logger="interlock.engine.calls")
-    gate = _Gate()
+    gate = Gate()
     async with live_server(engine_settings, model=_model()) as server:
         try:
             conversation_id, call_id = await _started(server, gate)

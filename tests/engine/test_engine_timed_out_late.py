@@ -12,17 +12,11 @@ bounded; no sleeps.
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from typing import Any
-
-from sqlmodel import col, select
-
 from interlock.engine.late import close_late
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
-from interlock.storage import AuditRecord, Event, Message, ToolCall
-from interlock.tools import Permission, ToolContext, ToolError, tool
+from interlock.storage import ToolCall
+from support.late_gates import CallRows, Gate, call_rows, finish_late, only_call, slow_tool, started
 from support.live import WAIT_S, LiveServer, live_server
 from support.sse import collect
 
@@ -31,23 +25,6 @@ TIMED_OUT = (
     "The tool “Add a note slowly” did not finish within 0.3 seconds and is still running, "
     "so it may still happen."
 )
-
-
-class _Gate:
-    """A handler that blocks until the test opens the gate, then adds a note (or fails)."""
-
-    def __init__(self, fail: bool = False) -> None:
-        self.started = threading.Event()
-        self.release = threading.Event()
-        self.fail = fail
-
-    def handler(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        self.started.set()
-        assert self.release.wait(WAIT_S), "the test never opened the gate"
-        if self.fail:
-            raise ToolError("upstream_error", "The list is locked by someone else.")
-        key = ctx.store.add("notes", args["text"], label=f"note {args['text']}")
-        return f"Added note {key}: {args['text']}"
 
 
 def _model() -> ScriptedChatModel:
@@ -60,91 +37,50 @@ def _model() -> ScriptedChatModel:
     )
 
 
-async def _timed_out(server: LiveServer, gate: _Gate) -> tuple[str, str]:
+async def _timed_out(server: LiveServer, gate: Gate) -> tuple[str, str]:
     """A conversation whose call timed out while its tool still runs: its id and the call's."""
-    server.services.registry.register(
-        tool(
-            name="test.slow_note",
-            title="Add a note slowly",
-            description="Adds a note, slowly.",
-            input_schema={
-                "type": "object",
-                "properties": {"text": {"type": "string"}},
-                "required": ["text"],
-            },
-            permission=Permission.ALLOW,
-            write=True,
-            timeout_s=TIMEOUT_S,
-        )(gate.handler)
-    )
+    server.services.registry.register(slow_tool(gate.add_note, timeout_s=TIMEOUT_S))
     conversation_id = await server.new_conversation()
     await server.say(conversation_id, "note it")
-    assert await asyncio.to_thread(gate.started.wait, WAIT_S), "the tool never started"
+    await started(gate)
     await server.idle()  # the run goes on past the timeout, and completes
-    with server.services.db.session() as session:
-        [call] = session.exec(
-            select(ToolCall).where(ToolCall.conversation_id == conversation_id)
-        ).all()
+    call = only_call(server, conversation_id)
     assert (call.status, call.error_code, call.error_message) == ("failed", "timeout", TIMED_OUT)
     assert call.finished_late_at is None and call.started_at is not None
     assert not gate.release.is_set()
     return conversation_id, call.id
 
 
-async def _finish(server: LiveServer, gate: _Gate) -> None:
-    gate.release.set()
-    await server.services.engine.late.wait(WAIT_S)
-
-
-def _found(server: LiveServer, conversation_id: str, call_id: str) -> dict[str, Any]:
-    with server.services.db.session() as session:
-        call = session.get(ToolCall, call_id)
-        messages = session.exec(select(Message).where(Message.tool_call_id == call_id)).all()
-        events = session.exec(
-            select(Event).where(Event.conversation_id == conversation_id).order_by(col(Event.seq))
-        ).all()
-        audit = session.exec(
-            select(AuditRecord)
-            .where(AuditRecord.tool_call_id == call_id)
-            .order_by(col(AuditRecord.seq))
-        ).all()
-    assert call is not None
-    return {
-        "call": call,
-        "messages": [m.content for m in messages],
-        "types": [e.type for e in events],
-        "seqs": [e.seq for e in events],
-        "audit": [a.outcome for a in audit if a.outcome != "allowed"],
-        "reasons": [a.reason for a in audit if a.outcome == "finished_late"],
-    }
+def _late_reasons(found: CallRows) -> list[str | None]:
+    return [reason for outcome, reason in found.acts if outcome == "finished_late"]
 
 
 async def test_a_timed_out_call_whose_tool_returns_says_it_happened_once(
     engine_settings: Settings,
 ) -> None:
-    gate = _Gate()
+    gate = Gate()
     model = _model()
     async with live_server(engine_settings, model=model) as server:
         try:
             conversation_id, call_id = await _timed_out(server, gate)
-            before = _found(server, conversation_id, call_id)
+            before = call_rows(server, conversation_id, call_id)
             # The model was told it may still happen, not to try again.
-            [told] = before["messages"]
+            [told] = before.contents
             assert told.startswith(f"Error [timeout]: {TIMED_OUT}"), told
             assert "Do not run it again unless the person asks" in told
-            await _finish(server, gate)
+            await finish_late(server, gate)
 
-            found = _found(server, conversation_id, call_id)
-            call = found["call"]
+            found = call_rows(server, conversation_id, call_id)
+            call = found.call
             said = "Happened after it timed out: Added note 1: buy milk"
             assert (call.status, call.error_code, call.error_message) == ("succeeded", None, None)
             assert call.result_text == "Added note 1: buy milk"
             assert call.finished_late_at is not None and call.finished_late_after == "timeout"
             assert call.undo_state == "available"
-            assert found["messages"] == before["messages"]  # one tool message; no resume
-            assert found["types"] == [*before["types"], "tool_call.finished_late"]
-            assert found["seqs"] == list(range(1, len(found["seqs"]) + 1))
-            assert found["reasons"] == [said]
+            assert found.contents == before.contents  # one tool message; no resume
+            assert found.types == [*before.types, "tool_call.finished_late"]
+            assert found.seqs == list(range(1, len(found.seqs) + 1))
+            assert _late_reasons(found) == [said]
             assert len(model.received) == 2
 
             detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
@@ -179,23 +115,23 @@ async def test_a_timed_out_call_whose_tool_returns_says_it_happened_once(
 async def test_a_timed_out_call_whose_tool_fails_late_says_it_failed(
     engine_settings: Settings,
 ) -> None:
-    gate = _Gate(fail=True)
+    gate = Gate(fail=True)
     async with live_server(engine_settings, model=_model()) as server:
         try:
             conversation_id, call_id = await _timed_out(server, gate)
-            await _finish(server, gate)
-            found = _found(server, conversation_id, call_id)
-            call = found["call"]
+            await finish_late(server, gate)
+            found = call_rows(server, conversation_id, call_id)
+            call = found.call
             assert (call.status, call.error_code, call.error_message) == (
                 "failed",
                 "upstream_error",
                 "The list is locked by someone else.",
             )
             assert call.finished_late_after == "timeout" and call.undo_state is None
-            assert found["reasons"] == [
+            assert _late_reasons(found) == [
                 "Failed after it timed out: The list is locked by someone else."
             ]
-            assert found["types"].count("tool_call.finished_late") == 1
+            assert found.types.count("tool_call.finished_late") == 1
         finally:
             gate.release.set()
 
@@ -205,7 +141,7 @@ async def test_a_late_result_after_a_timeout_is_recorded_once_whatever_races_it(
 ) -> None:
     """A new message and a cancel before the tool returns; then the same result delivered
     twice: recorded once."""
-    gate = _Gate()
+    gate = Gate()
     async with live_server(engine_settings, model=_model()) as server:
         try:
             conversation_id, call_id = await _timed_out(server, gate)
@@ -216,18 +152,18 @@ async def test_a_late_result_after_a_timeout_is_recorded_once_whatever_races_it(
             cancelled = await server.client.post(f"/api/conversations/{conversation_id}/cancel")
             assert cancelled.status_code == 200, cancelled.text
             await server.idle()
-            await _finish(server, gate)
+            await finish_late(server, gate)
             services = server.services
             with services.db.session() as session:
                 call = session.get(ToolCall, call_id)
                 assert call is not None
                 outcome = {"status": "succeeded", "text": "again"}
                 assert not close_late(session, services.bus, services.registry, call, outcome)
-            found = _found(server, conversation_id, call_id)
-            assert found["call"].result_text == "Added note 1: buy milk"
-            assert found["types"].count("tool_call.finished_late") == 1
-            assert found["audit"].count("finished_late") == 1
-            assert found["seqs"] == list(range(1, len(found["seqs"]) + 1))
+            found = call_rows(server, conversation_id, call_id)
+            assert found.call.result_text == "Added note 1: buy milk"
+            assert found.types.count("tool_call.finished_late") == 1
+            assert [a[0] for a in found.acts].count("finished_late") == 1
+            assert found.seqs == list(range(1, len(found.seqs) + 1))
         finally:
             gate.release.set()
 
@@ -235,13 +171,13 @@ async def test_a_late_result_after_a_timeout_is_recorded_once_whatever_races_it(
 async def test_a_conversation_deleted_while_a_timed_out_tool_runs_is_gone(
     engine_settings: Settings,
 ) -> None:
-    gate = _Gate()
+    gate = Gate()
     async with live_server(engine_settings, model=_model()) as server:
         try:
             conversation_id, call_id = await _timed_out(server, gate)
             deleted = await server.client.delete(f"/api/conversations/{conversation_id}")
             assert deleted.status_code == 204, deleted.text
-            await _finish(server, gate)
+            await finish_late(server, gate)
             with server.services.db.session() as session:
                 assert session.get(ToolCall, call_id) is None
         finally:

@@ -14,8 +14,7 @@ Every poll releases the GIL, and under load the thread then waits to get it back
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Generator, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
 from psycopg.waiting import Wait
@@ -24,6 +23,7 @@ from sqlalchemy import text
 from interlock.storage import Database
 from interlock.storage.db import run_work
 from interlock.storage.pg_wait import WriteFirstConnection
+from support.polls import count_polls
 
 STATEMENTS = 5
 
@@ -43,25 +43,7 @@ def pg_database(postgres_server: object) -> Iterator[Database]:
 @pytest.fixture
 def polls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The socket polls psycopg's wait function makes from now on (one list item each)."""
-    import psycopg.waiting as waiting
-
-    made: list[int] = []
-    real = waiting.wait
-
-    def counted(gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
-        try:
-            state = next(gen)
-            while True:
-                made.append(int(state))
-                state = gen.send((yield state))
-        except StopIteration as done:
-            return done.value
-
-    def wait(gen: Any, fileno: int, interval: Any = None, timeout: Any = None) -> Any:
-        return real(counted(gen), fileno, interval=interval, timeout=timeout)
-
-    monkeypatch.setattr(waiting, "wait", wait)
-    return made
+    return count_polls(monkeypatch)
 
 
 def _pipeline(database: Database) -> list[int]:
