@@ -19,7 +19,7 @@ import { GrantNote } from "../permissions/GrantNote";
 import { toolTitle, useAppData } from "../state/appData";
 import { LOAD_SKILL, skillLoadedText } from "../state/skillLoaded";
 import { useConversationActions } from "../state/conversationActions";
-import { confirmationSummary } from "../state/opLog";
+import { callSummary, confirmationSummary } from "../state/opLog";
 import { FoldedText, needsFold } from "./FoldedText";
 import { ViewJson } from "./JsonView";
 
@@ -60,7 +60,7 @@ export function ToolCallRow({ call, toolMessage }: { call: ToolCallOut; toolMess
           <ViewJson value={args} />
         </div>
       )}
-      {!card || !notRun(call) ? <StatusSentence call={call} /> : null}
+      {!card || !notRun(call) ? <StatusSentence call={call} subject={callSummary(call, tools)} /> : null}
       <GrantNote call={call} />
       {call.name === LOAD_SKILL ? (
         <SkillLoaded call={call} tools={tools} />

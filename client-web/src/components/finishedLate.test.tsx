@@ -9,7 +9,7 @@ import { outcomeWords } from "../audit/words";
 import { ApprovalCard } from "../cards/approval/ApprovalCard";
 import { UndoButton } from "../cards/approval/UndoButton";
 import { cardFor } from "../cards/registry";
-import { statusWords } from "../cards/status/status";
+import { nextStep, statusWords } from "../cards/status/status";
 import { AppDataContext } from "../state/appData";
 import { initialState, reducer, type ConversationState } from "../state/reducer";
 import { decision } from "../test/decisions";
@@ -125,5 +125,30 @@ describe("a call that timed out while its tool ran on in its thread, whose tool 
   it("says a late failure after the timeout in words, with the error", () => {
     const words = statusWords(toolCall({ ...failedLate, finished_late_after: "timeout" }));
     expect([words.label, words.sentence]).toEqual(["Failed after it timed out", "Failed after it timed out: The notes service said no."]);
+  });
+});
+
+describe("a call whose outcome is unknown gives the person a next step", () => {
+  const NEXT = "Before trying again, check whether this happened: Add a note: buy milk.";
+
+  it("after a stop: check the call, named as its card names it, before trying again", () => {
+    const shown = page(stateWith(toolCall({ ...stopped, write: true })));
+    expect(shown).toContain(`data-testid="next-step">${NEXT}</p>`);
+    // The error sentence stays as the server said it; the next step is its own line.
+    expect(shown).toContain(`<span class="error-sentence">${STOPPED}</span></div>`);
+    expect(nextStep(stopped)).toBe("Before trying again, check whether it happened.");
+  });
+
+  it("after a write timed out: check, and the card shows the outcome if it finishes later", () => {
+    const shown = page(stateWith(toolCall({ ...timedOut, write: true })));
+    expect(shown).toContain(`${NEXT} This card shows the outcome if the tool finishes later.</p>`);
+  });
+
+  it("none once it finished late, for a read that timed out, or for a plain failure", () => {
+    expect(page(stateWith(happened))).not.toContain("next-step");
+    expect(page(stateWith(toolCall({ ...failedLate, write: true })))).not.toContain("next-step");
+    expect(page(stateWith(toolCall({ ...timedOut, write: false })))).not.toContain("next-step");
+    const failed = toolCall({ ...ran, status: "failed", write: true, error: { code: "upstream_error", message: "No." } });
+    expect(nextStep(failed, "Add a note: buy milk")).toBeNull();
   });
 });

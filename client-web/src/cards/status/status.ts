@@ -96,6 +96,23 @@ export function statusWords(call: ToolCallOut): StatusWords {
   }
 }
 
+/**
+ * What the person can do next about a call whose outcome is unknown, or null. A call stopped
+ * while its tool ran ("May have happened") and a write past its timeout may have done what it
+ * does: trying again may do it twice, so the person is told to check first, naming the call as
+ * its card does (`subject`: "Add a note: “buy milk”"). A call whose tool returned after all
+ * (finished late) says what happened instead; a read past its timeout can simply be tried again.
+ */
+export function nextStep(call: ToolCallOut, subject: string | null = null): string | null {
+  if (call.status !== "failed" || finishedLate(call)) return null;
+  const code = call.error?.code;
+  if (code !== "outcome_unknown" && !(code === "timeout" && call.write)) return null;
+  const what = subject?.replace(/\s+/g, " ").trim().replace(/[.!?]+$/, "");
+  const check = what ? `Before trying again, check whether this happened: ${what}.` : "Before trying again, check whether it happened.";
+  // A thread tool past its timeout runs on: its card shows what it did if it returns.
+  return code === "timeout" ? `${check} This card shows the outcome if the tool finishes later.` : check;
+}
+
 /** "10:42" today, else "3 Mar, 10:42", in the viewer's locale and time zone. */
 export function whenText(iso: string, now = new Date()): string {
   const d = new Date(iso);
