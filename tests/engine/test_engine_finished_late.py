@@ -94,6 +94,11 @@ async def test_a_stopped_call_whose_tool_returns_says_it_happened_once(
             assert late["tool_call"]["status"] == "succeeded"
             assert late["tool_call"]["finished_late_at"] is not None
 
+            # The tool's figures count the late outcome beside the stop.
+            metrics = (await server.client.get("/api/metrics/tools")).json()
+            [row] = [r for r in metrics["tools"] if r["tool"] == "test.slow_note"]
+            assert (row["calls"], row["cancelled"], row["finished_late"]) == (1, 1, 1)
+
             # Undo works as for any write.
             undo = await server.client.post(f"/api/tool-calls/{call_id}/undo")
             assert undo.status_code == 200, undo.text

@@ -90,6 +90,9 @@ async def test_a_timed_out_call_whose_tool_returns_says_it_happened_once(
                 "Added note 1: buy milk",
             )
             assert shown["finished_late_after"] == "timeout"
+            metrics = (await server.client.get("/api/metrics/tools")).json()
+            [row] = [r for r in metrics["tools"] if r["tool"] == "test.slow_note"]
+            assert (row["calls"], row["cancelled"], row["finished_late"]) == (1, 0, 1)
             replay = await collect(
                 server.client,
                 conversation_id,

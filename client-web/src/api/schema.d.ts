@@ -2185,6 +2185,11 @@ export interface components {
              */
             cancelled: number;
             /**
+             * Finished Late
+             * @default 0
+             */
+            finished_late: number;
+            /**
              * Auto Allowed
              * @default 0
              */

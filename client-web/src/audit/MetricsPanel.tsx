@@ -1,7 +1,8 @@
 /**
  * Tool metrics per tool and employee (GET /api/metrics/tools) over the page's time range: a
  * table whose outcome column is a small stacked bar (approved, edited, rejected, answered,
- * expired, cancelled, ran without asking), plus the calls as a bar scaled to the busiest tool.
+ * expired, cancelled, finished after it was stopped or timed out, ran without asking), plus
+ * the calls as a bar scaled to the busiest tool.
  */
 import type { ToolMetrics, ToolMetricsReport } from "../api/types";
 import { useAppData } from "../state/appData";
@@ -15,6 +16,7 @@ const SEGMENTS: { key: keyof ToolMetrics; label: string; className: string }[] =
   { key: "responded", label: "Answered", className: "seg-responded" },
   { key: "expired", label: "Expired", className: "seg-expired" },
   { key: "cancelled", label: "Cancelled", className: "seg-cancelled" },
+  { key: "finished_late", label: "Finished after it was stopped or timed out", className: "seg-finished-late" },
   { key: "auto_allowed_by_grant", label: "Remembered approval", className: "seg-grant" },
   { key: "auto_allowed", label: "Allowed by permission", className: "seg-allowed" },
 ];

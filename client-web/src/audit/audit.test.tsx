@@ -79,6 +79,7 @@ describe("MetricsPanel", () => {
           responded: 0,
           expired: 0,
           cancelled: 0,
+          finished_late: 0,
           auto_allowed: 0,
           auto_allowed_by_grant: 0,
           median_decision_ms: 1500,
@@ -100,7 +101,7 @@ describe("MetricsPanel", () => {
     // Scout's answered questions read "No decisions" beside a median wait: answers were left out.
     const row = {
       tool: "ask.choice", title: "Ask to choose", employee: "scout", calls: 3,
-      approved: 0, edited: 0, rejected: 0, responded: 2, expired: 0, cancelled: 1,
+      approved: 0, edited: 0, rejected: 0, responded: 2, expired: 0, cancelled: 1, finished_late: 0,
       auto_allowed: 0, auto_allowed_by_grant: 0, median_decision_ms: 1900, p95_decision_ms: 1900,
     };
     const report: ToolMetricsReport = { since: "2026-11-24T00:00:00Z", until: "2026-12-01T00:00:00Z", tools: [row] };
@@ -111,6 +112,21 @@ describe("MetricsPanel", () => {
     const waiting = { ...row, calls: 1, responded: 0, cancelled: 0, median_decision_ms: null, p95_decision_ms: null };
     const pending = renderToStaticMarkup(<MetricsPanel report={{ ...report, tools: [waiting] }} error={null} />);
     expect(pending).toContain("Not decided yet");
+  });
+});
+
+describe("MetricsPanel: calls that finished late", () => {
+  it("counts a call whose tool returned after it was stopped or timed out, in words and in the legend", () => {
+    const row = {
+      tool: "notes.add", title: "Add a note", employee: "assistant", calls: 2,
+      approved: 0, edited: 0, rejected: 0, responded: 0, expired: 0, cancelled: 1, finished_late: 2,
+      auto_allowed: 2, auto_allowed_by_grant: 0, median_decision_ms: null, p95_decision_ms: null,
+    };
+    const report: ToolMetricsReport = { since: "2026-11-24T00:00:00Z", until: "2026-12-01T00:00:00Z", tools: [row] };
+    const html = renderToStaticMarkup(<MetricsPanel report={report} error={null} />);
+    expect(html).toContain('aria-label="Cancelled: 1, Finished after it was stopped or timed out: 2, Allowed by permission: 2"');
+    expect(html).toContain('class="seg seg-finished-late" style="flex-grow:2"');
+    expect(html).toContain("Finished after it was stopped or timed out</li>");
   });
 });
 

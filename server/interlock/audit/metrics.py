@@ -1,8 +1,10 @@
 """Per tool and employee figures over a time window, from the tool calls and the audit log.
 
 * ``calls``: tool calls proposed in the window (any outcome, also failed checks);
-* ``approved`` / ``edited`` / ``rejected`` / ``responded`` / ``expired`` / ``cancelled``: audit
-  records with that outcome (``rejected`` counts the loop guard's too);
+* ``approved`` / ``edited`` / ``rejected`` / ``responded`` / ``expired`` / ``cancelled`` /
+  ``finished_late``: audit records with that outcome (``rejected`` counts the loop guard's too;
+  ``finished_late``: a call stopped or timed out while its tool ran, whose tool returned after
+  all; a stopped one is also counted ``cancelled``, as it was closed);
 * ``auto_allowed``: run without a card because the tool is ``ALLOW``;
 * ``auto_allowed_by_grant``: run without a card because of a remembered approval;
 * ``median_decision_ms`` / ``p95_decision_ms``: time from proposal to a person's decision
@@ -27,7 +29,15 @@ from interlock.audit.chain import ALLOW_DECIDER, SYSTEM_DECIDER, TIMEOUT_DECIDER
 from interlock.storage import AuditRecord, Conversation, Database, Role, ToolCall, User
 from interlock.tools import ToolRegistry
 
-_COUNTED = ("approved", "edited", "rejected", "responded", "expired", "cancelled")
+_COUNTED = (
+    "approved",
+    "edited",
+    "rejected",
+    "responded",
+    "expired",
+    "cancelled",
+    "finished_late",
+)
 _PERSON_DECISIONS = {Outcome.approved, Outcome.edited, Outcome.rejected, Outcome.responded}
 
 
@@ -44,6 +54,7 @@ class ToolMetrics(BaseModel):
     responded: int = 0
     expired: int = 0
     cancelled: int = 0
+    finished_late: int = 0
     auto_allowed: int = 0
     auto_allowed_by_grant: int = 0
     median_decision_ms: float | None = None
