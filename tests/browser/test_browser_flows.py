@@ -126,11 +126,11 @@ async def test_choice_card_click_resumes_and_the_choice_survives_a_reload(
     await expect(conversation(page)).to_have_attribute("data-conversation-id", conversation_id)
     await expect_choice_recorded()
 
-    # The audit says it the same way: the person chose Pixel (not "Edited, then approved").
+    # The audit says it the same way: the person chose Pixel (a pick, not "Edited, then approved").
     await page.get_by_test_id("audit-link").click()
     record = page.locator('[data-testid="audit-row"][data-tool="suggestions"]')
     await expect(record).to_have_count(1)
-    await expect(record).to_have_attribute("data-outcome", "edited")
+    await expect(record).to_have_attribute("data-outcome", "picked")
     await expect(record.get_by_test_id("audit-outcome")).to_have_text("Chose “Pixel”")
 
 

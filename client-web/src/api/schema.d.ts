@@ -2165,6 +2165,11 @@ export interface components {
              */
             edited: number;
             /**
+             * Picked
+             * @default 0
+             */
+            picked: number;
+            /**
              * Rejected
              * @default 0
              */
@@ -2594,7 +2599,7 @@ export interface operations {
                 employee?: string | null;
                 /** @description A user's id or name: the records they took part in (their conversations, their decisions and the calls they decided); 422 unknown_user for no such user */
                 user?: string | null;
-                outcome?: ("approved" | "approval" | "edited" | "rejected" | "responded" | "allowed" | "expired" | "cancelled" | "finished_late" | "created" | "revoked") | null;
+                outcome?: ("approved" | "approval" | "edited" | "picked" | "rejected" | "responded" | "allowed" | "expired" | "cancelled" | "finished_late" | "created" | "revoked") | null;
                 /** @description From this time (inclusive) */
                 since?: string | null;
                 /** @description Before this time (exclusive) */
@@ -2638,7 +2643,7 @@ export interface operations {
                 employee?: string | null;
                 /** @description A user's id or name: the records they took part in (their conversations, their decisions and the calls they decided); 422 unknown_user for no such user */
                 user?: string | null;
-                outcome?: ("approved" | "approval" | "edited" | "rejected" | "responded" | "allowed" | "expired" | "cancelled" | "finished_late" | "created" | "revoked") | null;
+                outcome?: ("approved" | "approval" | "edited" | "picked" | "rejected" | "responded" | "allowed" | "expired" | "cancelled" | "finished_late" | "created" | "revoked") | null;
                 /** @description From this time (inclusive) */
                 since?: string | null;
                 /** @description Before this time (exclusive) */

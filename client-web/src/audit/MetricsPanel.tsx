@@ -1,6 +1,6 @@
 /**
  * Tool metrics per tool and employee (GET /api/metrics/tools) over the page's time range: a
- * table whose outcome column is a small stacked bar (approved, edited, rejected, answered,
+ * table whose outcome column is a small stacked bar (approved, edited, picked, rejected, answered,
  * expired, cancelled, finished after it was stopped or timed out, ran without asking), plus
  * the calls as a bar scaled to the busiest tool.
  */
@@ -12,6 +12,7 @@ import { Loading } from "../components/PageStates";
 const SEGMENTS: { key: keyof ToolMetrics; label: string; className: string }[] = [
   { key: "approved", label: "Approved", className: "seg-approved" },
   { key: "edited", label: "Edited", className: "seg-edited" },
+  { key: "picked", label: "Picked an option", className: "seg-picked" },
   { key: "rejected", label: "Rejected", className: "seg-rejected" },
   { key: "responded", label: "Answered", className: "seg-responded" },
   { key: "expired", label: "Expired", className: "seg-expired" },

@@ -7,7 +7,7 @@ import { UndoButton } from "../cards/approval/UndoButton";
 import { toolCall } from "../test/fixtures";
 import { AuditProblem, AuditRow, peopleOf, type AuditFailure } from "./AuditPage";
 import { MetricsPanel } from "./MetricsPanel";
-import { duration, localInputToIso, outcomeText, outcomeWords } from "./words";
+import { duration, localInputToIso, OUTCOMES, outcomeText, outcomeWords } from "./words";
 
 describe("audit words", () => {
   it("writes durations for people", () => {
@@ -75,6 +75,7 @@ describe("MetricsPanel", () => {
           calls: 4,
           approved: 2,
           edited: 1,
+          picked: 0,
           rejected: 1,
           responded: 0,
           expired: 0,
@@ -90,6 +91,8 @@ describe("MetricsPanel", () => {
     const html = renderToStaticMarkup(<MetricsPanel report={report} error={null} />);
     expect(html).toContain("Add a note");
     expect(html).toContain('aria-label="Approved: 2, Edited: 1, Rejected: 1"');
+    const picks = renderToStaticMarkup(<MetricsPanel report={{ ...report, tools: [{ ...report.tools[0], edited: 0, picked: 1 }] }} error={null} />);
+    expect(picks).toContain('aria-label="Approved: 2, Picked an option: 1, Rejected: 1"');
     expect(html).toContain("1.5 s");
     expect(html).toContain("4.0 s");
     expect(renderToStaticMarkup(<MetricsPanel report={{ ...report, tools: [] }} error={null} />)).toContain(
@@ -101,7 +104,7 @@ describe("MetricsPanel", () => {
     // Scout's answered questions read "No decisions" beside a median wait: answers were left out.
     const row = {
       tool: "ask.choice", title: "Ask to choose", employee: "scout", calls: 3,
-      approved: 0, edited: 0, rejected: 0, responded: 2, expired: 0, cancelled: 1, finished_late: 0,
+      approved: 0, edited: 0, picked: 0, rejected: 0, responded: 2, expired: 0, cancelled: 1, finished_late: 0,
       auto_allowed: 0, auto_allowed_by_grant: 0, median_decision_ms: 1900, p95_decision_ms: 1900,
     };
     const report: ToolMetricsReport = { since: "2026-11-24T00:00:00Z", until: "2026-12-01T00:00:00Z", tools: [row] };
@@ -119,7 +122,7 @@ describe("MetricsPanel: calls that finished late", () => {
   it("counts a call whose tool returned after it was stopped or timed out, in words and in the legend", () => {
     const row = {
       tool: "notes.add", title: "Add a note", employee: "assistant", calls: 2,
-      approved: 0, edited: 0, rejected: 0, responded: 0, expired: 0, cancelled: 1, finished_late: 2,
+      approved: 0, edited: 0, picked: 0, rejected: 0, responded: 0, expired: 0, cancelled: 1, finished_late: 2,
       auto_allowed: 2, auto_allowed_by_grant: 0, median_decision_ms: null, p95_decision_ms: null,
     };
     const report: ToolMetricsReport = { since: "2026-11-24T00:00:00Z", until: "2026-12-01T00:00:00Z", tools: [row] };
@@ -198,6 +201,17 @@ describe("AuditRow", () => {
     // An edit of any other tool is an edit.
     expect(outcomeText({ ...base, outcome: "edited", executed_args: { text: "oat milk", option: "x" } })).toBe("Edited, then approved");
     expect(outcomeText({ ...base, outcome: "approved" })).toBe("Approved");
+  });
+
+  it("says a pick recorded as its own outcome as the person chose it, and lists it in the filter", () => {
+    const options = ["Miso", "Pixel"];
+    const picked = { ...base, tool: "suggestions", tool_title: "Suggestions", outcome: "picked" as const, proposed_args: { question: "Which name?", options }, executed_args: { question: "Which name?", options, option: "Pixel" } };
+    const html = row(picked);
+    expect(html).toContain("Chose “Pixel”");
+    expect(html).toContain('data-outcome="picked"');
+    expect(outcomeText({ ...picked, executed_args: null })).toBe("Picked an option");
+    expect(OUTCOMES).toContain("picked");
+    expect(outcomeWords("picked")).toBe("Picked an option");
   });
 
   it("shows a token's creation and revocation in words, without a call to open", () => {

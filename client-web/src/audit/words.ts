@@ -9,6 +9,7 @@ export const OUTCOME_WORDS: Record<AuditOutcome, string> = {
   approved: "Approved",
   approval: "Approved, more needed",
   edited: "Edited, then approved",
+  picked: "Picked an option",
   rejected: "Rejected",
   responded: "Answered",
   allowed: "Ran without asking",
@@ -26,8 +27,9 @@ export function outcomeWords(outcome: string): string {
 }
 
 /**
- * A record's outcome in words, as its card says it: a suggestion the person picked (an
- * `edited` record of a choice card) is "Chose “Pixel”", not "Edited, then approved".
+ * A record's outcome in words, as its card says it: a suggestion the person picked (a
+ * `picked` record; before picks had an outcome of their own, an `edited` record of a choice
+ * card) is "Chose “Pixel”", not "Edited, then approved".
  *
  * @param tool The record's tool from GET /api/tools (its card and option titles), if known.
  */
@@ -35,7 +37,7 @@ export function outcomeText(
   record: Pick<AuditRecordOut, "outcome" | "tool" | "proposed_args" | "executed_args">,
   tool?: ToolShape,
 ): string {
-  if (record.outcome === "edited" && isSuggestion(record, tool)) {
+  if (record.outcome === "picked" || (record.outcome === "edited" && isSuggestion(record, tool))) {
     const chose = choseText(objectOf(record.executed_args), tool);
     if (chose) return chose;
   }

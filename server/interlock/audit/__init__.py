@@ -25,6 +25,7 @@ from interlock.audit.chain import (
     record_token_event,
     verify_chain,
 )
+from interlock.audit.picks import is_pick
 
 __all__ = [
     "ALLOW_DECIDER",
@@ -38,6 +39,7 @@ __all__ = [
     "Kind",
     "Outcome",
     "TokenOutcome",
+    "is_pick",
     "record_allowed",
     "record_hash",
     "record_outcome",

@@ -47,13 +47,16 @@ class Outcome(StrEnum):
     ``policy:<grant id>`` (a remembered approval). ``rejected`` by ``policy:repeat`` is the loop
     guard; ``expired`` is decided by ``timeout``. ``approval`` is one person's approval of a call
     that needs several, given while more were still needed (the last one is ``approved``).
-    ``finished_late`` is a call stopped (recorded ``cancelled``) or timed out while its tool
+    ``picked`` is an ``edit`` that only picks one of the call's own ``options`` as its
+    ``option`` (a click on a choice card of suggestions; :func:`is_pick`), not a change of the
+    call. ``finished_late`` is a call stopped (recorded ``cancelled``) or timed out while its tool
     ran, whose tool returned after all: the reason says what really happened.
     """
 
     approved = "approved"
     approval = "approval"
     edited = "edited"
+    picked = "picked"
     rejected = "rejected"
     responded = "responded"
     allowed = "allowed"

@@ -1,14 +1,15 @@
 """Per tool and employee figures over a time window, from the tool calls and the audit log.
 
 * ``calls``: tool calls proposed in the window (any outcome, also failed checks);
-* ``approved`` / ``edited`` / ``rejected`` / ``responded`` / ``expired`` / ``cancelled`` /
-  ``finished_late``: audit records with that outcome (``rejected`` counts the loop guard's too;
+* ``approved`` / ``edited`` / ``picked`` / ``rejected`` / ``responded`` / ``expired`` /
+  ``cancelled`` / ``finished_late``: audit records with that outcome (``rejected`` counts the
+  loop guard's too; ``picked``: one of a choice card's options clicked, not an edit;
   ``finished_late``: a call stopped or timed out while its tool ran, whose tool returned after
   all; a stopped one is also counted ``cancelled``, as it was closed);
 * ``auto_allowed``: run without a card because the tool is ``ALLOW``;
 * ``auto_allowed_by_grant``: run without a card because of a remembered approval;
 * ``median_decision_ms`` / ``p95_decision_ms``: time from proposal to a person's decision
-  (approve, edit, reject, respond by a person; policies excluded), nearest-rank p95; None
+  (approve, edit, pick, reject, respond by a person; policies excluded), nearest-rank p95; None
   without decisions.
 
 Admins see everyone's figures; members those of their own conversations.
@@ -32,13 +33,20 @@ from interlock.tools import ToolRegistry
 _COUNTED = (
     "approved",
     "edited",
+    "picked",
     "rejected",
     "responded",
     "expired",
     "cancelled",
     "finished_late",
 )
-_PERSON_DECISIONS = {Outcome.approved, Outcome.edited, Outcome.rejected, Outcome.responded}
+_PERSON_DECISIONS = {
+    Outcome.approved,
+    Outcome.edited,
+    Outcome.picked,
+    Outcome.rejected,
+    Outcome.responded,
+}
 
 
 class ToolMetrics(BaseModel):
@@ -50,6 +58,7 @@ class ToolMetrics(BaseModel):
     calls: int = 0
     approved: int = 0
     edited: int = 0
+    picked: int = 0
     rejected: int = 0
     responded: int = 0
     expired: int = 0

@@ -63,8 +63,8 @@ class AuditFilter:
         tool: Tool name (``notes.add``).
         employee: Employee slug.
         user: A user id: records that user took part in (:func:`took_part`).
-        outcome: ``approved``, ``approval``, ``edited``, ``rejected``, ``responded``, ``allowed``,
-            ``expired``, ``cancelled`` or ``finished_late``.
+        outcome: ``approved``, ``approval``, ``edited``, ``picked``, ``rejected``,
+            ``responded``, ``allowed``, ``expired``, ``cancelled`` or ``finished_late``.
         since: Records at or after this time (inclusive).
         until: Records before this time (exclusive).
     """

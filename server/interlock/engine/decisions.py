@@ -23,7 +23,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, select
 
 from interlock.approvals.access import decider_role
-from interlock.audit import Channel, Outcome, record_outcome
+from interlock.audit import Channel, Outcome, is_pick, record_outcome
 from interlock.employees import Employee
 from interlock.engine.decision_checks import (
     MAX_DECISION_MESSAGE_CHARS,
@@ -280,7 +280,9 @@ def _record(
             call=call,
             decider=user_id,
             channel=channel,
-            outcome=_OUTCOMES[DecisionType(body.type)],
+            outcome=Outcome.picked
+            if body.type == DecisionType.edit and is_pick(call.proposed_args, body.args)
+            else _OUTCOMES[DecisionType(body.type)],
             reason=body.message,
             proposed_args=call.proposed_args,
             executed_args=(body.args if body.type == DecisionType.edit else call.proposed_args)

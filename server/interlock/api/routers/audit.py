@@ -28,6 +28,7 @@ OutcomeParam = Literal[
     "approved",
     "approval",
     "edited",
+    "picked",
     "rejected",
     "responded",
     "allowed",
