@@ -93,6 +93,10 @@ async def test_a_call_stopped_while_its_tool_runs_says_it_may_have_happened(
                     error = row.get_by_test_id("tool-error")
                     await expect(error).to_have_text(STOPPED)
                     await expect(error).to_have_attribute("data-code", "outcome_unknown")
+                    # What to do next, naming the call as its card does.
+                    await expect(row.get_by_test_id("next-step")).to_have_text(
+                        "Before trying again, check whether this happened: Write slowly: x."
+                    )
                     await expect(row.get_by_test_id("undo")).to_have_count(0)
                     await expect(conversation(page)).to_have_attribute("data-status", "idle")
 
@@ -115,6 +119,7 @@ async def test_a_call_stopped_while_its_tool_runs_says_it_may_have_happened(
                     )
                     await expect(row.get_by_test_id("tool-result")).to_have_text("Wrote line 1: x")
                     await expect(row.get_by_test_id("tool-error")).to_have_count(0)
+                    await expect(row.get_by_test_id("next-step")).to_have_count(0)
                     await expect(row.get_by_test_id("undo")).to_have_count(1)
                     await expect(conversation(page)).to_have_attribute("data-status", "idle")
 
