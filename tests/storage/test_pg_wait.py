@@ -14,6 +14,8 @@ Every poll releases the GIL, and under load the thread then waits to get it back
 from __future__ import annotations
 
 import asyncio
+import os
+import socket
 from collections.abc import Iterator
 
 import pytest
@@ -91,6 +93,13 @@ def test_pg_wait_a_statement_larger_than_the_socket_goes_through(
 
     def echo() -> int:
         with pg_database.engine.connect() as connection:
+            # The smallest send buffer the kernel allows: no run of unpolled tries can send
+            # 8 MB, however fast the server drains it (with Linux's megabytes of default
+            # buffer, a few tries sometimes did, and nothing was polled).
+            driver = connection.connection.driver_connection
+            assert isinstance(driver, WriteFirstConnection)
+            with socket.socket(fileno=os.dup(driver.fileno())) as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
             return int(connection.execute(text("SELECT length(:s)"), {"s": big}).scalar_one())
 
     assert asyncio.run(pg_database.run(echo)) == len(big)
