@@ -297,6 +297,8 @@ def users_create(
         try:
             user, token = create_user(database, name, role=role)
         except Conflict as exc:
+            if exc.details:  # another user's name, in other case: no token of theirs helps
+                raise fail(exc.message) from None
             hint = f"`interlock users token {name.strip()}` gives that user a new token."
             raise fail(f"{exc.message} {hint}") from None
     typer.echo(

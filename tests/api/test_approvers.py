@@ -202,6 +202,18 @@ async def test_any_reject_ends_a_call_needing_two_approvals(office: Office) -> N
         assert [d.type for d in decisions.all()] == ["reject"]
 
 
+async def test_an_approver_named_in_other_case_is_the_same_person(office: Office) -> None:
+    """User names are unique regardless of case, so "ANA" in approvers names ana (it once
+    matched only a user named exactly "ANA", and the employee's page listed no one)."""
+    await office.rules(approvers=["ANA"])
+    _conversation_id, call, _last = await office.paused_call("c")
+
+    response = await office.decide("ana", call["id"], type="approve")
+    assert response.status_code == 200, response.text
+    waiting = await office.clients["ana"].get("/api/approvals")
+    assert waiting.status_code == 200, waiting.text
+
+
 async def test_removing_an_approver_takes_effect_on_the_next_decision(office: Office) -> None:
     _conversation_id, call, _last = await office.paused_call("f")
     await office.rules(approvers=["ana"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -47,6 +48,29 @@ def test_users_create_prints_only_the_token_on_stdout(sqlite_url: str) -> None:
     finally:
         database.dispose()
     assert user is not None and user.name == "ann" and user.role == "admin"
+
+
+def test_a_user_name_differing_only_in_case_is_refused(sqlite_url: str) -> None:
+    """``ann`` then ``ANN`` once made two users, while approvers named "ANN" meant a third
+    person's name: names are one regardless of case, and lookups ignore case too."""
+    assert runner.invoke(cli.app, ["users", "create", "ann"]).exit_code == 0
+
+    result = runner.invoke(cli.app, ["users", "create", "ANN"])
+    token = runner.invoke(cli.app, ["users", "token", "Ann"])
+
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("error: The user name 'ANN' is taken by 'ann': names that")
+    assert "interlock users token" not in result.stderr
+    assert token.exit_code == 0 and "New token for 'ann'" in token.stderr
+    assert [u.name for u in _users(sqlite_url) if u.name != "local"] == ["ann"]
+
+
+def _users(url: str) -> list[Any]:
+    database = Database(url)
+    try:
+        return list_users(database)
+    finally:
+        database.dispose()
 
 
 def test_users_create_twice_fails(sqlite_url: str) -> None:
