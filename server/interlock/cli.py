@@ -18,13 +18,19 @@ import typer
 from sqlalchemy.engine import make_url
 
 from interlock.audit import verify_chain
-from interlock.cli_common import fail, load_settings, settings_database
+from interlock.cli_common import database_url as database_url_of
+from interlock.cli_common import (
+    fail,
+    load_settings,
+    reaching_database,
+    settings_database,
+)
 from interlock.cli_groups import groups_app
 from interlock.cli_ports import authority, refuse_a_taken_port
 from interlock.cli_skills import skills_app
 from interlock.cli_tokens import tokens_app
 from interlock.errors import Conflict
-from interlock.settings import Settings
+from interlock.settings import Settings, safe_database_url
 from interlock.storage import migrate
 from interlock.storage.db import Database
 from interlock.storage.models import Role
@@ -77,7 +83,7 @@ def is_loopback_host(host: str) -> bool:
 
 def _safe_url(url: str) -> str:
     """Return ``url`` with any password masked, for printing."""
-    return make_url(url).render_as_string(hide_password=True)
+    return safe_database_url(url)
 
 
 @app.command()
@@ -141,22 +147,8 @@ def _serve(host: str | None, port: int | None, workers: int) -> None:
         )
 
     refuse_a_taken_port(settings.host, settings.port)  # before migrations and recovery
-    migrate.upgrade(settings.database_url)
-    if make_url(settings.database_url).get_backend_name() == "sqlite":
-        _refuse_a_second_sqlite_server(settings)
-    if not is_loopback_host(settings.host):
-        database = Database(settings.database_url)
-        try:
-            users = count_users(database)
-        finally:
-            database.dispose()
-        if users == 0:
-            typer.secho(
-                f"warning: {settings.host} is not a loopback address and no user exists, so no "
-                "one can sign in; create one with `interlock users create NAME`.",
-                err=True,
-                fg=typer.colors.YELLOW,
-            )
+    with reaching_database(settings.database_url):
+        _prepare_database(settings)
     if not settings.client_dist.is_dir():
         typer.secho(
             f"note: no web client at {settings.client_dist} (build it with `make run`); "
@@ -199,6 +191,26 @@ def _serve(host: str | None, port: int | None, workers: int) -> None:
     )
 
 
+def _prepare_database(settings: Settings) -> None:
+    """Migrate; refuse a second server on one SQLite file; warn when no one can sign in."""
+    migrate.upgrade(settings.database_url)
+    if make_url(settings.database_url).get_backend_name() == "sqlite":
+        _refuse_a_second_sqlite_server(settings)
+    if not is_loopback_host(settings.host):
+        database = Database(settings.database_url)
+        try:
+            users = count_users(database)
+        finally:
+            database.dispose()
+        if users == 0:
+            typer.secho(
+                f"warning: {settings.host} is not a loopback address and no user exists, so no "
+                "one can sign in; create one with `interlock users create NAME`.",
+                err=True,
+                fg=typer.colors.YELLOW,
+            )
+
+
 @app.command()
 def openapi(
     out: Annotated[
@@ -221,16 +233,19 @@ def openapi(
 @db_app.command("upgrade")
 def db_upgrade(database_url: DatabaseUrlOption = None) -> None:
     """Apply every migration not applied yet (does nothing on a current database)."""
-    url = database_url or load_settings().database_url
-    migrate.upgrade(url)
-    typer.echo(f"{_safe_url(url)} is at revision {migrate.current_revision(url)} (head)")
+    url = database_url_of(database_url)
+    with reaching_database(url, from_option=database_url is not None):
+        migrate.upgrade(url)
+        revision = migrate.current_revision(url)
+    typer.echo(f"{_safe_url(url)} is at revision {revision} (head)")
 
 
 @db_app.command("current")
 def db_current(database_url: DatabaseUrlOption = None) -> None:
     """Print the database's revision, or `none` when it was never migrated."""
-    url = database_url or load_settings().database_url
-    current = migrate.current_revision(url)
+    url = database_url_of(database_url)
+    with reaching_database(url, from_option=database_url is not None):
+        current = migrate.current_revision(url)
     head = migrate.head_revision()
     typer.echo(f"{current or 'none'}{' (head)' if current == head else f' (head is {head})'}")
 
@@ -242,22 +257,24 @@ def db_revision(
     empty: Annotated[bool, typer.Option(help="Write an empty script, no autogenerate.")] = False,
 ) -> None:
     """Autogenerate a revision from the models against a scratch database (migrated first)."""
-    url = database_url or load_settings().database_url
-    migrate.upgrade(url)
-    path = migrate.revision(url, message, autogenerate=not empty)
+    url = database_url_of(database_url)
+    with reaching_database(url, from_option=database_url is not None):
+        migrate.upgrade(url)
+        path = migrate.revision(url, message, autogenerate=not empty)
     typer.echo(f"Wrote {path}; review it before committing.")
 
 
 @audit_app.command("verify")
 def audit_verify(database_url: DatabaseUrlOption = None) -> None:
     """Recompute the audit log's SHA-256 chain; exit 1 when a record was changed or removed."""
-    url = database_url or load_settings().database_url
-    database = Database(url)
-    try:
-        with database.session() as session:
-            report = verify_chain(session)
-    finally:
-        database.dispose()
+    url = database_url_of(database_url)
+    with reaching_database(url, from_option=database_url is not None):
+        database = Database(url)
+        try:
+            with database.session() as session:
+                report = verify_chain(session)
+        finally:
+            database.dispose()
     if not report.ok:
         raise fail(
             f"audit record {report.first_bad_seq} does not verify: {report.problem} "
@@ -280,6 +297,8 @@ def users_create(
         try:
             user, token = create_user(database, name, role=role)
         except Conflict as exc:
+            if exc.details:  # another user's name, in other case: no token of theirs helps
+                raise fail(exc.message) from None
             hint = f"`interlock users token {name.strip()}` gives that user a new token."
             raise fail(f"{exc.message} {hint}") from None
     typer.echo(

@@ -22,7 +22,7 @@ from interlock.storage.tokens import (
     list_access_tokens,
     revoke_access_token,
 )
-from interlock.storage.users import LOCAL_USER_NAME, get_or_create_local_user
+from interlock.storage.users import LOCAL_USER_NAME, get_or_create_local_user, user_named
 
 tokens_app = typer.Typer(
     help="Access tokens limited to /mcp, for MCP clients (instead of a person's own token).",
@@ -34,7 +34,7 @@ def _user_named(database: Database, name: str) -> User:
     if name == LOCAL_USER_NAME:
         return get_or_create_local_user(database)
     with database.session() as session:
-        user = session.exec(select(User).where(User.name == name)).first()
+        user = user_named(session, name)
     if user is None:
         raise InterlockError(f"No user named {name!r} (see `interlock users list`).")
     return user

@@ -22,6 +22,8 @@ from pydantic import (
     model_validator,
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from interlock.text import check_storable, no_control_characters
 
@@ -141,6 +143,43 @@ class McpServerSpec(BaseModel):
         if self.env and self.command is None:
             raise ValueError("env is for command servers (a url server takes a connection)")
         return self
+
+
+DATABASE_DRIVERS = ("sqlite", "sqlite+pysqlite", "postgresql", "postgres", "postgresql+psycopg")
+"""The database URL schemes Interlock works with (``postgresql://`` is read as
+``postgresql+psycopg://``, see :class:`~interlock.storage.db.Database`)."""
+
+_DATABASE_EXAMPLES = "sqlite:///./var/interlock.db or postgresql+psycopg://user@host/db"
+
+
+def safe_database_url(url: str) -> str:
+    """``url`` with its password hidden, for printing (``***``); a text that is no URL as is."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
+
+
+def database_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be Interlock's database URL, in words, or None when it can.
+
+    Args:
+        url: A SQLAlchemy URL, as given (``INTERLOCK_DATABASE_URL``, ``--database-url``).
+
+    Returns:
+        ``"is not a database URL (for example ...)"``, ``"names the database kind 'mysql'
+        ..."``, or None.
+    """
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return f"is not a database URL (for example {_DATABASE_EXAMPLES})"
+    if parsed.drivername not in DATABASE_DRIVERS:
+        return (
+            f"names the database kind {parsed.drivername!r}; Interlock works with SQLite or "
+            f"PostgreSQL (for example {_DATABASE_EXAMPLES})"
+        )
+    return None
 
 
 class Settings(BaseSettings):
@@ -277,6 +316,16 @@ class Settings(BaseSettings):
     mcp_allowed_origins: list[str] = Field(default_factory=list)
     mcp_page_size: int = Field(default=50, ge=1, le=1000)
     mcp_repeat_window_s: float = Field(default=600.0, ge=0, le=86_400)
+
+    @field_validator("database_url")
+    @classmethod
+    def _check_database_url(cls, value: str) -> str:
+        """Refuse a URL that is not one or names a database Interlock does not work with
+        (MySQL once failed at start-up with ``ModuleNotFoundError: MySQLdb``)."""
+        problem = database_url_problem(value)
+        if problem is not None:
+            raise ValueError(f"{safe_database_url(value)} {problem}")
+        return value
 
     @model_validator(mode="after")
     def _check_mcp_servers(self) -> Self:

@@ -132,9 +132,12 @@ async def test_the_web_api_refuses_exactly_what_an_interrupt_does_not_offer(
     interrupt leaves out is refused by ``POST /api/tool-calls/{id}/decision`` too, and the
     ones it offers pass the web API's checks (one is applied at the end)."""
     async with live_server(make_settings()) as server:
-        set_rules = await server.client.patch(
+        set_rules = await server.client.patch(  # two people: the owner and an approver
             "/api/employees/assistant",
-            json={"tool_approvals": {"notes.delete": {"approvals_required": 2}}},
+            json={
+                "approvers": ["local"],
+                "tool_approvals": {"notes.delete": {"approvals_required": 2}},
+            },
         )
         assert set_rules.status_code == 200, set_rules.text
         me = str((await server.client.get("/api/me")).json()["id"])

@@ -202,6 +202,18 @@ async def test_any_reject_ends_a_call_needing_two_approvals(office: Office) -> N
         assert [d.type for d in decisions.all()] == ["reject"]
 
 
+async def test_an_approver_named_in_other_case_is_the_same_person(office: Office) -> None:
+    """User names are unique regardless of case, so "ANA" in approvers names ana (it once
+    matched only a user named exactly "ANA", and the employee's page listed no one)."""
+    await office.rules(approvers=["ANA"])
+    _conversation_id, call, _last = await office.paused_call("c")
+
+    response = await office.decide("ana", call["id"], type="approve")
+    assert response.status_code == 200, response.text
+    waiting = await office.clients["ana"].get("/api/approvals")
+    assert waiting.status_code == 200, waiting.text
+
+
 async def test_removing_an_approver_takes_effect_on_the_next_decision(office: Office) -> None:
     _conversation_id, call, _last = await office.paused_call("f")
     await office.rules(approvers=["ana"])
@@ -221,6 +233,58 @@ async def test_approvals_required_out_of_range_is_refused_with_a_reason(
     text = response.text
     assert "approvals_required" in text
     assert ("at least 1" if value == 0 else "at most 5") in text
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        # The owner may not approve, one approver: two distinct approvals can never happen
+        # (once accepted with 200; every such call could only expire).
+        (
+            {
+                "approvers": ["ana"],
+                "tool_approvals": {
+                    "notes.add": {"require_approver": True, "approvals_required": 2}
+                },
+            },
+            "require_approver keeps the conversation's owner from approving and its approvers "
+            "list names 1 person",
+        ),
+        (
+            {"approvers": ["ana"], "tool_approvals": {"notes.add": {"approvals_required": 3}}},
+            "only the conversation's owner and 1 approver can approve",
+        ),
+        (
+            {"approvers": [], "tool_approvals": {"notes.add": {"require_approver": True}}},
+            "Nobody could approve calls to notes.add",
+        ),
+    ],
+)
+async def test_a_rule_nobody_can_satisfy_is_refused_on_change_and_creation(
+    office: Office, fields: dict[str, Any], reason: str
+) -> None:
+    boss = office.clients["boss"]
+    changed = await boss.patch("/api/employees/assistant", json=fields)
+    created = await boss.post("/api/employees", json={"slug": "clerk", "name": "Clerk", **fields})
+
+    for response in (changed, created):
+        assert response.status_code == 422, response.text
+        error = response.json()["error"]
+        assert error["code"] == "invalid_request" and reason in error["message"], error
+        [field] = error["details"]["errors"]
+        assert (field["path"], field["rule"]) == (["tool_approvals", "notes.add"], "unsatisfiable")
+    assert (await boss.get("/api/employees/clerk")).status_code == 404
+    stored = (await boss.get("/api/employees/assistant")).json()
+    assert stored["approvers"] == ["ana", "group:finance"] and stored["tool_approvals"] == {}
+
+
+async def test_a_rule_met_by_the_owner_or_a_group_is_accepted(office: Office) -> None:
+    """Without require_approver the owner's approval counts; a group may hold anyone."""
+    await office.rules(approvers=["ana"], tool_approvals={"notes.add": {"approvals_required": 2}})
+    await office.rules(
+        approvers=["group:finance"],
+        tool_approvals={"notes.add": {"require_approver": True, "approvals_required": 3}},
+    )
 
 
 async def test_an_approver_sees_calls_waiting_in_other_peoples_conversations_only(

@@ -238,13 +238,16 @@ async def test_a_body_that_is_not_json_is_415_and_nothing_is_stored(server: Live
 async def test_a_json_body_that_cannot_even_be_decoded_is_422_json_invalid(
     server: LiveServer,
 ) -> None:
-    """Bytes that are not UTF-8 and arrays nested 50,000 deep get the answer of any bad JSON
-    (they got FastAPI's 400 "There was an error parsing the body"), and nothing is stored."""
+    """Bytes that are not UTF-8, arrays nested 50,000 deep and a number of 5,000 digits get
+    the answer of any bad JSON (they got FastAPI's 400 "There was an error parsing the body"),
+    each with its own reason (the number was once called "not UTF-8 text, or nested too
+    deeply"), and nothing is stored."""
     conversation_id = await server.new_conversation()
     path = f"/api/conversations/{conversation_id}"
-    for body in (
-        b'{"content": "caf\xe9"}',
-        b'{"content": "x", "a": ' + b"[" * 50_000 + b"]" * 50_000 + b"}",
+    for body, reason in (
+        (b'{"content": "caf\xe9"}', "it is not UTF-8 text."),
+        (b'{"content": "x", "a": ' + b"[" * 50_000 + b"]" * 50_000 + b"}", "nested too deeply"),
+        (b'{"content": 1' + b"0" * 4_999 + b"}", "a number in it is too long to read"),
     ):
         response = await server.client.post(
             f"{path}/messages", content=body, headers={"content-type": "application/json"}
@@ -252,7 +255,8 @@ async def test_a_json_body_that_cannot_even_be_decoded_is_422_json_invalid(
         assert _code(response, 422) == "invalid_request"
         [error] = response.json()["error"]["details"]["errors"]
         assert (error["path"], error["rule"]) == (["body"], "json_invalid"), error
-        assert "cannot be read as JSON" in error["message"]
+        assert error["message"].startswith("The body cannot be read as JSON: "), error
+        assert reason in error["message"], error
     detail = (await server.client.get(path)).json()
     assert detail["messages"] == [] and detail["last_event_seq"] == 0, detail
 

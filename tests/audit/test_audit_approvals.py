@@ -73,8 +73,9 @@ async def test_each_approval_is_recorded_and_seen_by_its_approver(
             "bob",
         ]
 
-        # The user filter: an id or a name, the records the person took part in.
-        for value in (people.ann.id, "ann", "bob", "root"):
+        # The user filter: an id or a name (in any case, as user names are unique regardless
+        # of case and approvers match so), the records the person took part in.
+        for value in (people.ann.id, "ann", "bob", "root", "ANN", "Bob"):
             narrowed = await get_json(server, "/api/audit", root, user=value)
             assert narrowed["total"] == 2, value
         unknown = await server.client.get("/api/audit", params={"user": "zzz"}, headers=root)

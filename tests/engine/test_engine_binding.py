@@ -16,7 +16,14 @@ def test_engine_bound_models_are_reused_per_model_and_tool_set(engine_settings: 
         model = ScriptedChatModel(responses=["x"])
         cache = BoundModels(registry)
 
-        assert cache.bind(model, []) is model
+        # No tools: a provider's model as it is; the offline kind still learns every tool's
+        # title, to name one it cannot call in words ("Add a note"), and which ones the AI
+        # actions switch turns off.
+        unbound = cache.bind(model, [])
+        assert isinstance(unbound, ScriptedChatModel) and unbound.bound_tools == ()
+        assert unbound.tool_titles["notes_add"] == "Add a note"
+        assert "notes_add" in unbound.action_tools and "notes_list" not in unbound.action_tools
+        assert cache.bind(model, []) is unbound
         first = cache.bind(model, tools[:2])
         assert cache.bind(model, tools[:2]) is first
         assert cache.bind(model, tools[:3]) is not first

@@ -146,3 +146,24 @@ def test_whole_tool_calls_without_chunks_are_read_as_they_are() -> None:
         {"text": "x"},
         '{"text": "x"}',
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ('{"text": ' + "[" * 5_000 + "]" * 5_000 + "}", "nested too deeply"),
+        ('{"n": 1' + "0" * 4_999 + "}", "a number in it is too long to read"),
+        ("{text: 1}", "every name must be in double quotes"),
+    ],
+)
+def test_arguments_that_cannot_be_read_are_a_parse_error_not_a_crash(
+    args: str, problem: str
+) -> None:
+    """A model's arguments nested 5,000 deep raised RecursionError (and a 5,000-digit number
+    ValueError) out of ``read_proposals``, failing the run as the model's fault."""
+    chunks = [_piece(0, "", call_id="call_a", name="notes_add"), _piece(0, args)]
+
+    (proposal,) = read_proposals(chunks)
+
+    assert proposal.args is None
+    assert proposal.parse_error is not None and problem in proposal.parse_error

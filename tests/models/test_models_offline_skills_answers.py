@@ -4,12 +4,21 @@ tool, and answers after slash commands."""
 from __future__ import annotations
 
 import pytest
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 
+from interlock.engine.turn import ACTIONS_OFF_NOTE
+from interlock.models.offline import OfflineChatModel
 from interlock.models.offline_plans import FORM_FIELDS
 from support.offline_skills import (
     ALL_ASK,
     GREET_TITLE,
+    PLAIN_PROMPT,
     SKILLS_PROMPT,
     answer_to,
     ask,
@@ -208,16 +217,47 @@ async def test_an_unbound_tool_that_cannot_be_loaded_is_explained() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("use greet.hello with {name: Ada}", "could not read the arguments"),
-        ('use greet.hello with ["Ada"]', "must be a JSON object"),
-        ('use greet.hello with {"name": "Ada"} and more', "text after the JSON"),
+        ("use greet.hello with {name: Ada}", "every name must be in double quotes"),
+        ('use greet.hello with {"name": "Ada"', "it stops too early"),
+        ('use greet.hello with ["Ada"]', "they must be names and values in braces"),
+        ('use greet.hello with {"name": "Ada"} and more', "more text after them (“and more”)"),
+        # Once a RecursionError that failed the run as "The AI model could not answer".
+        ('use greet.hello with {"name": ' + "[" * 5_000 + "]" * 5_000 + "}", "nested too deeply"),
+        ('use greet.hello with {"n": 1' + "0" * 4_999 + "}", "a number in it is too long"),
     ],
 )
 async def test_bad_arguments_are_explained_and_nothing_is_called(text: str, expected: str) -> None:
-    reply = await ask(text, "greet_hello")
+    """In words, never the parser's ("Expecting property name enclosed in double quotes at
+    character 2"), the tool named by its title."""
+    reply = await answer_to(
+        bound_model("greet_hello", titles=GREET_TITLE), [PLAIN_PROMPT, HumanMessage(text)]
+    )
 
     assert reply.tool_calls == []
+    assert reply.text.startswith("I couldn't read the details for “Greet someone”: "), reply.text
     assert expected in reply.text
+    for parser_words in ("Expecting", "character", "delimiter", "Extra data", "recursion"):
+        assert parser_words not in reply.text
+
+
+async def test_bad_arguments_of_a_tool_without_a_title_name_it_as_written() -> None:
+    reply = await ask("use greet.hello with {name: Ada}", "greet_hello")
+
+    assert reply.text.startswith("I couldn't read the details for `greet.hello`: ")
+
+
+async def test_a_tool_switched_off_by_ai_actions_is_named_by_title_with_the_reason() -> None:
+    """It once said the tool (`notes.add`) "is not available in this conversation"."""
+    model = OfflineChatModel().bind_tools(
+        [], tool_titles={"notes_add": "Add a note"}, action_tools=["notes_add"]
+    )
+    system = SystemMessage(f"You are helpful.\n\n{ACTIONS_OFF_NOTE}")
+    for text in ('use notes.add with {"text": "milk"}', "add a note buy milk"):
+        reply = await answer_to(model, [system, HumanMessage(text)])
+
+        assert reply.tool_calls == []
+        assert reply.text.startswith("I would use “Add a note” for that, but AI actions are off")
+        assert "notes.add" not in reply.text and "not available" not in reply.text
 
 
 async def test_a_generic_result_is_summarised_with_its_first_500_characters() -> None:

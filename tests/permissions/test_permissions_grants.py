@@ -336,7 +336,10 @@ async def test_a_grant_never_covers_a_tool_that_needs_an_approver(perm_settings:
         await _approve_remembering(server, conversation_id, "a", scope="conversation")
         response = await server.client.patch(
             "/api/employees/assistant",
-            json={"tool_approvals": {"notes.add": {"approvals_required": 2}}},
+            json={  # two people: the owner and an approver (a rule nobody meets is refused)
+                "approvers": ["local"],
+                "tool_approvals": {"notes.add": {"approvals_required": 2}},
+            },
         )
         assert response.status_code == 200, response.text
         (listed,) = (await server.client.get("/api/grants")).json()

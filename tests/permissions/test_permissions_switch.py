@@ -264,3 +264,22 @@ async def test_a_deleted_employees_waiting_call_follows_the_switch_of_its_stand_
         closed = only(log, "tool_call.completed")
         assert closed["status"] == "failed" and closed["error"]["code"] == "permission_denied"
         assert notes(server) == []
+
+
+async def test_the_offline_model_says_ai_actions_are_off_naming_the_tool_by_title(
+    perm_settings: Settings,
+) -> None:
+    """The built-in model once said "I would use `notes.add` for that, but it is not
+    available in this conversation": the wrong reason, in a code name."""
+    async with live_server(perm_settings) as server:
+        assert server.services.settings.is_offline_model
+        conversation_id = await server.new_conversation()
+        await _switch(server, False)
+
+        for request in ("add a note buy milk", 'use notes.add with {"text": "milk"}'):
+            log = await turn(server, conversation_id, request)
+
+            reply = log.of("message.completed")[-1]["message"]["content"]
+            assert reply.startswith("I would use “Add a note” for that, but AI actions are off")
+            assert "`" not in reply and "not available" not in reply
+        assert notes(server) == []

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -47,6 +48,29 @@ def test_users_create_prints_only_the_token_on_stdout(sqlite_url: str) -> None:
     finally:
         database.dispose()
     assert user is not None and user.name == "ann" and user.role == "admin"
+
+
+def test_a_user_name_differing_only_in_case_is_refused(sqlite_url: str) -> None:
+    """``ann`` then ``ANN`` once made two users, while approvers named "ANN" meant a third
+    person's name: names are one regardless of case, and lookups ignore case too."""
+    assert runner.invoke(cli.app, ["users", "create", "ann"]).exit_code == 0
+
+    result = runner.invoke(cli.app, ["users", "create", "ANN"])
+    token = runner.invoke(cli.app, ["users", "token", "Ann"])
+
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("error: The user name 'ANN' is taken by 'ann': names that")
+    assert "interlock users token" not in result.stderr
+    assert token.exit_code == 0 and "New token for 'ann'" in token.stderr
+    assert [u.name for u in _users(sqlite_url) if u.name != "local"] == ["ann"]
+
+
+def _users(url: str) -> list[Any]:
+    database = Database(url)
+    try:
+        return list_users(database)
+    finally:
+        database.dispose()
 
 
 def test_users_create_twice_fails(sqlite_url: str) -> None:
@@ -127,6 +151,10 @@ def test_openapi_writes_the_document(
         ("INTERLOCK_MAX_STEPS_PER_TURN", "0", "INTERLOCK_MAX_STEPS_PER_TURN: Input should be"),
         ("INTERLOCK_CONNECTIONS", '{"w": {"headers": 5}}', "INTERLOCK_CONNECTIONS (at w.headers)"),
         ("INTERLOCK_SKILLS_PATH", "notjson", "INTERLOCK_SKILLS_PATH is not valid JSON"),
+        # A database URL was only read when first used: a 59-line traceback (ArgumentError),
+        # and MySQL a ModuleNotFoundError (MySQLdb) at start-up.
+        ("INTERLOCK_DATABASE_URL", "not a url", "INTERLOCK_DATABASE_URL: not a url is not a"),
+        ("INTERLOCK_DATABASE_URL", "mysql://u:pw@x/y", "mysql://u:***@x/y names the database"),
     ],
 )
 @pytest.mark.parametrize(
@@ -176,3 +204,55 @@ def test_groups_add_list_remove(sqlite_url: str) -> None:
     assert unknown.exit_code == 1 and "No user named 'nobody'" in unknown.stderr
     bad = runner.invoke(cli.app, ["groups", "add", "Fin ance", "bob"])
     assert bad.exit_code == 1 and "group name" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["serve"],
+        ["users", "list"],
+        ["users", "create", "ann"],
+        ["db", "current"],
+        ["db", "upgrade"],
+        ["audit", "verify"],
+    ],
+)
+def test_a_database_that_cannot_be_opened_is_one_line_naming_the_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    """A server that refuses (or a database that does not exist: 442 lines of traceback
+    once) ends the command with one line naming INTERLOCK_DATABASE_URL, password hidden."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("INTERLOCK_DATABASE_URL", "postgresql+psycopg://ann:secret@127.0.0.1:1/x")
+    monkeypatch.setattr("uvicorn.run", lambda *args, **kwargs: pytest.fail("uvicorn ran"))
+    monkeypatch.setattr(cli, "refuse_a_taken_port", lambda host, port: None)
+
+    result = runner.invoke(cli.app, command)
+
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.stderr.startswith(
+        "error: cannot open the database "
+        "INTERLOCK_DATABASE_URL=postgresql+psycopg://ann:***@127.0.0.1:1/x: "
+    ), result.stderr
+    assert "secret" not in result.output and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_sqlite_file_that_cannot_be_made_and_a_bad_option_are_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("INTERLOCK_DATABASE_URL", f"sqlite:///{blocker}/sub/x.db")
+
+    made = runner.invoke(cli.app, ["users", "list"])
+    option = runner.invoke(cli.app, ["db", "current", "--database-url", "oracle://u:pw@h/d"])
+    missing = runner.invoke(
+        cli.app, ["db", "current", "--database-url", f"sqlite:///{blocker}/sub/x.db"]
+    )
+
+    assert made.exit_code == 1 and "INTERLOCK_DATABASE_URL=sqlite:///" in made.stderr
+    assert "its folder cannot be made" in made.stderr
+    assert option.exit_code == 1
+    assert option.stderr.startswith("error: --database-url oracle://u:***@h/d names the database")
+    assert missing.exit_code == 1 and "the database --database-url sqlite:///" in missing.stderr

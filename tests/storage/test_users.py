@@ -14,11 +14,13 @@ from interlock.storage.users import (
     LOCAL_USER_NAME,
     count_users,
     create_user,
+    existing_user_names,
     get_or_create_local_user,
     hash_token,
     list_users,
     new_token,
     user_by_token,
+    user_named,
 )
 
 
@@ -69,6 +71,36 @@ def test_duplicate_name_is_a_conflict(database: Database) -> None:
 
     assert caught.value.code == "user_exists"
     assert [u.name for u in list_users(database)] == ["ann"]
+
+
+def test_names_differing_only_in_case_are_one_name_and_found_either_way(
+    database: Database,
+) -> None:
+    ann, _ = create_user(database, "Ann")
+    zoe, _ = create_user(database, "Zoë")
+
+    for other in ("ANN", "ann", "ZOË"):
+        with pytest.raises(Conflict) as caught:
+            create_user(database, other)
+        assert caught.value.code == "user_exists" and "taken by" in caught.value.message
+    with database.session() as session:
+        assert user_named(session, "aNN") == ann and user_named(session, "zoë") == zoe
+        assert user_named(session, "bob") is None
+    assert existing_user_names(database, {"ANN", "bob"}) == {"ANN"}
+    assert [u.name for u in list_users(database)] == ["Ann", "Zoë"]
+
+
+def test_names_stored_before_the_rule_keep_working(database: Database) -> None:
+    """A database may hold "ann" and "ANN" from before: nothing fails, the name written
+    exactly finds its user, and another spelling the oldest."""
+    for name in ("ann", "ANN"):
+        with database.session() as session:
+            session.add(User(name=name, role="member"))
+            session.commit()
+
+    with database.session() as session:
+        assert user_named(session, "ANN").name == "ANN"  # type: ignore[union-attr]
+        assert user_named(session, "Ann").name == "ann"  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(

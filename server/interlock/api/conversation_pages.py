@@ -59,7 +59,7 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
             raise ValueError("no time zone")
         at = as_utc(at)  # OverflowError: a zoned time with no UTC form (year 1 or 9999)
         check_storable(conversation_id)  # ValueError: NUL or a lone surrogate
-    except (ValueError, OverflowError, binascii.Error, UnicodeDecodeError, KeyError, TypeError):
+    except (ValueError, RecursionError, OverflowError, binascii.Error, KeyError, TypeError):
         raise BadRequest(
             "The cursor is not one this server gave out; list again from the first page "
             "(no cursor).",

@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Mount
 
 from interlock.errors import DatabaseBusy, InterlockError, error_body, pydantic_field_errors
+from interlock.json_words import json_problem
 from interlock.storage.db import is_busy_error
 
 log = logging.getLogger(__name__)
@@ -76,8 +77,9 @@ def install_error_handlers(app: FastAPI) -> None:
         path = request.url.path
         if exc.status_code == 400 and exc.detail == _UNREADABLE_BODY:
             # FastAPI's answer to a JSON body its decoder could not even read (bytes that are
-            # not UTF-8, arrays nested thousands deep): the same answer as any JSON error.
-            return JSONResponse(error_body(_unreadable_json()), status_code=422)
+            # not UTF-8, arrays nested thousands deep, a number of thousands of digits): the
+            # same answer as any JSON error, naming what its decoder raised (the cause).
+            return JSONResponse(error_body(_unreadable_json(exc.__cause__)), status_code=422)
         if exc.status_code in (404, 405) and path.startswith("/api/"):
             # The web client's static mount answers every method on a path no API route
             # took: 405 for most, 404 for GET and HEAD. Under /api/ the routes decide: a
@@ -120,7 +122,9 @@ _UNREADABLE_BODY = "There was an error parsing the body"
 """FastAPI's 400 detail when decoding a JSON body raised something else than a syntax error."""
 
 
-def _unreadable_json() -> InterlockError:
+def _unreadable_json(cause: BaseException | None) -> InterlockError:
+    """The answer to a body FastAPI's JSON decoder raised ``cause`` for (None: not known)."""
+    why = json_problem(cause) if cause is not None else "it is not written the way JSON needs"
     return InterlockError(
         "The request is not valid.",
         code="invalid_request",
@@ -128,8 +132,7 @@ def _unreadable_json() -> InterlockError:
             "errors": [
                 {
                     "path": ["body"],
-                    "message": "The body cannot be read as JSON: it is not UTF-8 text, or it is "
-                    "nested too deeply.",
+                    "message": f"The body cannot be read as JSON: {why}.",
                     "rule": "json_invalid",
                 }
             ]

@@ -24,6 +24,7 @@ from interlock.storage import (
     ToolCallStatus,
     User,
 )
+from interlock.storage.users import same_names
 
 Role = Literal["owner", "approver"]
 
@@ -43,7 +44,7 @@ def is_approver(session: Session, user: User, employee: Employee | None) -> bool
     if employee is None or not employee.approvers:
         return False
     names, groups = _split(employee.approvers)
-    if user.name in names:
+    if same_names([user.name], names):  # "ANN" names ann: user names ignore case
         return True
     if not groups:
         return False
@@ -76,7 +77,7 @@ def employees_approved_by(session: Session, user: User, employees: Iterable[Empl
     slugs = []
     for employee in employees:
         names, wanted = _split(employee.approvers)
-        if user.name in names or groups & wanted:
+        if same_names([user.name], names) or groups & wanted:
             slugs.append(employee.slug)
     return slugs
 

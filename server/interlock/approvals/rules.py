@@ -87,3 +87,55 @@ class ToolApprovalRule(BaseModel):
         if problem:
             raise ValueError(problem.replace("approval_timeout_s", "timeout_s"))
         return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def unsatisfiable_rule_problem(
+    tool: str, rule: ToolApprovalRule, approvers: list[str], *, group_prefix: str = "group:"
+) -> str | None:
+    """Why no conversation could ever gather the approvals ``rule`` asks for, or None.
+
+    A call's approvals come from distinct people: its owner (unless ``require_approver``: the
+    owner may then only reject) and the employee's approvers. ``approvals_required: 2`` with
+    ``require_approver`` and one approver can never be met, nor can ``require_approver`` with
+    no approvers at all: such a call could only expire. A group among the approvers may hold
+    any number of people, so a list with one is not counted. Parts the rule leaves unset count
+    as their defaults (``require_approver`` off, one approval).
+
+    Args:
+        tool: The tool's name (for the message).
+        rule: The employee's rule for it.
+        approvers: The employee's ``approvers`` (user names, ``group:<name>``).
+        group_prefix: How a group entry starts.
+
+    Returns:
+        The reason in words, or None when the rule can be met.
+    """
+    if any(entry.startswith(group_prefix) for entry in approvers):
+        return None
+    required = rule.approvals_required or 1
+    owner_may = not rule.require_approver
+    people = len({name.casefold() for name in approvers})
+    if required <= people + (1 if owner_may else 0):
+        return None
+    listed = (
+        "the employee has no approvers"
+        if people == 0
+        else f"its approvers list names {people} {'person' if people == 1 else 'people'}"
+    )
+    if owner_may:
+        return (
+            f"Calls to {tool} need {required} different people's approvals, but only the "
+            f"conversation's owner and {people} approver{'s' if people != 1 else ''} can "
+            "approve. Add approvers (or a group), or lower approvals_required."
+        )
+    if required == 1:
+        return (
+            f"Nobody could approve calls to {tool}: require_approver keeps the conversation's "
+            f"owner from approving, and {listed}. Add an approver (or a group), or turn "
+            "require_approver off."
+        )
+    return (
+        f"Calls to {tool} need {required} different people's approvals, but require_approver "
+        f"keeps the conversation's owner from approving and {listed}. Add approvers (or a "
+        "group), or lower approvals_required."
+    )

@@ -29,6 +29,7 @@ from interlock.audit.chain import (
 )
 from interlock.errors import BadRequest
 from interlock.storage import AuditRecord, Database, Role, ToolCall, User
+from interlock.storage.users import user_named
 from interlock.tools import ToolRegistry
 
 MAX_PAGE = 200
@@ -278,10 +279,10 @@ def filter_user(db: Database, text: str) -> str:
     with db.session() as session:
         if session.get(User, text) is not None:
             return text
-        found = session.exec(select(User.id).where(User.name == text.strip())).first()
-    if found is None:
+        user = user_named(session, text.strip())  # regardless of case, as approvers
+    if user is None:
         raise BadRequest(UNKNOWN_USER.format(text), code="unknown_user", details={"user": text})
-    return found
+    return user.id
 
 
 def decider_words(decider: str, names: dict[str, str]) -> str:

@@ -20,7 +20,13 @@ from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from interlock.employees.spec import ALL_SKILLS, GROUP_PREFIX, Employee, EmployeeFields
+from interlock.employees.spec import (
+    ALL_SKILLS,
+    GROUP_PREFIX,
+    Employee,
+    EmployeeFields,
+    unsatisfiable_rules,
+)
 from interlock.errors import BadRequest, Conflict, NotFound, pydantic_field_errors
 from interlock.storage import Database, EmployeeRecord
 from interlock.storage.groups import existing_groups
@@ -119,6 +125,7 @@ class EmployeeDirectory:
             BadRequest: ``unknown_reference`` for unknown skills, tools, users or groups; bad slug.
         """
         employee = _validated(slug, fields.model_dump(), builtin=False)
+        _refuse_unsatisfiable(employee)
         self._check_references(employee)
         if slug in self._builtin:
             raise Conflict(f"The employee {slug!r} exists.", code="employee_exists")
@@ -147,6 +154,8 @@ class EmployeeDirectory:
             raise BadRequest(f"Unknown fields: {', '.join(sorted(unknown))}.")
         merged = {**current.model_dump(include=set(_FIELDS)), **changes}
         employee = _validated(slug, merged, builtin=current.builtin)
+        if {"approvers", "tool_approvals"} & set(changes):
+            _refuse_unsatisfiable(employee)  # a rule stored before the check blocks no edit
         self._check_references(employee, current)
         with self._db.session() as session:
             record = session.get(EmployeeRecord, slug)
@@ -280,6 +289,22 @@ def _validated(slug: str, data: dict[str, Any], *, builtin: bool) -> Employee:
             },
         )
     return employee
+
+
+def _refuse_unsatisfiable(employee: Employee) -> None:
+    """Refuse approval rules no conversation could meet (:func:`unsatisfiable_rules`).
+
+    Raises:
+        BadRequest: ``invalid_request``, the rules in ``details.errors`` (rule
+            ``unsatisfiable``).
+    """
+    errors = unsatisfiable_rules(employee)
+    if errors:
+        raise BadRequest(
+            " ".join(str(e["message"]) for e in errors),
+            code="invalid_request",
+            details={"errors": errors},
+        )
 
 
 def _from_record(record: EmployeeRecord) -> Employee:

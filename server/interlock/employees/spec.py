@@ -9,7 +9,11 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from interlock.approvals.rules import ToolApprovalRule, approval_timeout_problem
+from interlock.approvals.rules import (
+    ToolApprovalRule,
+    approval_timeout_problem,
+    unsatisfiable_rule_problem,
+)
 from interlock.models import check_model_spec
 from interlock.text import check_storable, is_blank, one_line
 
@@ -150,6 +154,28 @@ class Employee(EmployeeFields):
         )
 
 
+def unsatisfiable_rules(employee: EmployeeFields) -> list[dict[str, object]]:
+    """The employee's approval rules no conversation could meet, as field errors.
+
+    Not a validator of the model: an employee stored before this check still loads (and
+    runs: its calls expire); it is applied where rules are written (creating an employee,
+    changing its approvers or rules) and to the built-ins when they load.
+
+    Returns:
+        ``[{"path": ["tool_approvals", tool], "message": ..., "rule": "unsatisfiable"}]``.
+    """
+    errors: list[dict[str, object]] = []
+    for tool, rule in employee.tool_approvals.items():
+        problem = unsatisfiable_rule_problem(
+            tool, rule, employee.approvers, group_prefix=GROUP_PREFIX
+        )
+        if problem is not None:
+            errors.append(
+                {"path": ["tool_approvals", tool], "message": problem, "rule": "unsatisfiable"}
+            )
+    return errors
+
+
 def load_builtin(path: Path = BUILTIN_FILE) -> dict[str, Employee]:
     """Read the built-in employees shipped with the package.
 
@@ -160,4 +186,7 @@ def load_builtin(path: Path = BUILTIN_FILE) -> dict[str, Employee]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     raw = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or []
     employees = [Employee(builtin=True, **item) for item in raw]
+    for employee in employees:
+        if problems := unsatisfiable_rules(employee):
+            raise ValueError(f"{employee.slug}: {problems[0]['message']}")
     return {e.slug: e for e in employees}

@@ -27,6 +27,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable, RunnableGenerator
 
 from interlock.models import PlannedReplyChatModel, strict_refusals
+from interlock.permissions import is_action
 from interlock.tools import Tool, ToolRegistry
 
 logger = logging.getLogger(__name__)
@@ -69,7 +70,8 @@ class BoundModels:
         Raises:
             ValueError: A tool is not registered in the registry.
         """
-        if not tools:
+        offline = isinstance(model, PlannedReplyChatModel)
+        if not tools and not offline:
             return model
         endpoint = endpoint_of(model)
         with self._lock:
@@ -81,11 +83,14 @@ class BoundModels:
             bound: Runnable[Any, Any] = found[2]
             return bound
         specs = self._registry.provider_specs(tools, strict=None if strict else False)
-        if isinstance(model, PlannedReplyChatModel):
-            # The offline model names tools in its replies: give it their titles (a
-            # provider's model would send unknown arguments on to its API).
-            titles = {tool.provider_name: tool.title for tool in tools}
-            bound = model.bind_tools(specs, tool_titles=titles)
+        if offline:
+            # The offline model names tools in its replies: give it their titles, of tools
+            # not offered too (a provider's model would send unknown arguments on to its
+            # API), and which ones the "AI actions" switch turns off, to say why one is not.
+            everything = self._registry.tools()
+            titles = {tool.provider_name: tool.title for tool in everything}
+            actions = [tool.provider_name for tool in everything if is_action(tool)]
+            bound = model.bind_tools(specs, tool_titles=titles, action_tools=actions)
         else:
             bound = model.bind_tools(specs)
         if any(spec["function"].get("strict") for spec in specs):

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import Field, field_validator, model_validator
 
 from interlock.errors import BadRequest, Conflict, Forbidden
+from interlock.json_words import JSON_ERRORS
 from interlock.permissions.shapes import RememberIn
 from interlock.request_body import RequestBody
 from interlock.storage import DecisionType, ToolCall
@@ -208,7 +209,7 @@ def response_errors(tool: Tool | None, args: Any, message: str) -> list[FieldErr
         return []
     try:
         decoded = json.loads(message)
-    except ValueError:
+    except JSON_ERRORS:
         decoded = None
     hidden = control_character_errors(decoded) if isinstance(decoded, dict | list) else []
     if hidden:

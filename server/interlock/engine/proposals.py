@@ -13,6 +13,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessageChunk
 
+from interlock.json_words import JSON_ERRORS, json_problem
 from interlock.text import clean_json, clean_text
 
 
@@ -42,8 +43,8 @@ def read_proposals(chunks: Sequence[AIMessageChunk]) -> list[Proposal]:
         try:
             args: Any = json.loads(raw) if raw.strip() else {}
             error = None
-        except json.JSONDecodeError as exc:
-            args, error = None, str(exc)
+        except JSON_ERRORS as exc:  # a syntax error, nesting too deep, a huge number
+            args, error = None, json_problem(exc)
         proposals.append(
             Proposal(
                 name=clean_text(call.name),

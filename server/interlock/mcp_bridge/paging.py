@@ -44,7 +44,7 @@ def decode_cursor(cursor: str) -> str:
         after = data["after"] if isinstance(data, dict) and data.get("v") == 1 else None
         if not isinstance(after, str):
             raise ValueError("not a cursor")
-    except (ValueError, binascii.Error, UnicodeDecodeError, KeyError, TypeError):
+    except (ValueError, RecursionError, binascii.Error, KeyError, TypeError):
         raise BadRequest(
             "The cursor is not one this server gave out; list again from the first page "
             "(no cursor).",

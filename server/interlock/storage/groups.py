@@ -13,6 +13,7 @@ from sqlmodel import col, select
 from interlock.errors import BadRequest, NotFound
 from interlock.storage.db import Database
 from interlock.storage.models import GroupMember, User
+from interlock.storage.users import user_named
 
 GROUP_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,99}$")
 
@@ -24,7 +25,7 @@ def _check_name(group: str) -> None:
 
 def _user_named(db: Database, name: str) -> User:
     with db.session() as session:
-        user = session.exec(select(User).where(User.name == name)).first()
+        user = user_named(session, name)
     if user is None:
         raise NotFound(f"No user named {name!r}.")
     return user

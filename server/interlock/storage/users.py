@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from sqlalchemy import func
@@ -76,7 +76,17 @@ def create_user(db: DatabaseOrSession, name: str, role: str = Role.member) -> tu
         raise BadRequest(f"Unknown role {role!r}: use one of {', '.join(r.value for r in Role)}.")
     conflict = Conflict(f"A user named {name!r} already exists.", code="user_exists")
     with _session(db) as session:
-        if _user_named(session, name) is not None:
+        taken = user_named(session, name)
+        if taken is not None and taken.name != name:
+            # Approvers and the audit filter name people regardless of case: "ANN" and
+            # "ann" would be one name for two people.
+            raise Conflict(
+                f"The user name {name!r} is taken by {taken.name!r}: names that differ only "
+                "in upper and lower case count as the same name. Choose another name.",
+                code="user_exists",
+                details={"taken_by": taken.name},
+            )
+        if taken is not None:
             raise conflict
     token = secrets.token_urlsafe(TOKEN_BYTES)
     user = User(name=name, role=Role(role), token_hash=hash_token(token))
@@ -139,7 +149,7 @@ def list_users(db: DatabaseOrSession) -> list[User]:
 
 
 def existing_user_names(db: DatabaseOrSession, names: set[str]) -> set[str]:
-    """Return the names among ``names`` that belong to a user.
+    """Return the names among ``names`` that belong to a user, regardless of case.
 
     Args:
         db: Database or open session.
@@ -147,9 +157,8 @@ def existing_user_names(db: DatabaseOrSession, names: set[str]) -> set[str]:
     """
     if not names:
         return set()
-    with _session(db) as session:
-        statement = select(User.name).where(col(User.name).in_(sorted(names)))
-        return set(session.exec(statement).all())
+    with _session(db) as session:  # regardless of case, as approvers match (same_names)
+        return same_names(names, session.exec(select(User.name)).all())
 
 
 def count_users(db: DatabaseOrSession) -> int:
@@ -194,8 +203,35 @@ def get_or_create_local_user(db: DatabaseOrSession) -> User:
             return existing
 
 
+def user_named(session: Session, name: str) -> User | None:
+    """The user named ``name``, regardless of upper and lower case.
+
+    Names are unique regardless of case (:func:`create_user` refuses ``ANN`` beside ``ann``),
+    so one user matches; a database from before that rule may hold two such names, and then
+    the one written exactly as ``name`` is found (else the oldest).
+
+    Args:
+        session: An open session.
+        name: A user name as a person wrote it (an approver entry, a filter, a command).
+    """
+    exact = session.exec(select(User).where(User.name == name)).first()
+    if exact is not None:
+        return exact
+    key = name.casefold()
+    # In Python, not SQL: SQLite's lower() folds ASCII letters only. Users are few.
+    rows = session.exec(select(User.id, User.name).order_by(col(User.created_at))).all()
+    found = next((user_id for user_id, other in rows if other.casefold() == key), None)
+    return session.get(User, found) if found is not None else None
+
+
+def same_names(names: Iterable[str], others: Iterable[str]) -> set[str]:
+    """The names among ``names`` that name one of ``others``, regardless of case."""
+    keys = {other.casefold() for other in others}
+    return {name for name in names if name.casefold() in keys}
+
+
 def _user_named(session: Session, name: str) -> User | None:
-    return session.exec(select(User).where(User.name == name)).first()
+    return user_named(session, name)
 
 
 def _insert(db: DatabaseOrSession, user: User) -> None:

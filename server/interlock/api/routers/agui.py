@@ -15,6 +15,7 @@ from interlock.api.deps import CurrentUser, EngineDep, SettingsDep
 from interlock.api.errors import ERROR_RESPONSES
 from interlock.api.sse_response import EventStream
 from interlock.errors import BadRequest, pydantic_field_errors
+from interlock.json_words import JSON_ERRORS
 from interlock.streaming.sse import one_line_json
 from interlock.text import clean_json, unpaired_surrogates
 
@@ -123,7 +124,7 @@ def _refuse_surrogates(body: bytes) -> None:
     """
     try:
         value = json.loads(body)
-    except ValueError:
+    except JSON_ERRORS:
         return  # not JSON at all: the strict reader's error says so
     places = unpaired_surrogates(value)
     if not places:

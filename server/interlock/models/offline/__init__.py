@@ -26,6 +26,7 @@ from interlock.models.offline.model import OFFLINE_DISPLAY_NAME, OfflineChatMode
 from interlock.models.offline.results import parse_note_lines
 from interlock.models.offline.skill_answers import action_for, describe_answer, summarise_result
 from interlock.models.offline.skill_requests import (
+    BadArguments,
     FixedReply,
     SkillRequest,
     ToolRequest,
@@ -62,6 +63,7 @@ __all__ = [
     "OFFLINE_DISPLAY_NAME",
     "OFFLINE_MODEL_NAME",
     "SUGGESTIONS",
+    "BadArguments",
     "FixedReply",
     "Intent",
     "IntentKind",

@@ -15,6 +15,10 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from interlock.models.offline.tool_names import LOAD_SKILL, TOOL_SKILLS
 
+ACTIONS_OFF_RE = re.compile(r"turned\s+AI\s+actions\s+off\s+for\s+you", re.IGNORECASE)
+"""The engine's system-prompt note while the person's "AI actions" switch is off
+(``interlock.engine.turn.ACTIONS_OFF_NOTE``)."""
+
 _LOADABLE_HEADER_RE = re.compile(r"skills\s+you\s+can\s+load", re.IGNORECASE)
 _LOADABLE_ITEM_RE = re.compile(
     r"^\s*[-*•]\s+[`*]*([A-Za-z0-9_-]+)[`*]*\s*(?:(?::|—|\u2013|\s-\s)\s*(.*?))?\s*$"
@@ -53,6 +57,13 @@ def loadable_skills(messages: Iterable[BaseMessage]) -> dict[str, str]:
             elif line.strip() or started:
                 in_section = False
     return skills
+
+
+def actions_off(messages: Iterable[BaseMessage]) -> bool:
+    """Whether a system message says the person turned AI actions off for this employee."""
+    return any(
+        isinstance(m, SystemMessage) and ACTIONS_OFF_RE.search(m.text) is not None for m in messages
+    )
 
 
 def loaded_this_turn(messages: Sequence[BaseMessage]) -> frozenset[str]:

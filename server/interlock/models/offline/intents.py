@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from interlock.models.offline.skill_requests import (
+    BadArguments,
     FixedReply,
     SkillRequest,
     ToolRequest,
@@ -36,17 +37,21 @@ class Intent:
         text: Note text, the request (``suggest``) or the reply (``say``).
         note_id: The note number (``delete_id``).
         request: The call (``tool``: ask skill requests and "use <tool> with {json}").
+        bad: Arguments of "use <tool> with {json}" that could not be read (``say``).
     """
 
     kind: IntentKind
     text: str = ""
     note_id: int = 0
     request: ToolRequest | None = None
+    bad: BadArguments | None = None
 
 
 def _skill_intent(request: SkillRequest) -> Intent:
     if isinstance(request, FixedReply):
         return Intent("say", text=request.text)
+    if isinstance(request, BadArguments):
+        return Intent("say", text=request.text(), bad=request)
     return Intent("tool", request=request)
 
 

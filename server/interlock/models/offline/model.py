@@ -23,7 +23,12 @@ from langchain_core.messages import (
 )
 from typing_extensions import override
 
-from interlock.models.offline.disclosure import loadable_skills, loaded_this_turn, skill_of
+from interlock.models.offline.disclosure import (
+    actions_off,
+    loadable_skills,
+    loaded_this_turn,
+    skill_of,
+)
 from interlock.models.offline.intents import Intent, parse_request
 from interlock.models.offline.results import (
     ANSWERED_INSTEAD,
@@ -92,10 +97,13 @@ class _Turn:
     Attributes:
         loadable: Skills the system prompt offers to load (``{name: description}``).
         loaded: Skills ``load_skill`` was already called for since the last human message.
+        actions_off: The person turned AI actions off for this employee (the system prompt
+            says so): tools that change things are not offered.
     """
 
     loadable: dict[str, str] = field(default_factory=dict)
     loaded: frozenset[str] = frozenset()
+    actions_off: bool = False
 
 
 @dataclass(frozen=True)
@@ -164,10 +172,20 @@ class OfflineChatModel(PlannedReplyChatModel):
             return f"`{said}`"
         return spoken_name(name, self.tool_titles)
 
-    def _unavailable(self, name: str, said: str | None = None) -> str:
+    def _switched_off(self, name: str, turn: _Turn) -> bool:
+        """Whether ``name`` is unavailable because the person turned AI actions off."""
+        return turn.actions_off and name in self.action_tools
+
+    def _unavailable(self, name: str, turn: _Turn, said: str | None = None) -> str:
+        if self._switched_off(name, turn):
+            return (
+                f"I would use {self._spoken(name, said)} for that, but AI actions are off for "
+                "this employee, so I cannot change anything now. You can turn them on under "
+                "Permissions."
+            )
         return (
-            f"I would use {self._spoken(name, said)} for that, but it is not available in this "
-            "conversation, so I cannot do it here."
+            f"I would use {self._spoken(name, said)} for that, but this employee cannot use it, "
+            "so I cannot do it here."
         )
 
     @override
@@ -182,7 +200,11 @@ class OfflineChatModel(PlannedReplyChatModel):
             The planned text and tool calls.
         """
         conversation = totals.conversation
-        turn = _Turn(loadable_skills(totals.system), loaded_this_turn(conversation))
+        turn = _Turn(
+            loadable_skills(totals.system),
+            loaded_this_turn(conversation),
+            actions_off(totals.system),
+        )
         ai_message, results = _trailing_tool_turn(conversation)
         if results:
             return self._after_results(conversation, ai_message, results, turn)
@@ -204,6 +226,10 @@ class OfflineChatModel(PlannedReplyChatModel):
         if intent.kind == "help":
             return PlannedReply(HELP_TEXT)
         if intent.kind == "say":
+            if intent.bad is not None:  # the tool named by its title when known
+                return PlannedReply(
+                    intent.bad.text(self._spoken(intent.bad.name, intent.bad.dotted))
+                )
             return PlannedReply(intent.text)
         if intent.kind == "ask":
             return PlannedReply(
@@ -240,7 +266,7 @@ class OfflineChatModel(PlannedReplyChatModel):
                 f"I loaded the `{loaded}` skill, but {self._spoken(step.call.name, step.said)} "
                 "is still not available in this conversation, so I cannot do it here."
             )
-        return PlannedReply(self._unavailable(step.call.name, step.said))
+        return PlannedReply(self._unavailable(step.call.name, turn, step.said))
 
     def _step_for(self, intent: Intent) -> _Step:
         if intent.kind == "tool" and intent.request is not None:
@@ -283,6 +309,7 @@ class OfflineChatModel(PlannedReplyChatModel):
         leads: list[str] = []
         calls: list[PlannedCall] = []
         missing: list[str] = []
+        switched_off = False
         to_load: list[str] = []
         for intent in intents:
             if intent.kind == "ask":
@@ -296,6 +323,7 @@ class OfflineChatModel(PlannedReplyChatModel):
                     to_load.append(skill)
             elif (spoken := self._spoken(step.call.name, step.said)) not in missing:
                 missing.append(spoken)
+                switched_off = switched_off or self._switched_off(step.call.name, turn)
         if to_load:
             names = ", ".join(f"`{s}`" for s in to_load)
             noun = "skill" if len(to_load) == 1 else "skills"
@@ -305,7 +333,8 @@ class OfflineChatModel(PlannedReplyChatModel):
             )
         text = " ".join(leads)
         if missing:
-            text = f"{text} (I cannot use {', '.join(missing)} in this conversation.)".strip()
+            why = "AI actions are off for this employee" if switched_off else "not available here"
+            text = f"{text} (I cannot use {', '.join(missing)}: {why}.)".strip()
         return PlannedReply(text, tuple(calls))
 
     # -- after tool results --------------------------------------------------------------
@@ -340,7 +369,7 @@ class OfflineChatModel(PlannedReplyChatModel):
         for name, args, result in named:
             if name == NOTES_LIST and delete_targets and _is_plain_success(result):
                 target = delete_targets.pop(0)
-                text, call = self._delete_matching(target, result.text)
+                text, call = self._delete_matching(target, result.text, turn)
                 paragraphs.append(text)
                 if call is not None:
                     follow_ups.append(call)
@@ -348,7 +377,9 @@ class OfflineChatModel(PlannedReplyChatModel):
             paragraphs.append(describe_result(name, args, result, self._spoken(name)))
         return PlannedReply("\n\n".join(paragraphs), tuple(follow_ups))
 
-    def _delete_matching(self, target: str, listing: str) -> tuple[str, PlannedCall | None]:
+    def _delete_matching(
+        self, target: str, listing: str, turn: _Turn
+    ) -> tuple[str, PlannedCall | None]:
         notes = parse_note_lines(listing)
         wanted = normalise(target)
         exact = [(i, t) for i, t in notes if normalise(t) == wanted]
@@ -366,7 +397,7 @@ class OfflineChatModel(PlannedReplyChatModel):
             )
         note_id, note_text = matches[0]
         if NOTES_DELETE not in self._tools_enabled():
-            return f"Note #{note_id} matches. {self._unavailable(NOTES_DELETE)}", None
+            return f"Note #{note_id} matches. {self._unavailable(NOTES_DELETE, turn)}", None
         return (
             f"Found it: note #{note_id} “{note_text}”. I'll delete it.",
             PlannedCall(NOTES_DELETE, {"id": note_id}),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from interlock.json_words import JSON_ERRORS
 from interlock.models.offline.questions import confirmed_what
 from interlock.models.offline.tool_names import ASK_CHOICE, ASK_CONFIRM, ASK_FORM, LOAD_SKILL
 from interlock.models.offline.wording import with_stop
@@ -44,7 +45,7 @@ def action_for(name: str, args: dict[str, Any]) -> str | None:
 def _loads(content: str) -> Any:
     try:
         return json.loads(content)
-    except ValueError:
+    except JSON_ERRORS:
         return None
 
 

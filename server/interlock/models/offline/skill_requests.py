@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from interlock.json_words import JSON_ERRORS, json_problem
 from interlock.models.offline.questions import choice_question, confirm_question
 from interlock.models.offline.tool_names import (
     ASK_CHOICE,
@@ -71,7 +72,35 @@ class FixedReply:
     text: str
 
 
-SkillRequest = ToolRequest | FixedReply
+@dataclass(frozen=True)
+class BadArguments:
+    """A "use <tool> with {json}" request whose arguments could not be read.
+
+    Attributes:
+        name: Provider-safe tool name (``notes_add``).
+        dotted: The tool's name as the person wrote it (``notes.add``).
+        problem: What is wrong, in plain words (a fragment: "a comma is missing ...").
+    """
+
+    name: str
+    dotted: str
+    problem: str
+
+    def text(self, spoken: str | None = None) -> str:
+        """The reply, the tool named ``spoken`` (its title in quotes) or as the person wrote it.
+
+        Returns:
+            ``I couldn't read the details for “Add a note”: <problem>, so I did not use it. ...``
+        """
+        tool = spoken or f"`{self.dotted}`"
+        return (
+            f"I couldn't read the details for {tool}: {self.problem}, so I did not use it. "
+            f"Write them as names and values in braces, for example: use {self.dotted} with "
+            '{"name": "value"}'
+        )
+
+
+SkillRequest = ToolRequest | FixedReply | BadArguments
 
 
 _TOOL_COMMAND_RE = re.compile(
@@ -133,28 +162,23 @@ def parse_tool_command(text: str) -> SkillRequest | None:
     if raw is None and "." not in dotted:
         return None
     args: Any = {}
+    name = provider_safe_name(dotted)
     if raw is not None:
         try:
             args, end = json.JSONDecoder().raw_decode(raw)
-        except json.JSONDecodeError as exc:
-            return FixedReply(
-                f"I could not read the arguments for `{dotted}` as JSON ({exc.msg} at "
-                f"character {exc.pos + 1}), so I did not call it. Write them as one JSON "
-                f'object, for example: use {dotted} with {{"key": "value"}}'
-            )
-        if raw[end:].strip(" \t\n.!").casefold() not in ("", "please"):
-            return FixedReply(
-                f"I could not read the arguments for `{dotted}`: there is text after the JSON "
-                f"({raw[end:].strip()!r}), so I did not call it."
-            )
+        except JSON_ERRORS as exc:
+            return BadArguments(name, dotted, json_problem(exc))
+        rest = raw[end:].strip(" \t\n.!")
+        if rest.casefold() not in ("", "please"):
+            shown = rest if len(rest) <= 40 else rest[:40] + "…"
+            return BadArguments(name, dotted, f"there is more text after them (“{shown}”)")
     if not isinstance(args, dict):
-        return FixedReply(
-            f"The arguments for `{dotted}` must be a JSON object like "
-            f'{{"key": "value"}}, so I did not call it.'
+        return BadArguments(
+            name, dotted, "they must be names and values in braces, not a list or a single value"
         )
     return ToolRequest(
         lead=f"I'll use `{dotted}`.",
-        name=provider_safe_name(dotted),
+        name=name,
         args=args,
         skill=dotted.split(".", 1)[0],
         dotted=dotted,

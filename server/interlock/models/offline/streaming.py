@@ -15,7 +15,7 @@ import json
 import re
 import time
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import reduce
 from typing import Any
@@ -118,8 +118,10 @@ class PlannedReplyChatModel(BaseChatModel):
         first_token_delay_s: Pause before the first chunk.
         bound_tools: OpenAI-format tool specs set by :meth:`bind_tools`.
         tool_choice: ``tool_choice`` given to :meth:`bind_tools` (``"none"`` disables tools).
-        tool_titles: Each bound tool's title by provider-safe name, given to
-            :meth:`bind_tools` by the engine: the words the model names a tool with.
+        tool_titles: Each tool's title by provider-safe name, given to :meth:`bind_tools`
+            by the engine (bound or not): the words the model names a tool with.
+        action_tools: Provider-safe names of the tools that change things (the ones the
+            person's "AI actions" switch turns off), given to :meth:`bind_tools`.
     """
 
     token_delay_s: float = Field(default=0.0, ge=0)
@@ -127,6 +129,7 @@ class PlannedReplyChatModel(BaseChatModel):
     bound_tools: tuple[dict[str, Any], ...] = ()
     tool_choice: str | None = None
     tool_titles: dict[str, str] = Field(default_factory=dict)
+    action_tools: frozenset[str] = frozenset()
 
     @property
     def reported_model_name(self) -> str:
@@ -181,6 +184,7 @@ class PlannedReplyChatModel(BaseChatModel):
         *,
         tool_choice: str | None = None,
         tool_titles: Mapping[str, str] | None = None,
+        action_tools: Iterable[str] = (),
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, AIMessage]:
         """Return a copy of this model that knows the given tools.
@@ -190,6 +194,7 @@ class PlannedReplyChatModel(BaseChatModel):
                 tools, pydantic models or functions (converted with ``convert_to_openai_tool``).
             tool_choice: ``"none"`` stops tool calls; other values are accepted and ignored.
             tool_titles: Titles by provider-safe name (:attr:`tool_titles`).
+            action_tools: Tools that change things (:attr:`action_tools`).
             **kwargs: Accepted for compatibility with provider models; ignored.
 
         Returns:
@@ -198,7 +203,12 @@ class PlannedReplyChatModel(BaseChatModel):
         specs = tuple(convert_to_openai_tool(t) for t in tools)
         titles = dict(tool_titles or {})
         return self.model_copy(
-            update={"bound_tools": specs, "tool_choice": tool_choice, "tool_titles": titles}
+            update={
+                "bound_tools": specs,
+                "tool_choice": tool_choice,
+                "tool_titles": titles,
+                "action_tools": frozenset(action_tools),
+            }
         )
 
     # -- chunk building ------------------------------------------------------------------
