@@ -44,8 +44,8 @@ describe("hidden characters in what a person wrote", () => {
     expect(html).toContain(`value="from ${RLO}Hal conv"`);
     const notes = html.match(/data-testid="hidden-chars"[^>]*>([^<]*(?:<[^>]*>[^<]*)*?)<\/p>/g) ?? [];
     expect(notes).toHaveLength(2);
-    expect(shown(notes[0])).toContain("This text holds hidden characters that can change how it reads. As written: “from [U+202E]Hal conv”");
-    expect(shown(notes[1])).toContain("[U+001B] two [U+202E]x");
+    expect(shown(notes[0] ?? "")).toContain("This text holds hidden characters that can change how it reads. As written: “from [U+202E]Hal conv”");
+    expect(shown(notes[1] ?? "")).toContain("[U+001B] two [U+202E]x");
     expect(notes.join("")).not.toContain(RLO);
   });
 
