@@ -23,6 +23,7 @@ import { announceActivity, onActivity } from "./state/broadcast";
 import { parseHash, routeHash, type Route } from "./state/route";
 import { emptyList, waitingByConversation, withFirstPage, withNextPage, type ConversationList } from "./state/conversationList";
 import { documentTitle, waitingTotal } from "./state/title";
+import { reveal } from "./cards/reveal";
 
 /** The conversation list (and its waiting counts) is re-read at least this often. */
 const LIST_REFRESH_MS = 15_000;
@@ -152,7 +153,7 @@ export function App() {
   const totalWaiting = waitingTotal(ownWaiting, liveOpen) + approverWaiting;
   const pageTitle =
     route.kind === "conversation"
-      ? conversations.find((c) => c.id === route.id)?.title || "Conversation"
+      ? reveal(conversations.find((c) => c.id === route.id)?.title || "Conversation")
       : route.kind === "approvals"
         ? "Approvals"
         : route.kind === "audit"

@@ -257,7 +257,7 @@ _BLACK_FLAG = "\U0001f3f4"
 _TAGS = range(0xE0020, 0xE0080)  # tag characters: a subdivision flag's letters after U+1F3F4
 
 
-def one_line(text: str, limit: int) -> str:
+def one_line(text: str, limit: int, *, as_written: bool = False) -> str:
     """Return ``text`` as a one-line label of at most ``limit`` characters (a title).
 
     Line breaks, tabs and other control characters become spaces; invisible format
@@ -265,17 +265,23 @@ def one_line(text: str, limit: int) -> str:
     joiners emoji and scripts need are kept, and so are the tag characters of a subdivision
     flag (U+1F3F4 followed by tags, such as Scotland's); runs of spaces become one. Empty when
     nothing visible is left.
+
+    With ``as_written`` (a conversation's title) format characters are kept: the README's
+    rule stores text as it was written and shows a bidi override as ``[U+202E]``
+    (:func:`reveal_hidden`, the client's ``reveal``), so nothing a person wrote is silently
+    dropped; the result is then empty when it shows nothing (:func:`is_blank`).
     """
     kept: list[str] = []
     for c in text:
         kind = unicodedata.category(c)
         if kind == "Cc" or c.isspace():
             kept.append(" ")
-        elif kind[0] != "C" or c in _JOINERS:
+        elif kind[0] != "C" or c in _JOINERS or (as_written and kind == "Cf"):
             kept.append(c)
         elif ord(c) in _TAGS and kept and (kept[-1] == _BLACK_FLAG or ord(kept[-1]) in _TAGS):
             kept.append(c)
-    return " ".join("".join(kept).split())[:limit].strip()
+    line = " ".join("".join(kept).split())[:limit].strip()
+    return "" if as_written and is_blank(line) else line
 
 
 ONE_LINE_NAME = "one_line_name"
@@ -335,18 +341,19 @@ def one_line_name(what: dict[str, str]) -> Any:
 ELLIPSIS = "\u2026"
 
 
-def short_label(text: str, limit: int) -> str:
+def short_label(text: str, limit: int, *, as_written: bool = False) -> str:
     """Return ``text`` as a one-line label (:func:`one_line`) of at most ``limit`` characters,
     cut at a word boundary when one is in the second half, ending with "…" when cut.
 
     Args:
         text: Any text (a first message).
         limit: Largest length of the result, "…" included (at least 2).
+        as_written: Keep format characters (a bidi override), as :func:`one_line` does.
 
     Returns:
         ``"Plan the offsite for the sales team…"``; empty when nothing visible is left.
     """
-    line = one_line(text, len(text))
+    line = one_line(text, len(text), as_written=as_written)
     if len(line) <= limit:
         return line
     cut = line[: limit - 1]

@@ -98,7 +98,8 @@ def confirm_delete(args: dict[str, Any], ctx: ToolContext) -> Confirmation:
     return Confirmation(
         title="Delete a note",
         # Read by the owner and by approvers, who cannot undo: say it can be, not by whom.
-        summary=f"Delete note #{note_id}: {_quoted(text)}. It can be undone afterwards.",
+        summary=f"Delete note #{note_id}: {_quoted(text)}.",
+        undo="It can be undone afterwards.",  # said only while the call may still run, or ran
         action_label="Delete",
         detail=text if "\n" in text or len(text) > QUOTE_CHARS else None,
     )

@@ -154,17 +154,27 @@ async def test_rename_refuses_bad_titles_and_changes_nothing(
 @pytest.mark.parametrize(
     ("sent", "title"),
     [
-        ("\u202eevil\u200b name", "evil name"),
+        # Found in QA: "Invoice \u202egnp.exe" was stored as "Invoice gnp.exe". The README's
+        # rule: stored as written, shown as "[U+202E]" (the client's reveal).
+        ("Invoice \u202egnp.exe", None),
+        ("\u202eevil\u200b name", None),
         ("a  \u00a0 b", "a b"),
         ("flag \U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f", None),
         ("family 👩\u200d👩\u200d👧", None),
     ],
-    ids=["invisible-dropped", "spaces-collapsed", "subdivision-flag-kept", "joiners-kept"],
+    ids=[
+        "bidi-kept",
+        "invisible-kept",
+        "spaces-collapsed",
+        "subdivision-flag-kept",
+        "joiners-kept",
+    ],
 )
 async def test_a_renamed_title_is_one_visible_line(
     server: LiveServer, sent: str, title: str | None
 ) -> None:
-    """A rename keeps what a title from the first message keeps, and nothing invisible."""
+    """A rename keeps what a title from the first message keeps: the text as written, on one
+    line."""
     conversation_id = await server.new_conversation()
 
     response = await server.client.patch(
@@ -196,7 +206,7 @@ async def test_tools_list_states_execution_modal_and_annotations(server: LiveSer
 @pytest.mark.parametrize(
     ("content", "title"),
     [
-        ("\rring\tthe\nbell \u202eevil\u200b\x7f ", "ring the bell evil"),
+        ("\rring\tthe\nbell \u202eevil\u200b\x7f ", "ring the bell \u202eevil\u200b"),
         ("\x7f\u200b\ufeff\u2066", "New conversation"),  # a DEL: sent, yet no title
         ("family 👩\u200d👩\u200d👧 trip ✈️", "family 👩\u200d👩\u200d👧 trip ✈️"),
         (
@@ -221,7 +231,8 @@ async def test_tools_list_states_execution_modal_and_annotations(server: LiveSer
 async def test_a_title_taken_from_the_first_message_is_one_visible_line(
     server: LiveServer, content: str, title: str
 ) -> None:
-    """The automatic title obeys the rename rule: no control or invisible bidi characters."""
+    """The automatic title obeys the rename rule: one line, no control characters, format
+    characters (a bidi override) kept as written."""
     conversation_id = await server.new_conversation()
 
     await server.say(conversation_id, content)

@@ -311,3 +311,65 @@ async def test_an_approver_sees_calls_waiting_in_other_peoples_conversations_onl
     await office.server.idle()
     assert (await office.clients["ana"].get("/api/approvals")).json() == []
     assert (await office.clients["owner"].get("/api/approvals")).json() == []
+
+
+async def test_a_call_expiring_after_one_of_two_approvals_says_so(office: Office) -> None:
+    """Found in QA: with 2 approvals needed, one given, then the deadline passed: the model and
+    the card said "nobody decided within ...". They say how many approvals arrived."""
+    from datetime import UTC, datetime
+
+    from interlock.engine.expiry import expire_due
+
+    await office.rules(tool_approvals={"notes.add": {"approvals_required": 2}})
+    conversation_id, call, _last = await office.paused_call("f")
+    assert (await office.decide("ana", call["id"], type="approve")).status_code == 200
+    engine = office.server.services.engine
+    assert await engine.db.run(expire_due, engine, datetime(2100, 1, 1, tzinfo=UTC)) == [call["id"]]
+    await office.server.idle()
+    owner = office.clients["owner"]
+    detail = (await owner.get(f"/api/conversations/{conversation_id}")).json()
+    (shown,) = [c for m in detail["messages"] for c in m["tool_calls"] if c["id"] == call["id"]]
+    assert shown["status"] == "expired"
+    # The tool message the model reads and the card shows.
+    (said,) = [m["content"] for m in detail["messages"] if m.get("tool_call_id") == call["id"]]
+    assert said.startswith("Not approved in time: only 1 of 2 approvals arrived within "), said
+    assert "nobody" not in said
+    late = await office.decide("owner", call["id"], type="approve")
+    assert late.status_code == 409, late.text
+    error = late.json()["error"]
+    assert error["code"] == "not_interrupted" and error["details"]["status"] == "expired"
+    assert error["message"] == (
+        "Too late: only 1 of 2 approvals arrived in time, so this call expired and did not run."
+    )
+
+
+async def test_a_decision_on_a_closed_call_says_why_it_is_closed(office: Office) -> None:
+    """Found in QA: deciding a call cancelled when its owner turned AI actions off answered
+    "This tool call is not waiting for a decision." with no reason. Every status says why."""
+    _conversation_id, call, _last = await office.paused_call("g")
+    owner = office.clients["owner"]
+    switched = await owner.put("/api/actions/assistant", json={"on": False})
+    assert switched.status_code == 200, switched.text
+    await office.server.idle()
+    late = await office.decide("ana", call["id"], type="approve")
+    assert late.status_code == 409, late.text
+    error = late.json()["error"]
+    assert error["code"] == "not_interrupted" and error["details"]["status"] == "cancelled"
+    assert error["message"].startswith("Too late: this call was cancelled and did not run. ")
+    assert "AI actions" in error["message"], error["message"]
+    assert (await owner.put("/api/actions/assistant", json={"on": True})).status_code == 200
+
+    # Decided by someone else: who, and what came of it.
+    _conversation_id, call, _last = await office.paused_call("h")
+    assert (await office.decide("ana", call["id"], type="reject")).status_code == 200
+    await office.server.idle()
+    late = await office.decide("owner", call["id"], type="approve")
+    assert late.status_code == 409, late.text
+    assert late.json()["error"]["message"] == "Already decided: ana rejected this call."
+    _conversation_id, call, _last = await office.paused_call("i")
+    assert (await office.decide("owner", call["id"], type="approve")).status_code == 200
+    await office.server.idle()
+    late = await office.decide("ana", call["id"], type="reject")
+    assert (
+        late.json()["error"]["message"] == "Already decided: owner approved this call. It has run."
+    )

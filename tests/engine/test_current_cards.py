@@ -46,7 +46,8 @@ def _stored_summary(server: LiveServer, call_id: str) -> str:
     with server.services.db.session() as session:
         call = session.exec(select(ToolCall).where(ToolCall.id == call_id)).one()
         assert isinstance(call.confirmation, dict)
-        return str(call.confirmation["summary"])
+        undo = call.confirmation.get("undo")
+        return str(call.confirmation["summary"]) + (f" {undo}" if undo else "")
 
 
 async def _waiting_delete(server: LiveServer, conversation_id: str, note: int) -> dict[str, Any]:
@@ -91,8 +92,9 @@ async def test_a_waiting_delete_names_the_note_as_it_is_now_or_that_it_is_gone(
         assert (
             done["status"] == "failed" and done["error"]["message"] == f"There is no note #{note}."
         )
-        # A decided card keeps the sentence the person decided on.
-        assert done["confirmation"]["summary"] == proposed
+        # A decided card keeps the sentence the person decided on, without the undo promise:
+        # the call failed, so nothing is to be undone.
+        assert done["confirmation"]["summary"] == f"Delete note #{note}: “buy milk”."
 
 
 async def test_a_card_the_tool_can_no_longer_describe_says_so(
@@ -150,3 +152,34 @@ async def test_a_card_the_tool_can_no_longer_describe_says_so(
         monkeypatch.setattr(current_cards, "READ_TIMEOUT_S", 0.05)
         read = _summaries(server, conversation_id, call["id"])
         assert await asyncio.wait_for(read, 30) == ["Archive report.txt."] * 3
+
+
+async def test_a_delete_that_did_not_run_promises_no_undo(engine_settings: Settings) -> None:
+    """Found in QA: an expired delete card still said "Delete note #2: “buy milk”. It can be
+    undone afterwards." though it never ran. The undo sentence follows the summary only while
+    the call may still run, or once it ran; an expired or rejected card names the note alone."""
+    from datetime import UTC, datetime
+
+    from interlock.engine.expiry import expire_due
+
+    async with live_server(engine_settings) as server:
+        engine = server.services.engine
+        me = await _me(server)
+        for how in ("expired", "rejected"):
+            note = insert_note(server.services.db, me, "buy milk")
+            conversation = await server.new_conversation()
+            call = await _waiting_delete(server, conversation, note)
+            assert call["confirmation"]["summary"] == BUY_MILK.format(id=note)
+            if how == "expired":
+                far = datetime(2100, 1, 1, tzinfo=UTC)
+                assert await engine.db.run(expire_due, engine, far) != []
+            else:
+                response = await server.decide(call["id"], type="reject")
+                assert response.status_code == 200, response.text
+            await server.idle()
+            detail = (await server.client.get(f"/api/conversations/{conversation}")).json()
+            [shown] = [
+                c for m in detail["messages"] for c in m["tool_calls"] if c["id"] == call["id"]
+            ]
+            assert shown["status"] == how
+            assert shown["confirmation"]["summary"] == f"Delete note #{note}: “buy milk”."

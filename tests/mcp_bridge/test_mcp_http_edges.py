@@ -165,11 +165,12 @@ async def test_a_busy_database_is_an_error_result_with_its_code(
     assert text_of(result) == "Error [database_busy]: The database is busy; nothing was written."
 
 
-async def test_a_client_name_is_shown_without_control_characters(
+async def test_a_client_name_shows_its_control_characters(
     make_settings: Callable[..., Settings],
 ) -> None:
     """A client may name itself anything: newlines and a right-to-left override would let it
-    disguise itself on the person's card."""
+    disguise itself on the person's card. Found in QA: they were silently dropped; as the
+    README's rule says, each reads ``[U+202E]`` as in a remote server's names."""
     info = types.Implementation(name="x", title="Evil\n\u202eClient\x00  " + "z" * 300, version="1")
     async with serve_mcp(make_settings()) as server:
         async with mcp_client(server.url, server.token, client_info=info) as client:
@@ -177,7 +178,7 @@ async def test_a_client_name_is_shown_without_control_characters(
         with server.live.services.db.session() as session:
             [call] = session.exec(select(ToolCall)).all()
     assert call.client_name is not None
-    assert call.client_name.startswith("Evil Client z")
+    assert call.client_name.startswith("Evil [U+202E]Client[U+0000] z")
     assert len(call.client_name) == 200
 
 

@@ -1069,10 +1069,10 @@ export interface components {
          * @description A rename: ``title`` is one visible line of 1 to 200 characters.
          *
          *     Control characters (:func:`no_control_characters` first: Escape, Bell...) and line or
-         *     paragraph separators are refused; invisible format
-         *     characters (bidi overrides, zero-width spaces, a BOM) are dropped and runs of spaces
-         *     become one, as for a title taken from the first message (:func:`one_line`). A title with
-         *     nothing visible left is refused as empty.
+         *     paragraph separators are refused; runs of spaces become one, as for a title taken from
+         *     the first message (:func:`one_line`). Format characters (a bidi override, a zero-width
+         *     space) are kept as written, as the README's rule says, and shown as ``[U+202E]`` wherever
+         *     the title is read. A title with nothing visible is refused as empty.
          */
         ConversationUpdate: {
             /** Title */

@@ -1,7 +1,9 @@
 /**
  * An rjsf form for a JSON Schema. Only the browser's own checks (required, min/max of
  * number inputs) run here; the rest is the server's: its 422 field errors show next to the
- * fields (extraErrors) and as a list (data-testid="field-error").
+ * fields (extraErrors) and as a list (data-testid="field-error"). A text field whose value holds
+ * a hidden character (an RTL override) says so under it, as the card's sentence shows it
+ * (see ./hiddenText).
  * Import it lazily: rjsf + Ajv are most of the bundle.
  */
 import Form from "@rjsf/core";
@@ -14,6 +16,7 @@ import { humanise } from "./fields/schemaFields";
 import { reveal } from "./reveal";
 import { AddItemButton, ItemButtons } from "./formButtons";
 import { ListItemField } from "./formItems";
+import { RevealingInput, revealingWidgets } from "./hiddenText";
 
 interface Props {
   schema: JsonObject;
@@ -101,8 +104,8 @@ export function choiceNames(prop: JsonObject, ui: UiSchema): UiSchema {
   return ui;
 }
 
-/** Named buttons for list fields (see ./formButtons). */
-const templates = { ArrayFieldItemButtonsTemplate: ItemButtons, ButtonTemplates: { AddButton: AddItemButton } };
+/** Named buttons for list fields (see ./formButtons); inputs that show hidden characters (./hiddenText). */
+const templates = { ArrayFieldItemButtonsTemplate: ItemButtons, BaseInputTemplate: RevealingInput, ButtonTemplates: { AddButton: AddItemButton } };
 
 /** List items labelled "Tag 1", "Tag 2" (see ./formItems). */
 const fields = { ArraySchemaField: ListItemField };
@@ -134,6 +137,7 @@ export function SchemaForm({ schema, formData, fieldErrors, disabled, idPrefix, 
         uiSchema={uiSchema}
         templates={templates}
         fields={fields}
+        widgets={revealingWidgets}
         validator={validator}
         formData={formData}
         idPrefix={idPrefix}

@@ -5,3 +5,4 @@ export { ToolInvokeError, type Invoke, type InvokeContext, type InvokeResult } f
 export { ToolCardHeader } from "./ToolCardHeader";
 export { ArgFields } from "./fields/ArgFields";
 export { DecisionSummary } from "./DecisionSummary";
+export { reveal } from "./reveal";

@@ -104,7 +104,7 @@ export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) 
                   <a className="approval-link" href={routeHash({ kind: "conversation", id: conversation.id, call: call.id })}>
                     <span className="approval-who">
                       {employee && <Avatar avatar={employee.avatar} name={employee.name} size="sm" />}
-                      <strong>{employee?.name ?? conversation.employee ?? "Employee"}</strong>
+                      <strong>{reveal(employee?.name ?? conversation.employee ?? "Employee")}</strong>
                       <span className="muted"> in </span>
                       <span className="approval-conversation">{reveal(conversation.title || "New conversation")}</span>
                       {originText(call) && (

@@ -94,7 +94,7 @@ export function ApproverItem({ item, tool, tools, employee, myId, onDecided }: P
             void decide(reason.trim() ? { type: "reject", message: reason.trim() } : { type: "reject" });
           }}
         >
-          <label htmlFor={reasonId}>Reason (optional, {who} and the AI see it)</label>
+          <label htmlFor={reasonId}>Reason (optional, {reveal(who)} and the AI see it)</label>
           <textarea id={reasonId} rows={2} value={reason} disabled={busy} autoFocus onChange={(e) => setReason(e.target.value)} data-testid="reject-reason" />
           <div className="actions">
             <button type="submit" className="danger" disabled={busy} data-testid="reject-confirm">

@@ -1,5 +1,6 @@
 import type { StreamState } from "../api/events";
 import type { EmployeeOut } from "../api/types";
+import { reveal } from "../cards/reveal";
 import type { ConversationState } from "../state/reducer";
 import { Avatar } from "./Avatar";
 
@@ -33,13 +34,13 @@ export function ConversationHeader({ title, state, employee, offline, stream, lo
   return (
     <header className="conversation-header">
       <div className="conversation-heading">
-        <h1 data-testid="conversation-title">{title || "New conversation"}</h1>
+        <h1 data-testid="conversation-title">{reveal(title || "New conversation")}</h1>
         <p className="employee-line" data-testid="conversation-employee" data-slug={state.employee ?? undefined}>
           {employee ? (
             <>
               <Avatar avatar={employee.avatar} name={employee.name} size="sm" />
-              <strong className="employee-name">{employee.name}</strong>
-              {employee.title && <span className="muted">{employee.title}</span>}
+              <strong className="employee-name">{reveal(employee.name)}</strong>
+              {employee.title && <span className="muted">{reveal(employee.title)}</span>}
             </>
           ) : (
             <span className="muted">{state.employee}</span>

@@ -56,7 +56,7 @@ export function MessageList({ state, empty }: { state: ConversationState; empty?
   );
 }
 
-function Message({
+export function Message({
   message,
   calls,
   toolMessages,
@@ -76,10 +76,10 @@ function Message({
           text={message.content}
           title={isUser ? "Your message" : "The reply"}
           fileName={`message-${String(message.id)}.txt`}
-          renderPreview={(preview) => (isUser ? <p className="plain">{preview}</p> : <Markdown text={preview} />)}
+          renderPreview={(preview) => (isUser ? <p className="plain">{reveal(preview)}</p> : <Markdown text={preview} />)}
         />
       ) : isUser ? (
-        <p className="plain">{message.content}</p>
+        <p className="plain">{reveal(message.content)}</p>
       ) : (
         message.content && <Markdown text={message.content} />
       )}

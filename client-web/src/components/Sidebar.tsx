@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { asApiError, fieldErrorWords } from "../api/client";
 import type { ConversationSummary } from "../api/types";
+import { reveal } from "../cards/reveal";
 import { isAdmin, useAppData } from "../state/appData";
 
 interface Props {
@@ -146,7 +147,7 @@ function ConversationItem({ conversation: c, active, waiting, employeeName, onOp
   const renameButton = useRef<HTMLButtonElement>(null);
   const deleteButton = useRef<HTMLButtonElement>(null);
   const confirmButton = useRef<HTMLButtonElement>(null);
-  const title = c.title || "New conversation";
+  const title = reveal(c.title || "New conversation"); // a hidden character reads [U+202E]
 
   useEffect(() => {
     if (mode === "delete") confirmButton.current?.focus();
@@ -192,12 +193,12 @@ function ConversationItem({ conversation: c, active, waiting, employeeName, onOp
             data-waiting={waiting}
             onClick={() => onOpen(c.id)}
           >
-            <span className="conversation-title" title={c.title || undefined}>
+            <span className="conversation-title" title={c.title ? title : undefined}>
               {title}
             </span>
             <span className="conversation-meta">
-              <span className="conversation-employee" title={employeeName || undefined}>
-                {employeeName}
+              <span className="conversation-employee" title={employeeName ? reveal(employeeName) : undefined}>
+                {employeeName && reveal(employeeName)}
               </span>
               {waiting > 0 ? (
                 <span className="badge status-paused" data-testid="conversation-waiting">

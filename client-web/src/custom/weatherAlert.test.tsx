@@ -26,6 +26,12 @@ describe("a card registered by a module of its own", () => {
     expect(say("failed")).toContain('data-testid="decision">Not sent</p>');
   });
 
+  it("shows what ran after an edit, not what the model proposed", () => {
+    const edited = { id: "dec_2", type: "edit" as const, user_id: "u", user_name: "Ann", args: { city: "Bergen", level: 4 }, message: null, proposed_args: { city: "Oslo", level: 2 }, created_at: "2026-01-01T00:00:00Z" };
+    const call = toolCall({ name: "weather.alert", status: "succeeded", decision: edited, proposed_args: { city: "Oslo", level: 2 }, executed_args: { city: "Bergen", level: 4 } });
+    expect(renderToStaticMarkup(<CardHost call={call} />)).toContain('data-testid="weather-summary">Send a level 4 of 5 alert for Bergen</h4>');
+  });
+
   it("runs its invoke when the call waits for the browser and posts the result", async () => {
     forgetStarted();
     expect(invokerFor("weather.units")).toBeTypeOf("function");

@@ -1,4 +1,4 @@
-import { registerTool, type CardProps } from "../cards";
+import { registerTool, reveal, type CardProps } from "../cards";
 
 /** What became of the alert: an approval alone does not send it (the tool may still fail). */
 function outcome(status: string): string {
@@ -9,8 +9,10 @@ function outcome(status: string): string {
 
 /** A card of its own for the `weather.alert` tool (see "Add a tool in five minutes"). */
 function WeatherAlertCard({ call, live, busy, decide }: CardProps) {
-  const city = String(call.proposed_args?.city ?? "?");
-  const level = Number(call.proposed_args?.level ?? 0);
+  // What ran (an edited call runs the edited args), else what the model proposed.
+  const args = call.executed_args ?? call.proposed_args;
+  const city = reveal(String(args?.city ?? "?")); // an RTL override reads [U+202E]
+  const level = Number(args?.level ?? 0);
   return (
     <section className="card" aria-label={`Weather alert for ${city}`}>
       <h4 data-testid="weather-summary">

@@ -84,7 +84,8 @@ class EmployeeFields(BaseModel):
     def _name_line(cls, value: str) -> str:
         # Shown as one line (headers, the sidebar, cards): line breaks and tabs become
         # spaces, invisible format characters (bidi overrides, zero-width spaces) are
-        # dropped, as for conversation titles. Nothing visible: kept as sent, and a name
+        # dropped (the API refuses such a name: this is for one stored or written in a
+        # file before). Nothing visible: kept as sent, and a name
         # like that is refused where an employee is saved (directory), while one stored
         # before still loads.
         check_storable(value)  # NUL or a lone surrogate: refused, not made a space

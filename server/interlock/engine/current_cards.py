@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 from interlock.engine.runner import Engine
 from interlock.storage import ToolCallStatus
-from interlock.storage.views import ConfirmationOut, ToolCallOut
+from interlock.storage.views import ConfirmationOut, ToolCallOut, confirmation_out
 from interlock.tools import ToolContext, ToolError
 from interlock.tools.hooks import make_confirmation
 
@@ -117,4 +117,4 @@ async def _describe(
                 "previous": None,
             }
         )
-    return ConfirmationOut.model_validate(fields) if fields is not None else None
+    return confirmation_out(fields, call.status) if fields is not None else None

@@ -20,6 +20,27 @@ from interlock.storage.views import ToolCallOut
 
 log = logging.getLogger(__name__)
 
+_DONE = {"approve": "approved", "edit": "edited and approved", "reject": "rejected"}
+"""A recorded decision's type in the refusal's words; ``respond`` is "answered"."""
+
+_AFTER_DECISION = {
+    ToolCallStatus.interrupted: " It is about to run.",
+    ToolCallStatus.pending: " It is about to run.",
+    ToolCallStatus.running: " It is running now.",
+    ToolCallStatus.awaiting_client: " It is running in the browser now.",
+    ToolCallStatus.succeeded: " It has run.",
+}
+"""What became of a decided call since, by status (a failed call says its error)."""
+
+_UNDECIDED = {
+    ToolCallStatus.pending: "This call is not waiting for a decision yet: it is still being checked.",
+    ToolCallStatus.running: "This call is already running: it needed no decision.",
+    ToolCallStatus.awaiting_client: "This call is already running in the browser.",
+    ToolCallStatus.succeeded: "This call has already run: it needed no decision.",
+    ToolCallStatus.rejected: "This call was already turned down, so it did not run.",
+}
+"""Why a call nobody decided cannot be decided, by status."""
+
 
 def refusal(engine: Engine, tool_call_id: str, now: datetime) -> Conflict | NotFound:
     """The 409 for a call that cannot be decided now, with its recorded outcome.
@@ -44,6 +65,39 @@ def refusal(engine: Engine, tool_call_id: str, now: datetime) -> Conflict | NotF
     return not_interrupted(out, decision)
 
 
+def why_not_waiting(call: ToolCallOut) -> str:
+    """Why ``call`` cannot be decided now, in the person's words: it expired (and how many
+    approvals arrived), was cancelled (and why), was already decided (by whom, and what came
+    of it), already ran or failed.
+
+    Returns:
+        ``"Too late: only 1 of 2 approvals arrived in time, so this call expired and did not
+        run."``, ``"Too late: this call was cancelled and did not run. You turned off AI
+        actions for Ada."``, ``"Already decided: Ann approved this call. It has run."``.
+    """
+    error = f" {call.error.message}" if call.error and call.error.message else ""
+    if call.status == ToolCallStatus.expired:
+        given = len(call.approvals)
+        if given and call.approvals_required > 1:
+            arrived = f"only {given} of {call.approvals_required} approvals arrived in time"
+            return f"Too late: {arrived}, so this call expired and did not run."
+        return "Too late: nobody decided in time, so this call expired and did not run."
+    if call.status == ToolCallStatus.cancelled:
+        return f"Too late: this call was cancelled and did not run.{error}"
+    decision = call.decision
+    if decision is not None:
+        done = "answered" if decision.type == "respond" else _DONE[decision.type]
+        said = f"Already decided: {decision.user_name} {done} this call."
+        if call.status == ToolCallStatus.failed:
+            return f"{said} It failed.{error}"
+        return said + _AFTER_DECISION.get(ToolCallStatus(call.status), "")
+    if call.status == ToolCallStatus.failed:
+        return f"This call already ended: it failed.{error}"
+    return _UNDECIDED.get(
+        ToolCallStatus(call.status), "This tool call is not waiting for a decision."
+    )
+
+
 def not_interrupted(call: ToolCallOut, decision: Decision | None) -> Conflict:
     """The 409 ``not_interrupted`` for ``call``, in words for its status; ``details`` carries
     ``status``, the recorded ``decision`` and the call."""
@@ -53,14 +107,8 @@ def not_interrupted(call: ToolCallOut, decision: Decision | None) -> Conflict:
         call.status,
         decision.type if decision else "never",
     )
-    if call.status == ToolCallStatus.expired:
-        message = "Too late: nobody decided in time, so this call expired and did not run."
-    elif call.status == ToolCallStatus.cancelled and call.error and call.client_name:
-        message = f"Too late: this call was closed. {call.error.message}"
-    else:
-        message = "This tool call is not waiting for a decision."
     return Conflict(
-        message,
+        why_not_waiting(call),
         code="not_interrupted",
         details={
             "status": call.status,

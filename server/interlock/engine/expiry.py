@@ -38,7 +38,7 @@ from interlock.employees import Employee
 from interlock.engine.records import close_call, view
 from interlock.engine.tool_texts import expired_text
 from interlock.settings import Settings
-from interlock.storage import ToolCall, ToolCallStatus
+from interlock.storage import ToolCall, ToolCallApproval, ToolCallStatus
 from interlock.storage.models import utcnow
 from interlock.streaming import EventBus
 from interlock.streaming.events import ToolCallInterrupted
@@ -167,7 +167,12 @@ def expire_call(engine: Engine, tool_call_id: str, now: datetime) -> tuple[str, 
             engine.registry,
             call,
             status=ToolCallStatus.expired,
-            text=expired_text(timeout_s, question=_is_question(engine.registry, call.name)),
+            text=expired_text(
+                timeout_s,
+                question=_is_question(engine.registry, call.name),
+                given=approvals_given(session, call.id),
+                required=call.approvals_required,
+            ),
             error_code="expired",
             error_message=EXPIRED_REASON,
         )
@@ -176,6 +181,17 @@ def expire_call(engine: Engine, tool_call_id: str, now: datetime) -> tuple[str, 
         engine.bus.commit(session)
         log.info("tool call %s expired (deadline %s)", call.id, call.expires_at.isoformat())
         return call.conversation_id, call.message_id
+
+
+def approvals_given(session: Session, tool_call_id: str) -> int:
+    """How many people approved ``tool_call_id`` so far (a rule needing several approvals)."""
+    return int(
+        session.exec(
+            select(func.count())
+            .select_from(ToolCallApproval)
+            .where(col(ToolCallApproval.tool_call_id) == tool_call_id)
+        ).one()
+    )
 
 
 def _is_question(registry: ToolRegistry, name: str) -> bool:

@@ -158,7 +158,7 @@ def store_message(
         insert_rows(session, [message])
         title = conversation.title
         if title == "New conversation":
-            title = short_label(content, TITLE_LENGTH) or title
+            title = short_label(content, TITLE_LENGTH, as_written=True) or title
         # Sent with the events and the COMMIT (nothing reads its row count).
         defer(
             session, _TOUCH, {"conversation_id": conversation_id, "title": title, "now": utcnow()}

@@ -52,10 +52,16 @@ def answer_text(registry: ToolRegistry, call: ToolCall, answer: str) -> str:
     return f"{ANSWERED_INSTEAD} “{title}”: {answer.strip()}"
 
 
-def expired_text(timeout_s: float, *, question: bool = False) -> str:
-    """Tool message text for a call nobody decided before its deadline.
+def expired_text(
+    timeout_s: float, *, question: bool = False, given: int = 0, required: int = 1
+) -> str:
+    """Tool message text for a call not decided before its deadline.
 
-    ``question``: the call asked the person something (a tool answered with ``respond``).
+    Args:
+        timeout_s: How long the call waited.
+        question: The call asked the person something (a tool answered with ``respond``).
+        given: Approvals that arrived (a rule needing several people's approvals).
+        required: Approvals the call needed.
     """
     if question:
         return (
@@ -63,9 +69,18 @@ def expired_text(timeout_s: float, *, question: bool = False) -> str:
             "Do not ask again unless the person brings it up."
         )
     return (
-        f"Not approved in time: nobody decided within {describe_duration(timeout_s)}, so the "
-        "call did not run. Do not retry it unless the person asks for it again."
+        f"Not approved in time: {who_decided(given, required)} within "
+        f"{describe_duration(timeout_s)}, so the call did not run. Do not retry it unless the "
+        "person asks for it again."
     )
+
+
+def who_decided(given: int, required: int) -> str:
+    """What arrived before a call expired: ``nobody decided``, or, when some of the several
+    approvals it needed did, ``only 1 of 2 approvals arrived``."""
+    if given <= 0:
+        return "nobody decided"
+    return f"only {given} of {required} approvals arrived"
 
 
 def describe_duration(seconds: float) -> str:

@@ -8,13 +8,13 @@ closed" event in each request's ASGI scope; the handlers read them back with
 from __future__ import annotations
 
 import asyncio
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.context import ServerRequestContext
 
 from interlock.errors import InterlockError
+from interlock.mcp_bridge.names import visible
 from interlock.mcp_bridge.options import ListingOptions
 
 __all__ = [
@@ -57,8 +57,10 @@ class Caller:
 
 def client_name(ctx: ServerRequestContext[Any], token_name: str | None = None) -> str:
     """The MCP client's name from its ``clientInfo`` (title, else name), for people to read:
-    control and format characters (newlines, bidirectional overrides) dropped, runs of spaces
-    made one, at most 200 characters; :data:`UNNAMED_CLIENT` when nothing is left. With an MCP
+    line breaks and tabs are spaces, other control and format characters (a bidirectional
+    override) read ``[U+202E]`` as in a remote server's names (:func:`~interlock.mcp_bridge.names.visible`),
+    so nothing the client wrote is silently dropped and nothing reorders the card; runs of
+    spaces made one, at most 200 characters; :data:`UNNAMED_CLIENT` when nothing is left. With an MCP
     token, its name follows: ``Claude Desktop (token “Laptop”)``."""
     params = ctx.session.client_params
     info = params.client_info if params is not None else None
@@ -71,7 +73,7 @@ def client_name(ctx: ServerRequestContext[Any], token_name: str | None = None) -
 def readable_name(raw: str) -> str:
     """``raw`` as a name a card can show (see :func:`client_name`)."""
     spaced = "".join(" " if c.isspace() else c for c in raw)
-    name = " ".join("".join(c for c in spaced if unicodedata.category(c)[0] != "C").split())
+    name = " ".join(visible(spaced, len(spaced) * 8 + 1).split())
     return name[:200].strip() or UNNAMED_CLIENT
 
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from interlock.storage.call_rows import CallValues
-from interlock.storage.models import Conversation, Decision, Message, ToolCall
+from interlock.storage.models import Conversation, Decision, Message, ToolCall, ToolCallStatus
 
 
 class ToolErrorOut(BaseModel):
@@ -36,6 +36,38 @@ class ConfirmationOut(BaseModel):
     action_label: str
     detail: str | None = None
     previous: str | None = None
+
+
+UNDO_SAID = frozenset(
+    {
+        ToolCallStatus.pending,
+        ToolCallStatus.interrupted,
+        ToolCallStatus.awaiting_client,
+        ToolCallStatus.running,
+        ToolCallStatus.succeeded,
+    }
+)
+"""Statuses whose card may say how the call can be undone: it may still run, or it ran. An
+expired, rejected, cancelled or failed call changed nothing, so nothing is to be undone."""
+
+
+def confirmation_out(stored: dict[str, Any], status: str) -> ConfirmationOut:
+    """The card's confirmation from its stored fields, for a call in ``status``.
+
+    Args:
+        stored: What :func:`interlock.tools.hooks.make_confirmation` returned.
+        status: The call's status: the stored ``undo`` sentence ("It can be undone
+            afterwards.") follows the summary only for :data:`UNDO_SAID`.
+
+    Returns:
+        ``Delete note #2: “buy milk”. It can be undone afterwards.`` while the call waits;
+        ``Delete note #2: “buy milk”.`` once it expired.
+    """
+    out = ConfirmationOut.model_validate(stored)
+    undo = stored.get("undo")
+    if isinstance(undo, str) and undo and status in UNDO_SAID:
+        return out.model_copy(update={"summary": f"{out.summary} {undo}"})
+    return out
 
 
 class DecisionOut(BaseModel):
@@ -227,7 +259,7 @@ def tool_call_out(
         destructive=facts.destructive,
         execution=facts.execution,
         modal=facts.modal,
-        confirmation=ConfirmationOut.model_validate(call.confirmation)
+        confirmation=confirmation_out(call.confirmation, call.status)
         if isinstance(call.confirmation, dict)
         else None,
         proposed_args=call.proposed_args,

@@ -162,6 +162,9 @@ class Confirmation:
         action_label: Replaces "Approve" on the button (``Delete``).
         detail: Long content shown on demand (plain text, or Markdown for document tools).
         previous: The stored text the change replaces (for a diff); None when nothing is.
+        undo: How the call can be taken back (``It can be undone afterwards.``): follows the
+            summary only while the call waits or runs and once it succeeded, never on the
+            card of a call that did not run (expired, rejected, cancelled, failed).
     """
 
     title: str
@@ -169,6 +172,7 @@ class Confirmation:
     action_label: str
     detail: str | None = None
     previous: str | None = None
+    undo: str | None = None
 
 
 DETAIL_MARK = " Detail: "

@@ -56,7 +56,9 @@ async def make_confirmation(
     HTML.
 
     Returns:
-        ``{"title", "summary", "action_label", "detail", "previous"}`` or None.
+        ``{"title", "summary", "action_label", "detail", "previous", "undo"}`` or None;
+        ``undo`` (bounded and revealed as the summary) joins the summary only on cards of
+        calls that may still run or ran (:func:`interlock.storage.views.confirmation_out`).
 
     Raises:
         ToolError: The function's own :class:`ToolError`; ``timeout``; ``internal`` when it
@@ -79,6 +81,15 @@ async def make_confirmation(
             raise _bug(tool, "confirmation", f"returned an empty or non-text {name}")
         value = reveal_hidden(clean_text(value.strip()))
         fields[name] = value if len(value) <= limit else value[: limit - 1] + "…"
+    undo = out.undo
+    if undo is not None and not isinstance(undo, str):
+        raise _bug(tool, "confirmation", "returned a non-text undo")
+    undo = reveal_hidden(clean_text(undo.strip())) if undo and undo.strip() else None
+    fields["undo"] = (
+        undo
+        if undo is None or len(undo) <= MAX_SUMMARY_CHARS
+        else undo[: MAX_SUMMARY_CHARS - 1] + "…"
+    )
     for name in ("detail", "previous"):
         value = getattr(out, name)
         if value is not None and not isinstance(value, str):

@@ -80,10 +80,10 @@ class ConversationUpdate(RequestBody):
     """A rename: ``title`` is one visible line of 1 to 200 characters.
 
     Control characters (:func:`no_control_characters` first: Escape, Bell...) and line or
-    paragraph separators are refused; invisible format
-    characters (bidi overrides, zero-width spaces, a BOM) are dropped and runs of spaces
-    become one, as for a title taken from the first message (:func:`one_line`). A title with
-    nothing visible left is refused as empty.
+    paragraph separators are refused; runs of spaces become one, as for a title taken from
+    the first message (:func:`one_line`). Format characters (a bidi override, a zero-width
+    space) are kept as written, as the README's rule says, and shown as ``[U+202E]`` wherever
+    the title is read. A title with nothing visible is refused as empty.
     """
 
     title: str
@@ -96,7 +96,7 @@ class ConversationUpdate(RequestBody):
         check_storable(value)
         if any(unicodedata.category(c) in _LINE_BREAKING for c in value):
             raise ValueError("The title must be one line, without line breaks or tabs.")
-        title = one_line(value, len(value))
+        title = one_line(value, len(value), as_written=True)
         if not title:
             raise ValueError("The title is empty: write a name for the conversation.")
         if len(title) > MAX_TITLE_CHARS:
