@@ -71,13 +71,12 @@ class Conversation(SQLModel, table=True):
     __tablename__ = "conversations"
     __table_args__ = (
         MCP_RECORD_INDEX,
-        # A person's conversations by latest activity: the list's keyset pages; also every
-        # lookup by owner (no index on the owner alone: migration 0023).
+        # A person's conversations by latest activity: the list's keyset pages.
         Index("ix_conversations_owner_updated", "owner_id", "updated_at", "id"),
     )
 
     id: str = Field(default_factory=lambda: new_id("conv"), primary_key=True)
-    owner_id: str = Field(max_length=64)
+    owner_id: str = Field(index=True, max_length=64)
     employee: str = Field(max_length=100)
     title: str = Field(default="New conversation", max_length=200)
     # Set while a run is active; claimed with a compare-and-set so only one run goes at a time.
