@@ -4,12 +4,9 @@ The events a transaction staged (:meth:`~interlock.streaming.bus.EventBus.stage`
 just before it commits: per conversation one ``UPDATE ... RETURNING`` bumps
 ``conversations.last_event_seq`` by their number (:mod:`~interlock.streaming.sequences`; so
 sequences are gap-free per conversation), sent with the writes the transaction queued before
-(:mod:`~interlock.storage.write_behind`), and one ``INSERT`` stores them all, sent with the
-``COMMIT`` on PostgreSQL: there one statement of one fixed text whose rows come from arrays
-(``unnest``), so PostgreSQL runs one statement per transaction, not one per event (an
-``executemany`` is an execution per row; a multi-row ``VALUES`` would have a text per number
-of rows, each parsed and planned anew), and the statement stays prepared. They are read back
-in order of sequence by subscribers that fell behind and by streams resuming from a sequence.
+(:mod:`~interlock.storage.write_behind`), and one multi-row ``INSERT`` stores them all, sent
+with the ``COMMIT`` on PostgreSQL. They are read back in order of sequence by subscribers that
+fell behind and by streams resuming from a sequence.
 """
 
 from __future__ import annotations
@@ -17,13 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, insert, text
+from sqlalchemy import bindparam, insert
 from sqlalchemy import select as sa_select
 from sqlmodel import Session
 
 from interlock.storage import Event
 from interlock.storage.models import utcnow
-from interlock.storage.statements import connection_of
 from interlock.storage.write_behind import defer
 from interlock.streaming import sequences
 from interlock.streaming.events import StreamEvent
@@ -33,14 +29,6 @@ __all__ = ["StoredEvent", "read_after", "write"]
 # Prebuilt Core statements (an event is published per token: the ORM's overhead is avoided).
 _INSERT_EVENT = insert(Event.__table__)  # type: ignore[attr-defined]
 _events = Event.__table__  # type: ignore[attr-defined]
-# PostgreSQL: every event of a transaction in one execution, whatever their number.
-_INSERT_EVENTS_PG = text(
-    "INSERT INTO events (conversation_id, seq, run_id, type, data, created_at) "
-    "SELECT e.conversation_id, e.seq, e.run_id, e.type, e.data, :created_at "
-    "FROM unnest(CAST(:conversation_ids AS VARCHAR[]), CAST(:seqs AS INTEGER[]), "
-    "CAST(:run_ids AS VARCHAR[]), CAST(:types AS VARCHAR[]), CAST(:datas AS VARCHAR[])) "
-    "AS e(conversation_id, seq, run_id, type, data)"
-).bindparams(bindparam("created_at", type_=_events.c.created_at.type))
 _REPLAY = (
     sa_select(_events.c.seq, _events.c.type, _events.c.data, _events.c.run_id)
     .where(
@@ -91,37 +79,26 @@ def write(
         next_seq[conversation_id] = last - count + 1
         ranges[conversation_id] = (last - count + 1, last)
     now = utcnow()
+    rows: list[dict[str, Any]] = []
     staged: list[tuple[str, StoredEvent]] = []
     for conversation_id, event in pending:
         seq = next_seq[conversation_id]
         next_seq[conversation_id] = seq + 1
         event.seq = seq
         data = event.model_dump_json()
+        rows.append(
+            {
+                "conversation_id": conversation_id,
+                "seq": seq,
+                "run_id": event.run_id,
+                "type": event.type,
+                "data": data,
+                "created_at": now,
+            }
+        )
         stored = StoredEvent(seq=seq, type=event.type, data=data, run_id=event.run_id)
         staged.append((conversation_id, stored))
-    if connection_of(session).dialect.name == "postgresql":
-        columns = {
-            "conversation_ids": [conversation_id for conversation_id, _stored in staged],
-            "seqs": [stored.seq for _id, stored in staged],
-            "run_ids": [stored.run_id for _id, stored in staged],
-            "types": [stored.type for _id, stored in staged],
-            "datas": [stored.data for _id, stored in staged],
-            "created_at": now,
-        }
-        defer(session, _INSERT_EVENTS_PG, columns)  # sent with the COMMIT
-        return staged, ranges
-    rows: list[dict[str, Any]] = [
-        {
-            "conversation_id": conversation_id,
-            "seq": stored.seq,
-            "run_id": stored.run_id,
-            "type": stored.type,
-            "data": stored.data,
-            "created_at": now,
-        }
-        for conversation_id, stored in staged
-    ]
-    defer(session, _INSERT_EVENT, rows)
+    defer(session, _INSERT_EVENT, rows)  # sent with the COMMIT (PostgreSQL)
     return staged, ranges
 
 
