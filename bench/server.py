@@ -27,8 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import httpx
-
 if TYPE_CHECKING:  # imported where used: main() starts like `interlock serve` (see there)
     from interlock.api.services import Services
     from interlock.settings import Settings
@@ -210,6 +208,10 @@ def server_process(
 
 
 def _wait_healthy(process: subprocess.Popen[bytes], url: str) -> None:
+    # httpx is imported here, by the load generator: the server process (main()) must not
+    # import it, as `interlock serve` does not (Interlock loads it with the first HTTP tool).
+    import httpx
+
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if process.poll() is not None:

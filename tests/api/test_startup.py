@@ -14,6 +14,9 @@
 * LangSmith's REST API models (``langsmith.types``, ~150 pydantic models that LangChain's
   tracers pull in) are built on their first use, not at start-up, and LangSmith tracing still
   sends a run's trace when a person configures it (``LANGSMITH_TRACING``).
+* The LangGraph Platform client (``langgraph_sdk/__init__.py``: httpx, websockets), which
+  LangGraph pulls in for one ``Protocol``, loads on its first use; httpx loads with the first
+  ``http_json`` tool call.
 """
 
 from __future__ import annotations
@@ -32,7 +35,18 @@ from starlette.routing import Mount, Route
 from interlock.api.app import GC_YOUNG_THRESHOLD, create_app
 from interlock.api.routers import catalog, events, tool_calls
 
-ON_DEMAND = {"mcp", "mcp_types", "openai", "psycopg", "ag_ui", "alembic", "langchain_openai"}
+ON_DEMAND = {
+    "mcp",
+    "mcp_types",
+    "openai",
+    "psycopg",
+    "ag_ui",
+    "alembic",
+    "langchain_openai",
+    "httpx",
+    "websockets",
+    "rich",
+}
 
 
 def test_building_the_app_loads_no_library_it_may_never_need(tmp_path: Path) -> None:
@@ -117,6 +131,30 @@ def test_langsmiths_api_models_are_built_on_their_first_use(tmp_path: Path) -> N
         "['langsmith.types', 'langsmith.types.run_select_field']",
         "True True",
         "False",
+    ], done.stdout + done.stderr
+
+
+def test_the_langgraph_platform_client_loads_on_its_first_use(tmp_path: Path) -> None:
+    script = (
+        "import sys\n"
+        "from interlock.api.app import create_app\n"
+        "from interlock.settings import Settings\n"
+        f"create_app(Settings(_env_file=None, database_url='sqlite:///{tmp_path}/x.db'))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('langgraph_sdk', 'httpx')))\n"
+        "import langgraph_sdk\n"
+        "from langgraph_sdk import get_client\n"
+        "from langgraph_sdk.client import get_client as direct\n"
+        "print(get_client is direct is langgraph_sdk.get_client, 'Auth' in dir(langgraph_sdk))\n"
+        "print(langgraph_sdk.__version__ == sys.modules['langgraph_sdk'].__version__)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.split("\n")[:3] == [
+        "['langgraph_sdk', 'langgraph_sdk.auth', 'langgraph_sdk.auth.exceptions', "
+        "'langgraph_sdk.auth.types']",
+        "True True",
+        "True",
     ], done.stdout + done.stderr
 
 

@@ -16,6 +16,11 @@ What a call does (rules from docs/skills-and-employees.md, "Declarative tools"):
 
 Connection secrets never appear in results or errors: messages name the URL without its query
 string, and secret values echoed by a server are replaced by ``[redacted]``.
+
+``httpx`` is imported by the functions that use it, not with this module: every start loads
+the skills and so this module, but only a skill with an ``http_json`` tool sends requests, and
+importing httpx (with its command-line extras: click, rich, pygments) is about 120,000 Python
+calls and 100 modules, 5% of a restart to the first answer (issue 7, benchmark f).
 """
 
 from __future__ import annotations
@@ -23,11 +28,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
 import anyio
-import httpx
 
 from interlock import __version__
 from interlock.adapters import http_words
@@ -36,6 +40,9 @@ from interlock.adapters.net_guard import DestinationRefused, DestinationUnresolv
 from interlock.adapters.templating import MISSING, Template, ValueTemplate, text_of
 from interlock.settings import Connection
 from interlock.tools.base import ToolContext, ToolError, ToolResult
+
+if TYPE_CHECKING:  # httpx loads with the first call (see the module's docstring)
+    import httpx
 
 QueryItems = list[tuple[str, str | int | float | bool | None]]
 """Query parameters as httpx takes them (Interlock only ever puts strings in)."""
@@ -148,6 +155,8 @@ def render_params(request: HttpJsonRequest, arguments: dict[str, Any]) -> QueryI
             "it has too many values",
             f"The request would have {len(out)} query parameters, over {MAX_PARAMS}.",
         )
+    import httpx  # see the module's docstring: loaded with the first call
+
     size = len(str(httpx.QueryParams(out)).encode())
     if size > MAX_QUERY_BYTES:
         raise _bad_args(
@@ -209,6 +218,8 @@ async def run(request: HttpJsonRequest, arguments: dict[str, Any]) -> ToolResult
             params.append((key, secret.get_secret_value()))
             secrets.append(secret.get_secret_value())
     where = f"{request.method} {url}"
+    import httpx  # see the module's docstring: loaded with the first call
+
     client, backend = guarded_client(
         allowed_hosts=request.allowed_hosts,
         ca_bundle=request.ca_bundle,

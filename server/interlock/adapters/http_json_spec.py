@@ -11,8 +11,6 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
-
 from interlock.adapters.http_json import MAX_PARAMS, HttpJsonRequest
 from interlock.adapters.json_mapping import (
     ListResponse,
@@ -107,6 +105,8 @@ def _url(request: dict[str, Any], arguments: set[str]) -> tuple[str, Template]:
             "url may not have a query or fragment; put query parameters under request.params",
             at,
         )
+    import httpx  # only a skill with an http_json tool needs it (see interlock.adapters.http_json)
+
     try:
         host = httpx.URL(f"https://{netloc}/").host
     except (httpx.InvalidURL, ValueError) as exc:
