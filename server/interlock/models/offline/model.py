@@ -53,6 +53,8 @@ from interlock.models.offline.tool_names import (
     NOTES_LIST,
     SUGGESTIONS,
     announce,
+    skill_words,
+    skills_words,
     spoken_name,
 )
 from interlock.models.offline.totals import HistoryTotals
@@ -255,7 +257,7 @@ class OfflineChatModel(PlannedReplyChatModel):
         skill = self._skill_to_load(step, turn)
         if skill is not None:
             return PlannedReply(
-                f"I'll load the `{skill}` skill first.",
+                f"I'll load {skill_words(skill)} first.",
                 (PlannedCall(LOAD_SKILL, {"name": skill}),),
             )
         if step.fallback is not None and step.fallback[1].name in enabled:
@@ -263,7 +265,7 @@ class OfflineChatModel(PlannedReplyChatModel):
         loaded = step.skill or skill_of(step.call.name, turn.loadable)
         if loaded is not None and loaded in turn.loaded:
             return PlannedReply(
-                f"I loaded the `{loaded}` skill, but {self._spoken(step.call.name, step.said)} "
+                f"I loaded {skill_words(loaded)}, but {self._spoken(step.call.name, step.said)} "
                 "is still not available in this conversation, so I cannot do it here."
             )
         return PlannedReply(self._unavailable(step.call.name, turn, step.said))
@@ -325,10 +327,8 @@ class OfflineChatModel(PlannedReplyChatModel):
                 missing.append(spoken)
                 switched_off = switched_off or self._switched_off(step.call.name, turn)
         if to_load:
-            names = ", ".join(f"`{s}`" for s in to_load)
-            noun = "skill" if len(to_load) == 1 else "skills"
             return PlannedReply(
-                f"I'll load the {names} {noun} first.",
+                f"I'll load {skills_words(to_load)} first.",
                 tuple(PlannedCall(LOAD_SKILL, {"name": s}) for s in to_load),
             )
         text = " ".join(leads)
