@@ -247,16 +247,20 @@ async def test_approvals_required_out_of_range_is_refused_with_a_reason(
                     "notes.add": {"require_approver": True, "approvals_required": 2}
                 },
             },
-            "require_approver keeps the conversation's owner from approving and its approvers "
-            "list names 1 person",
+            "Calls to “Add a note” need 2 different people's approvals, but “Only approvers may "
+            "approve” keeps the conversation's owner from approving and its approvers list "
+            "names 1 person. Add approvers (or a group), or lower “Approvals needed”.",
         ),
         (
             {"approvers": ["ana"], "tool_approvals": {"notes.add": {"approvals_required": 3}}},
-            "only the conversation's owner and 1 approver can approve",
+            "only the conversation's owner and 1 approver can approve. Add approvers (or a "
+            "group), or lower “Approvals needed”.",
         ),
         (
             {"approvers": [], "tool_approvals": {"notes.add": {"require_approver": True}}},
-            "Nobody could approve calls to notes.add",
+            "Nobody could approve calls to “Add a note”: “Only approvers may approve” keeps the "
+            "conversation's owner from approving, and the employee has no approvers. Add an "
+            "approver (or a group), or turn “Only approvers may approve” off.",
         ),
     ],
 )
@@ -271,6 +275,8 @@ async def test_a_rule_nobody_can_satisfy_is_refused_on_change_and_creation(
         assert response.status_code == 422, response.text
         error = response.json()["error"]
         assert error["code"] == "invalid_request" and reason in error["message"], error
+        assert "approvals_required" not in error["message"], error  # labels, not keys
+        assert "require_approver" not in error["message"] and "notes.add" not in error["message"]
         [field] = error["details"]["errors"]
         assert (field["path"], field["rule"]) == (["tool_approvals", "notes.add"], "unsatisfiable")
     assert (await boss.get("/api/employees/clerk")).status_code == 404
