@@ -363,6 +363,14 @@ async def test_a_decision_on_a_closed_call_says_why_it_is_closed(office: Office)
     assert error["code"] == "not_interrupted" and error["details"]["status"] == "cancelled"
     assert error["message"].startswith("Too late: this call was cancelled and did not run. ")
     assert "AI actions" in error["message"], error["message"]
+    name = switched.json()["employee_name"]
+    # The approver reads who did it, not the owner's "You turned off ..." (found in QA).
+    assert error["message"].endswith(f" owner turned off AI actions for {name}."), error
+    assert error["details"]["tool_call"]["error"]["message"] == (
+        f"owner turned off AI actions for {name}."
+    )
+    mine = (await office.decide("owner", call["id"], type="reject")).json()["error"]
+    assert mine["message"].endswith(f" You turned off AI actions for {name}."), mine
     assert (await owner.put("/api/actions/assistant", json={"on": True})).status_code == 200
 
     # Decided by someone else: who, and what came of it.
