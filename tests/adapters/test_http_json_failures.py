@@ -89,7 +89,17 @@ async def test_a_missing_path_is_invalid_output(server, response, answer, words)
     assert words in (error.detail or "")
 
 
-@pytest.mark.parametrize("body", [b"<html>hi</html>", b"", b'{"a": NaN}', b"\xff\xfe"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"<html>hi</html>",
+        b"",
+        b'{"a": NaN}',
+        b"\xff\xfe",
+        b"[" * 50_000 + b"]" * 50_000,  # nested too deeply for the reader (RecursionError)
+        b'{"n": 1' + b"0" * 4_999 + b"}",  # a 5000-digit number (ValueError)
+    ],
+)
 async def test_an_answer_that_is_not_json_is_invalid_output(server, body):
     server.route("/x", lambda request: _reply(Reply(body=body)))
 
@@ -251,3 +261,20 @@ async def test_a_missing_path_argument_is_invalid_args(server):
     error = await failure(http_tool(server, path="/items/{arguments.id}"), {})
 
     assert (error.code, "'id'" in (error.detail or "")) == ("invalid_args", True)
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        (b"[" * 50_000 + b"]" * 50_000, "nested too deeply"),
+        (b'{"n": 1' + b"0" * 4_999 + b"}", "too long to read"),
+    ],
+)
+async def test_an_answer_json_cannot_read_says_why_in_words(server, body, words):
+    server.route("/x", lambda request: _reply(Reply(body=body)))
+
+    error = await failure(http_tool(server))
+
+    assert error.code == "invalid_output"
+    assert words in (error.detail or "")
+    assert "recursion" not in (error.detail or "") and "4300" not in (error.detail or "")

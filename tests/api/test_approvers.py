@@ -247,16 +247,20 @@ async def test_approvals_required_out_of_range_is_refused_with_a_reason(
                     "notes.add": {"require_approver": True, "approvals_required": 2}
                 },
             },
-            "require_approver keeps the conversation's owner from approving and its approvers "
-            "list names 1 person",
+            "Calls to “Add a note” need 2 different people's approvals, but “Only approvers may "
+            "approve” keeps the conversation's owner from approving and its approvers list "
+            "names 1 person. Add approvers (or a group), or lower “Approvals needed”.",
         ),
         (
             {"approvers": ["ana"], "tool_approvals": {"notes.add": {"approvals_required": 3}}},
-            "only the conversation's owner and 1 approver can approve",
+            "only the conversation's owner and 1 approver can approve. Add approvers (or a "
+            "group), or lower “Approvals needed”.",
         ),
         (
             {"approvers": [], "tool_approvals": {"notes.add": {"require_approver": True}}},
-            "Nobody could approve calls to notes.add",
+            "Nobody could approve calls to “Add a note”: “Only approvers may approve” keeps the "
+            "conversation's owner from approving, and the employee has no approvers. Add an "
+            "approver (or a group), or turn “Only approvers may approve” off.",
         ),
     ],
 )
@@ -271,6 +275,8 @@ async def test_a_rule_nobody_can_satisfy_is_refused_on_change_and_creation(
         assert response.status_code == 422, response.text
         error = response.json()["error"]
         assert error["code"] == "invalid_request" and reason in error["message"], error
+        assert "approvals_required" not in error["message"], error  # labels, not keys
+        assert "require_approver" not in error["message"] and "notes.add" not in error["message"]
         [field] = error["details"]["errors"]
         assert (field["path"], field["rule"]) == (["tool_approvals", "notes.add"], "unsatisfiable")
     assert (await boss.get("/api/employees/clerk")).status_code == 404
@@ -357,6 +363,14 @@ async def test_a_decision_on_a_closed_call_says_why_it_is_closed(office: Office)
     assert error["code"] == "not_interrupted" and error["details"]["status"] == "cancelled"
     assert error["message"].startswith("Too late: this call was cancelled and did not run. ")
     assert "AI actions" in error["message"], error["message"]
+    name = switched.json()["employee_name"]
+    # The approver reads who did it, not the owner's "You turned off ..." (found in QA).
+    assert error["message"].endswith(f" owner turned off AI actions for {name}."), error
+    assert error["details"]["tool_call"]["error"]["message"] == (
+        f"owner turned off AI actions for {name}."
+    )
+    mine = (await office.decide("owner", call["id"], type="reject")).json()["error"]
+    assert mine["message"].endswith(f" You turned off AI actions for {name}."), mine
     assert (await owner.put("/api/actions/assistant", json={"on": True})).status_code == 200
 
     # Decided by someone else: who, and what came of it.

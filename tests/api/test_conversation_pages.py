@@ -12,7 +12,9 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import httpx
+import pytest
 
+from interlock.api import conversation_pages
 from interlock.storage import Conversation
 from support.live import LiveServer
 
@@ -146,3 +148,17 @@ async def test_a_cursor_the_server_did_not_give_is_invalid_cursor(server: LiveSe
         response = await server.client.get("/api/conversations", params={"cursor": cursor})
         assert response.status_code == 422, (cursor, response.text)
         assert response.json()["error"]["code"] == "invalid_cursor", cursor
+
+
+@pytest.mark.parametrize(
+    "text",
+    [b"[" * 3_000 + b"]" * 3_000, b'{"v": 1, "u": ' + b"1" * 5_000 + b', "i": "c"}'],
+    ids=["nested-too-deeply", "5000-digit-number"],
+)
+async def test_a_cursor_json_cannot_read_is_invalid_cursor(
+    server: LiveServer, monkeypatch: pytest.MonkeyPatch, text: bytes
+) -> None:
+    monkeypatch.setattr(conversation_pages, "MAX_CURSOR_CHARS", 1_000_000)  # past the length check
+    response = await server.client.get("/api/conversations", params={"cursor": _b64(text)})
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["code"] == "invalid_cursor"

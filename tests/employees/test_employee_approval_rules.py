@@ -18,7 +18,7 @@ def test_a_shipped_employee_with_a_rule_nobody_can_meet_does_not_load(tmp_path: 
         encoding="utf-8",
     )
 
-    with pytest.raises(ValueError, match=r"clerk: Calls to notes\.add need 2 different people"):
+    with pytest.raises(ValueError, match=r"clerk: Calls to 'notes\.add' need 2 different people"):
         load_builtin(path)
 
 

@@ -7,6 +7,7 @@ import base64
 import pytest
 
 from interlock.errors import BadRequest
+from interlock.mcp_bridge import paging
 from interlock.mcp_bridge.exposition import Exposition
 from interlock.mcp_bridge.options import ListingOptions
 from interlock.settings import Settings
@@ -118,3 +119,18 @@ def test_a_grouped_page_survives_the_wire_as_mcp_json(builtin):
     assert '"inputSchema"' in wire and '"readOnlyHint"' in wire and '"nextCursor"' in wire
     assert back.tools == result.tools
     assert back.next_cursor == result.next_cursor
+
+
+@pytest.mark.parametrize(
+    "text",
+    [b"[" * 50_000 + b"]" * 50_000, b'{"v": 1, "after": ' + b"1" * 5_000 + b"}"],
+    ids=["nested-too-deeply", "5000-digit-number"],
+)
+def test_a_cursor_json_cannot_read_is_invalid_cursor(builtin, monkeypatch, text):
+    monkeypatch.setattr(paging, "MAX_CURSOR_CHARS", 1_000_000)  # past the length check
+    cursor = base64.urlsafe_b64encode(text).decode()
+
+    with pytest.raises(BadRequest) as caught:
+        Exposition(builtin.tools()).list_page(cursor, 5)
+
+    assert caught.value.code == "invalid_cursor"

@@ -176,7 +176,7 @@ async def test_tools_that_are_not_bound_are_never_called() -> None:
     _, reply = await stream_of(model, [HumanMessage("add a note buy milk")])
 
     assert reply.tool_calls == []
-    assert "I would use `notes.add` for that" in reply.text
+    assert "I would use “Add a note” for that" in reply.text
     _, unbound = await stream_of(OfflineChatModel(), [HumanMessage("delete note 3")])
     assert unbound.tool_calls == []
 

@@ -16,6 +16,8 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
+from interlock.models.offline.skill_answers import action_for, describe_answer
+from interlock.models.offline.tool_names import skills_words
 from interlock.models.offline_plans import FORM_FIELDS, loadable_skills, skill_of
 from support.offline_skills import (
     ALL_ASK,
@@ -183,7 +185,7 @@ async def test_an_unbound_ask_tool_is_loaded_first_then_called() -> None:
 
     assert checked_calls(first) == [("load_skill", {"name": "ask"})]
     assert first.tool_calls[0]["id"] == "call_1"
-    assert "ask" in first.text
+    assert first.text == "I'll load the tools to ask you questions first."  # not `ask` skill
 
     history: list[BaseMessage] = [
         SKILLS_PROMPT,
@@ -215,15 +217,16 @@ async def test_a_skill_is_loaded_at_most_once_per_request() -> None:
     reply = await answer_to(bound_model("load_skill"), history)
 
     assert reply.tool_calls == []
-    assert "I loaded the `ask` skill" in reply.text
-    assert "`ask.confirm`" in reply.text and "ask_confirm" not in reply.text
+    assert "I loaded the tools to ask you questions" in reply.text
+    assert "“Ask to confirm”" in reply.text and "ask_confirm" not in reply.text
+    assert "`" not in reply.text and "skill" not in reply.text  # no code names
 
 
 async def test_a_skill_that_is_not_loadable_is_not_loaded() -> None:
     reply = await ask("ask me to confirm x", "load_skill", system=PLAIN_PROMPT)
 
     assert reply.tool_calls == []
-    assert "I would use `ask.confirm` for that" in reply.text
+    assert "I would use “Ask to confirm” for that" in reply.text
     assert "cannot do it here" in reply.text
 
 
@@ -231,7 +234,7 @@ async def test_without_load_skill_the_model_explains_it_cannot() -> None:
     reply = await ask("ask me for my details", "notes_list", system=SKILLS_PROMPT)
 
     assert reply.tool_calls == []
-    assert "I would use `ask.form` for that" in reply.text
+    assert "I would use “Ask to fill in a form” for that" in reply.text
     assert "cannot do it here" in reply.text
 
 
@@ -242,7 +245,7 @@ async def test_a_failed_load_is_explained() -> None:
     reply = await answer_to(bound_model("load_skill"), history)
 
     assert reply.tool_calls == []
-    assert "could not load the `ask` skill" in reply.text
+    assert "could not load the tools to ask you questions" in reply.text
     assert "not_found" not in reply.text  # the code is for programs, not the person
 
 
@@ -252,6 +255,7 @@ async def test_unloaded_notes_are_loaded_before_a_compound_request() -> None:
     first = await answer_to(bound_model("load_skill"), [prompt, request])
 
     assert checked_calls(first) == [("load_skill", {"name": "notes"})]
+    assert first.text == "I'll load the notes tools first."
 
     history: list[BaseMessage] = [
         prompt,
@@ -261,3 +265,22 @@ async def test_unloaded_notes_are_loaded_before_a_compound_request() -> None:
     ]
     second = await answer_to(bound_model("load_skill", "notes_add", "notes_delete"), history)
     assert checked_calls(second) == [("notes_add", {"text": "tea"}), ("notes_delete", {"id": 2})]
+
+
+async def test_skills_are_named_in_the_persons_words_not_by_code_name() -> None:
+    prompt = SystemMessage("Skills you can load:\n- web_search: Search the web.")
+    request = HumanMessage('use web_search.fetch with {"url": "https://example.org"}')
+    first = await answer_to(bound_model("load_skill"), [prompt, request])
+
+    assert checked_calls(first) == [("load_skill", {"name": "web_search"})]
+    assert first.text == "I'll load the web search tools first."
+
+    assert skills_words(["notes", "ask", "documents"]) == (
+        "the notes tools, the tools to ask you questions and the documents tools"
+    )
+    assert describe_answer("load_skill", {"name": "ask"}, "...") == (
+        "I loaded the tools to ask you questions."
+    )
+    assert action_for("load_skill", {"name": "browser"}) == (
+        "load the tools that read from your browser"
+    )

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from interlock.storage import Database
-from interlock.storage.db import defer_to_caller
+from interlock.storage.db_calls import defer_to_caller
 
 GUARD_S = 30.0
 

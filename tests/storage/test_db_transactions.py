@@ -30,7 +30,7 @@ from sqlalchemy.exc import OperationalError
 
 from interlock.errors import DatabaseBusy
 from interlock.storage import Database
-from interlock.storage.db import RETRY_WAIT_S, TRANSACTION_TRIES
+from interlock.storage.db_errors import RETRY_WAIT_S, TRANSACTION_TRIES
 
 BARRIER_S = 30.0
 """Longest wait of a transaction for the other (a failing test must not hang)."""

@@ -252,3 +252,44 @@ def test_upgrade_folds_duplicate_mcp_records_into_the_oldest(empty_db_url: str) 
         assert kept == ["conv_old"] and moved == ["conv_old"]
     finally:
         database.dispose()
+
+
+def test_upgrade_backfills_folded_user_names_and_indexes_them_unique(empty_db_url: str) -> None:
+    """0023: every user gets its folded name, except a later one of names stored before the
+    rule that differ only in case (the oldest keeps it, so that name still finds the oldest);
+    then the unique index refuses another spelling of a taken name."""
+    migrate.upgrade(empty_db_url, "0022_finished_late_after")
+    database = Database(empty_db_url)
+    try:
+        with database.engine.begin() as connection:
+            for user_id, name, created in (
+                ("user_new", "ANN", "2026-01-02"),
+                ("user_old", "ann", "2026-01-01"),
+                ("user_bob", "Straße", "2026-01-03"),
+            ):
+                connection.execute(
+                    sa.text(
+                        "INSERT INTO users (id, name, role, token_hash, created_at) "
+                        "VALUES (:id, :name, 'member', NULL, :created)"
+                    ),
+                    {"id": user_id, "name": name, "created": created},
+                )
+        migrate.upgrade(empty_db_url)
+        with database.engine.connect() as connection:
+            rows = connection.execute(
+                sa.text("SELECT id, folded_name FROM users ORDER BY id")
+            ).all()
+        assert [tuple(r) for r in rows] == [
+            ("user_bob", "strasse"),
+            ("user_new", None),
+            ("user_old", "ann"),
+        ]
+        with pytest.raises(sa.exc.IntegrityError), database.engine.begin() as connection:
+            connection.execute(
+                sa.text(
+                    "INSERT INTO users (id, name, folded_name, role, created_at) "
+                    "VALUES ('user_x', 'STRASSE', 'strasse', 'member', CURRENT_TIMESTAMP)"
+                )
+            )
+    finally:
+        database.dispose()

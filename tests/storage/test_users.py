@@ -8,6 +8,7 @@ import threading
 import pytest
 from sqlmodel import select
 
+import interlock.storage.users as users
 from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.storage import Database, User
 from interlock.storage.users import (
@@ -92,15 +93,63 @@ def test_names_differing_only_in_case_are_one_name_and_found_either_way(
 
 def test_names_stored_before_the_rule_keep_working(database: Database) -> None:
     """A database may hold "ann" and "ANN" from before: nothing fails, the name written
-    exactly finds its user, and another spelling the oldest."""
-    for name in ("ann", "ANN"):
+    exactly finds its user, and another spelling the oldest (which migration 0023 gave the
+    folded name; the later one keeps None)."""
+    for name, folded in (("ann", "ann"), ("ANN", None)):
         with database.session() as session:
-            session.add(User(name=name, role="member"))
+            session.add(User(name=name, folded_name=folded, role="member"))
             session.commit()
 
     with database.session() as session:
         assert user_named(session, "ANN").name == "ANN"  # type: ignore[union-attr]
         assert user_named(session, "Ann").name == "ann"  # type: ignore[union-attr]
+    assert existing_user_names(database, {"Ann", "ANN", "bob"}) == {"Ann", "ANN"}
+    with pytest.raises(Conflict) as caught:
+        create_user(database, "aNN")
+    assert caught.value.details == {"taken_by": "ann"}
+
+
+def test_the_folded_name_is_stored_and_is_what_a_name_is_found_by(database: Database) -> None:
+    user, _ = create_user(database, "Straße")
+
+    with database.session() as session:
+        stored = session.get(User, user.id)
+        assert stored is not None and stored.folded_name == "strasse"
+        found = user_named(session, "STRASSE")
+        assert found is not None and found.id == user.id
+
+
+def test_names_differing_only_in_case_created_at_once_leave_one_user(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every creation passes the check before any inserts (as concurrent ones can): the
+    unique index on the folded name is what refuses all but one, with ``user_exists``."""
+    monkeypatch.setattr(users, "user_named", lambda session, name: None)
+    names = ["ann", "ANN", "Ann", "aNN"]
+    created: list[str] = []
+    refused: list[Conflict] = []
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(len(names))
+
+    def create(name: str) -> None:
+        try:
+            barrier.wait()
+            created.append(create_user(database, name)[0].name)
+        except Conflict as exc:
+            refused.append(exc)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=create, args=(name,)) for name in names]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    assert len(created) == 1 and len(refused) == 3
+    assert {exc.code for exc in refused} == {"user_exists"}
+    assert [u.name for u in list_users(database)] == created
 
 
 @pytest.mark.parametrize(

@@ -1864,11 +1864,11 @@ export interface components {
          *         approvals_required: Distinct people who must approve (1 to 5); None keeps the tool's.
          */
         ToolApprovalRule: {
-            /** Timeout S */
+            /** Approval timeout */
             timeout_s?: number | null;
-            /** Require Approver */
+            /** Only approvers may approve */
             require_approver?: boolean | null;
-            /** Approvals Required */
+            /** Approvals needed */
             approvals_required?: number | null;
         };
         /**

@@ -2,7 +2,8 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { ApprovalOut } from "../api/types";
-import { ApproverItem } from "../components/ApproverItem";
+import { ApproverItem, refusedNotice } from "../components/ApproverItem";
+import { PageFeedback } from "../components/PageFeedback";
 import { toolCall } from "../test/fixtures";
 import { ToolCardHeader, originText } from "./ToolCardHeader";
 
@@ -69,5 +70,16 @@ describe("an approver's entry", () => {
     });
     const html = approverEntry(call, "chat");
     expect(html).toContain('data-testid="approval-summary">Delete note #2: “call mom”. It can be undone afterwards.</p>');
+  });
+});
+
+describe("an approver's decision that came too late", () => {
+  it("keeps the server's reason, naming who closed the call, once the call left the list", () => {
+    const said = "Too late: this call was cancelled and did not run. Ann turned off AI actions for Ada.";
+    expect(refusedNotice("Add a note", said)).toBe(`Add a note: ${said}`);
+    expect(refusedNotice("Add a note", " ")).toBe("Add a note: your decision was not applied.");
+    const html = renderToStaticMarkup(<PageFeedback error={null} notice={refusedNotice("Add a note", said)} noticeTestId="approvals-notice" />);
+    expect(html).toContain("Ann turned off AI actions for Ada.");
+    expect(html).not.toContain("You turned off");
   });
 });

@@ -19,6 +19,7 @@ import { questionText } from "../state/opLog";
 import { routeHash } from "../state/route";
 import { ApproverItem } from "./ApproverItem";
 import { Avatar } from "./Avatar";
+import { PageFeedback } from "./PageFeedback";
 import { Loading, Problem, problemWords } from "./PageStates";
 
 /** Re-read at least this often while the view is visible. */
@@ -28,6 +29,8 @@ export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) 
   const { tools, employees, me } = useAppData();
   const [items, setItems] = useState<ApprovalOut[] | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
+  // A decision refused as too late: the call leaves the list, the reason stays.
+  const [notice, setNotice] = useState<string | null>(null);
   const request = useRef(0);
   const onLoadedRef = useRef(onLoaded);
   onLoadedRef.current = onLoaded;
@@ -73,6 +76,7 @@ export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) 
       </header>
       <div className="approvals-body">
         {error && <Problem {...problemWords(error, "The waiting decisions could not be loaded")} onAction={load} level={2} testId="approvals-load-error" />}
+        <PageFeedback error={null} notice={notice} noticeTestId="approvals-notice" />
         {items === null && !error && <Loading />}
         {items !== null && items.length === 0 && (
           <p className="muted" data-testid="approvals-empty">
@@ -92,7 +96,10 @@ export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) 
                     tools={tools}
                     employee={conversation.employee ? employees[conversation.employee] : undefined}
                     myId={me?.id}
-                    onDecided={() => announceActivity({ kind: "conversations" })}
+                    onDecided={(refused) => {
+                      setNotice(refused ?? null);
+                      announceActivity({ kind: "conversations" });
+                    }}
                   />
                 );
               }

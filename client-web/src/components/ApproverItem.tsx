@@ -21,8 +21,21 @@ interface Props {
   tools: Record<string, ToolOut>;
   employee: EmployeeOut | undefined;
   myId: string | undefined;
-  /** Called after a decision was recorded (or refused as too late): re-read the list. */
-  onDecided: () => void;
+  /**
+   * Called after a decision was recorded (or refused as too late): re-read the list. A refusal
+   * passes what the view keeps saying once the call left the list ({@link refusedNotice}).
+   */
+  onDecided: (refused?: string) => void;
+}
+
+/**
+ * What the Approvals view says about a call whose decision came too late, once the call left
+ * the list: its title, then the server's reason as the approver reads it ("Add a note: Too
+ * late: this call was cancelled and did not run. Ann turned off AI actions for Ada.").
+ */
+export function refusedNotice(title: string, message: string): string {
+  const reason = message.trim();
+  return reason ? `${title}: ${reason}` : `${title}: your decision was not applied.`;
 }
 
 export function ApproverItem({ item, tool, tools, employee, myId, onDecided }: Props) {
@@ -44,7 +57,7 @@ export function ApproverItem({ item, tool, tools, employee, myId, onDecided }: P
     } catch (e) {
       const err = asApiError(e);
       setError(err.message);
-      if (err.status === 404 || err.status === 409) onDecided();
+      if (err.status === 404 || err.status === 409) onDecided(refusedNotice(toolTitle(tools, call.name, call.title), err.message));
     } finally {
       setBusy(false);
     }

@@ -38,6 +38,7 @@ from interlock.adapters import http_words
 from interlock.adapters.json_mapping import ListResponse, SingleResponse, map_response, redact
 from interlock.adapters.net_guard import DestinationRefused, DestinationUnresolved, guarded_client
 from interlock.adapters.templating import MISSING, Template, ValueTemplate, text_of
+from interlock.json_words import JSON_ERRORS, json_problem
 from interlock.settings import Connection
 from interlock.tools.base import ToolContext, ToolError, ToolResult
 
@@ -282,5 +283,7 @@ def _parse_json(name: str, where: str, raw: bytes) -> Any:
 
     try:
         return json.loads(raw, parse_constant=refuse)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        raise http_words.unreadable_answer(name, f"The answer of {where} is not JSON.") from None
+    except JSON_ERRORS as exc:
+        raise http_words.unreadable_answer(
+            name, f"The answer of {where} is not JSON: {json_problem(exc)}."
+        ) from None

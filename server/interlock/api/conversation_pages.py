@@ -19,6 +19,7 @@ from sqlalchemy import tuple_
 from sqlmodel import Session, col, select
 
 from interlock.errors import BadRequest
+from interlock.json_words import JSON_ERRORS
 from interlock.storage import Conversation
 from interlock.storage.models.common import as_utc
 from interlock.text import check_storable
@@ -28,6 +29,14 @@ MAX_LIMIT = 200
 INVALID_CURSOR = "invalid_cursor"
 """Error code (422) of a cursor this server did not give out."""
 MAX_CURSOR_CHARS = 512
+_NOT_A_CURSOR: tuple[type[Exception], ...] = (
+    *JSON_ERRORS,
+    OverflowError,
+    binascii.Error,
+    KeyError,
+    TypeError,
+)
+"""What reading a cursor the server did not give out can raise (JSON's errors included)."""
 NEXT_CURSOR_HEADER = "Next-Cursor"
 """Response header with the cursor of the next page (absent on the last page)."""
 
@@ -59,7 +68,7 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
             raise ValueError("no time zone")
         at = as_utc(at)  # OverflowError: a zoned time with no UTC form (year 1 or 9999)
         check_storable(conversation_id)  # ValueError: NUL or a lone surrogate
-    except (ValueError, RecursionError, OverflowError, binascii.Error, KeyError, TypeError):
+    except _NOT_A_CURSOR:
         raise BadRequest(
             "The cursor is not one this server gave out; list again from the first page "
             "(no cursor).",

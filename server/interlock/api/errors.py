@@ -16,7 +16,7 @@ from starlette.routing import Match, Mount
 
 from interlock.errors import DatabaseBusy, InterlockError, error_body, pydantic_field_errors
 from interlock.json_words import json_problem
-from interlock.storage.db import is_busy_error
+from interlock.storage.db_errors import is_busy_error
 
 log = logging.getLogger(__name__)
 

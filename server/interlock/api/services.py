@@ -60,7 +60,7 @@ class Services:
             db,
             load_builtin(),
             known_skills=lambda: catalog.skills.keys(),
-            known_tools=lambda: [t.name for t in registry.tools()],
+            known_tools=lambda: {t.name: t.title for t in registry.tools()},
         )
         engine = Engine(
             settings, db, bus, registry, catalog, employees, model or create_chat_model(settings)

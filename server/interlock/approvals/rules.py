@@ -8,8 +8,9 @@ reason everywhere.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 MAX_APPROVALS_REQUIRED = 5
 """Most distinct people a call may need (``approvals_required``)."""
@@ -68,9 +69,9 @@ class ToolApprovalRule(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    timeout_s: float | None = None
-    require_approver: bool | None = None
-    approvals_required: int | None = None
+    timeout_s: float | None = Field(default=None, title="Approval timeout")
+    require_approver: bool | None = Field(default=None, title="Only approvers may approve")
+    approvals_required: int | None = Field(default=None, title="Approvals needed")
 
     @field_validator("approvals_required")
     @classmethod
@@ -90,7 +91,12 @@ class ToolApprovalRule(BaseModel):
 
 
 def unsatisfiable_rule_problem(
-    tool: str, rule: ToolApprovalRule, approvers: list[str], *, group_prefix: str = "group:"
+    tool: str,
+    rule: ToolApprovalRule,
+    approvers: list[str],
+    *,
+    group_prefix: str = "group:",
+    labels: Mapping[str, str] | None = None,
 ) -> str | None:
     """Why no conversation could ever gather the approvals ``rule`` asks for, or None.
 
@@ -102,10 +108,12 @@ def unsatisfiable_rule_problem(
     as their defaults (``require_approver`` off, one approval).
 
     Args:
-        tool: The tool's name (for the message).
+        tool: The tool as the message names it (its title, in quotes).
         rule: The employee's rule for it.
         approvers: The employee's ``approvers`` (user names, ``group:<name>``).
         group_prefix: How a group entry starts.
+        labels: The rule's settings as people read them, by key (``approvals_required``:
+            ``Approvals needed``); a key missing here is named by its key.
 
     Returns:
         The reason in words, or None when the rule can be met.
@@ -117,6 +125,9 @@ def unsatisfiable_rule_problem(
     people = len({name.casefold() for name in approvers})
     if required <= people + (1 if owner_may else 0):
         return None
+    named = labels or {}
+    needed = f"“{named.get('approvals_required', 'approvals_required')}”"
+    only_approvers = f"“{named.get('require_approver', 'require_approver')}”"
     listed = (
         "the employee has no approvers"
         if people == 0
@@ -126,16 +137,16 @@ def unsatisfiable_rule_problem(
         return (
             f"Calls to {tool} need {required} different people's approvals, but only the "
             f"conversation's owner and {people} approver{'s' if people != 1 else ''} can "
-            "approve. Add approvers (or a group), or lower approvals_required."
+            f"approve. Add approvers (or a group), or lower {needed}."
         )
     if required == 1:
         return (
-            f"Nobody could approve calls to {tool}: require_approver keeps the conversation's "
+            f"Nobody could approve calls to {tool}: {only_approvers} keeps the conversation's "
             f"owner from approving, and {listed}. Add an approver (or a group), or turn "
-            "require_approver off."
+            f"{only_approvers} off."
         )
     return (
-        f"Calls to {tool} need {required} different people's approvals, but require_approver "
+        f"Calls to {tool} need {required} different people's approvals, but {only_approvers} "
         f"keeps the conversation's owner from approving and {listed}. Add approvers (or a "
-        "group), or lower approvals_required."
+        f"group), or lower {needed}."
     )

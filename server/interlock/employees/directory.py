@@ -13,7 +13,7 @@ created, changed (a tool now ``DENY``), disabled or deleted through one worker h
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from sqlalchemy import func
@@ -48,7 +48,7 @@ class EmployeeDirectory:
         db: Storage of admin records.
         builtin: Built-in employees by slug.
         known_skills: Returns the names of the skills the server knows (loaded or failed).
-        known_tools: Returns the names of the registered tools.
+        known_tools: Returns the registered tools' titles by name.
     """
 
     def __init__(
@@ -56,7 +56,7 @@ class EmployeeDirectory:
         db: Database,
         builtin: dict[str, Employee],
         known_skills: Callable[[], Iterable[str]],
-        known_tools: Callable[[], Iterable[str]],
+        known_tools: Callable[[], Mapping[str, str]],
     ) -> None:
         self._db = db
         self._builtin = builtin
@@ -125,7 +125,7 @@ class EmployeeDirectory:
             BadRequest: ``unknown_reference`` for unknown skills, tools, users or groups; bad slug.
         """
         employee = _validated(slug, fields.model_dump(), builtin=False)
-        _refuse_unsatisfiable(employee)
+        _refuse_unsatisfiable(employee, self._known_tools())
         self._check_references(employee)
         if slug in self._builtin:
             raise Conflict(f"The employee {slug!r} exists.", code="employee_exists")
@@ -155,7 +155,8 @@ class EmployeeDirectory:
         merged = {**current.model_dump(include=set(_FIELDS)), **changes}
         employee = _validated(slug, merged, builtin=current.builtin)
         if {"approvers", "tool_approvals"} & set(changes):
-            _refuse_unsatisfiable(employee)  # a rule stored before the check blocks no edit
+            # a rule stored before the check blocks no edit
+            _refuse_unsatisfiable(employee, self._known_tools())
         self._check_references(employee, current)
         with self._db.session() as session:
             record = session.get(EmployeeRecord, slug)
@@ -291,14 +292,15 @@ def _validated(slug: str, data: dict[str, Any], *, builtin: bool) -> Employee:
     return employee
 
 
-def _refuse_unsatisfiable(employee: Employee) -> None:
-    """Refuse approval rules no conversation could meet (:func:`unsatisfiable_rules`).
+def _refuse_unsatisfiable(employee: Employee, tool_titles: Mapping[str, str]) -> None:
+    """Refuse approval rules no conversation could meet (:func:`unsatisfiable_rules`), naming
+    each tool by its title (``tool_titles``, by name).
 
     Raises:
         BadRequest: ``invalid_request``, the rules in ``details.errors`` (rule
             ``unsatisfiable``).
     """
-    errors = unsatisfiable_rules(employee)
+    errors = unsatisfiable_rules(employee, tool_titles)
     if errors:
         raise BadRequest(
             " ".join(str(e["message"]) for e in errors),

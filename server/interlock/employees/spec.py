@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -16,6 +17,7 @@ from interlock.approvals.rules import (
 )
 from interlock.models import check_model_spec
 from interlock.text import check_storable, is_blank, one_line
+from interlock.tools.schema.labels import field_label
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 ALL_SKILLS = "*"
@@ -155,20 +157,40 @@ class Employee(EmployeeFields):
         )
 
 
-def unsatisfiable_rules(employee: EmployeeFields) -> list[dict[str, object]]:
+RULE_LABELS: dict[str, str] = {
+    key: field_label(ToolApprovalRule.model_json_schema(), [key])
+    for key in ToolApprovalRule.model_fields
+}
+"""An approval rule's settings as people read them: the titles of its JSON Schema (as cards
+label a tool's fields), else the key in words."""
+
+
+def unsatisfiable_rules(
+    employee: EmployeeFields, tool_titles: Mapping[str, str] | None = None
+) -> list[dict[str, object]]:
     """The employee's approval rules no conversation could meet, as field errors.
 
     Not a validator of the model: an employee stored before this check still loads (and
     runs: its calls expire); it is applied where rules are written (creating an employee,
     changing its approvers or rules) and to the built-ins when they load.
 
+    Args:
+        employee: The employee's fields.
+        tool_titles: The registered tools' titles by name; a tool missing here is named by
+            its name (``'notes.add'``, as :attr:`Tool.display_name` does).
+
     Returns:
         ``[{"path": ["tool_approvals", tool], "message": ..., "rule": "unsatisfiable"}]``.
     """
     errors: list[dict[str, object]] = []
     for tool, rule in employee.tool_approvals.items():
+        title = (tool_titles or {}).get(tool)
         problem = unsatisfiable_rule_problem(
-            tool, rule, employee.approvers, group_prefix=GROUP_PREFIX
+            f"“{title}”" if title else f"'{tool}'",
+            rule,
+            employee.approvers,
+            group_prefix=GROUP_PREFIX,
+            labels=RULE_LABELS,
         )
         if problem is not None:
             errors.append(

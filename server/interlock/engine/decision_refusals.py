@@ -14,8 +14,9 @@ from sqlmodel import select
 from interlock.engine.expiry import expire_call
 from interlock.engine.records import view
 from interlock.engine.runner import Engine
+from interlock.engine.tool_texts import as_others_read_it
 from interlock.errors import Conflict, NotFound
-from interlock.storage import Decision, ToolCall, ToolCallStatus
+from interlock.storage import Conversation, Decision, ToolCall, ToolCallStatus, User
 from interlock.storage.views import ToolCallOut
 
 log = logging.getLogger(__name__)
@@ -42,8 +43,13 @@ _UNDECIDED = {
 """Why a call nobody decided cannot be decided, by status."""
 
 
-def refusal(engine: Engine, tool_call_id: str, now: datetime) -> Conflict | NotFound:
+def refusal(
+    engine: Engine, tool_call_id: str, now: datetime, viewer_id: str
+) -> Conflict | NotFound:
     """The 409 for a call that cannot be decided now, with its recorded outcome.
+
+    Said to ``viewer_id``, who tried to decide: an approver reads what the owner did with the
+    owner's name ("Ann turned off AI actions for Ada."), not the owner's "You ...".
 
     A call past its deadline that no sweep closed yet is closed as ``expired`` here first
     (exactly once, like the sweeper), so a late decision always meets the recorded outcome.
@@ -62,6 +68,13 @@ def refusal(engine: Engine, tool_call_id: str, now: datetime) -> Conflict | NotF
             select(Decision).where(Decision.tool_call_id == tool_call_id)
         ).first()
         out = view(session, engine.registry, call, decision)
+        conversation = session.get(Conversation, call.conversation_id)
+        owner_id = conversation.owner_id if conversation is not None else viewer_id
+        if out.error is not None and owner_id != viewer_id:
+            owner = session.get(User, owner_id)
+            out.error.message = as_others_read_it(
+                out.error.code, out.error.message, owner.name if owner else "The owner"
+            )
     return not_interrupted(out, decision)
 
 

@@ -169,7 +169,7 @@ def _record(
             or (call.expires_at is not None and call.expires_at <= now)
         ):
             session.rollback()
-            raise refusal(engine, tool_call_id, now)
+            raise refusal(engine, tool_call_id, now, user_id)
         if employee is not None and employee.disabled:
             raise Conflict(f"{employee.name} is disabled; nothing runs.", code="employee_disabled")
         check_offered(engine, call, body, owner=role == "owner")
@@ -235,7 +235,7 @@ def _record(
             locked = 0
         if locked != 1:
             session.rollback()
-            raise refusal(engine, tool_call_id, now)
+            raise refusal(engine, tool_call_id, now, user_id)
         if sent:
             engine.bus.held(session, call.conversation_id, sent[2])
         if several:
@@ -273,7 +273,7 @@ def _record(
                 remember(engine, session, user_id, call, conversation, employee, body)
         except IntegrityError:
             session.rollback()
-            raise refusal(engine, tool_call_id, now) from None
+            raise refusal(engine, tool_call_id, now, user_id) from None
         runs = body.type in (DecisionType.approve, DecisionType.edit)
         record_outcome(
             session,

@@ -37,7 +37,7 @@ from sqlmodel import Session, col
 from interlock.engine.recovery import Recovery, claim_takeover, recover_runs
 from interlock.engine.workers import dead_before, deregister, register, this_worker
 from interlock.storage import Run, Worker
-from interlock.storage.db import is_busy_error
+from interlock.storage.db_errors import is_busy_error
 from interlock.storage.models import as_utc, utcnow
 
 if TYPE_CHECKING:

@@ -38,7 +38,7 @@ from interlock.storage import (
     Database,
     RunStatus,
 )
-from interlock.storage.db import defer_to_caller
+from interlock.storage.db_calls import defer_to_caller
 from interlock.storage.lookup import by_id
 from interlock.streaming import EventBus
 from interlock.tools import ToolRegistry
@@ -232,7 +232,7 @@ class Engine:
 
         Called from a database thread, so the run starts even when the request that claimed
         it is cancelled meanwhile (the client left). Inside ``db.run`` the task starts when
-        that call returns (:func:`~interlock.storage.db.defer_to_caller`: one wake-up of the
+        that call returns (:func:`~interlock.storage.db_calls.defer_to_caller`: one wake-up of the
         loop, and it still starts when the caller was cancelled). ``start``: ``model`` for a
         new message whose calls are all closed, else ``tools`` (it goes on to the model when
         nothing is open).

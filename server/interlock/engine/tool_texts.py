@@ -8,6 +8,7 @@ happened to the call and, where it matters, that the model should not retry it.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,7 +138,9 @@ class CloseReason:
         model: For the model's tool message (``Cancelled: <model>.``), which keeps its own
             words: ``the person sent a new message before deciding``.
         owner: For the call's owner, who did it, on the card and in the API (the call's
-            error message): ``you sent a new message``.
+            error message): ``you sent a new message``. It starts with ``you`` and says what
+            the owner did, so anyone else reads it with the owner's name instead
+            (:func:`as_others_read_it`).
         record: For the audit record, read by the owner and by admins beside who decided:
             ``a new message was sent``.
     """
@@ -150,6 +153,36 @@ class CloseReason:
     def same(cls, reason: str) -> CloseReason:
         """One fragment for every reader (``the run was cancelled``)."""
         return cls(reason, reason, reason)
+
+
+_OWNER_SUBJECT = {
+    "cancelled": re.compile(r"^()You (?=\w)"),
+    "outcome_unknown": re.compile(r"^(Stopped while running \()you (?=\w)"),
+}
+"""Where a stored :attr:`CloseReason.owner` says "you", by error code: a cancelled call's
+sentence starts with it, a stopped one has it in brackets (:func:`stopped_message`)."""
+
+
+def as_others_read_it(code: str | None, message: str, owner_name: str) -> str:
+    """A closed call's error message, written for its owner, as anyone else reads it.
+
+    An approver who opens a call the owner's own act closed reads who did it:
+    ``You turned off AI actions for Ada.`` becomes ``Ann turned off AI actions for Ada.``,
+    ``Stopped while running (you cancelled the run): ...`` names Ann the same way.
+
+    Args:
+        code: The call's error code (only ``cancelled`` and ``outcome_unknown`` calls carry
+            a :class:`CloseReason`'s owner words).
+        message: The stored error message.
+        owner_name: The conversation owner's name.
+
+    Returns:
+        The message for someone else; other messages unchanged.
+    """
+    subject = _OWNER_SUBJECT.get(code or "")
+    if subject is None:
+        return message
+    return subject.sub(lambda found: f"{found.group(1)}{owner_name} ", message, count=1)
 
 
 def as_sentence(fragment: str) -> str:

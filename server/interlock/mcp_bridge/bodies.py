@@ -16,6 +16,8 @@ from mcp_types import jsonrpc_message_adapter
 from pydantic import ValidationError
 from starlette.types import Message, Receive
 
+from interlock.json_words import JSON_ERRORS
+
 NOT_A_MESSAGE = (
     'The body is not a JSON-RPC 2.0 message: send one JSON object with "jsonrpc": "2.0" and '
     'a "method" (and an "id" for a request), or a response to a request of this server.'
@@ -38,7 +40,7 @@ def message_problem(body: bytes) -> str | None:
     """
     try:
         raw = pydantic_core.from_json(body)
-    except ValueError:
+    except JSON_ERRORS:
         return None  # the library's "Parse error: ..." names where
     if isinstance(raw, list):
         return BATCH

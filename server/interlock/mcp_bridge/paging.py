@@ -16,10 +16,13 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from interlock.errors import BadRequest
+from interlock.json_words import JSON_ERRORS
 
 INVALID_CURSOR = "invalid_cursor"
 """Error code of a cursor this server did not issue (MCP maps it to "Invalid params")."""
 MAX_CURSOR_CHARS = 1024
+_NOT_A_CURSOR: tuple[type[Exception], ...] = (*JSON_ERRORS, binascii.Error, KeyError, TypeError)
+"""What reading a cursor this server did not give out can raise (JSON's errors included)."""
 
 T = TypeVar("T")
 
@@ -44,7 +47,7 @@ def decode_cursor(cursor: str) -> str:
         after = data["after"] if isinstance(data, dict) and data.get("v") == 1 else None
         if not isinstance(after, str):
             raise ValueError("not a cursor")
-    except (ValueError, RecursionError, binascii.Error, KeyError, TypeError):
+    except _NOT_A_CURSOR:
         raise BadRequest(
             "The cursor is not one this server gave out; list again from the first page "
             "(no cursor).",

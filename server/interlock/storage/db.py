@@ -21,25 +21,27 @@ import asyncio
 import functools
 import logging
 import os
-import random
-import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlmodel import Session, create_engine
 
 from interlock.errors import DatabaseBusy
 from interlock.storage import pg_pool, write_behind
+from interlock.storage.db_calls import Call, run_deferred
+from interlock.storage.db_errors import (
+    TRANSACTION_TRIES,
+    is_busy_error,
+    is_conflict,
+    retry_wait_s,
+)
 from interlock.storage.models.conversations import add_postgresql_options
 from interlock.storage.pg_notify import Notifier
 from interlock.storage.writer import (
@@ -69,28 +71,6 @@ also go first: :func:`~interlock.storage.writer.mark_urgent_thread`)."""
 
 run_work: ContextVar[bool] = ContextVar("interlock_run_work", default=False)
 """Set in a run's task (``engine.driving``): its database calls go to the runs' threads."""
-
-# PostgreSQL SQLSTATEs: lock_not_available (lock_timeout), query_canceled
-# (statement_timeout), serialization and deadlock failures.
-_PG_BUSY_STATES = {"55P03", "57014", "40001", "40P01"}
-_PG_CONFLICT_STATES = {"40001", "40P01"}
-"""Serialization and deadlock failures: PostgreSQL ended the transaction to let another
-through; run again, it meets that one's outcome (:meth:`Database.run_transaction`)."""
-TRANSACTION_TRIES = 3
-RETRY_WAIT_S = 0.1
-"""Mean wait, in seconds, before a transaction PostgreSQL ended for a conflict runs again
-(doubled for each further try, each wait drawn between half and one and a half times it).
-
-On a deadlock PostgreSQL fails one transaction and wakes the other, whose backend must still
-be scheduled to take the row the failed one freed. Run again at once, the failed one could
-take that row first and deadlock anew (the winner then failing, after another
-``deadlock_timeout``): one try in 30 did so under CPU load (commit aaf9365). The loser has
-waited ``deadlock_timeout`` (1 s by default) already; a tenth of that lets the woken winner
-take the row (one scheduling of its process, milliseconds) and go on, so the next try waits
-for its commit instead of crossing it. The jitter keeps transactions that failed together
-from trying again together. Measured with the crossing of ``tests/storage/test_db_transactions``
-without its own wait for the winner, under CPU load: run again at once, the loser deadlocked
-anew in 5 of 30 runs; after this wait, in 0 of 30."""
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -196,7 +176,7 @@ class Database:
         loop = asyncio.get_running_loop()
         requests, runs = self._pools()
         pool = runs if run_work.get() else requests
-        call = _Call(loop, functools.partial(fn, *args, **kwargs))
+        call = Call(loop, functools.partial(fn, *args, **kwargs))
         pool.submit(call.run)
         try:
             await call.waiter
@@ -205,11 +185,11 @@ class Database:
                 call.waiter = loop.create_future()
                 await asyncio.wait({call.waiter})
             if call.outcome is not None:
-                _run_deferred(call.outcome.deferred)
+                run_deferred(call.outcome.deferred)
             raise
         outcome = call.outcome
         assert outcome is not None
-        _run_deferred(outcome.deferred)
+        run_deferred(outcome.deferred)
         if outcome.error is not None:
             raise outcome.error
         return outcome.value  # type: ignore[return-value]
@@ -236,7 +216,7 @@ class Database:
             try:
                 return await self.run(fn, *args, **kwargs)
             except DatabaseBusy as exc:
-                if attempt == TRANSACTION_TRIES or not _is_conflict(exc.__cause__):
+                if attempt == TRANSACTION_TRIES or not is_conflict(exc.__cause__):
                     raise
                 wait_s = retry_wait_s(attempt)
                 if time.monotonic() - started + wait_s >= self.lock_timeout_s:
@@ -274,114 +254,6 @@ class Database:
         if self.notifier is not None:
             self.notifier.close()
         self.engine.dispose()
-
-
-_call_state = threading.local()
-
-
-def defer_to_caller(callback: Callable[[], None]) -> bool:
-    """Run ``callback`` on the event loop when the current :meth:`Database.run` call returns,
-    just before its caller goes on.
-
-    For work a call hands back to the loop (delivering the events it committed): one wake-up
-    of the loop with the call's own result instead of one more. Call from a database thread.
-
-    Returns:
-        False when not inside a :meth:`Database.run` call (the caller hands it over itself).
-    """
-    deferred: list[Callable[[], None]] | None = getattr(_call_state, "deferred", None)
-    if deferred is None:
-        return False
-    deferred.append(callback)
-    return True
-
-
-@dataclass
-class _Outcome:
-    value: object
-    error: BaseException | None
-    deferred: list[Callable[[], None]]
-
-
-class _Call:
-    """One :meth:`Database.run` call: run on a database thread, its outcome handed to the loop.
-
-    Lighter than ``loop.run_in_executor`` with ``asyncio.shield`` (no chained futures): the
-    thread hands the outcome over with one ``call_soon_threadsafe``. The caller awaits
-    :attr:`waiter`; cancelled, it sets a new waiter and waits for the outcome all the same.
-    """
-
-    __slots__ = ("_call", "_loop", "outcome", "waiter")
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, call: Callable[[], object]) -> None:
-        self._loop = loop
-        self._call = call
-        self.outcome: _Outcome | None = None
-        self.waiter: asyncio.Future[None] = loop.create_future()
-
-    def run(self) -> None:
-        """On a database thread: run the call, then hand its outcome to the loop."""
-        outcome = _collecting(self._call)
-        try:
-            self._loop.call_soon_threadsafe(self._done, outcome)
-        except RuntimeError:  # the loop is closed: nobody waits any more
-            pass
-
-    def _done(self, outcome: _Outcome) -> None:
-        self.outcome = outcome
-        if not self.waiter.done():
-            self.waiter.set_result(None)
-
-
-def _collecting(call: Callable[[], object]) -> _Outcome:
-    """Run ``call`` on a database thread, collecting what it defers to the loop."""
-    deferred: list[Callable[[], None]] = []
-    _call_state.deferred = deferred
-    try:
-        return _Outcome(call(), None, deferred)
-    except BaseException as exc:  # raised again on the loop, after the deferred work ran
-        return _Outcome(None, exc, deferred)
-    finally:
-        _call_state.deferred = None
-
-
-def _run_deferred(deferred: list[Callable[[], None]]) -> None:
-    for callback in deferred:
-        try:
-            callback()
-        except Exception:  # like a callback the loop runs: logged, the call's result stands
-            log.exception("deferred callback %r failed", callback)
-
-
-def retry_wait_s(attempt: int) -> float:
-    """The wait, in seconds, before the try after try ``attempt`` (1 for the first) of
-    :meth:`Database.run_transaction`: :data:`RETRY_WAIT_S` doubled per try, jittered."""
-    return RETRY_WAIT_S * float(2 ** (attempt - 1)) * random.uniform(0.5, 1.5)
-
-
-def is_busy_error(exc: BaseException) -> bool:
-    """Whether ``exc`` means "waited too long for a lock or a connection".
-
-    Args:
-        exc: An exception raised by SQLAlchemy or a driver.
-    """
-    if isinstance(exc, DatabaseBusy | PoolTimeout):
-        return True
-    if not isinstance(exc, OperationalError):
-        return False
-    state = getattr(exc.orig, "sqlstate", None)
-    if state in _PG_BUSY_STATES:
-        return True
-    text = str(exc.orig).lower()
-    return "database is locked" in text or "database is busy" in text
-
-
-def _is_conflict(exc: BaseException | None) -> bool:
-    """Whether ``exc`` is PostgreSQL ending a transaction for a deadlock or serialization."""
-    orig = getattr(exc, "orig", None)
-    return isinstance(exc, OperationalError) and getattr(orig, "sqlstate", None) in (
-        _PG_CONFLICT_STATES
-    )
 
 
 def _sqlite_on_connect(

@@ -29,6 +29,7 @@ from sqlmodel import Session, col, select
 from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.storage.db import Database
 from interlock.storage.models import Role, User
+from interlock.storage.models.people import fold_name
 from interlock.text import name_problem, name_rule
 
 LOCAL_USER_NAME = "local"
@@ -74,27 +75,40 @@ def create_user(db: DatabaseOrSession, name: str, role: str = Role.member) -> tu
         raise BadRequest(f"{rule}, and not starting with '{GROUP_PREFIX}'.")
     if role not in {r.value for r in Role}:
         raise BadRequest(f"Unknown role {role!r}: use one of {', '.join(r.value for r in Role)}.")
-    conflict = Conflict(f"A user named {name!r} already exists.", code="user_exists")
     with _session(db) as session:
         taken = user_named(session, name)
-        if taken is not None and taken.name != name:
-            # Approvers and the audit filter name people regardless of case: "ANN" and
-            # "ann" would be one name for two people.
-            raise Conflict(
-                f"The user name {name!r} is taken by {taken.name!r}: names that differ only "
-                "in upper and lower case count as the same name. Choose another name.",
-                code="user_exists",
-                details={"taken_by": taken.name},
-            )
         if taken is not None:
-            raise conflict
+            raise _taken(name, taken.name)
     token = secrets.token_urlsafe(TOKEN_BYTES)
-    user = User(name=name, role=Role(role), token_hash=hash_token(token))
+    user = User(
+        name=name, folded_name=fold_name(name), role=Role(role), token_hash=hash_token(token)
+    )
     try:
         _insert(db, user)
-    except IntegrityError as exc:  # created concurrently since the check
-        raise conflict from exc
+    except IntegrityError as exc:
+        # Created concurrently since the check: the unique indexes on the name and on the
+        # folded name refuse the second, whichever spelling it has.
+        taken_by = None
+        if not isinstance(db, Session):  # a caller's session needs a rollback first
+            with _session(db) as session:
+                winner = user_named(session, name)
+                taken_by = winner.name if winner is not None else None
+        raise _taken(name, taken_by) from exc
     return user, token
+
+
+def _taken(name: str, taken_by: str | None) -> Conflict:
+    """The ``user_exists`` conflict of ``name``, taken by the user named ``taken_by``."""
+    if taken_by is not None and taken_by != name:
+        # Approvers and the audit filter name people regardless of case: "ANN" and "ann"
+        # would be one name for two people.
+        return Conflict(
+            f"The user name {name!r} is taken by {taken_by!r}: names that differ only "
+            "in upper and lower case count as the same name. Choose another name.",
+            code="user_exists",
+            details={"taken_by": taken_by},
+        )
+    return Conflict(f"A user named {name!r} already exists.", code="user_exists")
 
 
 def new_token(db: DatabaseOrSession, name: str) -> tuple[User, str]:
@@ -157,8 +171,12 @@ def existing_user_names(db: DatabaseOrSession, names: set[str]) -> set[str]:
     """
     if not names:
         return set()
+    keys = {fold_name(name) for name in names}
     with _session(db) as session:  # regardless of case, as approvers match (same_names)
-        return same_names(names, session.exec(select(User.name)).all())
+        found = set(
+            session.exec(select(User.folded_name).where(col(User.folded_name).in_(keys))).all()
+        )
+    return {name for name in names if fold_name(name) in found}
 
 
 def count_users(db: DatabaseOrSession) -> int:
@@ -189,7 +207,7 @@ def get_or_create_local_user(db: DatabaseOrSession) -> User:
         user = _user_named(session, LOCAL_USER_NAME)
         if user is not None:
             return user
-    user = User(name=LOCAL_USER_NAME, role=Role.admin, token_hash=None)
+    user = User(name=LOCAL_USER_NAME, folded_name=fold_name(LOCAL_USER_NAME), role=Role.admin)
     try:
         _insert(db, user)
         return user
@@ -206,9 +224,10 @@ def get_or_create_local_user(db: DatabaseOrSession) -> User:
 def user_named(session: Session, name: str) -> User | None:
     """The user named ``name``, regardless of upper and lower case.
 
-    Names are unique regardless of case (:func:`create_user` refuses ``ANN`` beside ``ann``),
-    so one user matches; a database from before that rule may hold two such names, and then
-    the one written exactly as ``name`` is found (else the oldest).
+    Names are unique regardless of case (the unique ``folded_name`` refuses ``ANN`` beside
+    ``ann``), so one user matches; a database from before that rule may hold two such names,
+    and then the one written exactly as ``name`` is found (else the oldest, which holds the
+    folded name: migration 0023).
 
     Args:
         session: An open session.
@@ -217,17 +236,14 @@ def user_named(session: Session, name: str) -> User | None:
     exact = session.exec(select(User).where(User.name == name)).first()
     if exact is not None:
         return exact
-    key = name.casefold()
-    # In Python, not SQL: SQLite's lower() folds ASCII letters only. Users are few.
-    rows = session.exec(select(User.id, User.name).order_by(col(User.created_at))).all()
-    found = next((user_id for user_id, other in rows if other.casefold() == key), None)
-    return session.get(User, found) if found is not None else None
+    # Folded in Python, not SQL: SQLite's lower() folds ASCII letters only.
+    return session.exec(select(User).where(User.folded_name == fold_name(name))).first()
 
 
 def same_names(names: Iterable[str], others: Iterable[str]) -> set[str]:
     """The names among ``names`` that name one of ``others``, regardless of case."""
-    keys = {other.casefold() for other in others}
-    return {name for name in names if name.casefold() in keys}
+    keys = {fold_name(other) for other in others}
+    return {name for name in names if fold_name(name) in keys}
 
 
 def _user_named(session: Session, name: str) -> User | None:

@@ -8,7 +8,7 @@ conversation, one ``INSERT`` sent with the ``COMMIT`` on PostgreSQL).
 
 Commits happen on the database thread pool; delivery to subscribers is handed back to the
 event loop thread: with the result of the ``db.run`` call that committed
-(:func:`~interlock.storage.db.defer_to_caller`, one wake-up of the loop for both), else
+(:func:`~interlock.storage.db_calls.defer_to_caller`, one wake-up of the loop for both), else
 ``call_soon_threadsafe``. Several server processes on one PostgreSQL database: right after
 the commit, in its round trip, ``NOTIFY interlock_events`` announces the conversation and
 sequence range (outside the transaction: :mod:`~interlock.storage.pg_notify` says why) and
@@ -40,7 +40,7 @@ from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session
 
 from interlock.storage import Database
-from interlock.storage.db import defer_to_caller
+from interlock.storage.db_calls import defer_to_caller
 from interlock.storage.pg_notify import WithCommit, forget_with_commit, notify_with_commit
 from interlock.streaming import event_rows, sequences
 from interlock.streaming.announce import announcements

@@ -11,10 +11,12 @@ Modules, in reading order (everything public is re-exported here):
 * :mod:`~interlock.models.offline.streaming` - planned replies, streamed like a provider;
 * :mod:`~interlock.models.offline.model` - :class:`OfflineChatModel`: what to do next;
 * :mod:`~interlock.models.offline.intents` - reading the person's message (notes, ideas...);
+* :mod:`~interlock.models.offline.reading` - reading the conversation (the results to answer);
 * :mod:`~interlock.models.offline.suggestions` - options for a request for ideas;
 * :mod:`~interlock.models.offline.skill_requests` - the ``ask`` skill and "use <tool> ...";
 * :mod:`~interlock.models.offline.disclosure` - which skills can be / were loaded;
-* :mod:`~interlock.models.offline.results` - what to say after tool results;
+* :mod:`~interlock.models.offline.results` - what to say after tool results (and which note
+  "delete note <text>" means);
 * :mod:`~interlock.models.offline.skill_answers` - answers to ``ask_*`` and other tools;
 * :mod:`~interlock.models.offline.tool_names`, :mod:`~interlock.models.offline.texts`,
   :mod:`~interlock.models.offline.wording` - tool names, fixed texts, text tidying.

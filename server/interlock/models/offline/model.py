@@ -4,7 +4,8 @@
 questions, "use <tool> with {json}") by reading the conversation, so Interlock can be tried and
 tested without a provider. It loads skills with ``load_skill`` when a tool it needs is not bound
 yet (progressive disclosure). This module decides the plan; reading requests
-(:mod:`~interlock.models.offline.intents`), the words said after results
+(:mod:`~interlock.models.offline.intents`) and the conversation
+(:mod:`~interlock.models.offline.reading`), the words said after results
 (:mod:`~interlock.models.offline.results`) and streaming
 (:mod:`~interlock.models.offline.streaming`) live beside it.
 """
@@ -30,12 +31,12 @@ from interlock.models.offline.disclosure import (
     skill_of,
 )
 from interlock.models.offline.intents import Intent, parse_request
-from interlock.models.offline.results import (
-    ANSWERED_INSTEAD,
-    describe_result,
-    normalise,
-    parse_note_lines,
+from interlock.models.offline.reading import (
+    is_plain_success,
+    last_human_text,
+    trailing_tool_turn,
 )
+from interlock.models.offline.results import describe_result, note_to_delete
 from interlock.models.offline.skill_requests import ToolRequest
 from interlock.models.offline.streaming import (
     OFFLINE_MODEL_NAME,
@@ -53,41 +54,14 @@ from interlock.models.offline.tool_names import (
     NOTES_LIST,
     SUGGESTIONS,
     announce,
+    skill_words,
+    skills_words,
     spoken_name,
 )
 from interlock.models.offline.totals import HistoryTotals
 
 OFFLINE_DISPLAY_NAME = "interlock-offline (built-in, no API key)"
 """Name shown to people (``describe_model``) when the offline model answers."""
-
-
-def _last_human_text(messages: Sequence[BaseMessage]) -> str:
-    for message in reversed(messages):
-        if isinstance(message, HumanMessage):
-            return message.text
-    return ""
-
-
-def _is_plain_success(message: ToolMessage) -> bool:
-    """Whether a tool message is a result (not an error, rejection or cancellation)."""
-    return message.status != "error" and not message.text.lstrip().startswith(
-        ("Rejected by the person:", "Error [", "Cancelled:", ANSWERED_INSTEAD)
-    )
-
-
-def _trailing_tool_turn(
-    messages: Sequence[BaseMessage],
-) -> tuple[AIMessage | None, list[ToolMessage]]:
-    """Return the AI message whose calls the trailing tool messages answer, and those messages."""
-    results: list[ToolMessage] = []
-    for message in reversed(messages):
-        if isinstance(message, ToolMessage):
-            results.insert(0, message)
-            continue
-        if results and isinstance(message, AIMessage):
-            return message, results
-        break
-    return None, results
 
 
 @dataclass(frozen=True)
@@ -205,7 +179,7 @@ class OfflineChatModel(PlannedReplyChatModel):
             loaded_this_turn(conversation),
             actions_off(totals.system),
         )
-        ai_message, results = _trailing_tool_turn(conversation)
+        ai_message, results = trailing_tool_turn(conversation)
         if results:
             return self._after_results(conversation, ai_message, results, turn)
         if not conversation:
@@ -255,7 +229,7 @@ class OfflineChatModel(PlannedReplyChatModel):
         skill = self._skill_to_load(step, turn)
         if skill is not None:
             return PlannedReply(
-                f"I'll load the `{skill}` skill first.",
+                f"I'll load {skill_words(skill)} first.",
                 (PlannedCall(LOAD_SKILL, {"name": skill}),),
             )
         if step.fallback is not None and step.fallback[1].name in enabled:
@@ -263,7 +237,7 @@ class OfflineChatModel(PlannedReplyChatModel):
         loaded = step.skill or skill_of(step.call.name, turn.loadable)
         if loaded is not None and loaded in turn.loaded:
             return PlannedReply(
-                f"I loaded the `{loaded}` skill, but {self._spoken(step.call.name, step.said)} "
+                f"I loaded {skill_words(loaded)}, but {self._spoken(step.call.name, step.said)} "
                 "is still not available in this conversation, so I cannot do it here."
             )
         return PlannedReply(self._unavailable(step.call.name, turn, step.said))
@@ -325,10 +299,8 @@ class OfflineChatModel(PlannedReplyChatModel):
                 missing.append(spoken)
                 switched_off = switched_off or self._switched_off(step.call.name, turn)
         if to_load:
-            names = ", ".join(f"`{s}`" for s in to_load)
-            noun = "skill" if len(to_load) == 1 else "skills"
             return PlannedReply(
-                f"I'll load the {names} {noun} first.",
+                f"I'll load {skills_words(to_load)} first.",
                 tuple(PlannedCall(LOAD_SKILL, {"name": s}) for s in to_load),
             )
         text = " ".join(leads)
@@ -358,16 +330,16 @@ class OfflineChatModel(PlannedReplyChatModel):
             (*calls_by_id.get(result.tool_call_id, (result.name or "", {})), result)
             for result in results
         ]
-        if all(name == LOAD_SKILL and _is_plain_success(r) for name, _, r in named):
+        if all(name == LOAD_SKILL and is_plain_success(r) for name, _, r in named):
             # The skill is active now and its tools are bound: plan the request again.
-            return self._for_request(_last_human_text(messages), turn)
+            return self._for_request(last_human_text(messages), turn)
         delete_targets = [
-            i.text for i in parse_request(_last_human_text(messages)) if i.kind == "delete_text"
+            i.text for i in parse_request(last_human_text(messages)) if i.kind == "delete_text"
         ]
         paragraphs: list[str] = []
         follow_ups: list[PlannedCall] = []
         for name, args, result in named:
-            if name == NOTES_LIST and delete_targets and _is_plain_success(result):
+            if name == NOTES_LIST and delete_targets and is_plain_success(result):
                 target = delete_targets.pop(0)
                 text, call = self._delete_matching(target, result.text, turn)
                 paragraphs.append(text)
@@ -380,22 +352,10 @@ class OfflineChatModel(PlannedReplyChatModel):
     def _delete_matching(
         self, target: str, listing: str, turn: _Turn
     ) -> tuple[str, PlannedCall | None]:
-        notes = parse_note_lines(listing)
-        wanted = normalise(target)
-        exact = [(i, t) for i, t in notes if normalise(t) == wanted]
-        partial = [(i, t) for i, t in notes if wanted and wanted in normalise(t)]
-        matches = exact or partial
-        if not matches:
-            return f"No note matched “{target}”, so I did not delete anything.", None
-        if len(matches) > 1:
-            listed = "\n".join(f"- #{i}: {t}" for i, t in matches)
-            return (
-                f"Several notes match “{target}”:\n\n{listed}\n\nWhich one should I delete? "
-                "Tell me its number, for example “delete note "
-                f"{matches[0][0]}”.",
-                None,
-            )
-        note_id, note_text = matches[0]
+        found = note_to_delete(target, listing)
+        if isinstance(found, str):
+            return found, None
+        note_id, note_text = found
         if NOTES_DELETE not in self._tools_enabled():
             return f"Note #{note_id} matches. {self._unavailable(NOTES_DELETE, turn)}", None
         return (

@@ -3,7 +3,7 @@
 :func:`describe_result` turns one tool message into what the offline model says about it;
 results of the ``ask`` skill and unknown tools are answered by
 :mod:`interlock.models.offline.skill_answers`. :func:`parse_note_lines` reads a notes listing
-(used to find the note that "delete note buy milk" means).
+and :func:`note_to_delete` finds the note that "delete note buy milk" means in it.
 """
 
 from __future__ import annotations
@@ -57,6 +57,37 @@ def parse_note_lines(text: str) -> list[tuple[int, str]]:
         if found:
             notes.append((int(found.group(1)), found.group(2)))
     return notes
+
+
+def note_to_delete(target: str, listing: str) -> tuple[int, str] | str:
+    """The note "delete note <target>" means, found in a notes listing.
+
+    A note whose text is ``target`` (regardless of case and spacing) wins, else one holding
+    it.
+
+    Args:
+        target: The text the person named.
+        listing: The notes listing (a ``notes_list`` result).
+
+    Returns:
+        ``(note id, its text)`` for the one note meant, else what to say: that none matched,
+        or the matches and a question which one.
+    """
+    notes = parse_note_lines(listing)
+    wanted = normalise(target)
+    exact = [(i, t) for i, t in notes if normalise(t) == wanted]
+    partial = [(i, t) for i, t in notes if wanted and wanted in normalise(t)]
+    matches = exact or partial
+    if not matches:
+        return f"No note matched “{target}”, so I did not delete anything."
+    if len(matches) > 1:
+        listed = "\n".join(f"- #{i}: {t}" for i, t in matches)
+        return (
+            f"Several notes match “{target}”:\n\n{listed}\n\nWhich one should I delete? "
+            "Tell me its number, for example “delete note "
+            f"{matches[0][0]}”."
+        )
+    return matches[0]
 
 
 def normalise(text: str) -> str:

@@ -13,7 +13,13 @@ from typing import Any
 
 from interlock.json_words import JSON_ERRORS
 from interlock.models.offline.questions import confirmed_what
-from interlock.models.offline.tool_names import ASK_CHOICE, ASK_CONFIRM, ASK_FORM, LOAD_SKILL
+from interlock.models.offline.tool_names import (
+    ASK_CHOICE,
+    ASK_CONFIRM,
+    ASK_FORM,
+    LOAD_SKILL,
+    skill_words,
+)
 from interlock.models.offline.wording import with_stop
 from interlock.tools.schema.labels import choice_word
 
@@ -32,7 +38,7 @@ def action_for(name: str, args: dict[str, Any]) -> str | None:
     """Describe what a call of a tool from this module would do ("ask you to choose")."""
     if name == LOAD_SKILL:
         skill = args.get("name")
-        return f"load the `{skill}` skill" if isinstance(skill, str) else "load that skill"
+        return f"load {skill_words(skill)}" if isinstance(skill, str) else "load those tools"
     if name == ASK_FORM:
         return "ask you those questions"
     if name == ASK_CHOICE:
@@ -176,7 +182,7 @@ def describe_answer(name: str, args: dict[str, Any], content: str) -> str | None
         return _confirm_answer(args, content)
     if name == LOAD_SKILL:
         skill = args.get("name")
-        return f"I loaded the `{skill}` skill." if isinstance(skill, str) else "Skill loaded."
+        return f"I loaded {skill_words(skill)}." if isinstance(skill, str) else "Tools loaded."
     return None
 
 

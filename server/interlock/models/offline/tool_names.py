@@ -6,7 +6,7 @@ The offline model only ever plans calls to these built-in tools (plus any tool n
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 # Built-in tools of the notes and suggestions skills.
 SUGGESTIONS = "suggestions"
@@ -54,9 +54,55 @@ DOTTED_NAMES: dict[str, str] = {
 }
 """The registered (dotted) name of each built-in tool above, by provider name."""
 
+BUILTIN_TITLES: dict[str, str] = {
+    SUGGESTIONS: "Suggestions",
+    NOTES_LIST: "List notes",
+    NOTES_ADD: "Add a note",
+    NOTES_DELETE: "Delete a note",
+    BROWSER_TIME_ZONE: "Read your time zone",
+    DOCUMENTS_LIST: "List documents",
+    DOCUMENTS_WRITE: "Save a document",
+    ASK_FORM: "Ask to fill in a form",
+    ASK_CHOICE: "Ask to choose",
+    ASK_CONFIRM: "Ask to confirm",
+}
+"""The title of each built-in tool above (as its skill registers it), for a tool not bound."""
+
+SKILL_WORDS: dict[str, str] = {
+    "ask": "the tools to ask you questions",
+    "notes": "the notes tools",
+    "suggestions": "the suggestions tool",
+    "browser": "the tools that read from your browser",
+    "documents": "the documents tools",
+}
+"""The built-in skills in the person's words (a skill's name is a code name)."""
+
+
+def skill_words(skill: str) -> str:
+    """Name a skill for the person: what it brings, not its code name.
+
+    Args:
+        skill: The skill's name (``ask``, ``web_search``).
+
+    Returns:
+        ``the tools to ask you questions`` for a built-in skill, else ``the web search tools``.
+    """
+    if skill in SKILL_WORDS:
+        return SKILL_WORDS[skill]
+    words = " ".join(skill.replace("_", " ").replace("-", " ").split())
+    return f"the {words} tools" if words else "the tools for that"
+
+
+def skills_words(skills: Sequence[str]) -> str:
+    """Name several skills for the person (``the notes tools and the documents tools``)."""
+    named = [skill_words(s) for s in skills]
+    return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+
 
 def spoken_name(name: str, titles: Mapping[str, str] | None = None) -> str:
     """Name a tool for the person: its title in quotes when known, else its dotted name.
+
+    A built-in tool not bound here is named by its title too (:data:`BUILTIN_TITLES`).
 
     The model only sees provider-safe names (``web_search_fetch``), which are no words for a
     person; the engine gives the offline model each bound tool's title
@@ -72,7 +118,7 @@ def spoken_name(name: str, titles: Mapping[str, str] | None = None) -> str:
     """
     if not name:
         return ""
-    title = (titles or {}).get(name)
+    title = (titles or {}).get(name) or BUILTIN_TITLES.get(name)
     if title:
         return f"“{title}”"
     return f"`{DOTTED_NAMES.get(name, name)}`"

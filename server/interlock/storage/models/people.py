@@ -13,12 +13,32 @@ from interlock.storage.models.common import (
     utcnow,
 )
 
+FOLDED_NAME_LENGTH = 600
+"""Room for a 200-character name case-folded (a character folds to at most three: "ΐ")."""
+
+
+def fold_name(name: str) -> str:
+    """A user name as names are compared, regardless of upper and lower case (``"Ann"`` and
+    ``"ANN"`` both give ``"ann"``, ``"Straße"`` gives ``"strasse"``)."""
+    return name.casefold()
+
 
 class User(SQLModel, table=True):
+    """A person who signs in.
+
+    ``folded_name`` is :func:`fold_name` of ``name``, unique: two users whose names differ
+    only in case cannot both be stored, whoever inserts first. It is None only for a later
+    one of such names stored before the rule (migration 0023 kept the oldest's), which is
+    then found by its exact name alone.
+    """
+
     __tablename__ = "users"
 
     id: str = Field(default_factory=lambda: new_id("user"), primary_key=True)
     name: str = Field(index=True, unique=True, max_length=200)
+    folded_name: str | None = Field(
+        default=None, index=True, unique=True, max_length=FOLDED_NAME_LENGTH
+    )
     role: str = Field(default=Role.member, max_length=20)
     token_hash: str | None = Field(default=None, index=True, max_length=128)
     created_at: datetime = Field(default_factory=utcnow)
