@@ -272,6 +272,11 @@ def parse_tools_yaml(path: Path) -> tuple[list[dict[str, Any]], YamlSource, list
         return [], source, []
     if not isinstance(data, list):
         reason = "tools.yaml must be a YAML list of tools"
+        if isinstance(data, dict) and "tools" in data:
+            reason += (
+                ": remove the 'tools:' line and start each tool with '- name:' (a 'tools' key"
+                " belongs in SKILL.md's front matter)"
+            )
         return [], source, [Problem(path, source.line(()), reason)]
     try:
         specs = _TOOL_SPECS.validate_python(data)
