@@ -265,14 +265,52 @@ def db_revision(
 
 
 @audit_app.command("verify")
-def audit_verify(database_url: DatabaseUrlOption = None) -> None:
-    """Recompute the audit log's SHA-256 chain; exit 1 when a record was changed or removed."""
+def audit_verify(
+    database_url: DatabaseUrlOption = None,
+    expect_head: Annotated[
+        str | None,
+        typer.Option(
+            help="A head printed by an earlier verify (<records>:<hash>): exit 1 when its "
+            "record is gone or changed (the newest records deleted, say).",
+            show_default=False,
+        ),
+    ] = None,
+    head_file: Annotated[
+        Path | None,
+        typer.Option(
+            help="A file kept outside the database: compare with the head in it (when it "
+            "exists), then write the new head to it once the log verifies.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Recompute the audit log's SHA-256 chain; exit 1 when a record was changed or removed.
+
+    Prints the head (record count and last hash). A chain alone cannot show its newest records
+    deleted: keep the head outside the database and pass it back with --expect-head or
+    --head-file.
+    """
+    from interlock.audit.head import check_head, parse_head
+
+    expected: list[tuple[str, tuple[int, str]]] = []
+    try:
+        if expect_head is not None:
+            expected.append(("--expect-head", parse_head(expect_head)))
+        if head_file is not None and head_file.exists():
+            expected.append((str(head_file), parse_head(head_file.read_text(encoding="utf-8"))))
+    except (OSError, ValueError) as exc:
+        raise fail(str(exc)) from None
     url = database_url_of(database_url)
     with reaching_database(url, from_option=database_url is not None):
         database = Database(url)
         try:
             with database.session() as session:
                 report = verify_chain(session)
+                problems = [
+                    (where, said)
+                    for where, head in expected
+                    if report.ok and (said := check_head(session, report, head)) is not None
+                ]
         finally:
             database.dispose()
     if not report.ok:
@@ -280,7 +318,17 @@ def audit_verify(database_url: DatabaseUrlOption = None) -> None:
             f"audit record {report.first_bad_seq} does not verify: {report.problem} "
             f"({report.records} records checked)"
         )
+    if problems:
+        where, said = problems[0]
+        raise fail(f"the audit log does not match the head of {where}: {said}")
     typer.echo(f"The audit log verifies: {report.records} records, chain intact.")
+    typer.echo(f"Head: {report.head}")
+    if head_file is not None:
+        try:
+            head_file.write_text(report.head + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise fail(f"cannot write the head to {head_file}: {exc}") from None
+        typer.echo(f"Head written to {head_file}.")
 
 
 @users_app.command("create")

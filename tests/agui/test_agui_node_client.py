@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from interlock.storage.users import create_user
 from support.live import LiveServer
 
 NODE_DIR = Path(__file__).parent / "node"
@@ -128,3 +129,29 @@ async def test_the_readme_example_runs_word_for_word(
     detail = (await server.client.get(f"/api/conversations/{conversation['id']}")).json()
     [call] = [c for m in detail["messages"] for c in m["tool_calls"]]
     assert call["executed_args"] == {"text": "buy oat milk"}
+
+
+async def test_the_readme_example_says_to_set_the_token_once_a_user_exists(
+    server: LiveServer, node: str, tmp_path: Path
+) -> None:
+    """The tryout: without INTERLOCK_TOKEN the example crashed with an unhandled error."""
+    create_user(server.services.db, "ann")
+    script = tmp_path / "agui-example.mjs"
+    script.write_text(_readme_blocks()["agui-example.mjs"], encoding="utf-8")
+    (tmp_path / "node_modules").symlink_to(NODE_DIR / "node_modules", target_is_directory=True)
+    env = {k: v for k, v in os.environ.items() if k != "INTERLOCK_TOKEN"}
+    process = await asyncio.create_subprocess_exec(
+        node,
+        str(script),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**env, "INTERLOCK_URL": server.url},
+    )
+    async with asyncio.timeout(NODE_TIMEOUT_S):
+        out, err = await process.communicate()
+
+    assert process.returncode == 1 and out == b""
+    said = err.decode().strip()
+    assert said.startswith("Interlock refused the request (401): "), said
+    assert said.endswith("Set INTERLOCK_TOKEN to your token."), said
+    assert "\n" not in said  # one sentence, no stack trace

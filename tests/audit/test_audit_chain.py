@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from pathlib import Path
 
-from sqlalchemy import update
+from sqlalchemy import delete, update
 from sqlmodel import col, select
 from typer.testing import CliRunner
 
@@ -120,3 +121,56 @@ async def test_verify_detects_an_edited_row_and_the_cli_says_which(
     bad = runner.invoke(cli.app, ["audit", "verify", "--database-url", settings.database_url])
     assert bad.exit_code == 1
     assert "audit record 1 does not verify" in bad.output
+
+
+async def test_the_newest_records_deleted_show_against_a_head_kept_outside(
+    make_settings: SettingsMaker, tmp_path: Path
+) -> None:
+    """The tryout: deleting the last audit row left "chain intact"; a saved head shows it."""
+    settings = make_settings()
+    model = ScriptedChatModel(
+        responses=[
+            scripted_message("Adding.", ("notes_add", {"text": "a"})),
+            "ok",
+            scripted_message("Adding.", ("notes_add", {"text": "b"})),
+            "ok",
+        ]
+    )
+    async with live_server(settings, model=model) as server:
+        conversation_id = await server.new_conversation()
+        for turn, text in enumerate(("add a", "add b")):
+            await server.say(conversation_id, text)
+            log = await collect(server.client, conversation_id, until=terminals(2 * turn + 1))
+            call = log.of("tool_call.interrupted")[-1]["tool_call"]["id"]
+            assert (await server.decide(call, type="approve")).status_code == 200
+            await server.idle()
+
+    runner = CliRunner()
+    url = ["--database-url", settings.database_url]
+    head_file = tmp_path / "audit-head"
+    ok = runner.invoke(cli.app, ["audit", "verify", *url, "--head-file", str(head_file)])
+    assert ok.exit_code == 0, ok.output
+    head = head_file.read_text().strip()
+    assert f"Head: {head}" in ok.output and head.startswith("2:")
+    again = runner.invoke(cli.app, ["audit", "verify", *url, "--expect-head", head])
+    assert again.exit_code == 0, again.output
+
+    database = Database(settings.database_url)
+    try:
+        with database.session() as session:
+            session.exec(delete(AuditRecord).where(col(AuditRecord.seq) == 2))  # type: ignore[call-overload]
+            session.commit()
+    finally:
+        database.dispose()
+
+    # The chain alone is still intact (what a hash chain cannot show)...
+    alone = runner.invoke(cli.app, ["audit", "verify", *url])
+    assert alone.exit_code == 0 and "1 records, chain intact" in alone.output
+    # ...the head kept outside is not.
+    for option in (["--head-file", str(head_file)], ["--expect-head", head]):
+        cut = runner.invoke(cli.app, ["audit", "verify", *url, *option])
+        assert cut.exit_code == 1, cut.output
+        assert "the log ends at record 1, but a head saved earlier had record 2" in cut.output
+    assert head_file.read_text().strip() == head  # a failed verify keeps the saved head
+    bad = runner.invoke(cli.app, ["audit", "verify", *url, "--expect-head", "2:nothex"])
+    assert bad.exit_code == 1 and "is not a head" in bad.output

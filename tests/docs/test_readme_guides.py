@@ -21,6 +21,7 @@ import pytest
 
 from interlock.settings import Settings
 from interlock.skills.loader import MODULE_PREFIX
+from interlock.skills.manifest import parse_tools_yaml
 from support.live import live_server
 from support.sse import collect, terminals
 
@@ -61,7 +62,13 @@ def write_files(blocks: dict[str, str], root: Path) -> None:
 def run_check_line(blocks: dict[str, str], root: Path) -> subprocess.CompletedProcess[str]:
     """Run the guide's ``skills check`` line as written, from ``root``."""
     line = next(x for x in blocks["shell"].splitlines() if " skills check " in x)
-    (root / ".venv").symlink_to(Path(sys.executable).parents[1])
+    # The guide runs Interlock's command from the folder holding the repository.
+    command = Path(shlex.split(line)[0])
+    assert command.parts[-3:] == (".venv", "bin", "interlock"), command
+    assert not command.is_absolute(), command
+    venv = root / command.parent.parent
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    venv.symlink_to(Path(sys.executable).parents[1])
     env = {k: v for k, v in os.environ.items() if not k.startswith("INTERLOCK_")}
     return subprocess.run(
         shlex.split(line), cwd=root, env=env, capture_output=True, text=True, timeout=120
@@ -150,3 +157,22 @@ def test_a_broken_guide_file_is_caught_by_skills_check(tmp_path: Path) -> None:
     checked = run_check_line(blocks, tmp_path)
     assert checked.returncode != 0
     assert re.search(r"SKILL\.md:\d+: .*flavour", checked.stdout + checked.stderr)
+
+
+def test_the_declarative_tools_examples_are_whole_tools_yaml_files(tmp_path: Path) -> None:
+    """The tryout: the examples started with ``tools:``, which a tools.yaml may not."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index("\n### Declarative tools\n")
+    section = text[start : text.index("\n## ", start)]
+    examples = re.findall(r"^```yaml\n(.*?)^```", section, re.MULTILINE | re.DOTALL)
+    assert len(examples) >= 2
+    for number, example in enumerate(examples):
+        path = tmp_path / f"tools-{number}.yaml"
+        path.write_text(example, encoding="utf-8")
+        specs, _source, problems = parse_tools_yaml(path)
+        assert problems == [] and specs, (example, problems)
+
+    wrapped = tmp_path / "tools.yaml"
+    wrapped.write_text("tools:\n" + "".join(f"  {line}\n" for line in examples[0].splitlines()))
+    _specs, _source, [problem] = parse_tools_yaml(wrapped)
+    assert "remove the 'tools:' line" in problem.reason

@@ -12,6 +12,7 @@ from support.live import live_server
 from support.sse import collect, terminals
 
 MILK = {"text": "buy milk"}
+NOTE = 1  # the first note of a fresh database
 
 
 async def test_a_rejected_call_proposed_again_is_closed_by_policy_repeat_then_the_run_fails(
@@ -99,3 +100,67 @@ async def test_a_new_user_message_mentioning_the_tool_resets_the_guard(
         assert log.types[-1] == "run.paused"
         card = log.of("tool_call.interrupted")[-1]["tool_call"]
         assert card["id"] != first and card["proposed_args"] == MILK
+
+
+async def test_asking_again_in_other_words_resets_the_guard(engine_settings: Settings) -> None:
+    """The tryout: f"delete note {NOTE}", rejected; f"remove note {NOTE}" was refused by the guard."""
+    model = ScriptedChatModel(
+        responses=[
+            scripted_message("Adding.", ("notes_add", {"text": "loopy"})),
+            "Added.",
+            scripted_message("Deleting.", ("notes_delete", {"id": NOTE})),
+            "OK, I won't.",
+            scripted_message("Deleting.", ("notes_delete", {"id": NOTE})),
+            "OK, I won't.",
+            scripted_message("Deleting.", ("notes_delete", {"id": NOTE})),
+        ]
+    )
+    async with live_server(engine_settings, model=model) as server:
+        conversation_id = await server.new_conversation()
+        await server.say(conversation_id, "add a note loopy")
+        log = await collect(server.client, conversation_id, until=terminals(1))
+        [added] = [e["tool_call"]["id"] for e in log.of("tool_call.interrupted")]
+        assert (await server.decide(added, type="approve")).status_code == 200
+        await server.idle()
+        await server.say(conversation_id, f"delete note {NOTE}")
+        log = await collect(server.client, conversation_id, until=terminals(3))
+        first = log.of("tool_call.interrupted")[-1]["tool_call"]["id"]
+        assert first != added
+        assert (await server.decide(first, type="reject")).status_code == 200
+        await server.idle()
+
+        # A word of the same kind as "delete": a card again.
+        await server.say(conversation_id, f"remove note {NOTE}")
+        log = await collect(server.client, conversation_id, until=terminals(5))
+        assert log.types[-1] == "run.paused"
+        second = log.of("tool_call.interrupted")[-1]["tool_call"]
+        assert second["id"] != first and second["proposed_args"] == {"id": NOTE}
+        assert (await server.decide(second["id"], type="reject")).status_code == 200
+        await server.idle()
+
+        # No action word at all, but the call's own subject ("36"): a card again.
+        await server.say(conversation_id, f"get rid of {NOTE} after all")
+        log = await collect(server.client, conversation_id, until=terminals(7))
+        assert log.types[-1] == "run.paused"
+        third = log.of("tool_call.interrupted")[-1]["tool_call"]
+        assert third["id"] not in (first, second["id"])
+
+
+def test_asks_again_knows_words_of_the_same_kind_and_the_calls_values() -> None:
+    from interlock.engine.loop_guard import asks_again
+    from interlock.tools import Permission, Tool
+
+    def tool(name: str, title: str) -> Tool:
+        schema = {"type": "object"}
+        return Tool(name, title, title, schema, lambda args, ctx: "", permission=Permission.ASK)
+
+    delete = tool("notes.delete", "Delete a note")
+    assert asks_again(f"remove note {NOTE}", delete, {"id": NOTE})
+    assert asks_again("please erase it", delete, {"id": NOTE})
+    assert asks_again("drop #36", delete, {"id": NOTE})
+    assert not asks_again("what's the weather like?", delete, {"id": NOTE})
+    assert not asks_again("note 360 is fine", delete, {"id": NOTE})
+    add = tool("notes.add", "Add a note")
+    assert asks_again("save that note after all", add, MILK)
+    assert asks_again("Buy milk, yes", add, MILK)
+    assert not asks_again("what's the weather like?", add, MILK)

@@ -94,6 +94,28 @@ def test_problems_print_as_file_line_reason_and_exit_1(runner, in_tmp):
     assert "2 problems; 1 of 2 skills failed to load" in result.stderr
 
 
+def test_every_problem_of_one_skill_prints_in_one_pass(runner, in_tmp):
+    """The tryout: an unknown key hid the tool named with another skill's prefix."""
+    write_skill_folder(
+        in_tmp / "mine",
+        "mine",
+        "---\nname: mine\ndescription: M.\nbogus: 1\npermissions:\n  mine.gone: ALLOW\n---\n",
+        "from interlock.tools import tool\n\n\n@tool(name='other.thing', title='T', "
+        "description='T.')\ndef thing(args, ctx):\n    return 't'\n",
+    )
+
+    result = runner.invoke(app, ["skills", "check", "mine"])
+
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("mine/mine/SKILL.md:4: unknown key 'bogus'")
+    assert any("mine.gone" in line for line in lines[1:]), lines
+    assert "mine/mine/tools.py:4: tool 'other.thing' must be named 'mine' or start with " in (
+        "\n".join(lines)
+    )
+    assert f"{len(lines)} problems; 1 of 1 skill failed to load" in result.stderr
+
+
 def test_a_single_skill_folder_can_be_checked(runner, in_tmp):
     write_skill_folder(in_tmp, "solo", "---\nname: solo\n---\n")
 

@@ -276,6 +276,14 @@ class ChainReport:
     ok: bool
     first_bad_seq: int | None = None
     problem: str | None = None
+    head_hash: str = GENESIS_HASH
+
+    @property
+    def head(self) -> str:
+        """The chain's head as ``<records>:<hash of the last record>``: kept outside the
+        database, it shows a later verify that no record up to it was removed
+        (:func:`interlock.audit.head.check_head`)."""
+        return f"{self.records}:{self.head_hash}"
 
 
 def verify_chain(session: Session, batch: int = 1000) -> ChainReport:
@@ -300,7 +308,7 @@ def verify_chain(session: Session, batch: int = 1000) -> ChainReport:
                 count, False, record.seq, "its contents were changed after it was written"
             )
         prev_hash, expected_seq = record.hash, expected_seq + 1
-    return ChainReport(count, True)
+    return ChainReport(count, True, head_hash=prev_hash)
 
 
 def _iter_records(session: Session, batch: int) -> Iterator[AuditRecord]:

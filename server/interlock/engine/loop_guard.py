@@ -2,9 +2,13 @@
 
 A proposed call identical (same tool, same canonical args) to one ``rejected`` or ``expired``
 earlier in the conversation is closed at once as ``rejected`` by ``policy:repeat``, unless the
-person asked for that tool again since: a user message after the declined call that mentions
-the tool (its name, its title, or its action word such as "add" for ``notes.add``) resets the
-guard for that tool. Two such repeats in one run end the run with ``repeated_rejected_call``.
+person asked for it again since: a user message after the declined call that mentions the
+tool (its name, its title, its action word such as "add" for ``notes.add``, or a word of the
+same kind such as "remove" for ``notes.delete``: :data:`ACTION_WORDS`) or a value of the
+declined call's arguments ("note 36" for ``{"id": 36}``) resets the guard for that call. The
+guard is against the model looping, not against the person: whatever words the model took
+as a request for the call, the guard should too, so it errs on the side of asking again.
+Two such repeats in one run end the run with ``repeated_rejected_call``.
 
 Calls from MCP clients (:mod:`interlock.engine.outside`) have no turns and no user messages,
 so their scope is the caller's: an MCP call identical to one the person *rejected* (an
@@ -42,17 +46,77 @@ def canonical_args(args: Any) -> str:
     return json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def mentions_tool(text: str, tool: Tool) -> bool:
-    """Return whether a user message asks for ``tool``: its name, title or action word appear."""
+ACTION_WORDS: tuple[frozenset[str], ...] = (
+    frozenset({"add", "create", "make", "write", "save", "remember", "insert", "store"}),
+    frozenset({"delete", "remove", "erase", "drop", "discard", "trash", "destroy", "purge"}),
+    frozenset({"update", "edit", "change", "modify", "rename", "amend", "replace"}),
+    frozenset({"send", "email", "mail", "forward", "reply", "notify"}),
+    frozenset({"list", "show", "find", "search", "fetch", "lookup", "view"}),
+    frozenset({"run", "execute", "start", "launch", "trigger"}),
+    frozenset({"cancel", "stop", "abort"}),
+    frozenset({"pay", "transfer", "refund", "charge"}),
+    frozenset({"book", "reserve", "schedule", "reschedule"}),
+)
+"""Words of one kind of action: a person asking for ``notes.delete`` may say "remove"."""
+
+_MIN_TEXT_VALUE = 3
+"""Shortest string argument value that counts as the person naming the call's subject."""
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def action_words(tool: Tool) -> set[str]:
+    """The words that ask for ``tool``'s action: its last name part, every part of its name
+    or title of a kind in :data:`ACTION_WORDS`, and the other words of those kinds."""
+    parts = re.split(r"[._-]", tool.name.lower())
+    wanted = {parts[-1]} | _words(" ".join(parts[1:])) | _words(tool.title)
+    found = {parts[-1]} if parts[-1] else set()
+    for kind in ACTION_WORDS:
+        if kind & wanted:
+            found |= kind
+    return found
+
+
+def _arg_values(args: Any) -> list[str]:
+    """The scalar values of ``args`` (nested too), as lowercase text."""
+    if isinstance(args, dict):
+        return [v for value in args.values() for v in _arg_values(value)]
+    if isinstance(args, list):
+        return [v for value in args for v in _arg_values(value)]
+    if isinstance(args, bool) or args is None:
+        return []
+    return [str(args).strip().lower()]
+
+
+def asks_again(text: str, tool: Tool, args: Any = None) -> bool:
+    """Return whether a user message asks for ``tool`` (or this call of it) again.
+
+    Args:
+        text: The user message.
+        tool: The tool of the declined call.
+        args: The declined call's arguments (None: the tool alone).
+
+    Returns:
+        True when the message names the tool (name, title), a word of its action's kind, or
+        a value of ``args`` (a number as a whole word, a text of three characters or more).
+    """
     lowered = text.lower()
     if any(
         needle and needle in lowered
         for needle in (tool.name.lower(), tool.provider_name.lower(), tool.title.lower())
     ):
         return True
-    action = re.split(r"[._-]", tool.name.lower())[-1]
-    words = set(re.findall(r"[a-z0-9]+", lowered))
-    return bool(action) and action in words
+    words = _words(lowered)
+    if action_words(tool) & words:
+        return True
+    for value in _arg_values(args):
+        if value.isdigit() and value in words:
+            return True
+        if len(value) >= _MIN_TEXT_VALUE and not value.isdigit() and value in lowered:
+            return True
+    return False
 
 
 _DECLINED = select(ToolCall.id, ToolCall.message_id, ToolCall.proposed_args).where(
@@ -76,8 +140,8 @@ def declined_before(session: Session, conversation_id: str, tool: Tool, args: An
         args: The proposed args (a dict that passed validation).
 
     Returns:
-        The id of the latest matching ``rejected``/``expired`` call after the person's last
-        mention of the tool, or None.
+        The id of the latest matching ``rejected``/``expired`` call, unless a later user
+        message asks for it again (:func:`asks_again`); else None.
     """
     params = {"cid": conversation_id, "tool": tool.name}
     declined = sorted(
@@ -96,7 +160,7 @@ def declined_before(session: Session, conversation_id: str, tool: Tool, args: An
             col(Message.id) > match.message_id,
         )
     ).all()
-    if any(mentions_tool(content, tool) for content in later_user_messages):
+    if any(asks_again(content, tool, match.proposed_args) for content in later_user_messages):
         return None
     return str(match.id)
 

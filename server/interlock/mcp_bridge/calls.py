@@ -77,12 +77,21 @@ def invalid_output(server: str, remote_name: str) -> ToolError:
     )
 
 
-def cut_call(server: str, remote_name: str, exc: BaseException) -> ToolError:
-    """``outcome_unknown``: the connection broke after the call was sent (it may have run)."""
+def cut_call(
+    server: str, remote_name: str, exc: BaseException, *, command: bool = False
+) -> ToolError:
+    """``outcome_unknown``: the connection broke after the call was sent (it may have run).
+
+    Args:
+        server: The MCP server's configured name.
+        remote_name: The tool's name on it.
+        exc: What broke the call.
+        command: True for a server Interlock starts (see :func:`describe`).
+    """
     return ToolError(
         "outcome_unknown",
         f"The connection to the MCP server '{server}' broke during the call to '{remote_name}' "
-        f"({describe(exc)}); it may or may not have run. It is not retried: check before "
+        f"({describe(exc, command=command)}); it may or may not have run. It is not retried: check before "
         "trying again.",
     )
 

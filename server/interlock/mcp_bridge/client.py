@@ -168,11 +168,15 @@ class RemoteSession(SessionLifecycle):
                 raise self._call_error(exc, remote_name, timeout_s) from None
             except RuntimeError as exc:
                 if "structured content" not in str(exc):
-                    raise cut_call(self.name, remote_name, exc) from None
+                    raise cut_call(
+                        self.name, remote_name, exc, command=self.spec.command is not None
+                    ) from None
                 # The call ran; its data does not fit the output schema the server declared.
                 raise invalid_output(self.name, remote_name) from None
             except Exception as exc:
-                raise cut_call(self.name, remote_name, exc) from None
+                raise cut_call(
+                    self.name, remote_name, exc, command=self.spec.command is not None
+                ) from None
         raise AssertionError("unreachable")
 
     def _call_error(self, exc: MCPError, remote_name: str, timeout_s: float) -> ToolError:

@@ -162,7 +162,10 @@ class SessionLifecycle:
                         "MCP server %s rejected its credentials; reading them again", self.name
                     )
                     continue
-                self.state, self.error = "down", describe(exc)
+                self.state, self.error = (
+                    "down",
+                    describe(exc, command=self.spec.command is not None),
+                )
                 if self._auth.rejections > rejections:
                     self.error = f"it rejected the credentials of connection '{self._auth.name}'"
                 self.failures += 1

@@ -32,6 +32,10 @@ class SessionLost(Exception):
     """The session with a remote server ended under Interlock (its message says how)."""
 
 
+class TokenFileUnreadable(Exception):
+    """A connection's ``token_file`` is missing or cannot be read (its message says which)."""
+
+
 class ConnectionAuth(httpx2.Auth):
     """A connection's headers and bearer token on every request; counts 401 answers.
 
@@ -50,7 +54,7 @@ class ConnectionAuth(httpx2.Auth):
         """Read ``token_file`` (in a worker thread); no file means no bearer token."""
         path = self.connection.token_file if self.connection is not None else None
         if path is not None:
-            self._token = await anyio.to_thread.run_sync(_read_token, path)
+            self._token = await anyio.to_thread.run_sync(_read_token, path, self.name)
 
     def auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, httpx2.Response]:
         if self.connection is not None:
@@ -63,8 +67,19 @@ class ConnectionAuth(httpx2.Auth):
             self.rejections += 1
 
 
-def _read_token(path: Path) -> str:
-    return path.read_text(encoding="utf-8").strip()
+def _read_token(path: Path, name: str | None) -> str:
+    """Read a token file.
+
+    Raises:
+        TokenFileUnreadable: It is missing or cannot be read, in words naming the file.
+    """
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        said = "is missing"
+    except (OSError, UnicodeDecodeError) as exc:
+        said = f"cannot be read ({getattr(exc, 'strerror', None) or exc})"
+    raise TokenFileUnreadable(f"the token file of connection '{name}' {said}: {path}")
 
 
 def url_with_params(url: str, connection: Connection | None) -> str:
@@ -76,13 +91,19 @@ def url_with_params(url: str, connection: Connection | None) -> str:
     return urlunsplit(parts._replace(query=query))
 
 
-def describe(exc: BaseException) -> str:
-    """A sentence for why a server could not be reached or a session ended."""
+def describe(exc: BaseException, *, command: bool = False) -> str:
+    """A sentence for why a server could not be reached or a session ended.
+
+    Args:
+        exc: What ended the try.
+        command: True for a server Interlock starts (a ``command``), False for one at a URL:
+            the words name what the person configured (its command, its address).
+    """
     leaves: list[BaseException] = [exc]
     while len(leaves) == 1 and isinstance(leaves[0], BaseExceptionGroup):
         leaves = list(leaves[0].exceptions)
     first = leaves[0]
-    if isinstance(first, SessionLost):
+    if isinstance(first, SessionLost | TokenFileUnreadable):
         return str(first)
     if isinstance(first, DestinationRefused):
         return f"Interlock may not connect to {first.host}: {first.reason}"
@@ -91,9 +112,10 @@ def describe(exc: BaseException) -> str:
     if isinstance(first, httpx2.TimeoutException):
         return "it did not answer in time"
     if isinstance(first, httpx2.RemoteProtocolError | anyio.EndOfStream):
-        return "it closed the connection"
+        return "its process closed its output" if command else "it closed the connection"
     if isinstance(first, FileNotFoundError):
-        return f"its command cannot be started: {first.strerror or first} ({first.filename})"
+        what = "its command cannot be started" if command else "a file it needs is missing"
+        return f"{what}: {first.strerror or first} ({first.filename})"
     if isinstance(first, MCPError):
         said = _first_line(first.message)
         if first.code == types.REQUEST_TIMEOUT:

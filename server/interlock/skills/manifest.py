@@ -179,7 +179,8 @@ class ParsedSkillFile:
     """What :func:`parse_skill_file` read.
 
     Attributes:
-        manifest: The front matter, or None when it has problems.
+        manifest: The front matter (without its wrong keys when it has problems), or None
+            when it cannot be read or nothing valid is left.
         body: The Markdown after the front matter (instructions), stripped.
         source: Line lookup for the front matter.
         problems: Everything wrong, in file order.
@@ -200,7 +201,9 @@ def parse_skill_file(path: Path) -> ParsedSkillFile:
         path: The file.
 
     Returns:
-        The manifest (None when anything in the front matter is wrong) and every problem:
+        The manifest and every problem: with problems, the manifest is what is left without
+        the wrong keys (None when that is not valid either, or the file is not readable
+        front matter), so a caller can still check the skill's tools against it. Problems:
         a missing or unreadable file, no front matter, an unclosed one, invalid YAML, a
         duplicate key, not a mapping, and each pydantic error of :class:`SkillManifest`
         (unknown key, missing ``name``/``description``, wrong type...) at its key's line.
@@ -235,8 +238,20 @@ def parse_skill_file(path: Path) -> ParsedSkillFile:
     try:
         manifest = SkillManifest.model_validate(data)
     except ValidationError as exc:
-        return ParsedSkillFile(None, body, source, validation_problems(exc, source), raw_name)
+        problems = validation_problems(exc, source)
+        return ParsedSkillFile(_without_bad_keys(data, exc), body, source, problems, raw_name)
     return ParsedSkillFile(manifest, body, source, [], raw_name)
+
+
+def _without_bad_keys(data: dict[str, Any], exc: ValidationError) -> SkillManifest | None:
+    """The manifest without the top-level keys ``exc`` found wrong, when the rest is valid:
+    the skill has failed anyway, but its tools can still be checked against its name and
+    references, so one pass reports every problem. None when nothing valid is left."""
+    bad = {error["loc"][0] for error in exc.errors() if error["loc"]}
+    try:
+        return SkillManifest.model_validate({k: v for k, v in data.items() if k not in bad})
+    except ValidationError:
+        return None
 
 
 def parse_tools_yaml(path: Path) -> tuple[list[dict[str, Any]], YamlSource, list[Problem]]:
@@ -257,6 +272,11 @@ def parse_tools_yaml(path: Path) -> tuple[list[dict[str, Any]], YamlSource, list
         return [], source, []
     if not isinstance(data, list):
         reason = "tools.yaml must be a YAML list of tools"
+        if isinstance(data, dict) and "tools" in data:
+            reason += (
+                ": remove the 'tools:' line and start each tool with '- name:' (a 'tools' key"
+                " belongs in SKILL.md's front matter)"
+            )
         return [], source, [Problem(path, source.line(()), reason)]
     try:
         specs = _TOOL_SPECS.validate_python(data)

@@ -7,7 +7,10 @@ database. A call stuck on a lock therefore holds one pool thread, never the loop
 ``/api/health`` and open streams keep answering.
 
 Waiting is bounded by ``lock_timeout_s`` (``INTERLOCK_DB_LOCK_TIMEOUT_S``): SQLite's busy
-timeout, PostgreSQL's ``lock_timeout`` and the wait for a pooled connection. Past it the call
+timeout, PostgreSQL's ``lock_timeout`` and the wait for a pooled connection. On SQLite the
+bound holds for a call's whole wait (see :mod:`~interlock.storage.writer`): a request's call
+from its submission (a wait for a free thread included), a run's step from its start, every
+try of :meth:`Database.run_transaction` from the first. Past it the call
 fails with :class:`~interlock.errors.DatabaseBusy` (503 ``database_busy``) and its
 transaction is rolled back, so nothing is half written. PostgreSQL sessions also carry a
 ``statement_timeout``. SQLite runs in WAL mode, so readers never wait for the writer; its
@@ -50,6 +53,8 @@ from interlock.storage.writer import (
     attach,
     gate_for,
     mark_urgent_thread,
+    set_write_deadline,
+    write_deadline,
 )
 
 log = logging.getLogger(__name__)
@@ -147,6 +152,11 @@ class Database:
             DatabaseBusy: A lock or a pooled connection was not had within ``lock_timeout_s``
                 (the transaction is rolled back).
         """
+        # A session outside a call of run() (a plain ``def`` endpoint, the CLI) has a bound
+        # of its own on its waits to write; inside one, the call's holds.
+        own_deadline = self.is_sqlite and write_deadline() is None
+        if own_deadline:
+            set_write_deadline(time.monotonic() + self.lock_timeout_s)
         with Session(self.engine, expire_on_commit=False) as session:
             try:
                 yield session
@@ -157,6 +167,9 @@ class Database:
                         "The database is busy; nothing was written. Try again."
                     ) from exc
                 raise
+            finally:
+                if own_deadline:
+                    set_write_deadline(None)
 
     async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run the synchronous ``fn(*args, **kwargs)`` on the database thread pool.
@@ -173,11 +186,18 @@ class Database:
         Raises:
             DatabaseBusy: From ``fn`` (see :meth:`session`); any other exception of ``fn``.
         """
+        return await self._run(functools.partial(fn, *args, **kwargs), None)
+
+    async def _run(self, fn: Callable[[], T], deadline: float | None) -> T:
+        """:meth:`run` with the deadline of the call's waits to write (None: ``lock_timeout_s``
+        from its submission for a request, from its start on a thread for a run's step)."""
         loop = asyncio.get_running_loop()
         requests, runs = self._pools()
-        pool = runs if run_work.get() else requests
-        call = Call(loop, functools.partial(fn, *args, **kwargs))
-        pool.submit(call.run)
+        is_run = run_work.get()
+        if deadline is None and not is_run:
+            deadline = time.monotonic() + self.lock_timeout_s  # a wait for a thread counts
+        call = Call(loop, fn, deadline, self.lock_timeout_s)
+        (runs if is_run else requests).submit(call.run)
         try:
             await call.waiter
         except asyncio.CancelledError:
@@ -212,9 +232,10 @@ class Database:
             DatabaseBusy: A lock or connection wait timed out, or the conflicts went on.
         """
         started = time.monotonic()
+        call = functools.partial(fn, *args, **kwargs)
         for attempt in range(1, TRANSACTION_TRIES + 1):
             try:
-                return await self.run(fn, *args, **kwargs)
+                return await self._run(call, started + self.lock_timeout_s)
             except DatabaseBusy as exc:
                 if attempt == TRANSACTION_TRIES or not is_conflict(exc.__cause__):
                     raise

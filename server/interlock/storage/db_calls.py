@@ -11,8 +11,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from interlock.storage.writer import set_write_deadline
 
 log = logging.getLogger(__name__)
 
@@ -51,17 +54,31 @@ class Call:
     :attr:`waiter`; cancelled, it sets a new waiter and waits for the outcome all the same.
     """
 
-    __slots__ = ("_call", "_loop", "outcome", "waiter")
+    __slots__ = ("_call", "_deadline", "_loop", "_timeout_s", "outcome", "waiter")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, call: Callable[[], object]) -> None:
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        call: Callable[[], object],
+        deadline: float | None,
+        timeout_s: float,
+    ) -> None:
         self._loop = loop
         self._call = call
+        self._deadline = deadline
+        self._timeout_s = timeout_s
         self.outcome: Outcome | None = None
         self.waiter: asyncio.Future[None] = loop.create_future()
 
     def run(self) -> None:
-        """On a database thread: run the call, then hand its outcome to the loop."""
-        outcome = collecting(self._call)
+        """On a database thread: run the call (its waits to write bounded by its deadline),
+        then hand its outcome to the loop."""
+        deadline = self._deadline
+        set_write_deadline(time.monotonic() + self._timeout_s if deadline is None else deadline)
+        try:
+            outcome = collecting(self._call)
+        finally:
+            set_write_deadline(None)
         try:
             self._loop.call_soon_threadsafe(self._done, outcome)
         except RuntimeError:  # the loop is closed: nobody waits any more
