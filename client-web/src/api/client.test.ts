@@ -1,6 +1,6 @@
 /** Requests that get no answer fail with words for the person, not the browser's error text. */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ApiError, request, requestText, requestWithHeaders } from "./client";
+import { ApiError, onUnauthorized, request, requestText, requestWithHeaders, tokenLooksValid } from "./client";
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -37,5 +37,52 @@ describe("a failed answer without the server's error", () => {
       (e: unknown) => e,
     );
     expect(error).toMatchObject({ status, code: `http_${status}`, message: words });
+  });
+});
+
+describe("a saved token the browser cannot send", () => {
+  const stored = (token: string) => {
+    const items = new Map([["interlock.token", token]]);
+    vi.stubGlobal("localStorage", {
+      getItem: (k: string) => items.get(k) ?? null,
+      setItem: (k: string, v: string) => items.set(k, v),
+      removeItem: (k: string) => items.delete(k),
+    });
+  };
+
+  // The tryout's tokens: a direction mark (U+202E) and a zero-width space (U+200B) pasted
+  // along, which fetch refuses to send at all ("Cannot reach the server" before this).
+  it.each(["tokén-\u202e", "abc\u200bdef", "two words", "tab\there"])(
+    "%j is refused as the server refuses a wrong token: 401, sign-in asked, nothing sent",
+    async (token) => {
+      stored(token);
+      const sent = vi.fn(() => Promise.resolve(new Response("{}")));
+      vi.stubGlobal("fetch", sent);
+      const asked = vi.fn();
+      const stop = onUnauthorized(asked);
+      try {
+        for (const send of [() => request("GET", "/api/me"), () => requestWithHeaders("/api/conversations"), () => requestText("/x")]) {
+          const error = await send().then(
+            () => null,
+            (e: unknown) => e,
+          );
+          expect(error).toBeInstanceOf(ApiError);
+          expect(error).toMatchObject({ status: 401 });
+        }
+      } finally {
+        stop();
+      }
+      expect(asked).toHaveBeenCalledTimes(3);
+      expect(sent).not.toHaveBeenCalled();
+    },
+  );
+
+  it("sends a token of visible ASCII as it is", async () => {
+    stored("ilk_AbC-123_xyz.~");
+    expect(tokenLooksValid("ilk_AbC-123_xyz.~")).toBe(true);
+    const sent = vi.fn((_url: string, _init: RequestInit) => Promise.resolve(new Response("{}", { status: 200 })));
+    vi.stubGlobal("fetch", sent);
+    await request("GET", "/api/me");
+    expect((sent.mock.calls[0][1].headers as Record<string, string>).Authorization).toBe("Bearer ilk_AbC-123_xyz.~");
   });
 });

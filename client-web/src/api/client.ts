@@ -52,8 +52,30 @@ export function setToken(token: string | null): void {
   else localStorage.removeItem(TOKEN_KEY);
 }
 
+/**
+ * True when `token` can be sent as it is: visible ASCII only (what the server's tokens are
+ * made of). Anything else (a letter with an accent, an invisible or direction mark pasted
+ * along) cannot be the server's token, and the browser refuses to send some of it at all.
+ */
+export function tokenLooksValid(token: string): boolean {
+  return /^[\x21-\x7e]+$/.test(token);
+}
+
+/** A token that cannot be sent: answered as the server answers a wrong one (401). */
+function refusedToken(): ApiError {
+  notifyUnauthorized();
+  return new ApiError(401, { code: "unauthorized", message: "The token was not accepted." });
+}
+
+/**
+ * The `Authorization` header of the saved token (none without one).
+ *
+ * @throws ApiError 401 (after telling the `onUnauthorized` listeners) when the saved token
+ * cannot be the server's (see `tokenLooksValid`), so the person is asked for another one.
+ */
 export function authHeaders(): Record<string, string> {
   const token = getToken();
+  if (token && !tokenLooksValid(token)) throw refusedToken();
   return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
@@ -167,9 +189,10 @@ export async function request<T>(method: string, path: string, body?: unknown): 
 
 /** GET a JSON answer with its response headers (errors as for `request`). */
 export async function requestWithHeaders<T>(path: string): Promise<[T, Headers]> {
+  const auth = authHeaders(); // outside the try: a refused token is a 401, not a network error
   let res: Response;
   try {
-    res = await fetch(path, { headers: { Accept: "application/json", "X-Interlock-Client": "web", ...authHeaders() } });
+    res = await fetch(path, { headers: { Accept: "application/json", "X-Interlock-Client": "web", ...auth } });
   } catch (e) {
     throw networkError(e);
   }
@@ -181,9 +204,10 @@ export async function requestWithHeaders<T>(path: string): Promise<[T, Headers]>
 
 /** GET a text/plain answer (errors as for `request`). */
 export async function requestText(path: string): Promise<string> {
+  const auth = authHeaders();
   let res: Response;
   try {
-    res = await fetch(path, { headers: { Accept: "text/plain", ...authHeaders() } });
+    res = await fetch(path, { headers: { Accept: "text/plain", ...auth } });
   } catch (e) {
     throw networkError(e);
   }
@@ -206,9 +230,10 @@ export function queryString(params: Record<string, string | number | undefined |
 
 /** Downloads a GET answer as a file (the bearer token cannot ride on a plain link). */
 export async function download(path: string, fallbackName: string): Promise<void> {
+  const auth = authHeaders();
   let res: Response;
   try {
-    res = await fetch(path, { headers: { ...authHeaders() } });
+    res = await fetch(path, { headers: { ...auth } });
   } catch (e) {
     throw networkError(e);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { openEventStream, parseEvent } from "./events";
+import { MAX_RETRY_MS, openEventStream, parseEvent, reconnectDelay } from "./events";
 
 describe("parseEvent", () => {
   it("parses a frame's data", () => {
@@ -97,5 +97,18 @@ describe("openEventStream", () => {
     } finally {
       vi.unstubAllGlobals();
     }
+  });
+});
+
+describe("reconnectDelay", () => {
+  it("retries quickly at first, doubles, and never waits longer than the bound", () => {
+    const low = (n: number) => reconnectDelay(n, () => 0);
+    const high = (n: number) => reconnectDelay(n, () => 1);
+    expect([0, 1, 2, 3, 4, 5, 50].map(high)).toEqual([250, 500, 1000, 2000, 4000, 4000, MAX_RETRY_MS]);
+    // Jitter: between half and all of the ceiling, so pages do not all come back at once.
+    expect([0, 1, 4].map(low)).toEqual([125, 250, 2000]);
+    // A server back after a restart is found within a few seconds, not ~12 s as before.
+    const firstFive = [0, 1, 2, 3, 4].map(high).reduce((a, b) => a + b, 0);
+    expect(firstFive).toBeLessThan(8_000);
   });
 });

@@ -43,8 +43,8 @@ export const STALL_MS = 45_000;
 /**
  * Opens the stream and keeps it open until the returned function is called.
  *
- * Reconnects by itself (backoff 0.5 s doubling to 10 s) after a dropped connection or a
- * server restart, always with `Last-Event-ID` = the last seq seen, so nothing is missed or
+ * Reconnects by itself (`reconnectDelay`: 0.25 s doubling to 4 s, with jitter) after a
+ * dropped connection or a server restart, always with `Last-Event-ID` = the last seq seen, so nothing is missed or
  * applied twice. A connection silent for `STALL_MS` is dropped and reopened; waking from
  * sleep (timers late), coming back online, a resumed frozen tab, or a tab hidden for a while
  * reconnect at once.
@@ -100,7 +100,7 @@ export function openEventStream(opts: StreamOptions): () => void {
   }
 
   const loop = async () => {
-    let delay = 500;
+    let failures = 0;
     let first = true;
     while (!signal.aborted) {
       if (first) opts.onState?.("connecting");
@@ -118,7 +118,7 @@ export function openEventStream(opts: StreamOptions): () => void {
           headers: { ...authHeaders(), "last-event-id": String(opts.lastSeq()) },
           async onopen(res) {
             if (!res.ok) throw await errorFromResponse(res);
-            delay = 500;
+            failures = 0;
             opts.onState?.("open");
           },
           onmessage(msg) {
@@ -148,9 +148,9 @@ export function openEventStream(opts: StreamOptions): () => void {
       }
       if (signal.aborted) break;
       opts.onState?.("reconnecting");
-      await sleep(delay, signal, (w) => (wake = w));
+      await sleep(reconnectDelay(failures), signal, (w) => (wake = w));
       wake = null;
-      delay = Math.min(delay * 2, 10_000);
+      failures += 1;
     }
     clearInterval(watchdog);
     if (hasWindow) {
@@ -162,6 +162,21 @@ export function openEventStream(opts: StreamOptions): () => void {
   };
   void loop();
   return () => controller.abort();
+}
+
+/** First wait before a reconnect, in ms; it doubles with each failed try up to `MAX_RETRY_MS`. */
+export const FIRST_RETRY_MS = 250;
+/** Longest wait before a reconnect: a server back after a restart is found within this. */
+export const MAX_RETRY_MS = 4_000;
+
+/**
+ * The wait before reconnect try `failures` (0 for the first): bounded exponential backoff
+ * with jitter (between half and all of `FIRST_RETRY_MS * 2^failures`, at most `MAX_RETRY_MS`),
+ * so the first tries are quick and many pages do not all come back in the same instant.
+ */
+export function reconnectDelay(failures: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(FIRST_RETRY_MS * 2 ** Math.min(failures, 16), MAX_RETRY_MS);
+  return ceiling / 2 + random() * (ceiling / 2);
 }
 
 function sleep(ms: number, signal: AbortSignal, onWake: (wake: () => void) => void): Promise<void> {

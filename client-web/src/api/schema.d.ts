@@ -1016,6 +1016,11 @@ export interface components {
             model: components["schemas"]["ModelInfo"];
             /** Last Event Seq */
             last_event_seq: number;
+            /**
+             * Draft After Seq
+             * @description Where the reply being written now starts in the event stream: open the stream after this seq (not after last_event_seq) to show that reply from its first word. Equal to last_event_seq when no reply is being written.
+             */
+            draft_after_seq: number;
             /** Messages */
             messages: components["schemas"]["MessageOut"][];
             /**
@@ -1023,6 +1028,11 @@ export interface components {
              * @description Ids of this conversation's runs the person stopped (ended cancelled): their replies are shown as stopped.
              */
             stopped_runs?: string[];
+            /**
+             * Restarted Runs
+             * @description Ids of this conversation's runs cut short because the server stopped (ended failed, server_restarted): their replies are shown as cut off.
+             */
+            restarted_runs?: string[];
         };
         /**
          * ConversationSummary

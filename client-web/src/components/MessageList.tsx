@@ -1,7 +1,7 @@
 /** The conversation's messages, tool call rows under their assistant message, and the live draft. */
 import { useEffect, useMemo, useRef, type ReactNode } from "react";
 import type { MessageOut, ToolCallOut } from "../api/types";
-import { isStopped, orphanToolCalls, toolCallsOf, toolMessagesByCall, type ConversationState } from "../state/reducer";
+import { cutShort, orphanToolCalls, toolCallsOf, toolMessagesByCall, type ConversationState } from "../state/reducer";
 import { BatchBar } from "../cards/batch/BatchBar";
 import { charCount, reveal } from "../cards/reveal";
 import { FoldedText, needsFold } from "./FoldedText";
@@ -38,7 +38,7 @@ export function MessageList({ state, empty }: { state: ConversationState; empty?
           message={m}
           calls={toolCallsOf(state, m.id)}
           toolMessages={toolMessages}
-          stopped={isStopped(state, m)}
+          cut={cutShort(state, m)}
         />
       ))}
       {orphans.length > 0 && (
@@ -60,13 +60,14 @@ export function Message({
   message,
   calls,
   toolMessages,
-  stopped = false,
+  cut = null,
 }: {
   message: MessageOut;
   calls: ToolCallOut[];
   toolMessages: Record<string, MessageOut>;
-  /** The person stopped this reply's run: it ends where it was cut. */
-  stopped?: boolean;
+  /** This reply's run was stopped (by the person, or by the server stopping): it ends where
+   * it was cut. */
+  cut?: "stopped" | "restarted" | null;
 }) {
   const isUser = message.role === "user";
   return (
@@ -84,9 +85,14 @@ export function Message({
         message.content && <Markdown text={message.content} />
       )}
       {calls.length > 0 && <ToolCalls calls={calls} toolMessages={toolMessages} />}
-      {stopped && (
+      {cut === "stopped" && (
         <p className="stopped-mark small muted" data-testid="stopped">
           Stopped
+        </p>
+      )}
+      {cut === "restarted" && (
+        <p className="stopped-mark small muted" data-testid="restarted">
+          Cut off: the server stopped while this reply was being written.
         </p>
       )}
     </div>

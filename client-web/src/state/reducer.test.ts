@@ -3,7 +3,8 @@ import type { StreamEvent } from "../api/types";
 import { detail, message, sequence, toolCall } from "../test/fixtures";
 import {
   initialState,
-  isStopped,
+  cutShort,
+  streamStart,
   isThinking,
   waitingCalls,
   orphanToolCalls,
@@ -371,15 +372,56 @@ describe("progress", () => {
     expect(s.status).toBe("idle");
     expect(s.activeRunId).toBeNull();
     expect(isThinking(s)).toBe(false);
-    expect(isStopped(s, partial)).toBe(true);
-    expect(isStopped(s, message({ id: 3, role: "assistant", run_id: "run_2" }))).toBe(false);
+    expect(cutShort(s, partial)).toBe("stopped");
+    expect(cutShort(s, message({ id: 3, role: "assistant", run_id: "run_2" }))).toBeNull();
   });
 
   it("keeps a stopped reply marked after a reload", () => {
     const partial = message({ id: 2, role: "assistant", content: "Part 1.", run_id: "run_7" });
     const s = load(detail({ messages: [message(), partial], stopped_runs: ["run_7"] }));
-    expect(isStopped(s, partial)).toBe(true);
-    expect(isStopped(s, message({ id: 3, role: "assistant", run_id: "run_8" }))).toBe(false);
+    expect(cutShort(s, partial)).toBe("stopped");
+    expect(cutShort(s, message({ id: 3, role: "assistant", run_id: "run_8" }))).toBeNull();
+  });
+
+  it("marks a reply cut short by a server restart, and keeps it marked after a reload", () => {
+    const ev = sequence();
+    const partial = message({ id: 2, role: "assistant", content: "Part 1.", run_id: "run_1" });
+    let s = apply(load(), [
+      ev({ type: "run.started", run_id: "run_1", trigger: "message" }),
+      ev({ type: "message.delta", run_id: "run_1", delta: "Part 1." }),
+      ev({ type: "message.completed", run_id: "run_1", message: partial }),
+      ev({
+        type: "run.failed",
+        run_id: "run_1",
+        error: { code: "server_restarted", message: "The server stopped while the employee was working on this." },
+      }),
+      ev({ type: "run.started", run_id: "run_2", trigger: "resume" }),
+    ]);
+    expect(cutShort(s, partial)).toBe("restarted");
+    expect(s.activeRunId).toBe("run_2");
+    // Any other failure is not a cut: it shows as the run's error.
+    s = apply(s, [ev({ type: "run.failed", run_id: "run_2", error: { code: "model_error", message: "x" } })]);
+    expect(cutShort(s, message({ id: 3, role: "assistant", run_id: "run_2" }))).toBeNull();
+
+    const reloaded = load(detail({ messages: [message(), partial], restarted_runs: ["run_1"] }));
+    expect(cutShort(reloaded, partial)).toBe("restarted");
+  });
+
+  it("opened mid-reply from draft_after_seq, shows the whole draft once", () => {
+    // The detail was read at seq 5 while run_1 streamed its reply from seq 3 on: the page
+    // starts the stream after seq 2 (as useConversation does), so the deltas come again.
+    const opened = detail({ status: "running", last_event_seq: 5, draft_after_seq: 2, messages: [message()] });
+    expect(streamStart(opened)).toBe(2);
+    expect(streamStart(detail({ last_event_seq: 5 }))).toBe(5); // nothing being written
+    let s = load({ ...opened, last_event_seq: streamStart(opened) });
+    const ev = sequence(3);
+    s = apply(s, [
+      ev({ type: "message.delta", run_id: "run_1", delta: "Part 1. " }),
+      ev({ type: "message.delta", run_id: "run_1", delta: "Part 2. " }),
+      ev({ type: "message.delta", run_id: "run_1", delta: "Part 3. " }),
+      ev({ type: "message.delta", run_id: "run_1", delta: "Part 4." }),
+    ]);
+    expect(s.drafts.run_1).toBe("Part 1. Part 2. Part 3. Part 4.");
   });
 
   it("does not think while a tool call runs", () => {

@@ -39,6 +39,9 @@ export interface ConversationState {
   finishedRuns: Record<string, true>;
   /** Runs the person stopped (run.cancelled): their partial reply is marked "stopped". */
   stoppedRuns: Record<string, true>;
+  /** Runs cut short because the server stopped (run.failed `server_restarted`): their partial
+   * reply is marked as cut off. */
+  restartedRuns: Record<string, true>;
   /** The run going now (run.started or the POST /messages answer), null when none. */
   activeRunId: string | null;
   lastSeq: number;
@@ -72,6 +75,7 @@ export const initialState: ConversationState = {
   drafts: {},
   finishedRuns: {},
   stoppedRuns: {},
+  restartedRuns: {},
   activeRunId: null,
   lastSeq: 0,
   runError: null,
@@ -98,11 +102,22 @@ export function stateFromDetail(detail: ConversationDetail, prev?: ConversationS
     drafts: sameConversation && detail.status === "running" ? prev.drafts : {},
     finishedRuns: sameConversation ? prev.finishedRuns : {},
     stoppedRuns: { ...(sameConversation ? prev.stoppedRuns : {}), ...flags(detail.stopped_runs ?? []) },
+    restartedRuns: { ...(sameConversation ? prev.restartedRuns : {}), ...flags(detail.restarted_runs ?? []) },
     activeRunId: sameConversation && detail.status === "running" ? prev.activeRunId : null,
     lastSeq: sameConversation ? Math.max(prev.lastSeq, detail.last_event_seq) : detail.last_event_seq,
     runError: sameConversation ? prev.runError : null,
     deleted: false,
   };
+}
+
+/**
+ * The seq to open a just-loaded conversation's stream after: where the reply being written now
+ * starts, so its text so far comes again and shows whole (not only what is written from now
+ * on). What was stored since the detail was read comes too, and is applied once (messages and
+ * calls by id, the draft ended by its stored message).
+ */
+export function streamStart(detail: ConversationDetail): number {
+  return Math.min(detail.draft_after_seq ?? detail.last_event_seq, detail.last_event_seq);
 }
 
 export function reducer(state: ConversationState, action: Action): ConversationState {
@@ -160,8 +175,11 @@ function applyEvent(state: ConversationState, event: StreamEvent): ConversationS
       const ended = endRun(state, event.run_id, "idle");
       return event.run_id ? { ...ended, stoppedRuns: { ...ended.stoppedRuns, [event.run_id]: true } } : ended;
     }
-    case "run.failed":
-      return { ...endRun(state, event.run_id, "idle"), runError: { runId: event.run_id, error: event.error } };
+    case "run.failed": {
+      const ended = { ...endRun(state, event.run_id, "idle"), runError: { runId: event.run_id, error: event.error } };
+      if (event.run_id == null || event.error.code !== SERVER_RESTARTED) return ended;
+      return { ...ended, restartedRuns: { ...ended.restartedRuns, [event.run_id]: true } };
+    }
     case "conversation.deleted":
       return markDeleted(state);
   }
@@ -305,9 +323,16 @@ export function isThinking(state: ConversationState): boolean {
   return !Object.values(state.toolCalls).some((c) => c.status === "running" || c.status === "pending");
 }
 
-/** True when the assistant message ended because the person stopped its run. */
-export function isStopped(state: ConversationState, message: MessageOut): boolean {
-  return message.role === "assistant" && message.run_id != null && state.stoppedRuns[message.run_id] === true;
+/** The `run.failed` code of a run cut short because the server stopped. */
+export const SERVER_RESTARTED = "server_restarted";
+
+/** How an assistant message was cut short: its run stopped by the person, or by the server
+ * stopping; null for a reply that ended by itself. */
+export function cutShort(state: ConversationState, message: MessageOut): "stopped" | "restarted" | null {
+  if (message.role !== "assistant" || message.run_id == null) return null;
+  if (state.stoppedRuns[message.run_id]) return "stopped";
+  if (state.restartedRuns[message.run_id]) return "restarted";
+  return null;
 }
 
 function byCreated(a: ToolCallOut, b: ToolCallOut): number {

@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { ApiError, api } from "../api/client";
 import { openEventStream, type StreamState } from "../api/events";
-import { initialState, reducer, waitingCard, type Action, type ConversationState } from "./reducer";
+import { initialState, reducer, streamStart, waitingCard, type Action, type ConversationState } from "./reducer";
 
 export interface ConversationHandle {
   state: ConversationState;
@@ -46,7 +46,7 @@ export function useConversation(id: string, replayAll = false): ConversationHand
     api.conversation(id).then(
       (detail) => {
         if (cancelled) return;
-        const from = replayAll ? 0 : detail.last_event_seq;
+        const from = replayAll ? 0 : streamStart(detail);
         dispatch({ type: "reset", detail: { ...detail, last_event_seq: from } });
         lastSeq.current = from;
         close = openEventStream({

@@ -61,6 +61,8 @@ export function detail(over: Partial<ConversationDetail> = {}): ConversationDeta
     last_event_seq: 0,
     messages: [],
     ...over,
+    // Nothing streaming: the stream goes on after the last event.
+    draft_after_seq: over.draft_after_seq ?? over.last_event_seq ?? 0,
   };
 }
 

@@ -31,7 +31,7 @@ from interlock.engine.binding import BoundModels
 from interlock.engine.calls import CallExecutor
 from interlock.engine.decided_calls import DecidedCall, latest_assistant_calls_decided
 from interlock.engine.expiry import Deadlines
-from interlock.engine.history import HistoryCache
+from interlock.engine.history import HistoryCache, without_cut_reply
 from interlock.engine.late import LateResults, late_calls_note, read_late_calls
 from interlock.engine.preflight import prepare_calls
 from interlock.engine.proposals import message_text, read_proposals
@@ -230,7 +230,7 @@ class _Nodes:
             history = self.history.model_messages(
                 session, conversation_id, plan.system_prompt + note, reads
             )
-        return employee, plan, history
+        return employee, plan, without_cut_reply(history)
 
     # -- tools ---------------------------------------------------------------------------
     async def tools(self, state: TurnState) -> Command[str]:

@@ -89,6 +89,20 @@ _MESSAGE_COUNT = core_select(_conversations.c.message_count).where(
 """The conversation's number of messages (none when it is gone)."""
 
 
+def without_cut_reply(history: list[BaseMessage]) -> list[BaseMessage]:
+    """``history`` without a last assistant message that only holds text.
+
+    A model step never starts after a finished answer: such a message ending the history is
+    a reply cut short (kept for the person when the server stopped mid-answer), and the run
+    going on after the restart must answer the person's message again, not take that cut text
+    for the answer.
+    """
+    last = history[-1] if history else None
+    if isinstance(last, AIMessage) and not last.tool_calls:
+        return history[:-1]
+    return history
+
+
 def load_history(
     session: Session, conversation_id: str, after_id: int = 0
 ) -> tuple[list[Message], dict[int, list[ToolCall]]]:

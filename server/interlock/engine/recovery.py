@@ -52,6 +52,8 @@ It was not run again.``, as a call stopped by a cancel or a new message says it.
 NOT_STARTED_REASON = "The server stopped before this started, and it was not started later."
 SERVER_STOPPED_RUN = "The server stopped while the employee was working on this."
 """The ``run.failed`` message (``server_restarted``) of a run a stopped server left."""
+SERVER_RESTARTED = "server_restarted"
+"""The error code of such a run (``runs.error_code``)."""
 _runs = Run.__table__  # type: ignore[attr-defined]
 _workers = Worker.__table__  # type: ignore[attr-defined]
 _RUNNING_RUNS = (
@@ -201,7 +203,7 @@ def repair_run(
                 error_message=reason,
                 run_id=run_id,
             )
-        error = InterlockError(SERVER_STOPPED_RUN, code="server_restarted")
+        error = InterlockError(SERVER_STOPPED_RUN, code=SERVER_RESTARTED)
         ended = stage_end(
             session,
             engine.bus,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, insert
+from sqlalchemy import bindparam, func, insert
 from sqlalchemy import select as sa_select
 from sqlmodel import Session
 
@@ -24,7 +24,7 @@ from interlock.storage.write_behind import defer
 from interlock.streaming import sequences
 from interlock.streaming.events import StreamEvent
 
-__all__ = ["StoredEvent", "read_after", "write"]
+__all__ = ["StoredEvent", "draft_start", "read_after", "write"]
 
 # Prebuilt Core statements (an event is published per token: the ORM's overhead is avoided).
 _INSERT_EVENT = insert(Event.__table__)  # type: ignore[attr-defined]
@@ -120,3 +120,29 @@ def read_after(
         StoredEvent(seq=seq, type=type_, data=data, run_id=run_id)
         for seq, type_, data, run_id in rows
     ]
+
+
+_DRAFT_START = sa_select(func.max(_events.c.seq)).where(
+    _events.c.conversation_id == bindparam("cid"),
+    _events.c.seq <= bindparam("upto"),
+    _events.c.type != "message.delta",
+)
+
+
+def draft_start(session: Session, conversation_id: str, upto: int) -> int:
+    """The seq after which the text being streamed at ``upto`` starts (a blocking call).
+
+    The ``message.delta`` events of a reply not stored yet are the last events of the
+    conversation: none but deltas come between a step's start and its stored message. So the
+    last other event at or before ``upto`` is where a reader must start to see the whole draft;
+    ``upto`` itself when nothing streams.
+
+    Args:
+        session: Open session.
+        conversation_id: The conversation.
+        upto: Its ``last_event_seq`` as read.
+    """
+    found = (
+        session.connection().execute(_DRAFT_START, {"cid": conversation_id, "upto": upto}).scalar()
+    )
+    return int(found or 0)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response, status
 from pydantic import BaseModel, Field, field_validator
-from sqlalchemy import insert, update
+from sqlalchemy import insert, or_, update
 from sqlmodel import col, select
 
 from interlock.api.conversation_pages import (
@@ -25,6 +25,7 @@ from interlock.engine import deletion
 from interlock.engine.commands import CommandClaim
 from interlock.engine.current_cards import describe_now, with_current
 from interlock.engine.records import approvals_of, view, waiting_for_person
+from interlock.engine.recovery import SERVER_RESTARTED
 from interlock.engine.runner import Engine
 from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.models import describe_model
@@ -42,6 +43,7 @@ from interlock.storage.models import utcnow
 from interlock.storage.rows import new_row
 from interlock.storage.views import ConversationSummary, MessageOut, ToolCallOut, message_out
 from interlock.storage.write_behind import defer
+from interlock.streaming.event_rows import draft_start
 from interlock.text import check_storable, is_blank, no_control_characters, one_line
 
 router = APIRouter(prefix="/api/conversations", tags=["conversations"], responses=ERROR_RESPONSES)
@@ -117,11 +119,21 @@ class ModelInfo(BaseModel):
 class ConversationDetail(ConversationSummary):
     model: ModelInfo
     last_event_seq: int
+    draft_after_seq: int = Field(
+        description="Where the reply being written now starts in the event stream: open the "
+        "stream after this seq (not after last_event_seq) to show that reply from its first "
+        "word. Equal to last_event_seq when no reply is being written."
+    )
     messages: list[MessageOut]
     stopped_runs: list[str] = Field(
         default_factory=list,
         description="Ids of this conversation's runs the person stopped (ended cancelled): "
         "their replies are shown as stopped.",
+    )
+    restarted_runs: list[str] = Field(
+        default_factory=list,
+        description="Ids of this conversation's runs cut short because the server stopped "
+        "(ended failed, server_restarted): their replies are shown as cut off.",
     )
 
 
@@ -264,18 +276,29 @@ def _detail(
                     approvals.get(call.id, []),
                 )
             )
-        stopped = session.exec(
-            select(Run.id).where(
-                Run.conversation_id == conversation_id, Run.status == RunStatus.cancelled
+        ended = session.exec(
+            select(Run.id, Run.status).where(
+                Run.conversation_id == conversation_id,
+                or_(
+                    col(Run.status) == RunStatus.cancelled,
+                    col(Run.error_code) == SERVER_RESTARTED,
+                ),
             )
         ).all()
         head = summary(session, conversation)
+        seq = conversation.last_event_seq
         return ConversationDetail(
             **head.model_dump(),
             model=ModelInfo(**describe_model(settings)),
-            last_event_seq=conversation.last_event_seq,
+            last_event_seq=seq,
+            # Read after the conversation's row: the stream from here also brings what was
+            # stored meanwhile (applied once: messages and calls by id).
+            draft_after_seq=draft_start(session, conversation_id, seq)
+            if head.status == "running"
+            else seq,
             messages=[message_out(m, calls.get(m.id or 0)) for m in messages],
-            stopped_runs=list(stopped),
+            stopped_runs=[r for r, s in ended if s == RunStatus.cancelled],
+            restarted_runs=[r for r, s in ended if s == RunStatus.failed],
         )
 
 
