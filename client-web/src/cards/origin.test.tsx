@@ -25,7 +25,7 @@ function approverEntry(call: ApprovalOut["tool_call"], channel: ApprovalOut["con
     message: null,
   };
   return renderToStaticMarkup(
-    <ApproverItem item={item} tool={undefined} tools={{}} employee={undefined} myId="user_bob" onDecided={() => {}} />,
+    <ApproverItem item={item} tool={undefined} tools={{}} employee={undefined} myId="user_bob" onDecided={() => {}} onRefused={() => {}} />,
   );
 }
 

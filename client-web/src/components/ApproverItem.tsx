@@ -23,9 +23,13 @@ interface Props {
   myId: string | undefined;
   /** Called after a decision was recorded (or refused as too late): re-read the list. */
   onDecided: () => void;
+  /** Called with the sentence to keep showing when the server refused the decision (the
+   * call was already decided, expired, cancelled or deleted): the re-read list drops the
+   * item, so its own error line would vanish with it. */
+  onRefused: (sentence: string) => void;
 }
 
-export function ApproverItem({ item, tool, tools, employee, myId, onDecided }: Props) {
+export function ApproverItem({ item, tool, tools, employee, myId, onDecided, onRefused }: Props) {
   const { tool_call: call, conversation } = item;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -43,8 +47,12 @@ export function ApproverItem({ item, tool, tools, employee, myId, onDecided }: P
       onDecided();
     } catch (e) {
       const err = asApiError(e);
-      setError(err.message);
-      if (err.status === 404 || err.status === 409) onDecided();
+      if (err.status === 404 || err.status === 409) {
+        onRefused(refusedSentence(toolTitle(tools, call.name, call.title), who, err.status === 404 ? GONE : err.message));
+        onDecided();
+      } else {
+        setError(err.message);
+      }
     } finally {
       setBusy(false);
     }
@@ -54,7 +62,7 @@ export function ApproverItem({ item, tool, tools, employee, myId, onDecided }: P
     <li className="approval-item approver-item" data-testid="approval-item" data-role="approver" data-tool-call-id={call.id} data-conversation-id={conversation.id}>
       <div className="approval-who">
         {employee && <Avatar avatar={employee.avatar} name={employee.name} size="sm" />}
-        <strong>{employee?.name ?? conversation.employee ?? "Employee"}</strong>
+        <strong>{reveal(employee?.name ?? conversation.employee ?? "Employee")}</strong>
         <span className="muted"> asks you to approve, for </span>
         <strong data-testid="approval-requested-by">{reveal(who)}</strong>
         {originText(call) && (
@@ -123,4 +131,18 @@ export function ApproverItem({ item, tool, tools, employee, myId, onDecided }: P
       )}
     </li>
   );
+}
+
+/** What a refusal says when the call's conversation was deleted meanwhile (404). */
+const GONE = "Its conversation was deleted, so the call is gone.";
+
+/**
+ * The sentence kept above the list when a decision was refused: which call, for whom, and the
+ * server's reason ("Your decision on Add a note for ann was not applied. Already decided: ann
+ * rejected this call.").
+ */
+export function refusedSentence(toolName: string, who: string, reason: string): string {
+  const why = reason.trim();
+  const stopped = !why || /[.!?]$/.test(why) ? why : `${why}.`;
+  return [`Your decision on ${reveal(toolName)} for ${reveal(who)} was not applied.`, stopped].filter(Boolean).join(" ");
 }
