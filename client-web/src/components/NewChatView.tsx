@@ -117,7 +117,7 @@ function UnlistedChat({ slug, offline }: { slug: string; offline: boolean | null
           {reveal(found.name)} is disabled, so it cannot start a conversation. An admin can turn it back on in Admin. {back}
         </p>
       </div>
-      <Composer disabled running={false} commands={[]} employeeName={found.name} onSend={() => Promise.resolve()} onCancel={() => {}} />
+      <Composer disabled running={false} commands={[]} employeeName={reveal(found.name)} onSend={() => Promise.resolve()} onCancel={() => {}} />
     </main>
   );
 }
@@ -145,12 +145,12 @@ function ReadyChat({ employee, offline, busy, onStart }: Omit<Props, "employee">
         <div className="starters" aria-label="Starter prompts">
           {employee.starter_prompts.map((p) => (
             <button key={p} type="button" data-testid="starter-prompt" disabled={busy} onClick={() => void onStart(slug, p).catch(() => {})}>
-              {p}
+              {reveal(p)}
             </button>
           ))}
         </div>
       )}
-      <Composer disabled={busy} running={false} commands={commands} commandsKnown={commandsKnown} employeeName={employee.name} onSend={(content, command) => onStart(slug, content, command)} onCancel={() => {}} />
+      <Composer disabled={busy} running={false} commands={commands} commandsKnown={commandsKnown} employeeName={reveal(employee.name)} onSend={(content, command) => onStart(slug, content, command)} onCancel={() => {}} />
     </main>
   );
 }
