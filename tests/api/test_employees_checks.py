@@ -204,3 +204,26 @@ async def test_blank_starter_prompts_are_left_out_not_shown_as_empty_buttons(tea
     patched = await team.admin.patch("/api/employees/chef", json={"starter_prompts": ["  "]})
     assert patched.status_code == 200, patched.text
     assert (await team.member.get("/api/employees/chef")).json()["starter_prompts"] == []
+
+
+async def test_allow_for_a_question_tool_is_refused_naming_it_by_its_title(team: Team) -> None:
+    """Found in a tryout: ``tool_overrides: {"ask.choice": "ALLOW"}`` was saved and shown as
+    Allow, yet the question still asked (question tools always ask)."""
+    bad = new_employee("asker", tool_overrides={"ask.choice": "ALLOW"})
+    error = error_of(await team.admin.post("/api/employees", json=bad), 422, "question_always_asks")
+    assert error["details"] == {"tools": ["ask.choice"]}
+    assert error["message"] == (
+        "“Ask to choose” always asks the person, so it cannot be set to Allow: choose Ask or Deny."
+    )
+    error_of(await team.admin.get("/api/employees/asker"), 404, "not_found")
+
+    patch = await team.admin.patch(
+        "/api/employees/assistant",
+        json={"tool_overrides": {"ask.choice": "ALLOW", "ask.form": "ALLOW"}},
+    )
+    assert error_of(patch, 422, "question_always_asks")["details"] == {
+        "tools": ["ask.choice", "ask.form"]
+    }
+    # Ask and Deny stay open to question tools.
+    ok = new_employee("asker", tool_overrides={"ask.choice": "DENY", "ask.form": "ASK"})
+    assert (await team.admin.post("/api/employees", json=ok)).status_code == 201

@@ -153,3 +153,66 @@ async def test_an_approver_reads_an_override_in_the_args_as_the_cards_sentence_s
     await item.get_by_test_id("approve").click()
     await expect(item.get_by_test_id("approved-by-me")).to_be_visible()
     assert notes(app) == []
+
+
+async def test_an_approvers_refused_decision_says_why_after_the_list_re_reads(
+    app: LiveServer, page: Page
+) -> None:
+    """Found in a tryout: ann rejected the call over the API while bob's Approvals view still
+    listed it; bob's Approve met a 409 and the item vanished, leaving only "Nothing is waiting
+    for you." Bob now reads that ann already rejected it, and it stays after the re-read."""
+    _ann, ann_token = create_user(app.services.db, "ann")
+    _bob, bob_token = create_user(app.services.db, "bob")
+    app.services.employees.update(
+        "assistant",
+        {"approvers": ["bob"], "tool_approvals": {"notes.add": {"approvals_required": 2}}},
+    )
+    ann = {"Authorization": f"Bearer {ann_token}"}
+    created = await app.client.post("/api/conversations", json={}, headers=ann)
+    conversation_id = created.json()["id"]
+    said = await app.client.post(
+        f"/api/conversations/{conversation_id}/messages",
+        json={"content": "add a note buy milk"},
+        headers=ann,
+    )
+    assert said.status_code == 202, said.text
+    await app.idle()
+    (call,) = (
+        await app.client.get(f"/api/conversations/{conversation_id}/pending", headers=ann)
+    ).json()
+
+    await page.add_init_script(f"localStorage.setItem('interlock.token', {bob_token!r})")
+    await page.goto("/#/approvals")
+    item = page.locator(f'[data-testid="approval-item"][data-tool-call-id="{call["id"]}"]')
+    await expect(item).to_have_attribute("data-role", "approver")
+    # Bob's view keeps the list it read (no re-read slips in) until he decides.
+    stale = await (
+        await page.request.get("/api/approvals", headers={"Authorization": f"Bearer {bob_token}"})
+    ).body()
+    decided: list[bool] = []
+
+    async def approvals(route) -> None:  # type: ignore[no-untyped-def]
+        if decided:
+            await route.continue_()
+        else:
+            await route.fulfill(status=200, body=stale, content_type="application/json")
+
+    async def decision(route) -> None:  # type: ignore[no-untyped-def]
+        decided.append(True)
+        await route.continue_()
+
+    await page.route("**/api/approvals", approvals)
+    await page.route("**/decision", decision)
+    rejected = await app.client.post(
+        f"/api/tool-calls/{call['id']}/decision", json={"type": "reject"}, headers=ann
+    )
+    assert rejected.status_code == 200, rejected.text
+    await app.idle()
+
+    await item.get_by_test_id("approve").click()
+    await expect(item).to_have_count(0)
+    await expect(page.get_by_test_id("approvals-empty")).to_be_visible()
+    refused = page.get_by_test_id("approval-refused")
+    await expect(refused).to_contain_text("Your decision on Add a note for ann was not applied.")
+    await expect(refused).to_contain_text("Already decided: ann rejected this call.")
+    assert notes(app) == []

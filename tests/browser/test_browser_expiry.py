@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, Route, expect
 
 from support.live import LiveServer
 from support.pages import (
@@ -68,4 +68,34 @@ async def test_an_expired_call_shows_as_not_run_and_the_chat_goes_on(
     await expect(conversation(page)).to_have_attribute("data-status", "idle")
     stored = await stored_call(app, conversation_id, call_id)
     assert stored["status"] == "expired"
+    assert notes(app) == []
+
+
+async def test_a_decision_on_a_call_cancelled_meanwhile_says_why_after_the_card_goes(
+    app: LiveServer, page: Page
+) -> None:
+    """A refused decision in a chat card (409): the call was cancelled between the page
+    showing it and the click. The card goes (nobody decided it), and the row keeps saying why
+    the decision was not applied, promising no recorded decision."""
+    await page.goto("/")
+    conversation_id = await start_chat(page, "add a note buy milk")
+    card, call_id = await paused_on_one_call(page)
+
+    async def cancel_first(route: Route) -> None:
+        off = await app.client.put("/api/actions/assistant", json={"on": False})
+        assert off.status_code == 200, off.text
+        await app.idle()
+        await route.continue_()
+
+    await page.route("**/decision", cancel_first)
+    await card.get_by_test_id("approve").click()
+    refused = card.get_by_test_id("decision-not-applied")
+    await expect(refused).to_contain_text(
+        "Your decision was not applied. Too late: this call was cancelled and did not run."
+    )
+    await expect(card).to_have_attribute("data-status", "cancelled")
+    await expect(card.get_by_test_id("approve")).to_have_count(0)
+    await expect(refused).not_to_contain_text("The recorded decision is shown")
+    stored = await stored_call(app, conversation_id, call_id)
+    assert stored["status"] == "cancelled"
     assert notes(app) == []

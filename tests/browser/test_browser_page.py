@@ -173,3 +173,45 @@ async def test_streamed_reply_shows_as_a_draft_and_stop_ends_the_run(
     await finished(page, row, "succeeded")
     await expect(row.locator(".card")).to_have_count(0)
     await expect(messages(page, "assistant").last).to_have_text("No notes yet.")
+
+
+async def test_a_new_chat_with_an_unknown_or_disabled_employee_says_so_before_typing(
+    app: LiveServer, page: Page
+) -> None:
+    """Found in a tryout: ``#/new/nosuch`` showed a working composer ("Say hello to start."),
+    and ``#/new/gpt`` (disabled, an ``openai:`` model) showed "gpt" and "Offline model", saying
+    "Gee is disabled." only after a message was sent."""
+    created = await app.client.post(
+        "/api/employees",
+        json={
+            "slug": "gpt",
+            "name": "Gee",
+            "title": "Writer",
+            "about": "Writes.",
+            "system_prompt": "You are Gee.",
+            "model": "openai:gpt-4o-mini",
+        },
+    )
+    assert created.status_code == 201, created.text
+    disabled = await app.client.patch("/api/employees/gpt", json={"disabled": True})
+    assert disabled.status_code == 200, disabled.text
+
+    await open_app(page)
+    await page.goto("/#/new/nosuch")
+    unknown = page.get_by_test_id("new-conversation-unknown")
+    await expect(unknown.get_by_test_id("conversation-title")).to_have_text(
+        "No AI employee called “nosuch”"
+    )
+    await expect(page.get_by_test_id("composer-input")).to_have_count(0)
+    await expect(page.get_by_text("Say hello to start.")).to_have_count(0)
+    await unknown.get_by_test_id("new-chat-back").click()
+    await expect(page.get_by_test_id("new-conversation-unknown")).to_have_count(0)
+
+    await page.goto("/#/new/gpt")
+    chat = page.get_by_test_id("new-conversation")
+    await expect(chat).to_have_attribute("data-disabled", "true")
+    await expect(chat.get_by_test_id("conversation-employee")).to_contain_text("Gee")
+    await expect(chat.get_by_test_id("model-badge")).to_have_text("openai:gpt-4o-mini")
+    await expect(chat.get_by_test_id("offline-badge")).to_have_count(0)
+    await expect(chat.get_by_test_id("employee-disabled")).to_contain_text("Gee is disabled")
+    await expect(chat.get_by_test_id("send")).to_be_disabled()

@@ -115,6 +115,7 @@ async def test_load_skill_runs_at_once_and_the_skill_stays_active(
         assert load["result_data"] == {
             "skill": "ask",
             "tools": sorted(["ask.choice", "ask.confirm", "ask.form"]),
+            "unavailable": {},
         }
         interrupted = [e["tool_call"] for e in log.of("tool_call.interrupted")]
         assert [c["name"] for c in interrupted] == ["ask.form"]  # load_skill never asked

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
+from support.api_errors import error_of
 from support.live import LiveServer, live_server
 from support.notes import stored_notes
 from support.sse import EventLog, collect, terminals
@@ -205,10 +208,19 @@ async def test_a_custom_employee_gets_only_its_skills_and_overrides(
         assert _notes(server) == ["flour"]
 
 
-async def test_allow_on_a_question_tool_still_asks_the_person(engine_settings: Settings) -> None:
+async def test_allow_on_a_question_tool_still_asks_the_person(
+    engine_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The API refuses ``ALLOW`` for a question tool (422 ``question_always_asks``); one stored
+    before that check still asks."""
     question = {"summary": "the booking for Friday"}
     model = ScriptedChatModel(responses=[scripted_message("", ("ask_confirm", question)), "Ok."])
     async with live_server(engine_settings, model=model) as server:
+        refused = await server.client.patch(
+            "/api/employees/scout", json={"tool_overrides": {"ask.confirm": "ALLOW"}}
+        )
+        error_of(refused, 422, "question_always_asks")
+        monkeypatch.setattr(server.services.employees, "_question_tools", dict)
         await _override(server, "scout", {"ask.confirm": "ALLOW"})
         response = await server.client.post("/api/conversations", json={"employee": "scout"})
         conversation_id = response.json()["id"]

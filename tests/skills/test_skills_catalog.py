@@ -196,14 +196,40 @@ async def test_load_skill_records_the_skill_on_the_conversation(catalog, databas
     assert result.text == (
         "Skill echo loaded. Instructions:\nEcho what the person says.\nTools: echo.say"
     )
-    assert result.data == {"skill": "echo", "tools": ["echo.say"]}
+    assert result.data == {"skill": "echo", "tools": ["echo.say"], "unavailable": {}}
     assert _loaded_skills(database, conversation_id) == ["echo"]
 
     await registry.execute(tool, {"name": "notes"}, ctx)
     again = await registry.execute(tool, {"name": "echo"}, ctx)
 
-    assert again.data == {"skill": "echo", "tools": ["echo.say"]}
+    assert again.data == {"skill": "echo", "tools": ["echo.say"], "unavailable": {}}
     assert _loaded_skills(database, conversation_id) == ["echo", "notes"]
+
+
+async def test_load_skill_says_which_tools_cannot_run_now_and_why(
+    catalog, database, conversation_id, monkeypatch
+):
+    """Found in a tryout: with the docs MCP server down, the card said "Now available: Search
+    the docs." and the next reply said it was still not available."""
+    registry, _ = catalog
+    down = "The MCP server 'docs' is not available: nothing answers at its address."
+    monkeypatch.setattr(registry.get("echo.say"), "availability", lambda: down)
+    ctx = ToolContext(user_id="u1", conversation_id=conversation_id, tool_call_id="c1", db=database)
+
+    result = await registry.execute(registry.get("load_skill"), {"name": "echo"}, ctx)
+
+    assert result.data == {"skill": "echo", "tools": [], "unavailable": {"echo.say": down}}
+    assert result.text.endswith(f"Tools: none\nNot available right now: echo.say ({down})")
+
+
+def test_load_skill_field_help_is_written_for_the_person(catalog):
+    """The card's Details showed "The skill's name, as listed under 'Skills you can load'.",
+    a system-prompt section the person never sees."""
+    registry, _ = catalog
+    tool = registry.get("load_skill")
+    help_text = tool.input_schema["properties"]["name"]["description"]
+    assert "Skills you can load" not in help_text
+    assert "Skills you can load" in tool.description  # the model still learns where to look
 
 
 @pytest.mark.parametrize("name", ["broken", "nope"])

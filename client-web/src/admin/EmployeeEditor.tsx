@@ -3,6 +3,7 @@
  * Save sends only the changed fields (PATCH) or everything (POST for a new one); the
  * server's refusals (422 / 409 / 403) are shown with their details.
  */
+import { reveal } from "../cards/reveal";
 import { useId, useState, type ReactNode } from "react";
 import { ApiError, api, asApiError } from "../api/client";
 import type { EmployeeOut, SkillOut, ToolOut } from "../api/types";
@@ -191,7 +192,7 @@ export function EmployeeEditor({ employee, skills, tools, onSaved, onDeleted }: 
         )}
         {original && !original.builtin && confirmDelete && (
           <span className="confirm-delete" role="group" aria-label="Confirm delete">
-            <span>Delete {original.name}? Their conversations stay readable.</span>
+            <span>Delete {reveal(original.name)}? Their conversations stay readable.</span>
             <button type="button" className="danger" data-testid="employee-delete-confirm" disabled={busy} onClick={() => void remove()}>
               Delete
             </button>

@@ -1,4 +1,5 @@
 /** The employees an admin can edit, disabled ones included. */
+import { reveal } from "../cards/reveal";
 import type { EmployeeOut } from "../api/types";
 import { Avatar } from "../components/Avatar";
 
@@ -23,9 +24,9 @@ export function EmployeeList({ employees, selected, onSelect }: Props) {
             onClick={() => onSelect(e.slug)}
           >
             <Avatar avatar={e.avatar} name={e.name} size="sm" />
-            <span className="admin-employee-text" title={`${e.name} (${e.slug})`}>
-              <span>{e.name}</span>
-              <span className="muted small">{e.slug}</span>
+            <span className="admin-employee-text" title={reveal(`${e.name} (${e.slug})`)}>
+              <span>{reveal(e.name)}</span>
+              <span className="muted small">{reveal(e.slug)}</span>
             </span>
             {e.builtin && <span className="badge">built-in</span>}
             {e.disabled && <span className="badge warn">disabled</span>}

@@ -3,6 +3,7 @@
  * (Interlock name, the server's own name, why one is unavailable) and a Refresh button that
  * lists the server's tools again now (a server that is down is tried at once).
  */
+import { reveal } from "../cards/reveal";
 import { useState } from "react";
 import { api, asApiError } from "../api/client";
 import type { McpServerOut } from "../api/types";
@@ -80,32 +81,32 @@ export function McpServersPanel({ servers, onRefreshed }: Props) {
         {servers.map((s) => (
           <li key={s.name} className="skill-row" data-testid="mcp-server-row" data-server={s.name} data-state={s.state}>
             <div className="skill-line">
-              <strong>{s.title}</strong>
+              <strong>{reveal(s.title)}</strong>
               <span className={`badge ${STATE_TONE[s.state]}`}>{STATE_LABEL[s.state]}</span>
               <button
                 type="button"
                 data-testid="mcp-refresh"
                 disabled={busy !== null}
-                aria-label={`${busy === s.name ? "Refreshing" : "Refresh"} the tools of ${s.title}`}
+                aria-label={`${busy === s.name ? "Refreshing" : "Refresh"} the tools of ${reveal(s.title)}`}
                 onClick={() => void refresh(s.name)}
               >
                 {busy === s.name ? "Refreshing…" : "Refresh"}
               </button>
             </div>
             <p className="muted small">
-              {stateSentence(s)} <code>{s.url ?? s.command}</code>
+              {reveal(stateSentence(s))} <code>{reveal(s.url ?? s.command ?? "")}</code>
               {s.origin === "settings" ? " (from the settings)" : ""}
             </p>
             {s.tools.length > 0 && (
               <ul className="small">
                 {s.tools.map((t) => (
                   <li key={t.name} data-testid="mcp-tool" data-available={t.available}>
-                    <code>{t.name}</code>
+                    <code>{reveal(t.name)}</code>
                     {t.remote_name !== t.name.split(".").slice(2).join(".") && (
                       <span className="muted"> (on the server: “{visible(t.remote_name)}”)</span>
                     )}{" "}
                     <span className="muted">{t.permission}</span>
-                    {!t.available && t.reason && <span className="error"> Unavailable: {t.reason}</span>}
+                    {!t.available && t.reason && <span className="error"> Unavailable: {reveal(t.reason)}</span>}
                   </li>
                 ))}
               </ul>

@@ -1,4 +1,5 @@
 /** Pinned and available skills as checkboxes; "*" (all skills) makes every loaded skill available. */
+import { reveal } from "../cards/reveal";
 import type { SkillOut } from "../api/types";
 import { ALL_SKILLS, skillNames, toggled, type Draft } from "./draft";
 
@@ -29,7 +30,7 @@ export function SkillChecklist({ skills, draft, disabled, onChange }: Props) {
               disabled={disabled}
               onChange={(e) => onChange({ ...draft, pinned_skills: toggled(draft.pinned_skills, name, e.target.checked) })}
             />
-            {name} {note(name)}
+            {reveal(name)} {note(name)}
           </label>
         ))}
       </fieldset>
@@ -57,7 +58,7 @@ export function SkillChecklist({ skills, draft, disabled, onChange }: Props) {
                 disabled={disabled || all || pinned}
                 onChange={(e) => onChange({ ...draft, available_skills: toggled(draft.available_skills, name, e.target.checked) })}
               />
-              {name} {pinned && <span className="muted small">(pinned)</span>} {note(name)}
+              {reveal(name)} {pinned && <span className="muted small">(pinned)</span>} {note(name)}
             </label>
           );
         })}

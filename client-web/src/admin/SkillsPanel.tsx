@@ -2,6 +2,7 @@
  * Every skill the server found: loaded ones with their tools and commands, failed ones with the
  * reason. A tool that cannot run now (its MCP server is down: `tools`, from /api/tools) says why.
  */
+import { reveal } from "../cards/reveal";
 import type { SkillOut, ToolOut } from "../api/types";
 
 export function SkillsPanel({ skills, tools = {} }: { skills: SkillOut[]; tools?: Record<string, ToolOut> }) {
@@ -15,11 +16,11 @@ export function SkillsPanel({ skills, tools = {} }: { skills: SkillOut[]; tools?
         {skills.map((s) => (
           <li key={`${s.name}:${s.path ?? ""}`} className={`skill-row ${s.status}`} data-testid="skill-row" data-skill={s.name} data-status={s.status}>
             <div className="skill-line">
-              <strong>{s.name}</strong>
+              <strong>{reveal(s.name)}</strong>
               {s.version && <span className="muted small">v{s.version}</span>}
               <span className={`badge ${s.status === "failed" ? "status-failed" : "status-succeeded"}`}>{s.status}</span>
             </div>
-            {s.description && <p className="muted small">{s.description}</p>}
+            {s.description && <p className="muted small">{reveal(s.description)}</p>}
             {s.status === "failed" && s.error && (
               <pre className="skill-error" data-testid="skill-error">
                 {s.error}
@@ -30,8 +31,8 @@ export function SkillsPanel({ skills, tools = {} }: { skills: SkillOut[]; tools?
                 Tools: {s.tools.map((t, i) => (
                   <span key={t}>
                     {i > 0 && ", "}
-                    <code>{t}</code>
-                    {tools[t] && !tools[t].available && tools[t].reason && <span className="error"> (unavailable: {tools[t].reason})</span>}
+                    <code>{reveal(t)}</code>
+                    {tools[t] && !tools[t].available && tools[t].reason && <span className="error"> (unavailable: {reveal(tools[t].reason ?? "")})</span>}
                   </span>
                 ))}
               </p>
@@ -41,7 +42,7 @@ export function SkillsPanel({ skills, tools = {} }: { skills: SkillOut[]; tools?
                 Commands: {s.commands.map((c, i) => (
                   <span key={c.command}>
                     {i > 0 && ", "}
-                    <code>/{c.command}</code> {c.title}
+                    <code>/{reveal(c.command)}</code> {reveal(c.title)}
                   </span>
                 ))}
               </p>

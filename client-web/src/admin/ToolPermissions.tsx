@@ -2,9 +2,12 @@
  * Per-tool permission for one employee: a segmented control per tool (native radios, so
  * arrow keys move within a tool) with ALLOW / ASK / DENY overrides or the tool's default. A tool
  * that cannot run now (its remote MCP server is down) says why, as the MCP servers panel does.
+ * A question tool (ask.*) always asks: it offers no ALLOW (the server refuses it) and says so.
  */
 import { useId } from "react";
 import type { ToolOut, ToolPermission } from "../api/types";
+import { isQuestion } from "../cards/registry";
+import { reveal } from "../cards/reveal";
 import { PERMISSIONS, permissionChoice, withPermission, type PermissionChoice } from "./draft";
 
 interface Props {
@@ -46,15 +49,23 @@ function ToolPermissionRow({
   onChange: (choice: PermissionChoice) => void;
 }) {
   const id = useId();
+  const question = isQuestion({ name: tool.name, card: tool.card }, tool);
   const options: { value: PermissionChoice; label: string }[] = [
-    ...PERMISSIONS.map((p) => ({ value: p, label: p })),
-    { value: "default", label: `Default (${tool.permission})` },
+    ...PERMISSIONS.filter((p) => !(question && p === "ALLOW")).map((p) => ({ value: p, label: p })),
+    { value: "default", label: `Default (${question && tool.permission === "ALLOW" ? "ASK" : tool.permission})` },
   ];
   return (
     <li className="tool-permission-row" data-available={tool.available}>
       <span className="tool-permission-name" id={`${id}-name`}>
-        <code>{tool.name}</code>
-        {tool.title && <span className="muted small"> {tool.title}</span>}
+        <code>{reveal(tool.name)}</code>
+        {tool.title && <span className="muted small"> {reveal(tool.title)}</span>}
+        {question && (
+          <span className="muted small" data-testid="always-asks">
+            {" "}
+            Always asks: a question waits for the person's answer.
+            {choice === "ALLOW" && " Its saved Allow has no effect."}
+          </span>
+        )}
         {!tool.available && tool.reason && <span className="error small"> Unavailable: {tool.reason}</span>}
       </span>
       <div

@@ -151,6 +151,23 @@ describe("ToolPermissions", () => {
     expect(out).toContain("Default (ALLOW)");
   });
 
+  it("offers no ALLOW for a question tool and says it always asks (tryout: ask.choice showed ALLOW selected, yet asked)", () => {
+    const out = renderToStaticMarkup(
+      <ToolPermissions
+        tools={[tool("ask.choice", "ASK", { card: "choice", title: "Ask to choose" }), tool("notes.add", "ASK")]}
+        overrides={{ "ask.choice": "ALLOW" }}
+        disabled={false}
+        onChange={() => {}}
+      />,
+    );
+    const [question, write] = out.split('<li class="tool-permission-row"').slice(1);
+    expect(question).toContain("Always asks: a question waits for the person&#x27;s answer. Its saved Allow has no effect.");
+    expect(question).not.toMatch(/data-value="ALLOW"><input/);
+    expect(question).not.toContain("selected");
+    expect(write).toMatch(/data-value="ALLOW"><input/);
+    expect(write).not.toContain("Always asks");
+  });
+
   it("says why a tool of a down MCP server is unavailable, as the MCP servers panel does", () => {
     const reason = "The MCP server 'files' is not available: nothing answers at its address. Interlock tries again in 4 s.";
     const out = renderToStaticMarkup(

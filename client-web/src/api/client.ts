@@ -255,6 +255,8 @@ export const api = {
   me: () => request<MeOut>("GET", "/api/me"),
   employees: (includeDisabled = false) =>
     request<EmployeeOut[]>("GET", includeDisabled ? "/api/employees?include_disabled=true" : "/api/employees"),
+  /** One employee (a disabled one for admins only: 404 for others). */
+  employee: (slug: string) => request<EmployeeOut>("GET", `/api/employees/${enc(slug)}`),
   createEmployee: (body: EmployeeCreate) => request<EmployeeOut>("POST", "/api/employees", body),
   updateEmployee: (slug: string, changes: EmployeePatch) =>
     request<EmployeeOut>("PATCH", `/api/employees/${enc(slug)}`, changes),

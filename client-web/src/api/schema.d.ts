@@ -341,7 +341,8 @@ export interface paths {
         /**
          * Create Employee
          * @description Create an employee (admins). 409 ``employee_exists``; 422 ``unknown_reference`` for
-         *     unknown skills, tools or approvers (users, groups).
+         *     unknown skills, tools or approvers (users, groups), ``question_always_asks`` for ``ALLOW``
+         *     on a question tool (``ask.*``).
          */
         post: operations["create_employee_api_employees_post"];
         delete?: never;
@@ -376,6 +377,7 @@ export interface paths {
          * @description Change some fields (admins); a built-in employee gets an override.
          *
          *     ``model: null`` means the server's model; other fields sent as null are left unchanged.
+         *     422 ``question_always_asks`` for ``ALLOW`` newly set on a question tool (``ask.*``).
          */
         patch: operations["update_employee_api_employees__slug__patch"];
         trace?: never;

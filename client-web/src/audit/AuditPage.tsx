@@ -148,7 +148,7 @@ export function AuditPage() {
               <option value="">Any tool</option>
               {toolNames.map((t) => (
                 <option key={t.name} value={t.name}>
-                  {t.title}
+                  {reveal(t.title)}
                 </option>
               ))}
             </select>
@@ -159,7 +159,7 @@ export function AuditPage() {
               <option value="">Anyone</option>
               {employeeList.map((emp) => (
                 <option key={emp.slug} value={emp.slug}>
-                  {emp.name}
+                  {reveal(emp.name)}
                 </option>
               ))}
             </select>
@@ -284,7 +284,7 @@ export function AuditRow({ record: r, admin, employeeName, tool }: { record: Aud
     <tr data-testid="audit-row" data-kind={r.kind} data-outcome={r.outcome} data-tool={r.tool}>
       <td className="nowrap">{when(r.created_at)}</td>
       <td>{reveal(r.tool_title)}</td>
-      <td>{employeeName}</td>
+      <td>{reveal(employeeName)}</td>
       <td>
         <span className={`badge outcome-${r.outcome}`} data-testid="audit-outcome">
           {outcomeText(r, tool)}

@@ -17,4 +17,10 @@ describe("notAppliedSentence", () => {
   it("says the rest when the server gave no reason", () => {
     expect(notAppliedSentence("  ")).toBe("Your decision was not applied. The recorded decision is shown.");
   });
+
+  it("promises no recorded decision for a call that expired or was cancelled (nobody decided it)", () => {
+    expect(notAppliedSentence("Too late: this call was cancelled and did not run. You sent a new message.", false)).toBe(
+      "Your decision was not applied. Too late: this call was cancelled and did not run. You sent a new message.",
+    );
+  });
 });

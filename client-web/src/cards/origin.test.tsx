@@ -2,8 +2,7 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { ApprovalOut } from "../api/types";
-import { ApproverItem, refusedNotice } from "../components/ApproverItem";
-import { PageFeedback } from "../components/PageFeedback";
+import { ApproverItem, refusedSentence } from "../components/ApproverItem";
 import { toolCall } from "../test/fixtures";
 import { ToolCardHeader, originText } from "./ToolCardHeader";
 
@@ -26,7 +25,7 @@ function approverEntry(call: ApprovalOut["tool_call"], channel: ApprovalOut["con
     message: null,
   };
   return renderToStaticMarkup(
-    <ApproverItem item={item} tool={undefined} tools={{}} employee={undefined} myId="user_bob" onDecided={() => {}} />,
+    <ApproverItem item={item} tool={undefined} tools={{}} employee={undefined} myId="user_bob" onDecided={() => {}} onRefused={() => {}} />,
   );
 }
 
@@ -76,10 +75,8 @@ describe("an approver's entry", () => {
 describe("an approver's decision that came too late", () => {
   it("keeps the server's reason, naming who closed the call, once the call left the list", () => {
     const said = "Too late: this call was cancelled and did not run. Ann turned off AI actions for Ada.";
-    expect(refusedNotice("Add a note", said)).toBe(`Add a note: ${said}`);
-    expect(refusedNotice("Add a note", " ")).toBe("Add a note: your decision was not applied.");
-    const html = renderToStaticMarkup(<PageFeedback error={null} notice={refusedNotice("Add a note", said)} noticeTestId="approvals-notice" />);
-    expect(html).toContain("Ann turned off AI actions for Ada.");
-    expect(html).not.toContain("You turned off");
+    const sentence = refusedSentence("Add a note", "ada", said);
+    expect(sentence).toBe(`Your decision on Add a note for ada was not applied. ${said}`);
+    expect(sentence).not.toContain("You turned off");
   });
 });

@@ -58,7 +58,7 @@ function approverEntry(call: ApprovalOut["tool_call"]): string {
     message: `Please note: from ${RLO}Hal conv`,
   };
   const tool = { name: "notes.add", input_schema: NOTES_ADD } as unknown as Parameters<typeof ApproverItem>[0]["tool"];
-  return renderToStaticMarkup(<ApproverItem item={item} tool={tool} tools={{}} employee={undefined} myId="user_bob" onDecided={() => {}} />);
+  return renderToStaticMarkup(<ApproverItem item={item} tool={tool} tools={{}} employee={undefined} myId="user_bob" onDecided={() => {}} onRefused={() => {}} />);
 }
 
 describe("the rule", () => {

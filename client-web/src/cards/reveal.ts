@@ -26,6 +26,11 @@ export function reveal(text: string): string {
   return text.replace(HIDDEN, (c) => `[U+${code(c)}]`);
 }
 
+/** `text` without its hidden characters: for what is drawn from it, not quoted (an avatar's initials). */
+export function unhidden(text: string): string {
+  return text.replace(HIDDEN, "");
+}
+
 /**
  * JSON text (from `JSON.stringify`, which escapes only U+0000–U+001F) with the other hidden
  * characters escaped as `\u202e`: still the same JSON, and it reads as written.

@@ -19,7 +19,6 @@ import { questionText } from "../state/opLog";
 import { routeHash } from "../state/route";
 import { ApproverItem } from "./ApproverItem";
 import { Avatar } from "./Avatar";
-import { PageFeedback } from "./PageFeedback";
 import { Loading, Problem, problemWords } from "./PageStates";
 
 /** Re-read at least this often while the view is visible. */
@@ -29,8 +28,9 @@ export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) 
   const { tools, employees, me } = useAppData();
   const [items, setItems] = useState<ApprovalOut[] | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
-  // A decision refused as too late: the call leaves the list, the reason stays.
-  const [notice, setNotice] = useState<string | null>(null);
+  // Refused decisions (already decided, expired, cancelled, deleted): kept after the re-read
+  // drops their item, until the person dismisses them.
+  const [refusals, setRefusals] = useState<{ id: string; text: string }[]>([]);
   const request = useRef(0);
   const onLoadedRef = useRef(onLoaded);
   onLoadedRef.current = onLoaded;
@@ -76,7 +76,18 @@ export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) 
       </header>
       <div className="approvals-body">
         {error && <Problem {...problemWords(error, "The waiting decisions could not be loaded")} onAction={load} level={2} testId="approvals-load-error" />}
-        <PageFeedback error={null} notice={notice} noticeTestId="approvals-notice" />
+        {refusals.length > 0 && (
+          <ul className="approval-refusals" aria-label="Decisions not applied">
+            {refusals.map((r) => (
+              <li key={r.id} className="notice" role="status" data-testid="approval-refused">
+                {r.text}{" "}
+                <button type="button" className="small" onClick={() => setRefusals((all) => all.filter((x) => x.id !== r.id))}>
+                  Dismiss
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
         {items === null && !error && <Loading />}
         {items !== null && items.length === 0 && (
           <p className="muted" data-testid="approvals-empty">
@@ -96,10 +107,8 @@ export function ApprovalsView({ onLoaded }: { onLoaded?: (items: ApprovalOut[]) 
                     tools={tools}
                     employee={conversation.employee ? employees[conversation.employee] : undefined}
                     myId={me?.id}
-                    onDecided={(refused) => {
-                      setNotice(refused ?? null);
-                      announceActivity({ kind: "conversations" });
-                    }}
+                    onDecided={() => announceActivity({ kind: "conversations" })}
+                    onRefused={(text) => setRefusals((all) => [...all.filter((x) => x.id !== call.id), { id: call.id, text }])}
                   />
                 );
               }

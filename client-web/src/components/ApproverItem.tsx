@@ -21,24 +21,15 @@ interface Props {
   tools: Record<string, ToolOut>;
   employee: EmployeeOut | undefined;
   myId: string | undefined;
-  /**
-   * Called after a decision was recorded (or refused as too late): re-read the list. A refusal
-   * passes what the view keeps saying once the call left the list ({@link refusedNotice}).
-   */
-  onDecided: (refused?: string) => void;
+  /** Called after a decision was recorded (or refused as too late): re-read the list. */
+  onDecided: () => void;
+  /** Called with the sentence to keep showing when the server refused the decision (the
+   * call was already decided, expired, cancelled or deleted): the re-read list drops the
+   * item, so its own error line would vanish with it. */
+  onRefused: (sentence: string) => void;
 }
 
-/**
- * What the Approvals view says about a call whose decision came too late, once the call left
- * the list: its title, then the server's reason as the approver reads it ("Add a note: Too
- * late: this call was cancelled and did not run. Ann turned off AI actions for Ada.").
- */
-export function refusedNotice(title: string, message: string): string {
-  const reason = message.trim();
-  return reason ? `${title}: ${reason}` : `${title}: your decision was not applied.`;
-}
-
-export function ApproverItem({ item, tool, tools, employee, myId, onDecided }: Props) {
+export function ApproverItem({ item, tool, tools, employee, myId, onDecided, onRefused }: Props) {
   const { tool_call: call, conversation } = item;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -56,8 +47,12 @@ export function ApproverItem({ item, tool, tools, employee, myId, onDecided }: P
       onDecided();
     } catch (e) {
       const err = asApiError(e);
-      setError(err.message);
-      if (err.status === 404 || err.status === 409) onDecided(refusedNotice(toolTitle(tools, call.name, call.title), err.message));
+      if (err.status === 404 || err.status === 409) {
+        onRefused(refusedSentence(toolTitle(tools, call.name, call.title), who, err.status === 404 ? GONE : err.message));
+        onDecided();
+      } else {
+        setError(err.message);
+      }
     } finally {
       setBusy(false);
     }
@@ -67,7 +62,7 @@ export function ApproverItem({ item, tool, tools, employee, myId, onDecided }: P
     <li className="approval-item approver-item" data-testid="approval-item" data-role="approver" data-tool-call-id={call.id} data-conversation-id={conversation.id}>
       <div className="approval-who">
         {employee && <Avatar avatar={employee.avatar} name={employee.name} size="sm" />}
-        <strong>{employee?.name ?? conversation.employee ?? "Employee"}</strong>
+        <strong>{reveal(employee?.name ?? conversation.employee ?? "Employee")}</strong>
         <span className="muted"> asks you to approve, for </span>
         <strong data-testid="approval-requested-by">{reveal(who)}</strong>
         {originText(call) && (
@@ -136,4 +131,18 @@ export function ApproverItem({ item, tool, tools, employee, myId, onDecided }: P
       )}
     </li>
   );
+}
+
+/** What a refusal says when the call's conversation was deleted meanwhile (404). */
+const GONE = "Its conversation was deleted, so the call is gone.";
+
+/**
+ * The sentence kept above the list when a decision was refused: which call, for whom, and the
+ * server's reason ("Your decision on Add a note for ann was not applied. Already decided: ann
+ * rejected this call.").
+ */
+export function refusedSentence(toolName: string, who: string, reason: string): string {
+  const why = reason.trim();
+  const stopped = !why || /[.!?]$/.test(why) ? why : `${why}.`;
+  return [`Your decision on ${reveal(toolName)} for ${reveal(who)} was not applied.`, stopped].filter(Boolean).join(" ");
 }

@@ -3,6 +3,7 @@
  * An emoji this browser cannot draw (no emoji font: it would show as an empty box) falls back
  * to the name's initials.
  */
+import { reveal, unhidden } from "../cards/reveal";
 import { useMemo } from "react";
 import { safeUrl } from "./safeUrl";
 
@@ -62,7 +63,7 @@ export function Avatar({ avatar, name, size = "md" }: { avatar: string; name: st
   const fallback = !url && !shown;
   return (
     <span className={`avatar avatar-${size}${fallback ? " avatar-initials" : ""}`} aria-hidden="true" data-testid="avatar" data-avatar={trimmed}>
-      {url ? <img src={url} alt="" /> : shown || initials(name) || "?"}
+      {url ? <img src={url} alt="" /> : (shown && reveal(shown)) || initials(unhidden(name)) || "?"}
     </span>
   );
 }

@@ -43,7 +43,7 @@ export function ConversationHeader({ title, state, employee, offline, stream, lo
               {employee.title && <span className="muted">{reveal(employee.title)}</span>}
             </>
           ) : (
-            <span className="muted">{state.employee}</span>
+            <span className="muted">{reveal(state.employee ?? "")}</span>
           )}
         </p>
       </div>

@@ -3,6 +3,7 @@
  * plus the progress around them (thinking, "Ada is waiting for you", connection), the
  * operation log, and the keyboard path to waiting decisions (announced; Alt+J jumps).
  */
+import { reveal } from "../cards/reveal";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { ApiError, api } from "../api/client";
 import type { CommandClaim, EmployeeOut } from "../api/types";
@@ -57,7 +58,7 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
   const waiting = useMemo(() => waitingCalls(state), [state]);
   const waitingKey = waiting.map((c) => c.id).join(",");
   const employee = state.employee ? employees[state.employee] : undefined;
-  const name = employee?.name ?? "Your employee";
+  const name = reveal(employee?.name ?? "Your employee");
 
   const lastStatus = useRef(state.status);
   useEffect(() => {
@@ -213,7 +214,7 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
           <div className="starters" aria-label="Starter prompts">
             {employee.starter_prompts.map((p) => (
               <button key={p} type="button" data-testid="starter-prompt" onClick={() => void send(p).catch(() => {})}>
-                {p}
+                {reveal(p)}
               </button>
             ))}
           </div>
@@ -256,7 +257,7 @@ export function ConversationView({ id, focusCallId, offline, listTitle, fresh = 
             disabled={running}
             running={running}
             commands={commands} commandsKnown={commandsKnown}
-            employeeName={employee?.name}
+            employeeName={employee && reveal(employee.name)}
             waiting={waiting.length}
             connected={connected}
             onSend={send}
@@ -304,7 +305,7 @@ export function Greeting({ employee }: { employee: EmployeeOut }) {
   return (
     <div className="greeting" data-testid="employee-greeting">
       <Avatar avatar={employee.avatar} name={employee.name} size="lg" />
-      <p>{employee.greeting || `Say hello to ${employee.name}.`}</p>
+      <p>{reveal(employee.greeting || `Say hello to ${employee.name}.`)}</p>
     </div>
   );
 }

@@ -1,4 +1,5 @@
 /** Who to talk to: one card per employee; choosing one (or one of its starter prompts) starts a chat. */
+import { reveal } from "../cards/reveal";
 import { useId } from "react";
 import type { EmployeeOut } from "../api/types";
 import { Avatar } from "./Avatar";
@@ -47,20 +48,20 @@ function EmployeeOption({ employee: e, busy, onStart }: { employee: EmployeeOut;
       >
         <Avatar avatar={e.avatar} name={e.name} size="lg" />
         <span className="employee-who">
-          <span className="employee-name">{e.name}</span>
-          {e.title && <span className="muted small">{e.title}</span>}
+          <span className="employee-name">{reveal(e.name)}</span>
+          {e.title && <span className="muted small">{reveal(e.title)}</span>}
         </span>
       </button>
       {e.about && (
         <p className="employee-about" id={aboutId}>
-          {e.about}
+          {reveal(e.about)}
         </p>
       )}
       {e.starter_prompts.length > 0 && (
-        <div className="starters" role="group" aria-label={`Start with ${e.name} by asking`}>
+        <div className="starters" role="group" aria-label={`Start with ${reveal(e.name)} by asking`}>
           {e.starter_prompts.map((p) => (
             <button key={p} type="button" data-testid="starter-prompt" disabled={busy} onClick={() => onStart(e.slug, p)}>
-              {p}
+              {reveal(p)}
             </button>
           ))}
         </div>

@@ -60,7 +60,7 @@ function LogRow({ call, toolMessage }: { call: ToolCallOut; toolMessage?: Messag
         </span>
         {who && (
           <span className="op-log-who small muted" data-testid="log-who">
-            {who === "allowed" ? "allowed without asking" : `by ${who}`}
+            {who}
           </span>
         )}
         {result && (

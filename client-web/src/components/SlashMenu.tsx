@@ -1,4 +1,5 @@
 /** The composer's `/` menu: a listbox driven from the textarea (aria-activedescendant). */
+import { reveal } from "../cards/reveal";
 import type { SlashCommandOut } from "../api/types";
 
 interface Props {
@@ -32,9 +33,9 @@ export function SlashMenu({ id, commands, active, onPick, onHover }: Props) {
           onClick={() => onPick(c)}
         >
           <code className="slash-command">/{c.command}</code>
-          <span className="slash-title">{c.title}</span>
-          <span className="tag">{c.skill}</span>
-          {c.description && <span className="slash-desc muted small">{c.description}</span>}
+          <span className="slash-title">{reveal(c.title)}</span>
+          <span className="tag">{reveal(c.skill)}</span>
+          {c.description && <span className="slash-desc muted small">{reveal(c.description)}</span>}
         </li>
       ))}
     </ul>

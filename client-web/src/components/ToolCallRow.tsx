@@ -7,7 +7,7 @@
 import { useEffect, useState } from "react";
 import type { MessageOut, ToolCallOut, ToolOut } from "../api/types";
 import { UndoButton } from "../cards/approval/UndoButton";
-import { CardHost } from "../cards/CardHost";
+import { CardHost, notAppliedSentence } from "../cards/CardHost";
 import { ArgFields } from "../cards/fields/ArgFields";
 import { argsSummary } from "../cards/fields/schemaFields";
 import { charCount, reveal, sliceChars } from "../cards/reveal";
@@ -29,6 +29,9 @@ export function ToolCallRow({ call, toolMessage }: { call: ToolCallOut; toolMess
   const { tools } = useAppData();
   const { owned, dispatch } = useConversationActions();
   const [details, setDetails] = useState(false);
+  // A decision the server refused (409): kept here, as the card goes away when the call turns
+  // out expired or cancelled.
+  const [conflict, setConflict] = useState<string | null>(null);
   const tool = tools[call.name];
   const args = call.executed_args ?? call.proposed_args;
   const card = hasCard(call);
@@ -69,7 +72,12 @@ export function ToolCallRow({ call, toolMessage }: { call: ToolCallOut; toolMess
         // for the model (JSON of a form, "The person chose: …"), so it is not repeated here.
         <ResultSummary call={call} toolMessage={toolMessage} title={toolTitle(tools, call.name, call.title)} />
       )}
-      {card && <CardHost call={call} />}
+      {card && <CardHost call={call} onConflict={setConflict} />}
+      {conflict !== null && (
+        <p className="notice" role="status" data-testid="decision-not-applied">
+          {notAppliedSentence(conflict, call.decision != null)}
+        </p>
+      )}
       {owned && <UndoButton call={call} onUpdated={(updated) => dispatch({ type: "local.toolCall", toolCall: updated })} />}
     </div>
   );

@@ -3,6 +3,7 @@
  * is off (turned off, or its period ran out): the employee cannot change anything, and one
  * click turns it back on. Re-read when the window gets focus and after each run.
  */
+import { reveal } from "../cards/reveal";
 import { useCallback, useEffect, useState } from "react";
 import { api, asApiError } from "../api/client";
 import type { ActionsOut } from "../api/types";
@@ -39,7 +40,7 @@ export function ActionsBanner({ employee, version }: { employee: string; version
   return (
     <div className="actions-banner" role="status" data-testid="actions-banner">
       <span>
-        <strong>AI actions for {state.employee_name} are off.</strong> {state.employee_name} cannot change anything for you.{" "}
+        <strong>AI actions for {reveal(state.employee_name)} are off.</strong> {reveal(state.employee_name)} cannot change anything for you.{" "}
         {state.lapsed_at && <span className="muted small">{switchText(state)}</span>}
       </span>
       <button type="button" className="primary small" data-testid="actions-banner-on" disabled={busy} onClick={() => void turnOn()}>

@@ -7,6 +7,7 @@
  * revocable; a revoke takes effect on the next call. "Connect an MCP client": the person's MCP
  * tokens (../mcpTokens). The server checks everything again.
  */
+import { reveal } from "../cards/reveal";
 import { useCallback, useState } from "react";
 import { api } from "../api/client";
 import type { ActionsOut, GrantOut } from "../api/types";
@@ -39,7 +40,7 @@ export function PermissionsPage() {
       async () => {
         await api.revokeGrant(grant.id);
         setGrants((list) => (list ?? []).filter((g) => g.id !== grant.id));
-        setNotice(`${grant.tool_title} will ask again (${scopeText(grant).toLowerCase()}).`);
+        setNotice(`${reveal(grant.tool_title)} will ask again (${scopeText(grant).toLowerCase()}).`);
       },
       load,
     );
@@ -51,8 +52,8 @@ export function PermissionsPage() {
       const cancelled = next.cancelled_calls.length;
       setNotice(
         on
-          ? `AI actions for ${next.employee_name} are on for ${next.grant_days} days.`
-          : `AI actions for ${next.employee_name} are off.` +
+          ? `AI actions for ${reveal(next.employee_name)} are on for ${next.grant_days} days.`
+          : `AI actions for ${reveal(next.employee_name)} are off.` +
               (cancelled ? ` ${cancelled === 1 ? "1 waiting action was" : `${cancelled} waiting actions were`} cancelled.` : ""),
       );
     });
@@ -120,8 +121,8 @@ export function PermissionsPage() {
                 {grants.map((g) => (
                   <tr key={g.id} data-testid="grant-row" data-grant-id={g.id}>
                     <td>
-                      <strong>{g.tool_title}</strong>
-                      <div className="muted small">{g.employee_name}</div>
+                      <strong>{reveal(g.tool_title)}</strong>
+                      <div className="muted small">{reveal(g.employee_name)}</div>
                       {g.void_reason && <div className="warning small">{g.void_reason}</div>}
                     </td>
                     <td>
@@ -145,7 +146,7 @@ export function PermissionsPage() {
                         className="danger small"
                         data-testid="revoke-grant"
                         disabled={busy === g.id}
-                        aria-label={`Revoke: ${g.tool_title}, ${scopeText(g)}`}
+                        aria-label={`Revoke: ${reveal(g.tool_title)}, ${scopeText(g)}`}
                         onClick={() => void revoke(g)}
                       >
                         Revoke
@@ -161,7 +162,7 @@ export function PermissionsPage() {
       </div>
       {confirmOff && (
         <Modal
-          title={`Turn off AI actions for ${confirmOff.employee_name}?`}
+          title={`Turn off AI actions for ${reveal(confirmOff.employee_name)}?`}
           testId="actions-off-modal"
           busy={busy === confirmOff.employee}
           onClose={() => setConfirmOff(null)}
@@ -178,8 +179,8 @@ export function PermissionsPage() {
           }
         >
           <p>
-            {confirmOff.employee_name} will not be able to change anything for you until you turn AI actions on again. Actions waiting for
-            your approval are cancelled, and {confirmOff.employee_name} is told why.
+            {reveal(confirmOff.employee_name)} will not be able to change anything for you until you turn AI actions on again. Actions waiting for
+            your approval are cancelled, and {reveal(confirmOff.employee_name)} is told why.
           </p>
         </Modal>
       )}
@@ -194,7 +195,7 @@ function SwitchRow({ state, busy, onToggle }: { state: ActionsOut; busy: boolean
     <li className="switch-row" data-testid="actions-row" data-employee={state.employee}>
       <span className="switch-who">
         {employee && <Avatar avatar={employee.avatar} name={employee.name} size="sm" />}
-        <strong>{state.employee_name}</strong>
+        <strong>{reveal(state.employee_name)}</strong>
       </span>
       <span className={state.on ? "switch-state on" : "switch-state off"} data-testid="actions-state">
         {switchText(state)}

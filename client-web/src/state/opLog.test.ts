@@ -131,10 +131,19 @@ describe("operation log rows", () => {
 
   it("names who decided", () => {
     const me = { id: "user_ann" };
-    expect(decidedBy(toolCall({ decision: decision() }), me)).toBe("you");
-    expect(decidedBy(toolCall({ decision: decision({ user_id: "user_bob", user_name: "bob" }) }), me)).toBe("bob");
-    expect(decidedBy(toolCall({ permission: "ALLOW", status: "succeeded" }), me)).toBe("allowed");
+    expect(decidedBy(toolCall({ decision: decision() }), me)).toBe("by you");
+    expect(decidedBy(toolCall({ decision: decision({ user_id: "user_bob", user_name: "bob" }) }), me)).toBe("by bob");
+    expect(decidedBy(toolCall({ permission: "ALLOW", status: "succeeded" }), me)).toBe("allowed without asking");
     expect(decidedBy(toolCall({ status: "interrupted" }), me)).toBe("");
+  });
+
+  it("says what closed a call nobody decided, never “by nobody (cancelled)” (tryout)", () => {
+    const me = { id: "user_ann" };
+    const sentNew = toolCall({ status: "cancelled", error: { code: "cancelled", message: "You sent a new message." } });
+    expect(decidedBy(sentNew, me)).toBe("");
+    expect(resultSummary(sentNew, {})).toBe("You sent a new message.");
+    expect(decidedBy(toolCall({ status: "cancelled" }), me)).toBe("closed before anyone decided");
+    expect(decidedBy(toolCall({ status: "expired" }), me)).toBe("nobody decided in time");
   });
 
   it("shows the time of day with seconds", () => {

@@ -170,20 +170,26 @@ export function resultSummary(
   return oneLine(resultText(call, tools, toolMessage));
 }
 
-/** Who decided: "you", another person's name, "allowed" (no card), or "" (nobody yet). */
+/**
+ * Who or what closed a call, in the log row's words: "by you", "by bob", "allowed without
+ * asking"; for a call nobody decided, "" when its result already says what closed it ("You
+ * sent a new message."), else "closed before anyone decided" / "nobody decided in time";
+ * "" while it waits.
+ */
 export function decidedBy(
-  call: Pick<ToolCallOut, "decision" | "permission" | "status">,
+  call: Pick<ToolCallOut, "decision" | "permission" | "status" | "error">,
   me: Pick<MeOut, "id"> | null,
 ): string {
   const d = call.decision;
   if (d) {
-    if (me && d.user_id === me.id) return "you";
+    if (me && d.user_id === me.id) return "by you";
     const named = (d as { user_name?: unknown }).user_name;
-    return typeof named === "string" && named ? named : "someone else";
+    return typeof named === "string" && named ? `by ${reveal(named)}` : "by someone else";
   }
-  if (call.permission === "ALLOW") return "allowed";
-  if (call.status === "cancelled") return "nobody (cancelled)";
-  if (call.status === "expired") return "nobody (expired)";
+  if (call.permission === "ALLOW") return "allowed without asking";
+  const said = Boolean(call.error?.message?.trim());
+  if (call.status === "cancelled") return said ? "" : "closed before anyone decided";
+  if (call.status === "expired") return said ? "" : "nobody decided in time";
   return "";
 }
 

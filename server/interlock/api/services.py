@@ -14,7 +14,7 @@ from interlock.settings import Settings
 from interlock.skills import SkillCatalog, load_catalog
 from interlock.storage import Database, User
 from interlock.streaming import EventBus
-from interlock.tools import ToolRegistry
+from interlock.tools import ToolRegistry, is_question
 
 
 @dataclass
@@ -61,6 +61,9 @@ class Services:
             load_builtin(),
             known_skills=lambda: catalog.skills.keys(),
             known_tools=lambda: {t.name: t.title for t in registry.tools()},
+            question_tools=lambda: {
+                t.name: t.display_name for t in registry.tools() if is_question(t)
+            },
         )
         engine = Engine(
             settings, db, bus, registry, catalog, employees, model or create_chat_model(settings)

@@ -49,6 +49,8 @@ class EmployeeDirectory:
         builtin: Built-in employees by slug.
         known_skills: Returns the names of the skills the server knows (loaded or failed).
         known_tools: Returns the registered tools' titles by name.
+        question_tools: Returns the registered question tools (``ask.*``, answered by the
+            person) as ``{name: display name}``: they always ask, so ``ALLOW`` is refused.
     """
 
     def __init__(
@@ -57,6 +59,7 @@ class EmployeeDirectory:
         builtin: dict[str, Employee],
         known_skills: Callable[[], Iterable[str]],
         known_tools: Callable[[], Mapping[str, str]],
+        question_tools: Callable[[], dict[str, str]] = dict,
     ) -> None:
         self._db = db
         self._builtin = builtin
@@ -65,6 +68,7 @@ class EmployeeDirectory:
         self._generation = 0  # bumped by forget(): a load begun before it is not cached
         self._known_skills = known_skills
         self._known_tools = known_tools
+        self._question_tools = question_tools
 
     def get(self, slug: str) -> Employee | None:
         """Return the employee ``slug`` (the admin's override when there is one), or None."""
@@ -127,6 +131,7 @@ class EmployeeDirectory:
         employee = _validated(slug, fields.model_dump(), builtin=False)
         _refuse_unsatisfiable(employee, self._known_tools())
         self._check_references(employee)
+        self._refuse_allowed_questions(employee)
         if slug in self._builtin:
             raise Conflict(f"The employee {slug!r} exists.", code="employee_exists")
         with self._db.session() as session:
@@ -158,6 +163,7 @@ class EmployeeDirectory:
             # a rule stored before the check blocks no edit
             _refuse_unsatisfiable(employee, self._known_tools())
         self._check_references(employee, current)
+        self._refuse_allowed_questions(employee, current)
         with self._db.session() as session:
             record = session.get(EmployeeRecord, slug)
             if record is None:
@@ -208,6 +214,30 @@ class EmployeeDirectory:
                 self._announce(session, slug)
                 session.commit()
         self._records = None
+
+    def _refuse_allowed_questions(self, employee: Employee, before: Employee | None = None) -> None:
+        """Refuse ``ALLOW`` for a question tool: it always asks (without the person there is
+        no answer). An ``ALLOW`` stored before this check (in ``before``) blocks no edit.
+
+        Raises:
+            BadRequest: ``question_always_asks``, ``details`` ``{"tools": [names]}``.
+        """
+        questions = self._question_tools()
+        kept = before.tool_overrides if before else {}
+        allowed = sorted(
+            name
+            for name, permission in employee.tool_overrides.items()
+            if permission == "ALLOW" and name in questions and kept.get(name) != "ALLOW"
+        )
+        if allowed:
+            named = " and ".join(questions[name] for name in allowed)
+            verb = "asks" if len(allowed) == 1 else "ask"
+            raise BadRequest(
+                f"{named} always {verb} the person, so it cannot be set to Allow: "
+                "choose Ask or Deny.",
+                code="question_always_asks",
+                details={"tools": allowed},
+            )
 
     def _check_references(self, employee: Employee, before: Employee | None = None) -> None:
         """Refuse an employee naming skills, tools, users or groups that do not exist.

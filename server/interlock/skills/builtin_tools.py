@@ -15,6 +15,7 @@ from interlock.tools import Permission, Tool, ToolAnnotations, ToolContext, Tool
 
 if TYPE_CHECKING:
     from interlock.skills.catalog import SkillCatalog
+    from interlock.tools import ToolRegistry
 
 LOAD_SKILL = "load_skill"
 
@@ -26,7 +27,9 @@ LOAD_SKILL_SCHEMA: dict[str, Any] = {
             "title": "Skill",
             "minLength": 1,
             "maxLength": 100,
-            "description": "The skill's name, as listed under 'Skills you can load'.",
+            # Shown to the person as the field's help on the call's card: their words. What the
+            # model needs (where the names are listed) is in the tool's description.
+            "description": "The name of the skill to load.",
         }
     },
     "required": ["name"],
@@ -34,11 +37,17 @@ LOAD_SKILL_SCHEMA: dict[str, Any] = {
 }
 
 
-def load_skill_tool(catalog: SkillCatalog) -> Tool:
+def load_skill_tool(catalog: SkillCatalog, registry: ToolRegistry | None = None) -> Tool:
     """Build the ``load_skill`` tool (ALLOW) answering from ``catalog``.
+
+    Its result's ``data`` is ``{"skill", "tools", "unavailable"}``: ``unavailable`` maps each
+    of the skill's tools that cannot run now (its remote MCP server is down, or not connected
+    yet) to why, in the person's words, so neither the card nor the model is told a tool is
+    there when it is not.
 
     Args:
         catalog: The skills; read at call time, so it may be filled after the tool is built.
+        registry: The tools, to say which of the skill's tools cannot run now (None: all can).
 
     Returns:
         A :class:`Tool` with ``skill`` None (a core tool).
@@ -69,13 +78,18 @@ def load_skill_tool(catalog: SkillCatalog) -> Tool:
                 conversation.loaded_skills = [*loaded, name]
                 session.add(conversation)
                 session.commit()
-        tools = list(skill.tools)
+        unavailable = _unavailable(registry, skill.tools) if registry is not None else {}
+        tools = [t for t in skill.tools if t not in unavailable]
+        text = (
+            f"Skill {name} loaded. Instructions:\n{skill.instructions}\n"
+            f"Tools: {', '.join(tools) if tools else 'none'}"
+        )
+        if unavailable:
+            text += "\nNot available right now: " + "; ".join(
+                f"{tool} ({why})" for tool, why in unavailable.items()
+            )
         return ToolResult(
-            text=(
-                f"Skill {name} loaded. Instructions:\n{skill.instructions}\n"
-                f"Tools: {', '.join(tools) if tools else 'none'}"
-            ),
-            data={"skill": name, "tools": tools},
+            text=text, data={"skill": name, "tools": tools, "unavailable": unavailable}
         )
 
     return Tool(
@@ -92,3 +106,16 @@ def load_skill_tool(catalog: SkillCatalog) -> Tool:
         annotations=ToolAnnotations(destructive=False, idempotent=True),  # it only adds
         skill=None,
     )
+
+
+def _unavailable(registry: ToolRegistry, names: tuple[str, ...] | list[str]) -> dict[str, str]:
+    """Each of ``names`` that cannot run now, with why (a remote server's tool not registered
+    yet, or registered but its server down)."""
+    out: dict[str, str] = {}
+    for name in names:
+        tool = registry.get(name)
+        if tool is None:
+            out[name] = "Its server is not connected yet."
+        elif (why := tool.unavailable_reason()) is not None:
+            out[name] = why
+    return out

@@ -86,7 +86,7 @@ def catalog_from_folders(
 ) -> SkillCatalog:
     """As :func:`load_catalog`, for explicit skill folders (``interlock skills check``)."""
     catalog = SkillCatalog()
-    registry.register(load_skill_tool(catalog))
+    registry.register(load_skill_tool(catalog, registry))
     load_skill_folders(registry, folders, settings, on_skill=catalog.add)
     return catalog
 

@@ -33,7 +33,6 @@ function FieldList({ fields, testId }: { fields: FieldNode[]; testId?: string })
         <div key={f.key} className="arg-field" data-testid="arg-field" data-key={f.key}>
           <dt>
             <span className="arg-label">{f.label}</span>
-            {f.help && <span className="arg-help">{f.help}</span>}
           </dt>
           <dd>
             <FieldValue field={f} />

@@ -1,7 +1,9 @@
 /**
  * Arguments as labelled fields, read from the tool's JSON Schema: the label is the
- * property's `title`, else its key humanised; `description` is the help; properties come in
- * the schema's order, then any keys the schema does not name (in the arguments' order).
+ * property's `title`, else its key humanised; properties come in the schema's order, then any
+ * keys the schema does not name (in the arguments' order). A property's `description` is not
+ * shown: it tells the model how to fill the field ("The skill's name, as listed under 'Skills
+ * you can load'"), in words never written for the person.
  */
 import type { JsonObject } from "../../api/types";
 import { reveal } from "../reveal";
@@ -12,7 +14,6 @@ export interface FieldNode {
   /** The property key (or the item index in a list). */
   key: string;
   label: string;
-  help: string | null;
   kind: FieldKind;
   /** Text of a scalar as shown (strings as they are, line breaks kept; hidden characters as `[U+202E]`, see ../reveal). */
   text: string;
@@ -101,8 +102,7 @@ export function choiceWord(schema: unknown, value: string): string | null {
 }
 
 function node(key: string, label: string, schema: unknown, value: unknown, depth: number): FieldNode {
-  const help = isObject(schema) ? str(schema.description) : null;
-  const base = { key, label: reveal(label), help: help && reveal(help), text: "", children: [] as FieldNode[] };
+  const base = { key, label: reveal(label), text: "", children: [] as FieldNode[] };
   if (value === null || value === undefined || value === "") return { ...base, kind: "empty", text: "—" };
   if (typeof value === "string") return { ...base, kind: "text", text: reveal(choiceWord(schema, value) ?? value) };
   if (typeof value === "number") return { ...base, kind: "number", text: scalarText(value) };

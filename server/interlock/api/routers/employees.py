@@ -122,7 +122,8 @@ def get_employee(slug: str, user: CurrentUser, services: ServicesDep) -> Employe
 @router.post("", status_code=status.HTTP_201_CREATED)
 def create_employee(body: EmployeeCreate, _admin: AdminUser, services: ServicesDep) -> EmployeeOut:
     """Create an employee (admins). 409 ``employee_exists``; 422 ``unknown_reference`` for
-    unknown skills, tools or approvers (users, groups)."""
+    unknown skills, tools or approvers (users, groups), ``question_always_asks`` for ``ALLOW``
+    on a question tool (``ask.*``)."""
     fields = EmployeeFields(**body.model_dump(exclude={"slug"}))
     return _out(services.employees.create(body.slug, fields), admin=True)
 
@@ -134,6 +135,7 @@ def update_employee(
     """Change some fields (admins); a built-in employee gets an override.
 
     ``model: null`` means the server's model; other fields sent as null are left unchanged.
+    422 ``question_always_asks`` for ``ALLOW`` newly set on a question tool (``ask.*``).
     """
     changes = body.model_dump(exclude_unset=True)
     changes = {
