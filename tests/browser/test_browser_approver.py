@@ -9,6 +9,7 @@ and the time left, and approves; the note is added once. Every wait is a bounded
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -22,28 +23,39 @@ from support.sse import collect, terminals
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
-async def test_an_approver_gives_the_second_approval_from_the_approvals_view(
-    app: LiveServer, page: Page, tmp_path: Path
-) -> None:
-    _owner, owner_token = create_user(app.services.db, "owner")
-    _ana, ana_token = create_user(app.services.db, "ana")
+async def _call_needing_two(
+    app: LiveServer, owner: str, approver: str
+) -> tuple[str, str, str, dict[str, Any]]:
+    """``owner``'s "add a note buy milk" paused on a call that needs two approvals, with
+    ``approver`` an approver of Ada: the owner's token, the approver's, the conversation's
+    id and the call."""
+    _owner, owner_token = create_user(app.services.db, owner)
+    _approver, approver_token = create_user(app.services.db, approver)
     app.services.employees.update(
         "assistant",
-        {"approvers": ["ana"], "tool_approvals": {"notes.add": {"approvals_required": 2}}},
+        {"approvers": [approver], "tool_approvals": {"notes.add": {"approvals_required": 2}}},
     )
-    owner = {"Authorization": f"Bearer {owner_token}"}
-    created = await app.client.post("/api/conversations", json={}, headers=owner)
+    headers = {"Authorization": f"Bearer {owner_token}"}
+    created = await app.client.post("/api/conversations", json={}, headers=headers)
     conversation_id = created.json()["id"]
     said = await app.client.post(
         f"/api/conversations/{conversation_id}/messages",
         json={"content": "add a note buy milk"},
-        headers=owner,
+        headers=headers,
     )
     assert said.status_code == 202, said.text
     await app.idle()
     (call,) = (
-        await app.client.get(f"/api/conversations/{conversation_id}/pending", headers=owner)
+        await app.client.get(f"/api/conversations/{conversation_id}/pending", headers=headers)
     ).json()
+    return owner_token, approver_token, conversation_id, call
+
+
+async def test_an_approver_gives_the_second_approval_from_the_approvals_view(
+    app: LiveServer, page: Page, tmp_path: Path
+) -> None:
+    owner_token, ana_token, conversation_id, call = await _call_needing_two(app, "owner", "ana")
+    owner = {"Authorization": f"Bearer {owner_token}"}
     first = await app.client.post(
         f"/api/tool-calls/{call['id']}/decision", json={"type": "approve"}, headers=owner
     )
@@ -161,25 +173,8 @@ async def test_an_approvers_refused_decision_says_why_after_the_list_re_reads(
     """Found in a tryout: ann rejected the call over the API while bob's Approvals view still
     listed it; bob's Approve met a 409 and the item vanished, leaving only "Nothing is waiting
     for you." Bob now reads that ann already rejected it, and it stays after the re-read."""
-    _ann, ann_token = create_user(app.services.db, "ann")
-    _bob, bob_token = create_user(app.services.db, "bob")
-    app.services.employees.update(
-        "assistant",
-        {"approvers": ["bob"], "tool_approvals": {"notes.add": {"approvals_required": 2}}},
-    )
+    ann_token, bob_token, _conversation_id, call = await _call_needing_two(app, "ann", "bob")
     ann = {"Authorization": f"Bearer {ann_token}"}
-    created = await app.client.post("/api/conversations", json={}, headers=ann)
-    conversation_id = created.json()["id"]
-    said = await app.client.post(
-        f"/api/conversations/{conversation_id}/messages",
-        json={"content": "add a note buy milk"},
-        headers=ann,
-    )
-    assert said.status_code == 202, said.text
-    await app.idle()
-    (call,) = (
-        await app.client.get(f"/api/conversations/{conversation_id}/pending", headers=ann)
-    ).json()
 
     await page.add_init_script(f"localStorage.setItem('interlock.token', {bob_token!r})")
     await page.goto("/#/approvals")
