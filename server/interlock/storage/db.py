@@ -194,9 +194,12 @@ class Database:
         loop = asyncio.get_running_loop()
         requests, runs = self._pools()
         is_run = run_work.get()
-        if deadline is None and not is_run:
-            deadline = time.monotonic() + self.lock_timeout_s  # a wait for a thread counts
-        call = Call(loop, fn, deadline, self.lock_timeout_s)
+        if not self.is_sqlite:  # the deadline bounds SQLite's write gate and busy timeout only
+            call = Call(loop, fn, None, None)
+        else:
+            if deadline is None and not is_run:
+                deadline = time.monotonic() + self.lock_timeout_s  # a wait for a thread counts
+            call = Call(loop, fn, deadline, self.lock_timeout_s)
         (runs if is_run else requests).submit(call.run)
         try:
             await call.waiter
