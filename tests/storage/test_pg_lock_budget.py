@@ -11,6 +11,9 @@ the call waits for the first row, the deadlines' clock is moved on by nearly the
 (no real waiting), and the first row is let go: the call's second statement, sent each of the
 ways the storage layer sends statements, must then fail at once, the call's whole wait (counted
 on that clock) well short of twice the setting, and neither title changed.
+
+A call that spent little of its budget (nearly every one) sends nothing more: its statements
+keep the session's ``lock_timeout``; once it spent more, they wait only what is left.
 """
 
 from __future__ import annotations
@@ -118,3 +121,32 @@ async def test_a_call_waiting_for_two_locks_in_turn_fails_within_one_budget(
     finally:
         database.dispose()
     assert stored_titles(pg_database) == [("a", "old"), ("b", "old")]
+
+
+async def test_a_call_lowers_lock_timeout_only_once_it_spent_its_slack(
+    pg_database: Database, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pg_database.session() as session:
+        session.execute(insert(CONVERSATIONS), [conversation_row("a", "old")])
+        session.commit()
+    database = Database(pg_url, lock_timeout_s=BUDGET_S)
+    clock = writer_module._clock
+    setting = text("SELECT current_setting('lock_timeout')")
+
+    def rename_twice() -> tuple[str, str]:
+        with database.session() as session:
+            _rename(session, "a")
+            fresh = str(session.execute(setting).scalar_one())
+            monkeypatch.setattr(writer_module, "_clock", lambda: clock() + SPENT_S)
+            _rename(session, "a")
+            late = str(session.execute(setting).scalar_one())
+            session.commit()
+        return fresh, late
+
+    try:
+        fresh, late = await database.run(rename_twice)
+    finally:
+        database.dispose()
+    assert fresh == "2s"  # the session's own: nothing more was sent
+    assert late.endswith("ms") and 1 <= int(late.removesuffix("ms")) <= 100, late
+    assert stored_titles(pg_database) == [("a", "new")]
