@@ -4,7 +4,8 @@ Two ``interlock serve`` processes share a database; ten conversations have their
 on the first. Three of them are answering on the first worker, the seven others cycle through
 a note, its approval and the answer on the second. The first worker is killed with SIGKILL
 mid-answer. The second must take its three runs over within the lease (the dead run ends
-``server_restarted``, a new run answers the same message), no message is lost, no tool runs
+``server_restarted``, the reply it was writing is kept as cut off, a new run answers the same
+message), no message is lost, no tool runs
 twice, and every stream, reconnecting to the second worker with ``Last-Event-ID``, sees every
 event once and in order.
 """
@@ -160,7 +161,13 @@ async def test_case_c34_the_surviving_worker_takes_over_and_no_event_is_lost(
                     "message",
                     "resume",
                 ]
-                assert roles == ["user", "assistant"]  # the message answered, once
+                # The cut reply kept (shown cut off), then the message answered, once.
+                assert roles == ["user", "assistant", "assistant"]
+                assert [m["run_id"] for m in detail["messages"][1:]] == [
+                    long_runs[index],
+                    stream.log.of("run.started")[1]["run_id"],
+                ]
+                assert detail["restarted_runs"] == [long_runs[index]]
             else:
                 assert roles == ["user", "assistant", "tool", "assistant"]
                 assert stream.log.types.count("tool_call.running") == 1

@@ -48,12 +48,16 @@ def _gate_of(database: str) -> WriteGate:
     return gate_for(str(Path(database).resolve()))
 
 
+@pytest.fixture
+def backend() -> str:
+    """SQLite only: the write gate and busy timeout are SQLite's."""
+    return "sqlite"
+
+
 async def test_requests_handed_the_gate_past_their_deadline_fail_at_once(
     make_settings: Any, db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     url = make_url(db_url)
-    if url.get_backend_name() != "sqlite":
-        pytest.skip("SQLite's write gate and busy timeout")
     settings = make_settings(db_lock_timeout_s=LOCK_TIMEOUT_S)
     async with live_server(settings) as server:
         client = server.client

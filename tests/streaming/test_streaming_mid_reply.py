@@ -10,16 +10,21 @@ Tryout faults kept as tests:
   going on after the restart answered "I have nothing to add yet": the cut text was taken for
   the answer. The detail now lists such runs (``restarted_runs``), and the new run answers
   the person's message.
+* a server killed outright mid-reply (SIGKILL, a crash) stored nothing of the reply it was
+  writing: after the restart the streamed text was gone from the page and nothing said a reply
+  was cut. The repair now keeps it as the cut run's message, marked like the one above.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from interlock.models.offline.texts import LONG_TEXT
 from interlock.settings import Settings
 from support.live import live_server
+from support.processes import start_server
 from support.sse import EventLog, collect, terminals
 
 LONG = "write a long answer"
@@ -111,3 +116,52 @@ async def test_a_reply_cut_by_a_restart_is_marked_and_the_new_run_answers_the_me
         assert LONG_TEXT.startswith(replies[0]["content"])
         assert replies[0]["content"] != LONG_TEXT
         assert replies[1]["content"] == LONG_TEXT
+
+
+async def test_a_reply_cut_by_a_crash_is_kept_marked_and_the_new_run_answers_the_message(
+    db_url: str, tmp_path: Path
+) -> None:
+    crashed, _port = start_server(db_url, tmp_path, offline_token_delay_s="0.02")
+    try:
+        await crashed.wait_ready()
+        conversation_id = (await crashed.client.post("/api/conversations", json={})).json()["id"]
+        messages = f"/api/conversations/{conversation_id}/messages"
+        cut_run = (await crashed.client.post(messages, json={"content": LONG})).json()["run_id"]
+        await collect(crashed.client, conversation_id, until=_deltas_at_least(5), last_event_id="0")
+        seen = (await crashed.client.get(f"/api/conversations/{conversation_id}")).json()
+        crashed.kill()  # mid-reply, nothing of its shutdown runs
+    finally:
+        await crashed.stop()
+
+    restarted, _port = start_server(db_url, tmp_path, offline_token_delay_s="0.02")
+    try:
+        await restarted.wait_ready()
+        # The page that was open reconnects from what it had.
+        log = await collect(
+            restarted.client,
+            conversation_id,
+            until=terminals(2),
+            last_event_id=str(seen["last_event_seq"]),
+        )
+        detail = (await restarted.client.get(f"/api/conversations/{conversation_id}")).json()
+        whole = await collect(restarted.client, conversation_id, until=terminals(2))
+    finally:
+        await restarted.stop()
+
+    streamed = "".join(str(d["delta"]) for d in whole.of("message.delta") if d["run_id"] == cut_run)
+    assert streamed and LONG_TEXT.startswith(streamed) and streamed != LONG_TEXT
+    kept, answer = log.of("message.completed")
+    assert kept["message"]["run_id"] == cut_run and kept["message"]["content"] == streamed
+    assert log.types.index("message.completed") < log.types.index("run.failed")
+    [failed] = log.of("run.failed")
+    assert (failed["run_id"], failed["error"]["code"]) == (cut_run, "server_restarted")
+    [resumed] = log.of("run.started")
+    assert answer["message"]["run_id"] == resumed["run_id"]
+
+    # A page opened now: the cut reply, marked by restarted_runs, then the whole answer.
+    assert detail["restarted_runs"] == [cut_run]
+    replies = [m for m in detail["messages"] if m["role"] == "assistant"]
+    assert [(m["run_id"], m["content"]) for m in replies] == [
+        (cut_run, streamed),
+        (resumed["run_id"], LONG_TEXT),
+    ]

@@ -40,6 +40,21 @@ if TYPE_CHECKING:
     from interlock.engine.graph import GraphDeps, Turn
 
 
+def insert_reply(session: Session, conversation_id: str, run_id: str, text: str) -> Message:
+    """Insert run ``run_id``'s assistant message holding ``text``, in ``session``'s
+    transaction; returns it with its id."""
+    message = new_row(
+        Message,
+        conversation_id=conversation_id,
+        run_id=run_id,
+        role=MessageRole.assistant,
+        content=text,
+    )
+    insert_rows(session, [message])
+    assert message.id is not None
+    return message
+
+
 class AnswerStore:
     """Writes a model step's answer (see the module docstring).
 
@@ -88,15 +103,7 @@ class AnswerStore:
             d.bus.hold_soon(session, conversation_id)
             for delta in tail:
                 d.bus.stage(session, conversation_id, delta)
-            message = new_row(
-                Message,
-                conversation_id=conversation_id,
-                run_id=run_id,
-                role=MessageRole.assistant,
-                content=text,
-            )
-            insert_rows(session, [message])
-            assert message.id is not None
+            message = insert_reply(session, conversation_id, run_id, text)
             calls: list[tuple[ToolCall, Prepared]] = []
             repeated = False
             for index, item in enumerate(prepared):

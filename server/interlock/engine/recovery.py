@@ -4,8 +4,9 @@ A run is stale when it is ``running`` and its owner (``runs.owner_id``) is not a
 (see ``engine.leases``). Its calls caught ``running`` are failed with ``outcome_unknown``
 (never re-run: an approved call executes at most once); calls never started are failed too;
 ``interrupted`` calls stay open, so a pause survives, and so do ``awaiting_client`` calls
-(a frontend call's result may still come from the browser). The run ends ``failed``
-(``server_restarted``). Then the conversation is picked up again by this process: a run that
+(a frontend call's result may still come from the browser). The reply it was streaming, if
+any, is stored as its message (:func:`keep_cut_reply`, shown cut off). The run ends
+``failed`` (``server_restarted``). Then the conversation is picked up again by this process: a run that
 was answering or working goes on (a new run, trigger ``takeover``, starting where the stored
 rows say: decided calls run, otherwise the model answers), unless it already was such a
 takeover (no endless retry of a run that kills its worker). Conversations whose calls were
@@ -20,8 +21,9 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import func, literal_column, update
 from sqlalchemy.orm import aliased
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
+from interlock.engine.answers import insert_reply
 from interlock.engine.records import close_call, waiting_for_person
 from interlock.engine.terminals import stage_end
 from interlock.engine.tool_texts import (
@@ -40,7 +42,9 @@ from interlock.storage import (
     ToolCallStatus,
     Worker,
 )
-from interlock.streaming.events import RunStarted
+from interlock.storage.views import message_out
+from interlock.streaming.event_rows import draft_of_run
+from interlock.streaming.events import MessageCompleted, RunStarted
 from interlock.streaming.listener import CONTROL_CHANNEL
 
 if TYPE_CHECKING:
@@ -183,6 +187,7 @@ def repair_run(
         if session.connection().execute(take).rowcount != 1:
             session.rollback()
             return False
+        keep_cut_reply(session, engine, run_id, conversation_id)
         for call in session.exec(
             select(ToolCall).where(
                 ToolCall.conversation_id == conversation_id,
@@ -219,6 +224,25 @@ def repair_run(
             session.exec(select(func.pg_notify(CONTROL_CHANNEL, f"abandon {run_id}")))  # type: ignore[call-overload]
         engine.bus.commit(session)
     return True
+
+
+def keep_cut_reply(session: Session, engine: Engine, run_id: str, conversation_id: str) -> None:
+    """Store the reply the stale run was streaming as its assistant message, with its
+    ``message.completed`` event, in the repair's transaction (``session``, the run's row held).
+
+    A process killed outright (SIGKILL, a crash) stored nothing of the reply it was writing,
+    only its ``message.delta`` events: the person's page lost the text, and nothing said the
+    reply was cut. Kept as a process stopping mid-answer keeps it, the reply is shown cut off
+    (``restarted_runs``) and the run going on answers the message again
+    (:func:`~interlock.engine.history.without_cut_reply`).
+    """
+    text = draft_of_run(session, conversation_id, run_id)
+    if not text.strip():
+        return
+    message = insert_reply(session, conversation_id, run_id, text)
+    engine.bus.stage(
+        session, conversation_id, MessageCompleted(run_id=run_id, message=message_out(message))
+    )
 
 
 def claim_takeover(engine: Engine, conversation_id: str) -> str | None:

@@ -7,10 +7,11 @@ database. A call stuck on a lock therefore holds one pool thread, never the loop
 ``/api/health`` and open streams keep answering.
 
 Waiting is bounded by ``lock_timeout_s`` (``INTERLOCK_DB_LOCK_TIMEOUT_S``): SQLite's busy
-timeout, PostgreSQL's ``lock_timeout`` and the wait for a pooled connection. On SQLite the
-bound holds for a call's whole wait (see :mod:`~interlock.storage.writer`): a request's call
-from its submission (a wait for a free thread included), a run's step from its start, every
-try of :meth:`Database.run_transaction` from the first. Past it the call
+timeout, PostgreSQL's ``lock_timeout`` and the wait for a pooled connection. The bound holds
+for a call's whole wait (see :mod:`~interlock.storage.writer`, and
+:mod:`~interlock.storage.pg_begin` for PostgreSQL's waits for locks): a request's call from
+its submission (a wait for a free thread included), a run's step from its start, every try of
+:meth:`Database.run_transaction` from the first. Past it the call
 fails with :class:`~interlock.errors.DatabaseBusy` (503 ``database_busy``) and its
 transaction is rolled back, so nothing is half written. PostgreSQL sessions also carry a
 ``statement_timeout``. SQLite runs in WAL mode, so readers never wait for the writer; its
@@ -140,7 +141,7 @@ class Database:
             pg_wait.install(self.engine)
             pg_pool.ping_when_idle(self.engine)
             pg_pool.keep_prepared_statements(self.engine)
-            write_behind.install(self.engine)
+            write_behind.install(self.engine, lock_timeout_s)
         self._executors: tuple[ThreadPoolExecutor, ThreadPoolExecutor] | None = None
         self._executor_pid = 0
 
@@ -189,17 +190,14 @@ class Database:
         return await self._run(functools.partial(fn, *args, **kwargs), None)
 
     async def _run(self, fn: Callable[[], T], deadline: float | None) -> T:
-        """:meth:`run` with the deadline of the call's waits to write (None: ``lock_timeout_s``
+        """:meth:`run` with the deadline of the call's waits for locks (None: ``lock_timeout_s``
         from its submission for a request, from its start on a thread for a run's step)."""
         loop = asyncio.get_running_loop()
         requests, runs = self._pools()
         is_run = run_work.get()
-        if not self.is_sqlite:  # the deadline bounds SQLite's write gate and busy timeout only
-            call = Call(loop, fn, None, None)
-        else:
-            if deadline is None and not is_run:
-                deadline = time.monotonic() + self.lock_timeout_s  # a wait for a thread counts
-            call = Call(loop, fn, deadline, self.lock_timeout_s)
+        if deadline is None and not is_run:
+            deadline = time.monotonic() + self.lock_timeout_s  # a wait for a thread counts
+        call = Call(loop, fn, deadline, self.lock_timeout_s)
         (runs if is_run else requests).submit(call.run)
         try:
             await call.waiter

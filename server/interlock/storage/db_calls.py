@@ -61,7 +61,7 @@ class Call:
         loop: asyncio.AbstractEventLoop,
         call: Callable[[], object],
         deadline: float | None,
-        timeout_s: float | None,
+        timeout_s: float,
     ) -> None:
         self._loop = loop
         self._call = call
@@ -71,17 +71,14 @@ class Call:
         self.waiter: asyncio.Future[None] = loop.create_future()
 
     def run(self) -> None:
-        """On a database thread: run the call (on SQLite its waits to write bounded by its
-        deadline), then hand its outcome to the loop."""
-        if self._timeout_s is None:  # no write gate (PostgreSQL): nothing to bound
+        """On a database thread: run the call (its waits for locks bounded by its deadline,
+        by default ``timeout_s`` from now), then hand its outcome to the loop."""
+        deadline = self._deadline
+        set_write_deadline(time.monotonic() + self._timeout_s if deadline is None else deadline)
+        try:
             outcome = collecting(self._call)
-        else:
-            deadline = self._deadline
-            set_write_deadline(time.monotonic() + self._timeout_s if deadline is None else deadline)
-            try:
-                outcome = collecting(self._call)
-            finally:
-                set_write_deadline(None)
+        finally:
+            set_write_deadline(None)
         try:
             self._loop.call_soon_threadsafe(self._done, outcome)
         except RuntimeError:  # the loop is closed: nobody waits any more

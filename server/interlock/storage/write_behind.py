@@ -22,7 +22,8 @@ takes the queue with it, in its own round trip and after the queued writes, so w
 reach the database in the order they were made; code that runs its own pipeline on the
 driver (the audit chain's append) sends the queue first in it
 (:func:`send_queued_in_pipeline`). A rollback drops the queue. Every round trip starts with
-the ``BEGIN`` its statements need (:mod:`~interlock.storage.pg_begin`).
+the ``BEGIN`` its statements need, and the ``lock_timeout`` lowered to what is left of the
+call's lock wait budget once it is short (:mod:`~interlock.storage.pg_begin`).
 
 Errors: a queued write that fails (a unique or foreign key violation, a lock timeout) fails
 the round trip it went out with, raised as SQLAlchemy raises a failed statement
@@ -51,7 +52,12 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql import Executable
 
 from interlock.storage import pg_begin, pg_notify
-from interlock.storage.pg_begin import begin_in_pipeline, is_plain_read, needs_begin
+from interlock.storage.pg_begin import (
+    begin_in_pipeline,
+    is_plain_read,
+    needs_begin,
+    needs_lock_bound,
+)
 from interlock.storage.statements import (
     Params,
     Sent,
@@ -84,11 +90,12 @@ and for a checked write or a read whose rows are wanted ``(..., after, before_co
 must not go out with the ``COMMIT`` (a checked write)."""
 
 
-def install(engine: Engine) -> None:
+def install(engine: Engine, lock_timeout_s: float) -> None:
     """Hook a PostgreSQL ``engine`` up: queued writes go out with the next statement or the
     ``COMMIT``, and a rollback drops them; every statement is begun by
-    :mod:`~interlock.storage.pg_begin` (once per engine)."""
-    pg_begin.install(engine)
+    :mod:`~interlock.storage.pg_begin`, its sessions' ``lock_timeout`` being
+    ``lock_timeout_s`` seconds (once per engine)."""
+    pg_begin.install(engine, lock_timeout_s)
     event.listen(engine, "do_execute", _on_execute)
     event.listen(engine, "do_execute_no_params", _on_execute_no_params)
     event.listen(engine, "do_executemany", _on_executemany)
@@ -202,7 +209,7 @@ def execute(session: Session, statement: Executable, params: Params = None) -> S
         return run_sqlite(connection, form, parameters, many)
     driver: Any = connection.connection.driver_connection
     queue = connection.info.get(_QUEUE)
-    if queue or needs_begin(driver, form.sql):
+    if queue or needs_begin(driver, form.sql) or needs_lock_bound(driver, form.sql):
         tell(connection, None, form, parameters, many)
         queue = connection.info.setdefault(_QUEUE, [])
         queue.append((form.sql, parameters, many))
@@ -234,8 +241,9 @@ def _on_executemany(cursor: Any, statement: str, parameters: Any, context: Any) 
 
 def _handle(cursor: Any, statement: str, parameters: Any, context: Any, how: str) -> bool:
     """Queue the statement while :func:`defer` or :func:`send` compiles it; else run it on
-    SQLAlchemy's ``cursor`` after the queued writes and the ``BEGIN`` it needs, in one round
-    trip. False: nothing to send with it, SQLAlchemy runs it as usual.
+    SQLAlchemy's ``cursor`` after the queued writes and the ``BEGIN`` (or the lowered
+    ``lock_timeout``) it needs, in one round trip. False: nothing to send with it, SQLAlchemy
+    runs it as usual.
 
     ``how``: ``one`` (with ``parameters``), ``none`` (without) or ``many`` (an executemany).
     Errors of the queued writes are raised as this statement's (SQLAlchemy translates them).
@@ -245,7 +253,7 @@ def _handle(cursor: Any, statement: str, parameters: Any, context: Any, how: str
         return False
     queue = info.pop(_QUEUE, None) or []
     driver = cursor.connection
-    if not queue and not needs_begin(driver, statement):
+    if not queue and not needs_begin(driver, statement) and not needs_lock_bound(driver, statement):
         return False
     with driver.pipeline():
         if not (is_plain_read(statement) and _plain(queue)):

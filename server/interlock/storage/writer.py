@@ -59,7 +59,8 @@ def mark_urgent_thread() -> None:
 
 
 def set_write_deadline(deadline: float | None) -> None:
-    """Bound the calling thread's waits to write (gate and SQLite's busy timeout together).
+    """Bound the calling thread's waits to write (gate and SQLite's busy timeout together;
+    on PostgreSQL its waits for locks, :mod:`~interlock.storage.pg_begin`).
 
     Args:
         deadline: A :func:`time.monotonic` time; None: each wait has the whole lock timeout.
@@ -70,6 +71,15 @@ def set_write_deadline(deadline: float | None) -> None:
 def write_deadline() -> float | None:
     """The calling thread's deadline set by :func:`set_write_deadline` (None: none)."""
     return getattr(_deadline, "value", None)
+
+
+def deadline_left_s() -> float | None:
+    """Seconds left of the calling thread's deadline (negative past it; None: none set).
+
+    PostgreSQL's transactions keep to it too (:func:`~interlock.storage.pg_begin.lock_wait_left_ms`).
+    """
+    deadline: float | None = getattr(_deadline, "value", None)
+    return None if deadline is None else deadline - _clock()
 
 
 def is_urgent_thread() -> bool:

@@ -11,6 +11,7 @@ fell behind and by streams resuming from a sequence.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +25,7 @@ from interlock.storage.write_behind import defer
 from interlock.streaming import sequences
 from interlock.streaming.events import StreamEvent
 
-__all__ = ["StoredEvent", "draft_start", "read_after", "write"]
+__all__ = ["StoredEvent", "draft_of_run", "draft_start", "read_after", "write"]
 
 # Prebuilt Core statements (an event is published per token: the ORM's overhead is avoided).
 _INSERT_EVENT = insert(Event.__table__)  # type: ignore[attr-defined]
@@ -146,3 +147,37 @@ def draft_start(session: Session, conversation_id: str, upto: int) -> int:
         session.connection().execute(_DRAFT_START, {"cid": conversation_id, "upto": upto}).scalar()
     )
     return int(found or 0)
+
+
+_RUN_DRAFT = (
+    sa_select(_events.c.data)
+    .where(
+        _events.c.conversation_id == bindparam("cid"),
+        _events.c.run_id == bindparam("run_id"),
+        _events.c.type == "message.delta",
+        _events.c.seq
+        > sa_select(func.coalesce(func.max(_events.c.seq), 0))
+        .where(
+            _events.c.conversation_id == bindparam("cid"),
+            _events.c.run_id == bindparam("run_id"),
+            _events.c.type != "message.delta",
+        )
+        .scalar_subquery(),
+    )
+    .order_by(_events.c.seq)
+)
+
+
+def draft_of_run(session: Session, conversation_id: str, run_id: str) -> str:
+    """The text run ``run_id`` streamed and never stored as a message (a blocking call).
+
+    Its ``message.delta`` events after its last other event (a step's stored answer, a call's
+    event, its start): the reply it was writing when it stopped. Empty when none.
+
+    Args:
+        session: Open session.
+        conversation_id: The run's conversation.
+        run_id: The run.
+    """
+    rows = session.connection().execute(_RUN_DRAFT, {"cid": conversation_id, "run_id": run_id})
+    return "".join(str(json.loads(data)["delta"]) for (data,) in rows)
