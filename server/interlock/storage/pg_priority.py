@@ -17,12 +17,13 @@ no request's call runs: the thread sleeps on a condition instead of contending f
 which goes to the request thread (or the event loop). The pause is bounded because a runs'
 thread may be inside a transaction holding row locks a request waits for: such a wait then
 costs the request one pause at most, never a deadlock. In the same trace the decision's
-transaction fell to 18-25 ms p50 (its GIL waits after polls 0.1-0.3 ms p50 of sum), and in
-paired quick runs of bench (d) the decision → other worker p95 fell in 7 pairs of 9 (e.g. 208
-→ 76 ms, 293 → 99 ms), not in 2. The price: a runs' step waits while requests run, so a
-worker may idle (cycles/s 9-13% lower on average in those pairs, on a machine shared with
-other work; one worker more than two). Pauses of 2 and 5 ms idled more for no shorter
-decisions; 1 ms is kept.
+transaction fell to 18-25 ms p50 (its waits for the GIL after its polls 0.1-0.3 ms in all,
+p50), and in
+paired quick runs of bench (d) the decision → other worker p95 fell in 9 pairs of 11 (e.g. 208
+→ 76 ms, 235 → 54 ms), not in 2. The price: a runs' step waits while requests run, so a
+worker may idle (cycles/s over those pairs: two workers 26.7 → 26.4 on average, one worker
+21.5 → 19.2, on a machine shared with other work). Pauses of 2 and 5 ms idled more for no
+shorter decisions; 1 ms is kept.
 """
 
 from __future__ import annotations
