@@ -38,7 +38,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
 from interlock.errors import DatabaseBusy
-from interlock.storage import pg_pool, write_behind
+from interlock.storage import pg_pool, pg_priority, write_behind
 from interlock.storage.db_calls import Call, run_deferred
 from interlock.storage.db_errors import (
     TRANSACTION_TRIES,
@@ -179,7 +179,8 @@ class Database:
         cancelled, the call still runs to its end (a thread cannot be stopped) and the
         cancellation is raised only after it, so nothing the caller does next overlaps it.
         A run's steps (:data:`run_work` set) go to threads of their own, requests to the
-        others: a request waits only for other requests.
+        others: a request waits only for other requests. On PostgreSQL the runs' threads also
+        give way to requests' calls while these run (:mod:`~interlock.storage.pg_priority`).
 
         Returns:
             What ``fn`` returns.
@@ -198,7 +199,12 @@ class Database:
         if deadline is None and not is_run:
             deadline = time.monotonic() + self.lock_timeout_s  # a wait for a thread counts
         call = Call(loop, fn, deadline, self.lock_timeout_s)
-        (runs if is_run else requests).submit(call.run)
+        if is_run:
+            runs.submit(call.run)
+        elif self.is_sqlite:
+            requests.submit(call.run)
+        else:  # runs' threads give way to it (storage/pg_priority.py)
+            requests.submit(pg_priority.REQUESTS.run, call.run)
         try:
             await call.waiter
         except asyncio.CancelledError:
@@ -261,7 +267,11 @@ class Database:
                     thread_name_prefix="interlock-db",
                     initializer=mark_urgent_thread,
                 ),
-                ThreadPoolExecutor(RUN_THREADS, thread_name_prefix="interlock-db-run"),
+                ThreadPoolExecutor(
+                    RUN_THREADS,
+                    thread_name_prefix="interlock-db-run",
+                    initializer=pg_priority.mark_run_thread,
+                ),
             )
             self._executor_pid = os.getpid()
         return self._executors

@@ -36,6 +36,7 @@ from psycopg.waiting import Ready, Wait
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
+from interlock.storage.pg_priority import giving_way, is_run_thread
 from interlock.storage.writer import is_urgent_thread
 
 __all__ = ["UNPOLLED_WRITES", "WriteFirstConnection", "install"]
@@ -64,6 +65,8 @@ class WriteFirstConnection(psycopg.Connection[Any]):
         """
         if is_urgent_thread():
             gen = _writes_first(gen)
+        elif is_run_thread():
+            gen = giving_way(gen)
         return super().wait(gen, interval, timeout)  # type: ignore[arg-type]
 
 
