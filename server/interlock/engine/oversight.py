@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 from interlock.audit import Channel, Outcome, record_outcome
 from interlock.employees import Employee
 from interlock.engine.records import close_call
+from interlock.engine.resumes import claim_resumes_in
 from interlock.engine.runner import Engine
 from interlock.engine.tool_texts import actions_off_reason, as_sentence, cancelled_text
 from interlock.errors import BadRequest, NotFound
@@ -197,18 +198,23 @@ async def switch_actions(
         raise NotFound("No such employee.")
     days = engine.settings.actions_grant_days
 
-    def transaction() -> tuple[SwitchState, list[tuple[str, str, int]]]:
+    def transaction() -> tuple[SwitchState, list[tuple[str, str, int]], set[tuple[str, int]]]:
         with engine.db.session() as session:
             state = set_switch(session, user_id, slug, on=on, days=days)
             closed = (
                 [] if on else _cancel_waiting_actions(engine, session, user_id, employee, channel)
             )
+            # The resumed runs start with the close (one commit): never idle in between.
+            started = claim_resumes_in(engine, session, ((c, m) for _id, c, m in closed))
             engine.bus.commit(session)
-        return state, closed
+        for (conversation_id, _message_id), run_id in started.items():
+            engine.spawn_soon(run_id, conversation_id, user_id, start="tools")
+        return state, closed, set(started)
 
-    state, closed = await engine.db.run(transaction)
+    engine.use_running_loop()  # the runs it resumes start from the database thread
+    state, closed, started = await engine.db.run(transaction)
     log.info("AI actions for %s turned %s by %s", slug, "on" if on else "off", user_id)
-    for conversation_id, message_id in sorted({(c, m) for _id, c, m in closed}):
+    for conversation_id, message_id in sorted({(c, m) for _id, c, m in closed} - started):
         engine.schedule_resume(conversation_id, message_id, user_id)
     out = _switch_out(employee, state, days)
     out.cancelled_calls = [call_id for call_id, _c, _m in closed]
