@@ -21,7 +21,7 @@ from interlock.engine.records import close_call
 from interlock.engine.resumes import claim_resumes_in
 from interlock.engine.runner import Engine
 from interlock.engine.tool_texts import actions_off_reason, as_sentence, cancelled_text
-from interlock.errors import BadRequest, NotFound
+from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.permissions import (
     create_grant,
     grant_state,
@@ -82,8 +82,9 @@ def add_grant(engine: Engine, user_id: str, body: GrantIn) -> GrantOut:
     """Make a grant from ``POST /api/grants``.
 
     Raises:
-        NotFound: The conversation or employee is unknown or not the caller's.
-        BadRequest: ``invalid_scope`` (a scope without its target, or an employee grant
+        NotFound: The conversation is unknown or not the caller's.
+        Conflict: ``employee_deleted``: the conversation's employee was deleted.
+        BadRequest: ``unknown_reference`` for an unknown ``employee``; ``invalid_scope`` (a scope without its target, or an employee grant
             given a conversation), ``unknown_tool``, ``cannot_remember``, ``invalid_args``,
             ``invalid_expiry``, or an employee that is not the conversation's.
     """
@@ -99,10 +100,15 @@ def add_grant(engine: Engine, user_id: str, body: GrantIn) -> GrantOut:
             )
             if conversation is None or conversation.owner_id != user_id:
                 raise NotFound("No such conversation.")
-        slug = body.employee or (conversation.employee if conversation else None)
-        employee = engine.employees.get(slug) if slug else None
+        if body.employee is not None:
+            employee: Employee | None = engine.employees.named(body.employee)
+        else:  # the conversation's, which may have been deleted since
+            employee = engine.employees.get(conversation.employee) if conversation else None
         if employee is None:
-            raise NotFound("No such employee.")
+            raise Conflict(
+                "This conversation's employee was deleted; nothing of it runs.",
+                code="employee_deleted",
+            )
         if conversation is not None and conversation.employee != employee.slug:
             raise BadRequest(
                 f"The conversation is with {conversation.employee}, not {employee.slug}."
