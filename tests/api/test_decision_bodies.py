@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from support.api_errors import error_of
 from support.live import LiveServer
-from support.sse import collect, terminals
 
 
 async def test_a_message_on_an_approve_or_edit_is_refused_and_the_call_keeps_waiting(
     server: LiveServer,
 ) -> None:
     conversation_id = await server.new_conversation()
-    await server.say(conversation_id, "add a note milk")
-    log = await collect(server.client, conversation_id, until=terminals(1))
-    [call] = [e["tool_call"] for e in log.of("tool_call.interrupted")]
+    [call] = [
+        e["tool_call"]
+        for e in (await server.turn(conversation_id, "add a note milk")).of("tool_call.interrupted")
+    ]
     for body in (
         {"type": "edit", "args": {"text": "oat milk"}, "message": "why"},
         {"type": "approve", "message": "fine"},

@@ -5,19 +5,16 @@ answer yet, for a few milliseconds, then ``running``; a message sent then got 40
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
-
 from interlock.models import ScriptedChatModel, scripted_message
 from interlock.settings import Settings
+from support.held_starts import assert_running_not_idle, run_starts_held
 from support.live import live_server
 
 from .conftest import notes, turn, until_terminal
 
 
 async def test_switching_off_never_shows_a_waiting_conversation_idle_before_its_run(
-    perm_settings: Settings, monkeypatch: pytest.MonkeyPatch
+    perm_settings: Settings,
 ) -> None:
     two_adds = scripted_message(
         "Adding both.", ("notes_add", {"text": "milk"}), ("notes_add", {"text": "bread"})
@@ -32,26 +29,12 @@ async def test_switching_off_never_shows_a_waiting_conversation_idle_before_its_
             detail = (await server.client.get(f"/api/conversations/{conversation_id}")).json()
             seen[conversation_id] = detail["last_event_seq"]
 
-        # Hold every run start the switch asks for: what a reader sees right after the
-        # switch's commit is then what it sees before any run's task is scheduled.
-        engine = server.services.engine
-        held: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
-        for name in ("spawn_soon", "schedule_resume"):
-            monkeypatch.setattr(engine, name, lambda *a, _n=name, **k: held.append((_n, a, k)))
-        response = await server.client.put("/api/actions/assistant", json={"on": False})
-        assert response.status_code == 200, response.text
-        assert len(response.json()["cancelled_calls"]) == 4
-
-        for conversation_id in conversations:
-            url = f"/api/conversations/{conversation_id}"
-            detail = (await server.client.get(url)).json()
-            assert (detail["status"], detail["pending"]) == ("running", 0), detail
-            sent = await server.client.post(f"{url}/messages", json={"content": "hello?"})
-            assert sent.status_code == 409 and sent.json()["error"]["code"] == "run_active"
-
-        monkeypatch.undo()
-        for name, args, kwargs in held:
-            getattr(engine, name)(*args, **kwargs)
+        with run_starts_held(server.services.engine):
+            response = await server.client.put("/api/actions/assistant", json={"on": False})
+            assert response.status_code == 200, response.text
+            assert len(response.json()["cancelled_calls"]) == 4
+            for conversation_id in conversations:
+                await assert_running_not_idle(server.client, conversation_id)
         for conversation_id in conversations:
             log = await until_terminal(server, conversation_id, seen[conversation_id])
             assert log.types[-1] == "run.completed", log.types
