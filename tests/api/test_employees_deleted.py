@@ -41,6 +41,10 @@ async def test_deleting_an_employee_cancels_its_waiting_calls_and_approving_runs
 ) -> None:
     conversation_id, call_id = await _waiting_call(team)
     decision = f"/api/tool-calls/{call_id}/decision"
+    granted = await team.member.post(
+        "/api/grants", json={"tool": "notes.add", "scope": "employee", "employee": "temp"}
+    )
+    assert granted.status_code == 201, granted.text
     await team.admin.patch("/api/employees/temp", json={"disabled": True})
     error_of(await team.member.post(decision, json={"type": "approve"}), 409, "employee_disabled")
 
@@ -66,6 +70,10 @@ async def test_deleting_an_employee_cancels_its_waiting_calls_and_approving_runs
     with team.server.services.db.session() as session:
         call = session.get(ToolCall, call_id)
         assert call is not None and call.status == "cancelled" and call.started_at is None
+    # Its "don't ask again" grants went with it: a new Tempo inherits none.
+    assert (await team.member.get("/api/grants")).json() == []
+    assert (await team.admin.post("/api/employees", json=TEMPO)).status_code == 201
+    assert (await team.member.get("/api/grants")).json() == []
     audit = (await team.admin.get("/api/audit", params={"tool": "notes.add"})).json()
     [record] = audit["records"]
     assert (record["outcome"], record["reason"]) == ("cancelled", "Tempo was deleted.")

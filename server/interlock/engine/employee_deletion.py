@@ -7,6 +7,8 @@ employee's). Then every call of its paused conversations that still waits (for a
 for the browser) is closed as ``cancelled``, with an audit record naming the admin and a
 reason each reader understands, in one transaction whose events update open pages (the chat's
 cards, the Approvals view). No run is resumed: the employee is gone, so no model answers.
+Every "don't ask again" grant for it is revoked in that transaction too: an employee created
+later with the same slug is someone else, and inherits no one's permissions.
 """
 
 from __future__ import annotations
@@ -14,13 +16,15 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from sqlalchemy import update
 from sqlmodel import col, select
 
 from interlock.audit import Channel
 from interlock.engine.open_calls import cancel_open_calls
 from interlock.engine.records import OPEN_STATUSES
 from interlock.engine.tool_texts import CloseReason
-from interlock.storage import Conversation, ToolCall
+from interlock.storage import Conversation, Grant, ToolCall
+from interlock.storage.models import utcnow
 
 if TYPE_CHECKING:
     from interlock.engine.runner import Engine
@@ -40,7 +44,8 @@ def deleted_reason(name: str) -> CloseReason:
 def delete_employee(
     engine: Engine, admin_id: str, slug: str, channel: str = Channel.api
 ) -> list[str]:
-    """Delete the admin-made employee ``slug`` and close its waiting calls (database thread).
+    """Delete the admin-made employee ``slug``, close its waiting calls and revoke its grants
+    (database thread).
 
     Args:
         engine: The engine (its directory, storage, bus and registry).
@@ -86,6 +91,11 @@ def delete_employee(
                 channel=channel,
                 any_open=True,
             )
+        session.exec(  # type: ignore[call-overload]
+            update(Grant)
+            .where(col(Grant.employee) == slug, col(Grant.revoked_at).is_(None))
+            .values(revoked_at=utcnow())
+        )
         engine.bus.commit(session)
     log.info("employee %s deleted by %s; %d waiting calls cancelled", slug, admin_id, len(closed))
     return closed
