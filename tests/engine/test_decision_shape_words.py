@@ -22,6 +22,16 @@ from interlock.errors import BadRequest
         ),
         ({"type": "edit"}, "An edit needs the changed details: send them with it."),
         (
+            {"type": "edit", "args": {"text": "x"}, "message": "why"},
+            "Only turning a call down (the reason) or answering it carries a message: approve "
+            "or change the details without one.",
+        ),
+        (
+            {"type": "approve", "message": "fine"},
+            "Only turning a call down (the reason) or answering it carries a message: approve "
+            "or change the details without one.",
+        ),
+        (
             {"type": "respond", "message": " "},
             "An answer needs a message: write what you want to say.",
         ),

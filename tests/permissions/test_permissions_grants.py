@@ -238,9 +238,10 @@ async def test_grants_api_refuses_bad_input(perm_settings: Settings) -> None:
         assert (await post(tool="notes.add", days=5, expires_at=in_a_day, **base))[0] == 422
         assert await post(tool="notes.list", **base) == (422, "cannot_remember")  # ALLOW
         assert await post(tool="notes.add", args={"txt": 1}, **base) == (422, "invalid_args")
+        # An unknown employee in a body: 422 unknown_reference, as everywhere in the API.
         assert await post(tool="notes.add", scope="employee", employee="nobody") == (
-            404,
-            "not_found",
+            422,
+            "unknown_reference",
         )
         assert await post(
             tool="notes.add", scope="conversation", conversation_id="conv_unknown"

@@ -236,12 +236,11 @@ def test_deny_is_a_level_in_a_skill_front_matter_and_declarative_tools(
     assert not {"shop.buy", "shop.peek"} & {t.name for t in plan.offered}
 
 
-async def test_a_deleted_employees_waiting_call_follows_the_switch_of_its_stand_in(
+async def test_a_deleted_employees_waiting_call_is_cancelled_not_run_by_a_stand_in(
     perm_settings: Settings,
 ) -> None:
-    """A call approved after its employee was deleted runs in a step of the default employee
-    (Ada), which stands in: the owner's switch for Ada decides, not the one left for the
-    deleted employee."""
+    """Deleting the employee closes its waiting call: approving it afterwards runs nothing
+    (it ran in a step of the default employee, Ada, standing in, under Ada's switch)."""
     model = ScriptedChatModel(
         responses=[scripted_message("Adding.", ("notes_add", {"text": "milk"})), "Off."]
     )
@@ -257,12 +256,13 @@ async def test_a_deleted_employees_waiting_call_follows_the_switch_of_its_stand_
         log = await turn(server, conversation_id, "add milk")
         call = only(log, "tool_call.interrupted")
         assert (await _switch(server, True, "chef"))["on"] is True
-        assert (await _switch(server, False))["on"] is False
         assert (await server.client.delete("/api/employees/chef")).status_code == 204
 
-        _answer, log = await decide_and_wait(server, conversation_id, call["id"], type="approve")
-        closed = only(log, "tool_call.completed")
-        assert closed["status"] == "failed" and closed["error"]["code"] == "permission_denied"
+        refused = await server.decide(call["id"], type="approve")
+        assert refused.status_code == 409, refused.text
+        assert refused.json()["error"]["code"] == "not_interrupted"
+        await server.idle()
+        assert stored_call(server, call["id"]).status == "cancelled"
         assert notes(server) == []
 
 

@@ -368,6 +368,9 @@ export interface paths {
         /**
          * Delete Employee
          * @description Delete an admin-made employee (admins). 409 ``builtin_employee`` for a built-in.
+         *
+         *     Its calls still waiting for a decision close as ``cancelled`` (the reason says it was
+         *     deleted); afterwards nothing of it runs (messages and decisions: 409 ``employee_deleted``).
          */
         delete: operations["delete_employee_api_employees__slug__delete"];
         options?: never;
@@ -1099,7 +1102,8 @@ export interface components {
          *             the model the person declined (``message`` is the reason); ``respond`` makes
          *             ``message`` the result without running the tool.
          *         args: The edited arguments (``edit`` only), checked against the tool's schema.
-         *         message: Reason (``reject``) or answer text (``respond``).
+         *         message: Reason (``reject``) or answer text (``respond``); refused on ``approve``
+         *             and ``edit`` (422 ``invalid_request``), where nothing would keep or show it.
          *         remember: "Don't ask again" (approve and edit only; rejects are never remembered):
          *             a grant for this tool in this conversation or for this employee, made in the
          *             same transaction as the decision.
@@ -3048,7 +3052,9 @@ export interface operations {
     delete_employee_api_employees__slug__delete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "x-interlock-client"?: string | null;
+            };
             path: {
                 slug: string;
             };

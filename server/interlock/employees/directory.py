@@ -108,6 +108,23 @@ class EmployeeDirectory:
             raise NotFound(f"No employee {slug!r}.")
         return employee
 
+    def named(self, slug: str) -> Employee:
+        """Like :meth:`get`, for an employee a request body names (a path names one with
+        :meth:`require`: 404).
+
+        Raises:
+            BadRequest: ``unknown_reference`` with ``details.employees`` (``[slug]``): the
+                code of every unknown name in a body (skills, tools, approvers, employees).
+        """
+        employee = self.get(slug)
+        if employee is None:
+            raise BadRequest(
+                f"There is no employee {one_line(slug, 80)!r}: check the name.",
+                code="unknown_reference",
+                details={"employees": [slug]},
+            )
+        return employee
+
     def list(self, *, include_disabled: bool = False) -> list[Employee]:
         """Built-ins first (in shipped order), then admin-made employees by name."""
         records = self._load()

@@ -90,21 +90,24 @@ async def submit_result(
     limit = engine.settings.max_client_result_bytes
     if size > limit:
         raise PayloadTooLarge(f"The result is {size:,} bytes; the limit is {limit:,}.")
-    out, conversation_id, message_id, owner_id = await engine.db.run_transaction(
-        _record, engine, user_id, tool_call_id, body
-    )
-    # Resume in a task of its own: the answer and the completed event go out first.
-    engine.schedule_resume(conversation_id, message_id, owner_id)
+    engine.use_running_loop()  # the run it resumes starts from the database thread
+    out, resume = await engine.db.run_transaction(_record, engine, user_id, tool_call_id, body)
+    if resume is not None:
+        # Not resumed with the result (a call still waits, a run is active, or an MCP
+        # record): look again in a task of its own, after the answer.
+        engine.schedule_resume(*resume)
     return out
 
 
 def _record(
     engine: Engine, user_id: str, tool_call_id: str, body: ClientResultIn
-) -> tuple[ToolCallOut, str, int, str]:
+) -> tuple[ToolCallOut, tuple[str, int, str] | None]:
     """The checks and the transaction of :func:`submit_result` (database thread).
 
     Returns:
-        ``(call view, conversation_id, message_id, owner_id)``.
+        ``(call view, (conversation_id, message_id, owner_id))`` for the caller to resume
+        later; None in place of the second once resumed here (the run claimed with the
+        result, ``run.started`` committed with it).
     """
     with engine.db.session() as session:
         call = session.get(ToolCall, tool_call_id)
@@ -167,13 +170,18 @@ def _record(
             raise _not_awaiting(_status_now(engine, tool_call_id))
         session.refresh(call)
         close_call(session, engine.bus, engine.registry, call, **outcome)
+        # The run resumes with the result (one commit): never idle in between.
+        where = (call.conversation_id, call.message_id)
+        started = engine.claim_resumes_in(session, [where])
         try:
             engine.bus.commit(session)
         except IntegrityError:  # another post closed it first (unique tool message)
             session.rollback()
             raise _not_awaiting(_status_now(engine, tool_call_id)) from None
+        for run_id in started.values():
+            engine.spawn_soon(run_id, where[0], conversation.owner_id, start="tools")
         out = view(session, engine.registry, call)
-        return out, call.conversation_id, call.message_id, conversation.owner_id
+        return out, (*where, conversation.owner_id) if not started else None
 
 
 def _status_now(engine: Engine, tool_call_id: str) -> str:

@@ -1,7 +1,7 @@
 """Checks of a decision body before it is applied: its shape, then its content vs the tool.
 
 :func:`check_shape` needs only the body (an edit carries ``args``, a respond a ``message``,
-only approvals are remembered); :func:`check_offered` holds the decision to the ones the call
+an approve or edit no ``message``, only approvals are remembered); :func:`check_offered` holds the decision to the ones the call
 takes (:func:`decision_types`, the rule AG-UI follows too); :func:`check_content` needs the
 call and its tool (edited args match the tool's JSON Schema, an answer passes
 ``check_response``).
@@ -52,7 +52,8 @@ class DecisionIn(RequestBody):
             the model the person declined (``message`` is the reason); ``respond`` makes
             ``message`` the result without running the tool.
         args: The edited arguments (``edit`` only), checked against the tool's schema.
-        message: Reason (``reject``) or answer text (``respond``).
+        message: Reason (``reject``) or answer text (``respond``); refused on ``approve``
+            and ``edit`` (422 ``invalid_request``), where nothing would keep or show it.
         remember: "Don't ask again" (approve and edit only; rejects are never remembered):
             a grant for this tool in this conversation or for this employee, made in the
             same transaction as the decision.
@@ -185,6 +186,13 @@ def check_shape(body: DecisionIn) -> None:
         raise BadRequest(
             "Only an edit can change the details: to approve, reject or answer, leave them "
             "as they are.",
+            code="invalid_request",
+        )
+    if body.message is not None and body.type in (DecisionType.approve, DecisionType.edit):
+        # Kept nowhere a person reads it and never told to the model: refused, not dropped.
+        raise BadRequest(
+            "Only turning a call down (the reason) or answering it carries a message: approve "
+            "or change the details without one.",
             code="invalid_request",
         )
     if body.type == DecisionType.respond and not (body.message and body.message.strip()):

@@ -125,7 +125,8 @@ async def decide(
             respond, by an approver, on a call needing an approver or several approvals, or
             for a tool that cannot be granted).
         Conflict: ``actions_off`` when approving a write call while the owner's "AI actions"
-            switch for the employee is off.
+            switch for the employee is off; ``employee_disabled`` or ``employee_deleted``
+            (any decision) when the conversation's employee is disabled or was deleted.
     """
     check_shape(body)
     engine.use_running_loop()  # the run a decision resumes starts from the database thread
@@ -170,18 +171,19 @@ def _record(
         ):
             session.rollback()
             raise refusal(engine, tool_call_id, now, user_id)
-        if employee is not None and employee.disabled:
+        if employee is None:
+            # Deleted meanwhile (its waiting calls close with it): a deleted employee runs
+            # nothing, whoever decides and through whichever channel.
+            raise Conflict(
+                "This conversation's employee was deleted; nothing of it runs.",
+                code="employee_deleted",
+            )
+        if employee.disabled:
             raise Conflict(f"{employee.name} is disabled; nothing runs.", code="employee_disabled")
         check_offered(engine, call, body, owner=role == "owner")
         approving = body.type in (DecisionType.approve, DecisionType.edit)
         tool = engine.registry.get(call.name)
-        if (
-            approving
-            and tool is not None
-            and employee is not None
-            and is_action(tool)
-            and not found.actions_on
-        ):
+        if approving and tool is not None and is_action(tool) and not found.actions_on:
             raise Conflict(
                 f"AI actions for {employee.name} are off, so this cannot run. Turn them on "
                 "under Permissions, or reject the call.",
@@ -269,7 +271,7 @@ def _record(
             else:  # written with the lock already, as the decision
                 set_committed_value(call, "decided_at", now)
             session.flush()
-            if body.remember is not None and employee is not None:
+            if body.remember is not None:
                 remember(engine, session, user_id, call, conversation, employee, body)
         except IntegrityError:
             session.rollback()

@@ -38,7 +38,7 @@ from interlock.employees import Employee
 from interlock.engine.records import close_call, view
 from interlock.engine.tool_texts import expired_text
 from interlock.settings import Settings
-from interlock.storage import ToolCall, ToolCallApproval, ToolCallStatus
+from interlock.storage import Conversation, ToolCall, ToolCallApproval, ToolCallStatus
 from interlock.storage.models import utcnow
 from interlock.streaming import EventBus
 from interlock.streaming.events import ToolCallInterrupted
@@ -129,6 +129,10 @@ sa_event.listen(OrmSession, "after_commit", _tell_new_deadlines)
 def expire_call(engine: Engine, tool_call_id: str, now: datetime) -> tuple[str, int] | None:
     """Close ``tool_call_id`` as ``expired`` if it is still undecided past its deadline.
 
+    When nothing else of its message waits, the resume run is claimed in the same
+    transaction and started after the commit (a chat conversation; a record of MCP calls
+    settles when the caller resumes it).
+
     Returns:
         ``(conversation_id, message_id)`` of the call when this closed it, else None (decided
         meanwhile, closed by someone else, or not due yet).
@@ -178,9 +182,23 @@ def expire_call(engine: Engine, tool_call_id: str, now: datetime) -> tuple[str, 
         )
         call.finished_at = now
         session.add(call)
+        where = (call.conversation_id, call.message_id)
+        # The run resumes with the close (one commit): the conversation never reads idle,
+        # nothing waiting and no answer, in between.
+        started = engine.claim_resumes_in(session, [where])
+        owner_id = _owner_of(session, call.conversation_id) if started else ""
+        deadline = call.expires_at.isoformat()
         engine.bus.commit(session)
-        log.info("tool call %s expired (deadline %s)", call.id, call.expires_at.isoformat())
-        return call.conversation_id, call.message_id
+    log.info("tool call %s expired (deadline %s)", tool_call_id, deadline)
+    for run_id in started.values():
+        engine.spawn_soon(run_id, where[0], owner_id, start="tools")
+    return where
+
+
+def _owner_of(session: Session, conversation_id: str) -> str:
+    conversation = session.get(Conversation, conversation_id)
+    assert conversation is not None  # its call was closed in this transaction
+    return conversation.owner_id
 
 
 def approvals_given(session: Session, tool_call_id: str) -> int:

@@ -18,9 +18,10 @@ from sqlmodel import Session, col, select
 from interlock.audit import Channel, Outcome, record_outcome
 from interlock.employees import Employee
 from interlock.engine.records import close_call
+from interlock.engine.resumes import claim_resumes_in
 from interlock.engine.runner import Engine
 from interlock.engine.tool_texts import actions_off_reason, as_sentence, cancelled_text
-from interlock.errors import BadRequest, NotFound
+from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.permissions import (
     create_grant,
     grant_state,
@@ -81,8 +82,9 @@ def add_grant(engine: Engine, user_id: str, body: GrantIn) -> GrantOut:
     """Make a grant from ``POST /api/grants``.
 
     Raises:
-        NotFound: The conversation or employee is unknown or not the caller's.
-        BadRequest: ``invalid_scope`` (a scope without its target, or an employee grant
+        NotFound: The conversation is unknown or not the caller's.
+        Conflict: ``employee_deleted``: the conversation's employee was deleted.
+        BadRequest: ``unknown_reference`` for an unknown ``employee``; ``invalid_scope`` (a scope without its target, or an employee grant
             given a conversation), ``unknown_tool``, ``cannot_remember``, ``invalid_args``,
             ``invalid_expiry``, or an employee that is not the conversation's.
     """
@@ -98,10 +100,15 @@ def add_grant(engine: Engine, user_id: str, body: GrantIn) -> GrantOut:
             )
             if conversation is None or conversation.owner_id != user_id:
                 raise NotFound("No such conversation.")
-        slug = body.employee or (conversation.employee if conversation else None)
-        employee = engine.employees.get(slug) if slug else None
+        if body.employee is not None:
+            employee: Employee | None = engine.employees.named(body.employee)
+        else:  # the conversation's, which may have been deleted since
+            employee = engine.employees.get(conversation.employee) if conversation else None
         if employee is None:
-            raise NotFound("No such employee.")
+            raise Conflict(
+                "This conversation's employee was deleted; nothing of it runs.",
+                code="employee_deleted",
+            )
         if conversation is not None and conversation.employee != employee.slug:
             raise BadRequest(
                 f"The conversation is with {conversation.employee}, not {employee.slug}."
@@ -197,18 +204,23 @@ async def switch_actions(
         raise NotFound("No such employee.")
     days = engine.settings.actions_grant_days
 
-    def transaction() -> tuple[SwitchState, list[tuple[str, str, int]]]:
+    def transaction() -> tuple[SwitchState, list[tuple[str, str, int]], set[tuple[str, int]]]:
         with engine.db.session() as session:
             state = set_switch(session, user_id, slug, on=on, days=days)
             closed = (
                 [] if on else _cancel_waiting_actions(engine, session, user_id, employee, channel)
             )
+            # The resumed runs start with the close (one commit): never idle in between.
+            started = claim_resumes_in(engine, session, ((c, m) for _id, c, m in closed))
             engine.bus.commit(session)
-        return state, closed
+        for (conversation_id, _message_id), run_id in started.items():
+            engine.spawn_soon(run_id, conversation_id, user_id, start="tools")
+        return state, closed, set(started)
 
-    state, closed = await engine.db.run(transaction)
+    engine.use_running_loop()  # the runs it resumes start from the database thread
+    state, closed, started = await engine.db.run(transaction)
     log.info("AI actions for %s turned %s by %s", slug, "on" if on else "off", user_id)
-    for conversation_id, message_id in sorted({(c, m) for _id, c, m in closed}):
+    for conversation_id, message_id in sorted({(c, m) for _id, c, m in closed} - started):
         engine.schedule_resume(conversation_id, message_id, user_id)
     out = _switch_out(employee, state, days)
     out.cancelled_calls = [call_id for call_id, _c, _m in closed]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from sqlalchemy import bindparam, or_, update
@@ -139,6 +140,36 @@ def claim_resume_in(
     run, statements = claim
     claimed, busy = send(session, *statements)
     return settle_resume_claim(engine, session, run, claimed, busy)
+
+
+def claim_resumes_in(
+    engine: Engine, session: Session, closed: Iterable[tuple[str, int]]
+) -> dict[tuple[str, int], str]:
+    """Claim, in the caller's transaction, the resume run of each chat conversation whose
+    calls the caller closed there, when nothing of the message waits any more.
+
+    The calls' close and the run's claim (``run.started`` staged) commit together, so no
+    reader sees the conversation in between: nothing waiting, nothing running and no answer
+    yet, which read as idle while a message sent then was refused (409 ``run_active``).
+
+    Args:
+        engine: The engine.
+        session: The caller's session (its transaction, the calls closed in it).
+        closed: ``(conversation_id, message_id)`` of the messages whose calls were closed.
+
+    Returns:
+        The run claimed by ``(conversation_id, message_id)``. The caller commits, then starts
+        each (``engine.spawn_soon``) and resumes the others later as before (a record of MCP
+        calls, or a message with calls still waiting).
+    """
+    claimed: dict[tuple[str, int], str] = {}
+    for conversation_id, message_id in sorted(set(closed)):
+        if is_record(session, conversation_id):
+            continue
+        run_id = claim_resume_in(engine, session, conversation_id, message_id)
+        if run_id is not None:
+            claimed[(conversation_id, message_id)] = run_id
+    return claimed
 
 
 def resume_claim(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterable
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -27,7 +27,12 @@ from interlock.engine.late import LateResults
 from interlock.engine.leases import Leases
 from interlock.engine.messages import store_message
 from interlock.engine.outside import OutsideCalls
-from interlock.engine.resumes import claim_resume, resume_after_close, resume_latest
+from interlock.engine.resumes import (
+    claim_resume,
+    claim_resumes_in,
+    resume_after_close,
+    resume_latest,
+)
 from interlock.engine.terminals import end_run
 from interlock.errors import InterlockError, NotFound
 from interlock.models import close_chat_model, create_chat_model
@@ -220,6 +225,14 @@ class Engine:
             The new run's id, or None (calls still wait, or a run is active).
         """
         return resume_after_close(self, conversation_id, message_id)
+
+    def claim_resumes_in(
+        self, session: Session, closed: Iterable[tuple[str, int]]
+    ) -> dict[tuple[str, int], str]:
+        """Claim in ``session``'s transaction the resume runs of the messages whose calls it
+        closed (``(conversation_id, message_id)``): :func:`~interlock.engine.resumes.claim_resumes_in`.
+        """
+        return claim_resumes_in(self, session, closed)
 
     def resume_latest(self, conversation_id: str, user_id: str) -> str | None:
         """Resume the conversation's latest assistant message if nothing of it waits any more."""

@@ -168,13 +168,11 @@ def _create(services: Services, user_id: str, slug: str | None) -> Conversation:
     """Check the employee and insert the conversation (database thread; a Core insert).
 
     Raises:
-        BadRequest: ``invalid_request`` for an unknown employee.
+        BadRequest: ``unknown_reference`` for an unknown employee.
         Conflict: ``employee_disabled``.
     """
     slug = slug or DEFAULT_EMPLOYEE
-    employee = services.employees.get(slug)
-    if employee is None:
-        raise BadRequest(f"Unknown employee {slug!r}.", code="invalid_request")
+    employee = services.employees.named(slug)
     if employee.disabled:
         raise Conflict(f"{employee.name} is disabled.", code="employee_disabled")
     conversation = new_row(Conversation, owner_id=user_id, employee=slug)

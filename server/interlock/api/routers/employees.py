@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response, status
+from fastapi import APIRouter, Header, Query, Response, status
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from interlock.api.deps import AdminUser, CurrentUser, ServicesDep
+from interlock.api.deps import AdminUser, CurrentUser, EngineDep, ServicesDep
 from interlock.api.errors import ERROR_RESPONSES
 from interlock.api.services import Services
+from interlock.audit import Channel
 from interlock.employees import Employee, EmployeeFields, ToolApprovalRule, ToolPermission
+from interlock.engine.employee_deletion import delete_employee as remove_employee
 from interlock.errors import BadRequest, NotFound
 from interlock.request_body import RequestBody
 from interlock.text import no_control_characters, one_line_name
@@ -147,9 +149,19 @@ def update_employee(
 
 
 @router.delete("/{slug}", status_code=status.HTTP_204_NO_CONTENT)
-def delete_employee(slug: str, _admin: AdminUser, services: ServicesDep) -> Response:
-    """Delete an admin-made employee (admins). 409 ``builtin_employee`` for a built-in."""
-    services.employees.delete(slug)
+async def delete_employee(
+    slug: str,
+    admin: AdminUser,
+    engine: EngineDep,
+    x_interlock_client: Annotated[str | None, Header()] = None,
+) -> Response:
+    """Delete an admin-made employee (admins). 409 ``builtin_employee`` for a built-in.
+
+    Its calls still waiting for a decision close as ``cancelled`` (the reason says it was
+    deleted); afterwards nothing of it runs (messages and decisions: 409 ``employee_deleted``).
+    """
+    channel = Channel.web if x_interlock_client == "web" else Channel.api
+    await engine.db.run(remove_employee, engine, admin.id, slug, channel)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

@@ -36,7 +36,13 @@ from interlock.models.offline.reading import (
     last_human_text,
     trailing_tool_turn,
 )
-from interlock.models.offline.results import describe_result, note_to_delete
+from interlock.models.offline.results import (
+    CancelKey,
+    cancelled_key,
+    describe_result,
+    note_to_delete,
+    said_together,
+)
 from interlock.models.offline.skill_requests import ToolRequest
 from interlock.models.offline.streaming import (
     OFFLINE_MODEL_NAME,
@@ -336,18 +342,24 @@ class OfflineChatModel(PlannedReplyChatModel):
         delete_targets = [
             i.text for i in parse_request(last_human_text(messages)) if i.kind == "delete_text"
         ]
-        paragraphs: list[str] = []
+        paragraphs: list[tuple[str, CancelKey | None]] = []
         follow_ups: list[PlannedCall] = []
         for name, args, result in named:
             if name == NOTES_LIST and delete_targets and is_plain_success(result):
                 target = delete_targets.pop(0)
                 text, call = self._delete_matching(target, result.text, turn)
-                paragraphs.append(text)
+                paragraphs.append((text, None))
                 if call is not None:
                     follow_ups.append(call)
                 continue
-            paragraphs.append(describe_result(name, args, result, self._spoken(name)))
-        return PlannedReply("\n\n".join(paragraphs), tuple(follow_ups))
+            spoken = self._spoken(name)
+            paragraphs.append(
+                (
+                    describe_result(name, args, result, spoken),
+                    cancelled_key(name, args, result, spoken),
+                )
+            )
+        return PlannedReply("\n\n".join(said_together(paragraphs)), tuple(follow_ups))
 
     def _delete_matching(
         self, target: str, listing: str, turn: _Turn

@@ -9,6 +9,8 @@ and :func:`note_to_delete` finds the note that "delete note buy milk" means in i
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import ToolMessage
@@ -200,10 +202,65 @@ def _describe(name: str, args: dict[str, Any], message: ToolMessage, spoken: str
         text = f"Understood — I did not {_action(name, args, spoken)}."
         return f"{text} You answered: {with_stop(said)}" if said else f"{text} Nothing was done."
     if content.lstrip().startswith("Cancelled:"):
-        found = _CANCELLED_RE.match(content)
-        reason = for_person(found.group(1)) if found else ""
-        why = f" ({reason})" if reason else ""
-        return f"The request to {_action(name, args, spoken)} was cancelled{why}. Nothing was done."
+        return _cancelled(f"The request to {_action(name, args, spoken)} was", _reason(content))
     if message.status == "error":
         return _failed(_action(name, args, spoken), for_person(content))
     return _describe_success(name, args, content, spoken)
+
+
+CancelKey = tuple[str, str]
+"""What a cancelled call's sentence says: ``(action, reason)`` (see :func:`cancelled_key`)."""
+
+
+def _reason(content: str) -> str:
+    """The person's words for why a call was cancelled (its ``Cancelled: ...`` message)."""
+    found = _CANCELLED_RE.match(content)
+    return for_person(found.group(1)) if found else ""
+
+
+def _cancelled(subject: str, reason: str) -> str:
+    why = f" ({reason})" if reason else ""
+    return f"{subject} cancelled{why}. Nothing was done."
+
+
+def cancelled_key(
+    name: str, args: dict[str, Any], message: ToolMessage, spoken: str | None = None
+) -> CancelKey | None:
+    """``(action, reason)`` of a cancelled call, said of any request of its kind ("add a
+    note", not "add the note"); None for any other outcome. Calls with equal keys are said
+    once (:func:`said_together`)."""
+    content = message.text
+    if not content.lstrip().startswith("Cancelled:"):
+        return None
+    action = _action(name, args, spoken or spoken_name(name))
+    for one in ("add the note", "delete the note"):
+        if action == one:
+            action = one.replace(" the ", " a ")
+    return action, _reason(content)
+
+
+def said_together(paragraphs: Sequence[tuple[str, CancelKey | None]]) -> list[str]:
+    """The reply's paragraphs, with the cancellations of the same kind and reason said once.
+
+    Two calls cancelled alike read "Both requests to add a note were cancelled (AI actions
+    ...). Nothing was done." at the first one's place (was the same sentence twice); three
+    or more "All 3 requests ...". Others stay as they are, in order.
+
+    Args:
+        paragraphs: ``(text, key)`` per call, in order; ``key`` from :func:`cancelled_key`.
+
+    Returns:
+        The paragraphs to say.
+    """
+    counts = Counter(key for _text, key in paragraphs if key is not None)
+    said: list[str] = []
+    done: set[CancelKey] = set()
+    for text, key in paragraphs:
+        if key is None or counts[key] == 1:
+            said.append(text)
+        elif key not in done:
+            done.add(key)
+            count = counts[key]
+            lead = "Both requests" if count == 2 else f"All {count} requests"
+            said.append(reveal_hidden(_cancelled(f"{lead} to {key[0]} were", key[1])))
+    return said
