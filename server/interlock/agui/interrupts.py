@@ -327,9 +327,9 @@ def decision_for(entry: ResumeEntry, call: ToolCallOut, tool: Tool | None) -> De
 
     Raises:
         BadRequest: ``invalid_resume`` with ``details.errors`` (``path``, ``message``,
-            ``rule``) when the payload is no decision or one the call does not offer; the
-            decision endpoint's errors (``invalid_args``, ``invalid_request``,
-            ``cannot_remember``) for a decision it would refuse.
+            ``rule``) when the payload is no decision (in the decision endpoint's words) or
+            one the call does not offer; ``cannot_remember`` as the endpoint refuses a
+            ``remember``, with its words.
     """
     if entry.status == "cancelled":
         return DecisionIn(type="reject")
@@ -351,7 +351,14 @@ def decision_for(entry: ResumeEntry, call: ToolCallOut, tool: Tool | None) -> De
             f"The {kind} decision for “{call.title}” is not valid.",
             pydantic_field_errors(exc.errors()),
         ) from None
-    check_shape(decision)
+    try:
+        check_shape(decision)
+    except BadRequest as exc:  # a payload that fits no decision: AG-UI's invalid_resume
+        if exc.code == "cannot_remember":
+            raise
+        errors = exc.details.get("errors") if isinstance(exc.details, dict) else None
+        said = [{"path": [], "message": exc.message, "rule": "decision"}]
+        raise _invalid(entry, exc.message, errors or said) from None
     check_remember(call, decision, owner=True)  # the AG-UI caller owns the conversation
     return decision
 
