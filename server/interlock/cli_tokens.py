@@ -23,6 +23,7 @@ from interlock.storage.tokens import (
     revoke_access_token,
 )
 from interlock.storage.users import LOCAL_USER_NAME, get_or_create_local_user, user_named
+from interlock.text import reveal_hidden
 
 tokens_app = typer.Typer(
     help="Access tokens limited to /mcp, for MCP clients (instead of a person's own token).",
@@ -58,7 +59,7 @@ def tokens_create(
             database, owner.id, name, scope, audit=_audited(TokenOutcome.created)
         )
     typer.echo(
-        f"Created the MCP token {row.name!r} (id {row.id}) for {owner.name}. "
+        f"Created the MCP token {reveal_hidden(row.name)!r} (id {row.id}) for {owner.name}. "
         "It works at /mcp only; shown only this once:",
         err=True,
     )
@@ -94,7 +95,7 @@ def _row(row: AccessToken, owner: str) -> tuple[str, ...]:
     return (
         row.id,
         owner,
-        row.name,
+        reveal_hidden(row.name),  # a bidi override shows as [U+202E], not reordering the row
         row.scope,
         when(row.created_at),
         when(row.last_used_at),
@@ -107,7 +108,7 @@ def tokens_revoke(token_id: Annotated[str, typer.Argument(help="The token's id."
     """Revoke a token; the next request made with it is refused."""
     with settings_database() as database:
         row = revoke_access_token(database, token_id, audit=_audited(TokenOutcome.revoked))
-    typer.echo(f"Revoked the token {row.name!r} ({row.id}).")
+    typer.echo(f"Revoked the token {reveal_hidden(row.name)!r} ({row.id}).")
 
 
 def _audited(outcome: TokenOutcome) -> TokenAudit:

@@ -96,10 +96,15 @@ class DatabaseBusy(InterlockError):
 
 
 JSONRPC_INVALID_REQUEST = -32600
-"""JSON-RPC 2.0's "Invalid Request" code, of every HTTP-level refusal on the MCP endpoint."""
+"""JSON-RPC 2.0's "Invalid Request" code, of every HTTP-level refusal on the MCP endpoint but
+a body that is no JSON."""
+JSONRPC_PARSE_ERROR = -32700
+"""JSON-RPC 2.0's "Parse error" code: a body on the MCP endpoint that is no JSON."""
 
 
-def jsonrpc_error_body(exc: InterlockError) -> dict[str, Any]:
+def jsonrpc_error_body(
+    exc: InterlockError, rpc_code: int = JSONRPC_INVALID_REQUEST
+) -> dict[str, Any]:
     """Return ``exc`` as a JSON-RPC 2.0 error response, for an HTTP error on ``/mcp``.
 
     Shape: ``{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message":
@@ -113,7 +118,7 @@ def jsonrpc_error_body(exc: InterlockError) -> dict[str, Any]:
         "jsonrpc": "2.0",
         "id": None,
         "error": {
-            "code": JSONRPC_INVALID_REQUEST,
+            "code": rpc_code,
             "message": f"[{exc.code}] {exc.message}",
             "data": inner,
         },

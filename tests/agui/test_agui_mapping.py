@@ -257,12 +257,15 @@ def test_resume_entries_become_decisions() -> None:
         {"approved": True},
         {"type": "respond"},
         {"type": "respond", "message": " "},
-        {"type": "approve", "message": "x"},
+        {"type": "approve", "args": {"text": "x"}},
+        {"type": "approve", "remember": {"scope": "everywhere"}},
         {"type": "edit", "args": "x"},
         {"type": "reject", "message": 5},
     ],
 )
 def test_payloads_that_fit_no_offered_decision_are_invalid_resume(payload: Any) -> None:
+    """What ``POST /api/tool-calls/{id}/decision`` refuses (read by the same model and
+    checks), as ``invalid_resume``; an approval with a note (``message``) it takes."""
     with pytest.raises(BadRequest) as caught:
         decision_for(_entry(payload), _call(), _tool())
     assert caught.value.code == "invalid_resume"
@@ -271,3 +274,12 @@ def test_payloads_that_fit_no_offered_decision_are_invalid_resume(payload: Any) 
         client_result_for(
             _entry({"text": "a", "error": {"code": "failed", "message": "b"}}), _call()
         )
+
+
+def test_a_payload_the_decision_endpoint_takes_is_taken() -> None:
+    remember = {"scope": "employee", "exact_args": True, "days": 3}
+    decision = decision_for(
+        _entry({"type": "approve", "message": "ok", "remember": remember}), _call(), _tool()
+    )
+    assert (decision.type, decision.message) == ("approve", "ok")
+    assert decision.remember is not None and decision.remember.days == 3

@@ -131,3 +131,20 @@ async def test_in_local_mode_tokens_belong_to_the_local_user(api_settings: Setti
         assert (await server.client.post("/mcp", json=PING, headers=agent)).status_code != 401
         refused = await server.client.get("/api/me", headers=agent)
         assert refused.status_code == 403 and refused.json()["error"]["code"] == "token_scope"
+
+
+async def test_a_token_name_with_a_bidi_override_is_stored_and_listed_as_written(
+    api_settings: Settings,
+) -> None:
+    """Tryout: ``{"name": "a\\u202eb"}`` was stored and listed as ``a b``. The rule of titles
+    and clientInfo names: stored as written (the client shows it as ``[U+202E]``)."""
+    ann, _bob = _people(api_settings)
+    async with live_server(api_settings, headers=ann) as server:
+        created = await _mint(server, "a\u202eb")
+        listed = (await server.client.get("/api/tokens")).json()
+
+        assert created["name"] == "a\u202eb"
+        assert [t["name"] for t in listed] == ["a\u202eb"]
+        for blank in ("\u202e", " \u200b "):  # shows nothing: refused as an empty name is
+            refused = await server.client.post("/api/tokens", json={"name": blank})
+            assert refused.status_code == 422, refused.text

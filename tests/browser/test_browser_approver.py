@@ -8,6 +8,7 @@ and the time left, and approves; the note is added once. Every wait is a bounded
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,16 +25,26 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
 async def _call_needing_two(
-    app: LiveServer, owner: str, approver: str
+    app: LiveServer,
+    owner: str,
+    approver: str,
+    *,
+    require_approver: bool = False,
+    others: tuple[str, ...] = (),
 ) -> tuple[str, str, str, dict[str, Any]]:
-    """``owner``'s "add a note buy milk" paused on a call that needs two approvals, with
-    ``approver`` an approver of Ada: the owner's token, the approver's, the conversation's
-    id and the call."""
+    """``owner``'s "add a note buy milk" paused on a call that needs two approvals (and, with
+    ``require_approver``, an approver's: its owner may only reject it), with ``approver`` an
+    approver of Ada (and ``others``): the owner's token, the approver's, the conversation's id
+    and the call."""
     _owner, owner_token = create_user(app.services.db, owner)
     _approver, approver_token = create_user(app.services.db, approver)
+    for other in others:
+        create_user(app.services.db, other)
+    rule: dict[str, Any] = {"approvals_required": 2}
+    if require_approver:
+        rule["require_approver"] = True
     app.services.employees.update(
-        "assistant",
-        {"approvers": [approver], "tool_approvals": {"notes.add": {"approvals_required": 2}}},
+        "assistant", {"approvers": [approver, *others], "tool_approvals": {"notes.add": rule}}
     )
     headers = {"Authorization": f"Bearer {owner_token}"}
     created = await app.client.post("/api/conversations", json={}, headers=headers)
@@ -87,6 +98,28 @@ async def test_an_approver_gives_the_second_approval_from_the_approvals_view(
     await app.idle()
     assert log.types.count("run.completed") == 1, log.types
     assert [text for _id, text in notes(app)] == ["buy milk"]
+
+
+async def test_the_owner_of_a_call_needing_an_approver_is_not_asked_to_decide_it(
+    app: LiveServer, page: Page
+) -> None:
+    """Tryout: the owner saw "Waiting for you", the banner "... is waiting for your decision"
+    and "1 decision" in the sidebar and tab title, with only Reject to press."""
+    owner_token, _ann, conversation_id, call = await _call_needing_two(
+        app, "ben", "cara", require_approver=True, others=("dan",)
+    )
+    await page.add_init_script(f"localStorage.setItem('interlock.token', {owner_token!r})")
+    await page.goto(f"/#/c/{conversation_id}")
+    row = page.locator(f'[data-testid="tool-call"][data-tool-call-id="{call["id"]}"]')
+
+    await expect(row.get_by_test_id("tool-status")).to_have_text(
+        "Waiting for the approvers — 0 of 2 approvals"
+    )
+    await expect(row.get_by_test_id("reject")).to_be_visible()
+    await expect(row.get_by_test_id("approve")).to_have_count(0)
+    await expect(page.get_by_test_id("waiting-banner")).to_have_count(0)
+    await expect(page.locator('[data-waiting="0"]')).to_have_count(1)
+    await expect(page).not_to_have_title(re.compile(r"^\(\d+\)"))
 
 
 async def test_a_saved_token_the_server_refuses_is_said_to_be_refused(

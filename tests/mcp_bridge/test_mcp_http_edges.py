@@ -213,12 +213,20 @@ async def test_json_that_is_no_json_rpc_message_is_refused_in_words_not_pydantic
             error = response.json()["error"]
             assert error["message"].startswith(f"[invalid_request] {words}"), error
             assert "pydantic" not in response.text and "JSONRPCRequest" not in response.text
-            # Not JSON at all keeps the library's answer, which names the place; so does JSON
-            # nested too deeply or holding a 5000-digit number.
-            for garbage in (b"{", b"[" * 5_000 + b"]" * 5_000, b'{"id": 1' + b"0" * 4_999 + b"}"):
+            # Not JSON at all (or JSON nested too deeply, or holding a 5000-digit number):
+            # JSON-RPC's parse error, with Interlock's code and the place in words.
+            for garbage, why in (
+                (b"not json", "The body cannot be read as JSON: a value is missing"),
+                (b"{", "The body cannot be read as JSON: it stops too early"),
+                (b"[" * 5_000 + b"]" * 5_000, "The body cannot be read as JSON: it is nested"),
+                (b'{"id": 1' + b"0" * 4_999 + b"}", "The body cannot be read as JSON: a number"),
+            ):
                 response = await http.post("/mcp", content=garbage, headers=headers)
                 assert response.status_code == 400, garbage[:20]
-                assert response.json()["error"]["message"].startswith("Parse error")
+                error = response.json()["error"]
+                assert error["code"] == -32700, error
+                assert error["message"].startswith(f"[invalid_request] {why}"), error
+                assert error["data"]["code"] == "invalid_request"
         # A real client still connects and calls on the same server.
         async with server.client() as client:
             assert not (await client.call_tool("notes_list", {})).is_error

@@ -113,6 +113,27 @@ async def test_deleting_another_persons_note_fails_with_not_found_and_keeps_it(n
     assert (await run("notes.list", {}, context_for("user_b"))).text == "#1: theirs"
 
 
+async def test_each_persons_notes_are_numbered_from_one_whatever_others_wrote(
+    notes, context_for, notes_db
+):
+    """Tryout: ``local`` added notes #1-#4, then ann's first note was "Added note #5" and
+    "delete note 1" from ann answered "There is no note #1" (numbers were shared)."""
+    _, run = notes
+    for text in ("one", "two", "three", "four"):
+        await run("notes.add", {"text": text}, context_for("local"))
+    ann = context_for("ann")
+
+    first = await run("notes.add", {"text": "ann's note"}, ann)
+    deleted = await run("notes.delete", {"id": 1}, ann)
+    again = await run("notes.add", {"text": "ann's next"}, ann)
+
+    assert first.text == "Added note #1: ann's note"
+    assert deleted.text == "Deleted note #1: ann's note"
+    assert again.text == "Added note #2: ann's next"  # a deleted note's number is not reused
+    assert stored_notes(notes_db, "local") == [(1, "one"), (2, "two"), (3, "three"), (4, "four")]
+    assert stored_notes(notes_db, "ann") == [(2, "ann's next")]
+
+
 @pytest.mark.parametrize(
     ("args", "rules"),
     [

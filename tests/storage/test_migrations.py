@@ -293,3 +293,36 @@ def test_upgrade_backfills_folded_user_names_and_indexes_them_unique(empty_db_ur
             )
     finally:
         database.dispose()
+
+
+def test_upgrade_numbers_existing_store_entries_by_their_keys(empty_db_url: str) -> None:
+    """0024: an entry whose key is a number keeps it as its ``seq`` (notes keep their numbers,
+    so history and undo labels still name them); other keys get none; then a second entry of
+    the same person and namespace with a taken number is refused."""
+    migrate.upgrade(empty_db_url, "0023_users_folded_name")
+    database = Database(empty_db_url)
+    try:
+        with database.engine.begin() as connection:
+            for entry_id, owner, key in ((5, "ann", "5"), (6, "ann", "title"), (7, "bob", "07")):
+                connection.execute(
+                    sa.text(
+                        "INSERT INTO store_entries (id, owner_id, namespace, key, value, present,"
+                        " created_at, updated_at) VALUES (:id, :owner, 'notes', :key, NULL, "
+                        "1 = 1, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                    ),
+                    {"id": entry_id, "owner": owner, "key": key},
+                )
+        migrate.upgrade(empty_db_url)
+        with database.engine.connect() as connection:
+            rows = connection.execute(sa.text("SELECT id, seq FROM store_entries ORDER BY id"))
+            assert [tuple(r) for r in rows] == [(5, 5), (6, None), (7, None)]
+        with pytest.raises(sa.exc.IntegrityError), database.engine.begin() as connection:
+            connection.execute(
+                sa.text(
+                    "INSERT INTO store_entries (owner_id, namespace, key, seq, value, present,"
+                    " created_at, updated_at) VALUES ('ann', 'notes', 'x', 5, NULL, 1 = 1,"
+                    " CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                )
+            )
+    finally:
+        database.dispose()

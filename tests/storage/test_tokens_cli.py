@@ -60,3 +60,21 @@ def test_local_mode_tokens_belong_to_the_local_user(sqlite_url: str) -> None:
     finally:
         db.dispose()
     assert principal is not None and principal.user.name == "local"
+
+
+def test_a_name_with_a_bidi_override_is_kept_and_listed_revealed(sqlite_url: str) -> None:
+    """Stored as written; the listing and messages show ``[U+202E]`` instead of obeying it."""
+    assert runner.invoke(cli.app, ["users", "create", "ann"]).exit_code == 0
+    created = runner.invoke(cli.app, ["tokens", "create", "ann", "--name", "a\u202eb"])
+    assert created.exit_code == 0, created.output
+    assert "Created the MCP token 'a[U+202E]b'" in created.stderr
+
+    listed = runner.invoke(cli.app, ["tokens", "list"])
+
+    assert "a[U+202E]b" in listed.stdout and "\u202e" not in listed.stdout
+    db = Database(sqlite_url)
+    try:
+        with db.session() as session:
+            assert session.exec(select(AccessToken.name)).all() == ["a\u202eb"]
+    finally:
+        db.dispose()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlmodel import col, select
+from sqlmodel import col, func, select
 
 from interlock.storage import Database, StoreEntry
 
@@ -18,18 +18,21 @@ def stored_notes(db: Database, owner_id: str | None = None) -> list[tuple[int, s
 
 
 def insert_note(db: Database, owner_id: str, text: str) -> int:
-    """Store a note directly (no tool call, so no undo step) and return its id."""
+    """Store a note directly (no tool call, so no undo step) and return its number: the
+    owner's next, as ``ctx.store.add`` numbers it."""
     with db.session() as session:
+        last = session.exec(
+            select(func.max(StoreEntry.seq)).where(
+                StoreEntry.owner_id == owner_id, StoreEntry.namespace == "notes"
+            )
+        ).one()
+        number = (last or 0) + 1
         entry = StoreEntry(
-            owner_id=owner_id, namespace="notes", key="pending", value={"text": text}
+            owner_id=owner_id, namespace="notes", key=str(number), seq=number, value={"text": text}
         )
         session.add(entry)
-        session.flush()
-        assert entry.id is not None
-        entry.key = str(entry.id)
-        session.add(entry)
         session.commit()
-        return entry.id
+        return number
 
 
 def remove_note(db: Database, note_id: int) -> None:

@@ -2035,7 +2035,11 @@ export interface components {
          *     ``require_approver`` means the conversation's owner may not approve it.
          *     ``grant_id`` names the "don't ask again" grant that let the call run without a card.
          *     ``client_name`` names the MCP client that requested the call ("Claude Desktop"; see
-         *     ``interlock.mcp_bridge``), null for calls proposed in a chat.
+         *     ``interlock.mcp_bridge``), null for calls proposed in a chat. ``waiting_for`` says who
+         *     the call waits for, as the person reading it: ``you`` (decide it, or your browser runs
+         *     it), ``approvers`` (its owner may only reject it: an approver must approve), null once it
+         *     waits for nobody; a conversation is read by its owner, an approver's Approvals list says
+         *     ``you``.
          */
         ToolCallOut: {
             /** Id */
@@ -2130,6 +2134,8 @@ export interface components {
             finished_late_at: string | null;
             /** Finished Late After */
             finished_late_after: ("stopped" | "timeout") | null;
+            /** Waiting For */
+            waiting_for: ("you" | "approvers") | null;
         };
         /** ToolCallRunning */
         ToolCallRunning: {

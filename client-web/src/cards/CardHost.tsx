@@ -9,6 +9,7 @@ import type { DecisionIn, ToolCallOut } from "../api/types";
 import { useAppData, toolTitle } from "../state/appData";
 import { useConversationActions } from "../state/conversationActions";
 import { ApprovalProgress } from "./approval/ApprovalProgress";
+import { waitsForApprovers } from "../state/waiting";
 import { ExpiryCountdown } from "./approval/ExpiryCountdown";
 import { cardFor } from "./registry";
 
@@ -58,7 +59,7 @@ export function CardHost({ call, onConflict }: { call: ToolCallOut; onConflict: 
   // The owner of a call needing an approver, or someone who already gave their approval of a
   // call needing several, can only reject it.
   const approvedAlready = (call.approvals ?? []).some((a) => a.user_id === me?.id);
-  const canApprove = !(call.require_approver && owned) && !approvedAlready;
+  const canApprove = !(waitsForApprovers(call) && owned) && !approvedAlready;
   return (
     <div className="card-host">
       <Card call={call} tool={tool} title={toolTitle(tools, call.name, call.title)} live={live} busy={busy} decide={decide} canApprove={canApprove} />

@@ -9,6 +9,7 @@
  */
 import { useCallback, useState } from "react";
 import { api } from "../api/client";
+import { reveal } from "../cards/reveal";
 import type { McpTokenCreated, McpTokenOut } from "../api/types";
 import { useAppData } from "../state/appData";
 import { useLoadOnFocus, usePageActions } from "../state/usePageActions";
@@ -49,7 +50,7 @@ export function McpTokensSection() {
         const revoked = await api.revokeMcpToken(token.id);
         setTokens((list) => (list ?? []).map((t) => (t.id === revoked.id ? revoked : t)));
         if (created?.id === token.id) setCreated(null);
-        setNotice(`“${token.name}” no longer works: its next request is refused.`);
+        setNotice(`“${reveal(token.name)}” no longer works: its next request is refused.`);
       },
       load,
     );
@@ -121,7 +122,7 @@ export function McpTokensSection() {
             {tokens.map((t) => (
               <tr key={t.id} data-testid="mcp-token-row" data-token-id={t.id} data-revoked={t.revoked_at ? "true" : "false"}>
                 <td>
-                  <strong>{t.name}</strong>
+                  <strong>{reveal(t.name)}</strong>
                 </td>
                 <td>
                   <time dateTime={t.created_at}>{when(t.created_at)}</time>
@@ -135,7 +136,7 @@ export function McpTokensSection() {
                       className="danger small"
                       data-testid="mcp-revoke"
                       disabled={busy === t.id}
-                      aria-label={`Revoke the MCP token “${t.name}”`}
+                      aria-label={`Revoke the MCP token “${reveal(t.name)}”`}
                       onClick={() => void revoke(t)}
                     >
                       Revoke
@@ -174,9 +175,9 @@ export function CreatedToken({
     }
   };
   return (
-    <div className="mcp-created" data-testid="mcp-created" role="region" aria-label={`New MCP token “${token.name}”`}>
+    <div className="mcp-created" data-testid="mcp-created" role="region" aria-label={`New MCP token “${reveal(token.name)}”`}>
       <p>
-        <strong>Copy this now.</strong> The token for “{token.name}” is shown only this once; if you lose it, revoke it and create
+        <strong>Copy this now.</strong> The token for “{reveal(token.name)}” is shown only this once; if you lose it, revoke it and create
         another.
       </p>
       <p className="small">

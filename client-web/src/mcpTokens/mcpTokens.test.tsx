@@ -41,6 +41,15 @@ describe("MCP client configuration", () => {
     expect(html).toContain("Copy configuration");
     expect(html.split("ilk_mcp_secret")).toHaveLength(2);
   });
+
+  it("shows a name's bidi override as [U+202E] instead of obeying it", () => {
+    const created: McpTokenCreated = { ...token({ name: "a\u202eb" }), token: "ilk_mcp_secret" };
+    const html = renderToStaticMarkup(
+      <CreatedToken token={created} employee="assistant" onDone={() => {}} origin="http://localhost:8000" />,
+    );
+    expect(html).toContain("The token for “a[U+202E]b”");
+    expect(html).not.toContain("\u202e");
+  });
 });
 
 describe("MCP token words", () => {

@@ -5,6 +5,7 @@
  * and one streaming draft per run. Events are applied at most once: anything with
  * seq <= lastSeq is a replay and is ignored.
  */
+import { isWaiting } from "./waiting";
 import type {
   ApiErrorBody,
   ConversationDetail,
@@ -297,12 +298,9 @@ export function toolMessagesByCall(state: ConversationState): Record<string, Mes
   return out;
 }
 
-/** True when the call waits for the person: undecided interrupt, or a browser tool's result. */
-export function isWaiting(call: ToolCallOut): boolean {
-  return (call.status === "interrupted" && call.decision == null) || call.status === "awaiting_client";
-}
+export { isWaiting } from "./waiting";
 
-/** Calls waiting for the person, oldest first (the order they were proposed in). */
+/** Calls waiting for the person reading them, oldest first (the order they were proposed in). */
 export function waitingCalls(state: ConversationState): ToolCallOut[] {
   if (state.deleted) return [];
   return Object.values(state.toolCalls).filter(isWaiting).sort(byCreated);

@@ -40,7 +40,16 @@ export function toolCall(over: Partial<ToolCallOut> = {}): ToolCallOut {
     finished_late_at: null,
     finished_late_after: null,
     ...over,
+    // As the server says it to the call's owner, unless the test says otherwise.
+    waiting_for: over.waiting_for !== undefined ? over.waiting_for : ownerWaitingFor(over),
   };
+}
+
+function ownerWaitingFor(over: Partial<ToolCallOut>): ToolCallOut["waiting_for"] {
+  const status = over.status ?? "pending";
+  if (status === "awaiting_client") return "you";
+  if (status !== "interrupted" || over.decision != null) return null;
+  return over.require_approver ? "approvers" : "you";
 }
 
 export function message(over: Partial<MessageOut> = {}): MessageOut {

@@ -4,7 +4,8 @@ A run that pauses ends with ``RUN_FINISHED`` whose outcome is ``interrupt``: one
 :class:`~ag_ui.core.Interrupt` per call waiting for the person, its ``id`` and ``toolCallId``
 both the Interlock tool call id. Its ``responseSchema`` is the JSON Schema of the answer a
 client sends back as that entry's ``payload`` in ``RunAgentInput.resume``; it is the body of
-``POST /api/tool-calls/{id}/decision`` without ``remember``:
+``POST /api/tool-calls/{id}/decision``, read and checked as that endpoint does (an approve or
+edit may carry ``remember``, "don't ask again", where the call allows it):
 
 * ``{"type": "approve"}`` runs the call as proposed;
 * ``{"type": "edit", "args": {...}}`` runs ``args`` (the tool's input JSON Schema) instead;
@@ -34,13 +35,14 @@ from pydantic import ValidationError
 
 from interlock.engine import DecisionIn
 from interlock.engine.client_results import MAX_ERROR_MESSAGE_CHARS, ClientResultIn
+from interlock.engine.decision_checks import check_remember, check_shape
 from interlock.engine.decision_checks import decision_types as engine_decision_types
 from interlock.engine.decisions import MAX_DECISION_MESSAGE_CHARS
 from interlock.errors import BadRequest, pydantic_field_errors
+from interlock.permissions.shapes import RememberIn
 from interlock.storage import ToolCallStatus
 from interlock.storage.views import ToolCallOut
 from interlock.tools import TOOL_ERROR_CODES, Tool, is_question
-from interlock.tools.schema import field_errors, make_validator
 from interlock.tools.schema.rules import SCHEMA_LIST_VALUED, SCHEMA_MAP_VALUED, SCHEMA_VALUED
 
 TOOL_CALL_REASON = "tool_call"
@@ -57,12 +59,26 @@ def decision_types(call: ToolCallOut, tool: Tool | None) -> list[str]:
     return engine_decision_types(call, tool, owner=True)
 
 
-def _branch(kind: str, args_schema: dict[str, Any], *, question: bool = True) -> dict[str, Any]:
+def _remember_schema() -> dict[str, Any]:
+    """The JSON Schema of a decision's ``remember`` (:class:`RememberIn`'s own)."""
+    schema = RememberIn.model_json_schema()
+    schema.pop("title", None)
+    schema["description"] = (
+        "Don't ask again: a grant for this tool in this conversation or for this employee."
+    )
+    return schema
+
+
+def _branch(
+    kind: str, args_schema: dict[str, Any], *, question: bool = True, remember: bool = False
+) -> dict[str, Any]:
     """The JSON Schema of one decision ``kind``; ``args_schema`` is an edit's ``args``;
     ``question``: the call asks the person something (its ``respond`` is the answer, not an
-    answer instead of running it)."""
+    answer instead of running it); ``remember``: an approve or edit may carry ``remember``."""
     properties: dict[str, Any] = {"type": {"const": kind}}
     required = ["type"]
+    if remember and kind in ("approve", "edit"):
+        properties["remember"] = _remember_schema()
     if kind == "edit":
         properties["args"] = {
             **args_schema,
@@ -116,11 +132,17 @@ def response_schema(
     args = args_schema if args_schema is not None else (tool.input_schema if tool else _ANY_ARGS)
     kinds = decision_types(call, tool)
     question = is_question(tool)
+    remember = not (call.require_approver or call.approvals_required > 1)  # check_remember
     return {
         "type": "object",
         "description": "The person's decision on this tool call.",
         "oneOf": [
-            _branch(kind, _embedded(args, f"/oneOf/{index}/properties/args"), question=question)
+            _branch(
+                kind,
+                _embedded(args, f"/oneOf/{index}/properties/args"),
+                question=question,
+                remember=remember,
+            )
             for index, kind in enumerate(kinds)
         ],
     }
@@ -297,12 +319,17 @@ def _invalid(entry: ResumeEntry, message: str, errors: list[dict[str, Any]]) -> 
 def decision_for(entry: ResumeEntry, call: ToolCallOut, tool: Tool | None) -> DecisionIn:
     """The Interlock decision a resume entry for a waiting (``interrupted``) call stands for.
 
-    The payload is checked against the call's ``responseSchema`` here (edited args only as
-    an object: the decision itself checks them against the tool, 422 ``invalid_args``).
+    The payload is the body of ``POST /api/tool-calls/{id}/decision``, read and checked as
+    that endpoint does (:class:`DecisionIn`, :func:`check_shape`, :func:`check_remember`, so
+    ``remember`` is accepted with an approve or edit), held to the decisions the call offers
+    its owner; edited args are checked against the tool by the caller, the grant's own rules
+    when the decision is applied.
 
     Raises:
         BadRequest: ``invalid_resume`` with ``details.errors`` (``path``, ``message``,
-            ``rule``) when the payload fits none of the decisions offered.
+            ``rule``) when the payload is no decision (in the decision endpoint's words) or
+            one the call does not offer; ``cannot_remember`` as the endpoint refuses a
+            ``remember``, with its words.
     """
     if entry.status == "cancelled":
         return DecisionIn(type="reject")
@@ -316,24 +343,24 @@ def decision_for(entry: ResumeEntry, call: ToolCallOut, tool: Tool | None) -> De
             f"The answer to “{call.title}” must be a decision: {offered}.",
             [{"path": ["type"], "message": f"type must be one of: {offered}", "rule": "enum"}],
         )
-    errors = field_errors(
-        make_validator(_branch(str(kind), _ANY_ARGS, question=is_question(tool))), payload
-    )
-    if errors:
-        raise _invalid(
-            entry,
-            f"The {kind} decision for “{call.title}” is not valid.",
-            [e.as_dict() for e in errors],
-        )
-    assert isinstance(payload, dict)
     try:
-        return DecisionIn(type=kind, args=payload.get("args"), message=payload.get("message"))
-    except ValidationError as exc:  # e.g. text that cannot be stored
+        decision = DecisionIn.model_validate(payload)
+    except ValidationError as exc:  # an unknown field, a wrong type, text that cannot be stored
         raise _invalid(
             entry,
             f"The {kind} decision for “{call.title}” is not valid.",
             pydantic_field_errors(exc.errors()),
         ) from None
+    try:
+        check_shape(decision)
+    except BadRequest as exc:  # a payload that fits no decision: AG-UI's invalid_resume
+        if exc.code == "cannot_remember":
+            raise
+        errors = exc.details.get("errors") if isinstance(exc.details, dict) else None
+        said = [{"path": [], "message": exc.message, "rule": "decision"}]
+        raise _invalid(entry, exc.message, errors or said) from None
+    check_remember(call, decision, owner=True)  # the AG-UI caller owns the conversation
+    return decision
 
 
 def client_result_for(entry: ResumeEntry, call: ToolCallOut) -> ClientResultIn:

@@ -34,6 +34,7 @@ __all__ = [
     "DecisionIn",
     "check_content",
     "check_offered",
+    "check_remember",
     "check_shape",
     "decision_types",
     "response_errors",
@@ -204,6 +205,31 @@ def check_shape(body: DecisionIn) -> None:
             "Only an approval can be remembered; rejects and answers are never remembered.",
             code="cannot_remember",
         )
+
+
+def check_remember(call: _Decidable, body: DecisionIn, *, owner: bool) -> None:
+    """Refuse ``remember`` on a decision it cannot go with, naming the reason (the tool's own
+    rules, :func:`interlock.permissions.grants.create_grant`, are checked when the grant is
+    made).
+
+    Raises:
+        BadRequest: ``cannot_remember`` when an approver decides (a grant is the owner's own
+            choice), or the call needs an approver or several approvals.
+    """
+    if body.remember is None:
+        return
+    if not owner:
+        reason = "only the conversation's owner can choose not to be asked again"
+    elif call.require_approver:
+        reason = "it needs an approver's approval each time"
+    elif call.approvals_required > 1:
+        reason = f"it needs {call.approvals_required} people's approvals each time"
+    else:
+        return
+    raise BadRequest(
+        f"“Don't ask again” is not available for this call: {reason}.",
+        code="cannot_remember",
+    )
 
 
 def response_errors(tool: Tool | None, args: Any, message: str) -> list[FieldError]:

@@ -30,6 +30,7 @@ from interlock.engine.decision_checks import (
     DecisionIn,
     check_content,
     check_offered,
+    check_remember,
     check_shape,
 )
 from interlock.engine.decision_read import read_call_to_decide
@@ -189,14 +190,7 @@ def _record(
                 "under Permissions, or reject the call.",
                 code="actions_off",
             )
-        if body.remember is not None and (
-            role != "owner" or call.require_approver or call.approvals_required > 1
-        ):
-            raise BadRequest(
-                "Only the conversation's owner can say \"don't ask again\", and not for a call "
-                "that needs an approver or several approvals.",
-                code="cannot_remember",
-            )
+        check_remember(call, body, owner=role == "owner")
         check_content(engine, call, body)
         # Lock the row: refused past the deadline (server clock) or once decided elsewhere. A
         # call needing several approvals is decided only by the last one (below).

@@ -264,6 +264,18 @@ def waiting_for_person(calls: Any = ToolCall, decisions: Any = Decision) -> Colu
     )
 
 
+def waiting_for_owner(calls: Any = ToolCall, decisions: Any = Decision) -> ColumnElement[bool]:
+    """SQL condition as :func:`waiting_for_person`, less a call needing an approver: that one
+    waits for the approvers, its owner may only reject it (``ToolCallOut.waiting_for``)."""
+    return and_(
+        waiting_for_person(calls, decisions),
+        or_(
+            col(calls.status) == ToolCallStatus.awaiting_client,
+            col(calls.require_approver).is_(False),
+        ),
+    )
+
+
 LATEST_ASSISTANT = (
     select(Message.id)
     .where(Message.conversation_id == bindparam("cid"), Message.role == MessageRole.assistant)

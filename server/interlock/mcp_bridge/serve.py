@@ -47,7 +47,7 @@ from interlock import __version__
 from interlock.api.deps import authenticate, host_of, is_loopback
 from interlock.api.services import Services
 from interlock.employees import DEFAULT_EMPLOYEE
-from interlock.errors import InterlockError, jsonrpc_error_body
+from interlock.errors import JSONRPC_INVALID_REQUEST, InterlockError, jsonrpc_error_body
 from interlock.mcp_bridge.bodies import message_problem, replaying
 from interlock.mcp_bridge.callers import (
     CALLER_KEY,
@@ -178,7 +178,8 @@ class McpEndpoint:
                 return  # nobody is left to answer
             problem = message_problem(body)
             if problem is not None:
-                await _error(send, 400, "invalid_request", problem)
+                rpc_code, words = problem
+                await _error(send, 400, "invalid_request", words, rpc_code=rpc_code)
                 return
             receive = replaying(body, receive)
         left = scope[LEFT_KEY] = asyncio.Event()
@@ -357,11 +358,20 @@ class McpEndpoint:
         return self._services
 
 
-async def _error(send: Send, status: int, code: str, message: str, *, bearer: bool = False) -> None:
+async def _error(
+    send: Send,
+    status: int,
+    code: str,
+    message: str,
+    *,
+    bearer: bool = False,
+    rpc_code: int = JSONRPC_INVALID_REQUEST,
+) -> None:
     """Answer with the error as a JSON-RPC error body (:func:`interlock.errors.jsonrpc_error_body`:
-    Interlock's code in ``error.message`` and ``error.data.code``), which MCP clients show; the
-    app's guard middleware adds the security headers."""
-    payload = json.dumps(jsonrpc_error_body(InterlockError(message, code=code))).encode()
+    Interlock's code in ``error.message`` and ``error.data.code``; ``rpc_code`` its JSON-RPC
+    code), which MCP clients show; the app's guard middleware adds the security headers."""
+    error = InterlockError(message, code=code)
+    payload = json.dumps(jsonrpc_error_body(error, rpc_code)).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(payload)).encode()),

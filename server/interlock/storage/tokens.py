@@ -30,6 +30,7 @@ from interlock.errors import BadRequest, Conflict, NotFound
 from interlock.storage.db import Database
 from interlock.storage.models import AccessToken, TokenScope, User, as_utc, utcnow
 from interlock.storage.users import TOKEN_BYTES, hash_token, user_by_token
+from interlock.text import one_line
 
 TokenAudit = Callable[[Session, AccessToken], object]
 """Stages the audit record of a token's creation or revocation on the writing session."""
@@ -71,8 +72,11 @@ def create_access_token(
     Args:
         db: Database (committed here).
         user_id: The owner (a person, or the implied local user).
-        name: What the person calls it, 1 to 100 characters after removing surrounding and
-            control characters ("Claude Desktop").
+        name: What the person calls it, 1 to 100 characters ("Claude Desktop"): one line
+            (line breaks, tabs and control characters become spaces, runs of spaces one),
+            stored as written otherwise, as a conversation's title is: a bidirectional
+            override is kept, and shown as ``[U+202E]`` (:func:`~interlock.text.reveal_hidden`,
+            the client's ``reveal``), not silently dropped.
         scope: A :class:`~interlock.storage.models.TokenScope` value.
         audit: Called with the session and the new row before the commit (the audit record,
             written in the same transaction).
@@ -86,7 +90,7 @@ def create_access_token(
             (``too_many_tokens``).
         NotFound: No such user.
     """
-    cleaned = " ".join("".join(c if c.isprintable() else " " for c in name).split())
+    cleaned = one_line(name, len(name), as_written=True)
     if not cleaned or len(cleaned) > MAX_TOKEN_NAME_LENGTH:
         raise BadRequest(f"A token's name has 1 to {MAX_TOKEN_NAME_LENGTH} characters.")
     if scope not in {s.value for s in TokenScope}:

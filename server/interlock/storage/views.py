@@ -122,7 +122,11 @@ class ToolCallOut(BaseModel):
     ``require_approver`` means the conversation's owner may not approve it.
     ``grant_id`` names the "don't ask again" grant that let the call run without a card.
     ``client_name`` names the MCP client that requested the call ("Claude Desktop"; see
-    ``interlock.mcp_bridge``), null for calls proposed in a chat.
+    ``interlock.mcp_bridge``), null for calls proposed in a chat. ``waiting_for`` says who
+    the call waits for, as the person reading it: ``you`` (decide it, or your browser runs
+    it), ``approvers`` (its owner may only reject it: an approver must approve), null once it
+    waits for nobody; a conversation is read by its owner, an approver's Approvals list says
+    ``you``.
     """
 
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
@@ -167,6 +171,7 @@ class ToolCallOut(BaseModel):
     finished_late_after: Literal["stopped", "timeout"] | None = None
     """With ``finished_late_at``: what the call was closed as while its tool ran, ``stopped``
     (it said it may have happened) or ``timeout`` (it said it timed out, still running)."""
+    waiting_for: Literal["you", "approvers"] | None = None
 
 
 class MessageOut(BaseModel):
@@ -285,7 +290,20 @@ def tool_call_out(
         finished_late_after=(
             (call.finished_late_after or "stopped") if call.finished_late_at else None
         ),  # type: ignore[arg-type]
+        waiting_for=owner_waiting_for(call, decision),
     )
+
+
+def owner_waiting_for(
+    call: ToolCall | CallValues, decision: Decision | None
+) -> Literal["you", "approvers"] | None:
+    """Who ``call`` waits for, as its conversation's owner reads it (``ToolCallOut.waiting_for``):
+    an undecided call needing an approver waits for the approvers, not for its owner."""
+    if call.status == ToolCallStatus.awaiting_client:
+        return "you"
+    if call.status != ToolCallStatus.interrupted or decision is not None:
+        return None
+    return "approvers" if call.require_approver else "you"
 
 
 def message_out(message: Message, tool_calls: list[ToolCallOut] | None = None) -> MessageOut:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import bindparam, insert, update
+from sqlalchemy import bindparam, func, insert, update
 from sqlalchemy import select as sa_select
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from interlock.storage import Database, StoreChange, StoreEntry, ToolCall
@@ -32,7 +33,22 @@ _UNDO_AVAILABLE = (
 )
 """Prebuilt Core statement (every write runs it; no ORM object of the call is loaded)."""
 _entries = StoreEntry.__table__  # type: ignore[attr-defined]
-_NEW_ENTRY = insert(_entries)
+_NEW_ENTRY = (
+    insert(_entries)
+    .values(
+        seq=sa_select(func.coalesce(func.max(_entries.c.seq), 0) + 1)
+        .where(
+            _entries.c.owner_id == bindparam("seq_owner_id"),
+            _entries.c.namespace == bindparam("seq_namespace"),
+        )
+        .scalar_subquery()
+    )
+    .returning(_entries.c.id, _entries.c.seq)
+)
+"""A new entry numbered one more than its owner's largest in its namespace (``seq``, unique
+per owner and namespace: a concurrent add of the same person that took the number first
+makes this one fail, and :meth:`ToolStore.add` tries again)."""
+_ADD_TRIES = 5
 _changes = StoreChange.__table__  # type: ignore[attr-defined]
 _NEW_CHANGE = insert(_changes).inline()
 """A change's insert that returns nothing (not even its key), so it can be deferred."""
@@ -96,37 +112,52 @@ class ToolStore:
 
     # -- writes --------------------------------------------------------------------------
     def add(self, namespace: str, value: Any, *, label: str = "") -> str:
-        """Store ``value`` under a new numeric key (unique across the store) and return the key.
+        """Store ``value`` under a new numeric key and return the key.
 
-        ``label`` names the change for a person; ``{key}`` in it becomes the new key
-        (``"note #{key}: “buy milk”"``). Written with prebuilt Core statements (the rows the
-        unit of work would write: the entry, its change, the call's undo state, then the
-        entry's key, value and last change), as a new entry has no change to fold into: on
-        PostgreSQL two round trips, the entry's insert (its key is in the label), then the
-        rest with the ``COMMIT``.
+        Keys count per owner and namespace (a person's first note is ``"1"``, whatever others
+        wrote), one more than the owner's largest so far, deleted entries included, so a
+        number is never given twice. ``label`` names the change for a person; ``{key}`` in it
+        becomes the new key (``"note #{key}: “buy milk”"``). Written with prebuilt Core
+        statements (the rows the unit of work would write: the entry, its change, the call's
+        undo state, then the entry's key, value and last change), as a new entry has no
+        change to fold into: on PostgreSQL two round trips, the entry's insert (its number is
+        in the label), then the rest with the ``COMMIT``.
 
         Raises:
             ToolError: ``permission_denied`` for a read tool.
+            sqlalchemy.exc.IntegrityError: The number was taken by concurrent adds of the
+                same person :data:`_ADD_TRIES` times in a row.
         """
         self._check_writable()
+        for attempt in range(_ADD_TRIES):
+            try:
+                return self._add(namespace, value, label)
+            except IntegrityError:  # another add of this person took the number first
+                if attempt == _ADD_TRIES - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _add(self, namespace: str, value: Any, label: str) -> str:
         with self._db.session() as session:
             created = utcnow()
-            inserted = execute(
+            row = execute(
                 session,
                 _NEW_ENTRY,
                 {
                     "owner_id": self.owner_id,
                     "namespace": namespace,
+                    "seq_owner_id": self.owner_id,
+                    "seq_namespace": namespace,
                     "key": f"new-{uuid.uuid4().hex}",
                     "value": None,
                     "present": False,
                     "created_at": created,
                     "updated_at": created,
                 },
-            ).key
-            assert inserted is not None
-            entry_id = int(inserted)
-            key = str(entry_id)
+            ).first()
+            assert row is not None
+            entry_id, seq = int(row[0]), int(row[1])
+            key = str(seq)
             label = label.replace("{key}", key, 1)
             # Nothing reads these three writes' results: on PostgreSQL they go out with the
             # COMMIT, in its round trip (storage.write_behind); the entry names its change
@@ -172,7 +203,11 @@ class ToolStore:
             entry = self._entry(session, namespace, key, lock=True)
             if entry is None:
                 entry = StoreEntry(
-                    owner_id=self.owner_id, namespace=namespace, key=key, present=False
+                    owner_id=self.owner_id,
+                    namespace=namespace,
+                    key=key,
+                    seq=_number(key),  # so add() never gives this number again
+                    present=False,
                 )
                 session.add(entry)
                 session.flush()
@@ -257,3 +292,8 @@ class ToolStore:
         entry.updated_at = utcnow()
         session.add(entry)
         session.connection().execute(_UNDO_AVAILABLE, {"call_id": self.tool_call_id})
+
+
+def _number(key: str) -> int | None:
+    """``3`` for the key ``"3"`` (a number as :meth:`ToolStore.add` writes it), else None."""
+    return int(key) if key.isascii() and key.isdigit() and str(int(key)) == key else None

@@ -3,6 +3,7 @@
  * Reject all for the ones still open. Questions (choice, form, confirm cards) need an answer,
  * so Approve all leaves them to the person; Reject all declines them too.
  */
+import { waitsForApprovers } from "../../state/waiting";
 import type { ToolCallOut, ToolOut } from "../../api/types";
 import { hasCard, isQuestion } from "../registry";
 
@@ -26,7 +27,8 @@ export function batchOf(calls: ToolCallOut[], tools: Record<string, ToolOut>): B
   return {
     calls: step,
     decided: step.filter((c) => c.decision != null).length,
-    approvable: waiting.filter((c) => !isQuestion(c, tools[c.name])),
+    // A call waiting for its approvers is not its owner's to approve (the server's word).
+    approvable: waiting.filter((c) => !isQuestion(c, tools[c.name]) && !waitsForApprovers(c)),
     rejectable: waiting,
   };
 }

@@ -1,6 +1,7 @@
 /** A tool call's status in words for people (the raw status stays in `data-status`). */
 import type { ToolCallOut } from "../../api/types";
 import { reveal } from "../reveal";
+import { waitsForApprovers } from "../../state/waiting";
 
 export type Tone = "wait" | "run" | "ok" | "bad" | "off";
 
@@ -59,6 +60,8 @@ export function statusWords(call: ToolCallOut): StatusWords {
       if (!d) {
         const needed = call.approvals_required ?? 1;
         const given = call.approvals?.length ?? 0;
+        // Its owner may only reject it: it waits for the approvers (the server's word).
+        if (waitsForApprovers(call)) return word(needed > 1 ? `Waiting for the approvers — ${given} of ${needed} approvals` : "Waiting for an approver", "wait");
         return word(needed > 1 && given > 0 ? `${given} of ${needed} approvals` : "Waiting for you", "wait");
       }
       if (d.type === "reject") return word("Rejected", "off");

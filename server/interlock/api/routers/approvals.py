@@ -15,7 +15,7 @@ from interlock.api.summaries import summaries
 from interlock.approvals.access import waiting_for_approver
 from interlock.engine import Engine
 from interlock.engine.current_cards import describe_now, with_current
-from interlock.engine.records import view, waiting_for_person
+from interlock.engine.records import view, waiting_for_owner
 from interlock.storage import Conversation, Decision, ToolCall, User
 from interlock.storage.views import ConversationSummary, ToolCallOut, conversation_status
 
@@ -71,7 +71,7 @@ def _own(session: Session, engine: Engine, user: User) -> list[ApprovalOut]:
         select(ToolCall, Conversation)
         .join(Conversation, col(Conversation.id) == col(ToolCall.conversation_id))
         .outerjoin(Decision, col(Decision.tool_call_id) == col(ToolCall.id))
-        .where(Conversation.owner_id == user.id, waiting_for_person())
+        .where(Conversation.owner_id == user.id, waiting_for_owner())
         .order_by(
             col(ToolCall.created_at).desc(),
             col(ToolCall.message_id).desc(),
@@ -99,7 +99,10 @@ def _as_approver(
     return [
         (
             ApprovalOut(
-                tool_call=view(session, engine.registry, call, None),
+                # As the approver reads it: it waits for them.
+                tool_call=view(session, engine.registry, call, None).model_copy(
+                    update={"waiting_for": "you"}
+                ),
                 conversation=ConversationSummary(
                     id=conversation.id,
                     title=f"{owner}'s conversation",

@@ -24,12 +24,16 @@ class StoreEntry(SQLModel, table=True):
     __tablename__ = "store_entries"
     __table_args__ = (
         UniqueConstraint("owner_id", "namespace", "key", name="uq_store_entries_owner_ns_key"),
+        UniqueConstraint("owner_id", "namespace", "seq", name="uq_store_entries_owner_ns_seq"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
     owner_id: str = Field(max_length=64)
     namespace: str = Field(max_length=100)
     key: str = Field(max_length=200)
+    seq: int | None = None
+    """The entry's number among its owner's entries of its namespace, for an entry made by
+    :meth:`~interlock.store.ToolStore.add` (its key is this number); None for others."""
     value: Any = Field(default=None, sa_column=Column(JSON))
     present: bool = True
     last_change_id: int | None = None
