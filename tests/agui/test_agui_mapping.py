@@ -261,11 +261,12 @@ def test_resume_entries_become_decisions() -> None:
         {"type": "approve", "remember": {"scope": "everywhere"}},
         {"type": "edit", "args": "x"},
         {"type": "reject", "message": 5},
+        {"type": "approve", "message": "ok"},
     ],
 )
 def test_payloads_that_fit_no_offered_decision_are_invalid_resume(payload: Any) -> None:
     """What ``POST /api/tool-calls/{id}/decision`` refuses (read by the same model and
-    checks), as ``invalid_resume``; an approval with a note (``message``) it takes."""
+    checks), as ``invalid_resume``: an approval with a note (``message``) among them."""
     with pytest.raises(BadRequest) as caught:
         decision_for(_entry(payload), _call(), _tool())
     assert caught.value.code == "invalid_resume"
@@ -279,7 +280,7 @@ def test_payloads_that_fit_no_offered_decision_are_invalid_resume(payload: Any) 
 def test_a_payload_the_decision_endpoint_takes_is_taken() -> None:
     remember = {"scope": "employee", "exact_args": True, "days": 3}
     decision = decision_for(
-        _entry({"type": "approve", "message": "ok", "remember": remember}), _call(), _tool()
+        _entry({"type": "approve", "remember": remember}), _call(), _tool()
     )
-    assert (decision.type, decision.message) == ("approve", "ok")
+    assert (decision.type, decision.message) == ("approve", None)
     assert decision.remember is not None and decision.remember.days == 3

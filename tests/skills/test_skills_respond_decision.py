@@ -46,7 +46,9 @@ def engine(database, builtin_registry) -> FakeEngine:
         bus=EventBus(database),
         resumed=[],
         resume_called=asyncio.Event(),
-        employees=SimpleNamespace(get=lambda slug: None),
+        employees=SimpleNamespace(
+            get=lambda slug: SimpleNamespace(slug=slug, name="Assistant", disabled=False)
+        ),
         deadlines=SimpleNamespace(now=utcnow),
     )
 
