@@ -279,8 +279,6 @@ def test_payloads_that_fit_no_offered_decision_are_invalid_resume(payload: Any) 
 
 def test_a_payload_the_decision_endpoint_takes_is_taken() -> None:
     remember = {"scope": "employee", "exact_args": True, "days": 3}
-    decision = decision_for(
-        _entry({"type": "approve", "remember": remember}), _call(), _tool()
-    )
+    decision = decision_for(_entry({"type": "approve", "remember": remember}), _call(), _tool())
     assert (decision.type, decision.message) == ("approve", None)
     assert decision.remember is not None and decision.remember.days == 3
