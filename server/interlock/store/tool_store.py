@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, func, insert, update
 from sqlalchemy import select as sa_select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlmodel import Session, col, select
 
 from interlock.storage import Database, StoreChange, StoreEntry, ToolCall
@@ -34,7 +34,7 @@ _UNDO_AVAILABLE = (
 """Prebuilt Core statement (every write runs it; no ORM object of the call is loaded)."""
 _entries = StoreEntry.__table__  # type: ignore[attr-defined]
 _NEW_ENTRY = (
-    insert(_entries)
+    pg_insert(_entries)
     .values(
         seq=sa_select(func.coalesce(func.max(_entries.c.seq), 0) + 1)
         .where(
@@ -43,12 +43,17 @@ _NEW_ENTRY = (
         )
         .scalar_subquery()
     )
+    .on_conflict_do_nothing(index_elements=["owner_id", "namespace", "seq"])
     .returning(_entries.c.id, _entries.c.seq)
 )
 """A new entry numbered one more than its owner's largest in its namespace (``seq``, unique
-per owner and namespace: a concurrent add of the same person that took the number first
-makes this one fail, and :meth:`ToolStore.add` tries again)."""
-_ADD_TRIES = 5
+per owner and namespace). No row comes back when a concurrent add of the same person took
+that number first: PostgreSQL waited for that add's commit and skipped the insert, leaving
+this transaction usable, and the next try's statement sees the number taken. (SQLite writes
+one transaction at a time, so it never happens there; its ``INSERT`` compiles the same.)"""
+_ADD_TRIES = 50
+"""Tries of one add's insert: each failed one waited for another add of the same person to
+commit (bounded too by the lock timeout of the call)."""
 _changes = StoreChange.__table__  # type: ignore[attr-defined]
 _NEW_CHANGE = insert(_changes).inline()
 """A change's insert that returns nothing (not even its key), so it can be deferred."""
@@ -125,36 +130,38 @@ class ToolStore:
 
         Raises:
             ToolError: ``permission_denied`` for a read tool.
-            sqlalchemy.exc.IntegrityError: The number was taken by concurrent adds of the
-                same person :data:`_ADD_TRIES` times in a row.
+            ToolError: ``busy`` when concurrent adds of the same person took the number
+                :data:`_ADD_TRIES` times in a row.
         """
         self._check_writable()
-        for attempt in range(_ADD_TRIES):
-            try:
-                return self._add(namespace, value, label)
-            except IntegrityError:  # another add of this person took the number first
-                if attempt == _ADD_TRIES - 1:
-                    raise
-        raise AssertionError("unreachable")
+        return self._add(namespace, value, label)
 
     def _add(self, namespace: str, value: Any, label: str) -> str:
         with self._db.session() as session:
             created = utcnow()
-            row = execute(
-                session,
-                _NEW_ENTRY,
-                {
-                    "owner_id": self.owner_id,
-                    "namespace": namespace,
-                    "seq_owner_id": self.owner_id,
-                    "seq_namespace": namespace,
-                    "key": f"new-{uuid.uuid4().hex}",
-                    "value": None,
-                    "present": False,
-                    "created_at": created,
-                    "updated_at": created,
-                },
-            ).first()
+            for _ in range(_ADD_TRIES):
+                row = execute(
+                    session,
+                    _NEW_ENTRY,
+                    {
+                        "owner_id": self.owner_id,
+                        "namespace": namespace,
+                        "seq_owner_id": self.owner_id,
+                        "seq_namespace": namespace,
+                        "key": f"new-{uuid.uuid4().hex}",
+                        "value": None,
+                        "present": False,
+                        "created_at": created,
+                        "updated_at": created,
+                    },
+                ).first()
+                if row is not None:
+                    break
+            else:
+                raise ToolError(
+                    "busy",
+                    "Too many of your entries were being added at once; try again.",
+                )
             assert row is not None
             entry_id, seq = int(row[0]), int(row[1])
             key = str(seq)
