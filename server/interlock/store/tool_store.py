@@ -9,12 +9,13 @@ which run in a worker thread, never from async code on the event loop.
 
 from __future__ import annotations
 
+import functools
 import uuid
 from typing import Any
 
 from sqlalchemy import bindparam, func, insert, update
 from sqlalchemy import select as sa_select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.sql.expression import Executable
 from sqlmodel import Session, col, select
 
 from interlock.storage import Database, StoreChange, StoreEntry, ToolCall
@@ -34,7 +35,7 @@ _UNDO_AVAILABLE = (
 """Prebuilt Core statement (every write runs it; no ORM object of the call is loaded)."""
 _entries = StoreEntry.__table__  # type: ignore[attr-defined]
 _NEW_ENTRY = (
-    pg_insert(_entries)
+    insert(_entries)
     .values(
         seq=sa_select(func.coalesce(func.max(_entries.c.seq), 0) + 1)
         .where(
@@ -43,14 +44,36 @@ _NEW_ENTRY = (
         )
         .scalar_subquery()
     )
-    .on_conflict_do_nothing(index_elements=["owner_id", "namespace", "seq"])
     .returning(_entries.c.id, _entries.c.seq)
 )
 """A new entry numbered one more than its owner's largest in its namespace (``seq``, unique
-per owner and namespace). No row comes back when a concurrent add of the same person took
-that number first: PostgreSQL waited for that add's commit and skipped the insert, leaving
-this transaction usable, and the next try's statement sees the number taken. (SQLite writes
-one transaction at a time, so it never happens there; its ``INSERT`` compiles the same.)"""
+per owner and namespace). SQLite writes one transaction at a time, so no other add can take
+the number meanwhile; on PostgreSQL :func:`_new_entry_pg` is used instead."""
+
+
+@functools.cache
+def _new_entry_pg() -> Executable:
+    """:data:`_NEW_ENTRY` for PostgreSQL: no row comes back when a concurrent add of the same
+    person took the number first (PostgreSQL waited for that add's commit and skipped the
+    insert, leaving this transaction usable), and the next try's statement sees it taken.
+    Built on first use, so a SQLite server never imports PostgreSQL's dialect."""
+    from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+    return (
+        pg_insert(_entries)
+        .values(
+            seq=sa_select(func.coalesce(func.max(_entries.c.seq), 0) + 1)
+            .where(
+                _entries.c.owner_id == bindparam("seq_owner_id"),
+                _entries.c.namespace == bindparam("seq_namespace"),
+            )
+            .scalar_subquery()
+        )
+        .on_conflict_do_nothing(index_elements=["owner_id", "namespace", "seq"])
+        .returning(_entries.c.id, _entries.c.seq)
+    )
+
+
 _ADD_TRIES = 50
 """Tries of one add's insert: each failed one waited for another add of the same person to
 commit (bounded too by the lock timeout of the call)."""
@@ -139,10 +162,11 @@ class ToolStore:
     def _add(self, namespace: str, value: Any, label: str) -> str:
         with self._db.session() as session:
             created = utcnow()
+            statement = _NEW_ENTRY if self._db.is_sqlite else _new_entry_pg()
             for _ in range(_ADD_TRIES):
                 row = execute(
                     session,
-                    _NEW_ENTRY,
+                    statement,
                     {
                         "owner_id": self.owner_id,
                         "namespace": namespace,
