@@ -34,18 +34,16 @@ _UNDO_AVAILABLE = (
 )
 """Prebuilt Core statement (every write runs it; no ORM object of the call is loaded)."""
 _entries = StoreEntry.__table__  # type: ignore[attr-defined]
-_NEW_ENTRY = (
-    insert(_entries)
-    .values(
-        seq=sa_select(func.coalesce(func.max(_entries.c.seq), 0) + 1)
-        .where(
-            _entries.c.owner_id == bindparam("seq_owner_id"),
-            _entries.c.namespace == bindparam("seq_namespace"),
-        )
-        .scalar_subquery()
+_NEXT_SEQ = (
+    sa_select(func.coalesce(func.max(_entries.c.seq), 0) + 1)
+    .where(
+        _entries.c.owner_id == bindparam("seq_owner_id"),
+        _entries.c.namespace == bindparam("seq_namespace"),
     )
-    .returning(_entries.c.id, _entries.c.seq)
+    .scalar_subquery()
 )
+"""One more than the owner's largest entry number in the namespace."""
+_NEW_ENTRY = insert(_entries).values(seq=_NEXT_SEQ).returning(_entries.c.id, _entries.c.seq)
 """A new entry numbered one more than its owner's largest in its namespace (``seq``, unique
 per owner and namespace). SQLite writes one transaction at a time, so no other add can take
 the number meanwhile; on PostgreSQL :func:`_new_entry_pg` is used instead."""
@@ -61,14 +59,7 @@ def _new_entry_pg() -> Executable:
 
     return (
         pg_insert(_entries)
-        .values(
-            seq=sa_select(func.coalesce(func.max(_entries.c.seq), 0) + 1)
-            .where(
-                _entries.c.owner_id == bindparam("seq_owner_id"),
-                _entries.c.namespace == bindparam("seq_namespace"),
-            )
-            .scalar_subquery()
-        )
+        .values(seq=_NEXT_SEQ)
         .on_conflict_do_nothing(index_elements=["owner_id", "namespace", "seq"])
         .returning(_entries.c.id, _entries.c.seq)
     )
